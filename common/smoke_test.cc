@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "absl/status/status.h"
+TEST(Smoke, Works) { EXPECT_TRUE(absl::OkStatus().ok()); }

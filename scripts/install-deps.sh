@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs everything the build, the tests and `make run` need, from Debian's apt only.
+# Idempotent: packages already present are skipped, so a warm run costs one dpkg query.
+set -euo pipefail
+
+PKGS=(
+  # build
+  bazel-bootstrap g++ pkg-config protobuf-compiler protobuf-compiler-grpc
+  libgrpc++-dev libprotobuf-dev libprotoc-dev libabsl-dev libre2-dev
+  librdkafka-dev libsoci-dev libpq-dev libboost-dev libcurl4-openssl-dev
+  prometheus-cpp-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
+  nlohmann-json3-dev libkainjow-mustache-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # fuzzing (libFuzzer runtime comes with clang)
+  clang libclang-rt-14-dev
+  # gateway (Go, GOPATH mode against Debian's packages)
+  golang-go golang-github-grpc-ecosystem-grpc-gateway-dev golang-google-grpc-dev
+  golang-goprotobuf-dev golang-github-golang-protobuf-1-3-dev
+  # runtime peers for tests and `make run`
+  postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
