@@ -1,0 +1,94 @@
+#include "sink/env.h"
+
+#include <unistd.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+extern char** environ;
+
+namespace sluice::sink {
+
+Env Env::FromProcess() {
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    absl::string_view kv(*e);
+    auto eq = kv.find('=');
+    if (eq == absl::string_view::npos) continue;
+    vars.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return Env(std::move(vars));
+}
+
+std::optional<std::string> Env::Get(absl::string_view name) const {
+  auto it = vars_.find(std::string(name));
+  if (it == vars_.end() || it->second.empty()) return std::nullopt;
+  return it->second;
+}
+
+std::string Env::GetOr(absl::string_view name, absl::string_view def) const {
+  auto v = Get(name);
+  return v ? *v : std::string(def);
+}
+
+absl::StatusOr<std::string> Env::Require(absl::string_view name) const {
+  auto v = Get(name);
+  if (!v) return absl::InvalidArgumentError(absl::StrCat(name, " is required"));
+  return *v;
+}
+
+absl::StatusOr<int64_t> Env::GetInt(absl::string_view name, int64_t def) const {
+  auto v = Get(name);
+  if (!v) return def;
+  int64_t out;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*v), &out)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be an integer, got \"", *v, "\""));
+  }
+  return out;
+}
+
+absl::StatusOr<double> Env::GetDouble(absl::string_view name, double def) const {
+  auto v = Get(name);
+  if (!v) return def;
+  double out;
+  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(*v), &out)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be a number, got \"", *v, "\""));
+  }
+  return out;
+}
+
+absl::StatusOr<bool> Env::GetBool(absl::string_view name, bool def) const {
+  auto v = Get(name);
+  if (!v) return def;
+  std::string s = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*v));
+  if (s == "true") return true;
+  if (s == "false") return false;
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, " must be true or false, got \"", *v, "\""));
+}
+
+std::map<std::string, std::string> Env::WithPrefix(absl::string_view prefix) const {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : vars_) {
+    if (absl::StartsWith(k, prefix) && k.size() > prefix.size()) {
+      out.emplace(k.substr(prefix.size()), v);
+    }
+  }
+  return out;
+}
+
+bool IsSecretName(absl::string_view name) {
+  std::string n = absl::AsciiStrToUpper(name);
+  for (const char* s : {"PASSWORD", "SECRET", "TOKEN", "SASL_JAAS", "_KEY_PASSWORD",
+                        "SSL_KEY", "API_KEY", "CREDENTIAL"}) {
+    if (absl::StrContains(n, s)) return true;
+  }
+  return false;
+}
+
+}  // namespace sluice::sink

@@ -1,0 +1,61 @@
+// Environment-variable configuration, Firehose style: every setting of
+// sluice-sink is a variable such as SOURCE_KAFKA_TOPIC. Parsers report the
+// variable name in every error so that start-up failures are actionable.
+#ifndef SLUICE_SINK_ENV_H_
+#define SLUICE_SINK_ENV_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace sluice::sink {
+
+// An immutable snapshot of name → value. Empty values count as unset, as in
+// Firehose's owner-config (an exported-but-empty variable takes the default).
+class Env {
+ public:
+  Env() = default;
+  explicit Env(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {}
+
+  // Snapshot of the process environment (`environ`).
+  static Env FromProcess();
+
+  // The value, or nullopt when unset or empty.
+  std::optional<std::string> Get(absl::string_view name) const;
+
+  // The value, or `def` when unset.
+  std::string GetOr(absl::string_view name, absl::string_view def) const;
+
+  // The value; InvalidArgument "<name> is required" when unset.
+  absl::StatusOr<std::string> Require(absl::string_view name) const;
+
+  // Integer value or `def`; InvalidArgument naming the variable on bad syntax.
+  absl::StatusOr<int64_t> GetInt(absl::string_view name, int64_t def) const;
+
+  // Floating value or `def`; InvalidArgument naming the variable on bad syntax.
+  absl::StatusOr<double> GetDouble(absl::string_view name, double def) const;
+
+  // Boolean (true/false, case-insensitive) or `def`; InvalidArgument otherwise.
+  absl::StatusOr<bool> GetBool(absl::string_view name, bool def) const;
+
+  // Every variable whose name starts with `prefix`, keyed by the rest of the name.
+  std::map<std::string, std::string> WithPrefix(absl::string_view prefix) const;
+
+  // All variables (for masked status reports).
+  const std::map<std::string, std::string>& All() const { return vars_; }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+// True for names whose values must never be printed (passwords, tokens, keys,
+// secrets, SASL/SSL credentials).
+bool IsSecretName(absl::string_view name);
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_ENV_H_
