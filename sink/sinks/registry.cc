@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sink/sinks/http/http_sink.h"
 #include "sink/sinks/log/log_sink.h"
 
 namespace sluice::sink {
@@ -20,6 +21,7 @@ struct Entry {
 
 // The registry: one row per folder under sink/sinks/. Keep sorted by type.
 constexpr Entry kSinks[] = {
+    {"http", &HttpSink::CreateFromContext},
     {"log", &LogSink::Create},
 };
 

@@ -35,5 +35,14 @@ TEST(RegistryTest, TypeIsCaseInsensitive) {
   EXPECT_EQ((*sink)->Name(), "log");
 }
 
+TEST(RegistryTest, MissingVariableIsNamed) {
+  Env env;
+  NoopMetrics metrics;
+  auto sink = CreateSink("http", SinkContext{&env, &metrics, nullptr});
+  ASSERT_FALSE(sink.ok());
+  EXPECT_EQ(sink.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(sink.status().message(), HasSubstr("SINK_HTTP_SERVICE_URL"));
+}
+
 }  // namespace
 }  // namespace sluice::sink
