@@ -1,0 +1,48 @@
+#include "sink/sinks/registry.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sluice::sink {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+TEST(RegistryTest, UnknownTypeNamesItAndListsKnownTypes) {
+  Env env;
+  NoopMetrics metrics;
+  auto sink = CreateSink("kafka", SinkContext{&env, &metrics, nullptr});
+  ASSERT_FALSE(sink.ok());
+  EXPECT_EQ(sink.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(sink.status().message(),
+            "unknown SINK_TYPE \"kafka\"; known types: " + absl::StrJoin(KnownSinkTypes(), ", "));
+}
+
+TEST(RegistryTest, KnownTypesAreSorted) {
+  auto types = KnownSinkTypes();
+  EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
+  EXPECT_THAT(types, Contains("log"));
+}
+
+TEST(RegistryTest, TypeIsCaseInsensitive) {
+  Env env;
+  NoopMetrics metrics;
+  auto sink = CreateSink("LOG", SinkContext{&env, &metrics, nullptr});
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  EXPECT_EQ((*sink)->Name(), "log");
+}
+
+TEST(RegistryTest, MissingVariableIsNamed) {
+  Env env;
+  NoopMetrics metrics;
+  auto sink = CreateSink("http", SinkContext{&env, &metrics, nullptr});
+  ASSERT_FALSE(sink.ok());
+  EXPECT_EQ(sink.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(sink.status().message(), HasSubstr("SINK_HTTP_SERVICE_URL"));
+}
+
+}  // namespace
+}  // namespace sluice::sink
