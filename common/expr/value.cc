@@ -1,0 +1,344 @@
+#include "common/expr/value.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/expr/access.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace sluice::expr {
+
+namespace pb = google::protobuf;
+using FieldRef = ValueAccess::FieldRef;
+
+namespace {
+
+template <typename T>
+const T* As(const ValueAccess::Rep& rep) {
+  return std::get_if<T>(&rep);
+}
+
+bool IsMapField(const FieldRef& f) { return f.field->is_map(); }
+
+}  // namespace
+
+Value Value::Bool(bool b) { return Value(Rep(b)); }
+Value Value::Int(int64_t i) { return Value(Rep(i)); }
+Value Value::Double(double d) { return Value(Rep(d)); }
+Value Value::String(std::string s) { return Value(Rep(std::move(s))); }
+Value Value::StringView(absl::string_view s) { return Value(Rep(s)); }
+Value Value::MakeList(List items) {
+  return Value(Rep(std::make_shared<const List>(std::move(items))));
+}
+Value Value::MakeMap(Map items) {
+  return Value(Rep(std::make_shared<const Map>(std::move(items))));
+}
+
+Value Value::Json(const nlohmann::json* json) {
+  if (json == nullptr) return Value();
+  switch (json->type()) {
+    case nlohmann::json::value_t::boolean:
+      return Bool(json->get_ref<const bool&>());
+    case nlohmann::json::value_t::number_integer:
+      return Int(json->get_ref<const int64_t&>());
+    case nlohmann::json::value_t::number_unsigned: {
+      uint64_t u = json->get_ref<const uint64_t&>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) return Int(static_cast<int64_t>(u));
+      return Double(static_cast<double>(u));
+    }
+    case nlohmann::json::value_t::number_float:
+      return Double(json->get_ref<const double&>());
+    case nlohmann::json::value_t::string:
+      return StringView(json->get_ref<const std::string&>());
+    case nlohmann::json::value_t::array:
+    case nlohmann::json::value_t::object:
+      return Value(Rep(json));
+    default:  // null, discarded, binary
+      return Value();
+  }
+}
+
+Value Value::Message(const pb::Message* message) {
+  if (message == nullptr) return Value();
+  return Value(Rep(message));
+}
+
+Value Value::ProtoField(const pb::Message* message, const pb::FieldDescriptor* field) {
+  return Value(Rep(FieldRef{message, field}));
+}
+
+Value::Kind Value::kind() const {
+  switch (rep_.index()) {
+    case 0: return Kind::kNull;
+    case 1: return Kind::kBool;
+    case 2: return Kind::kInt;
+    case 3: return Kind::kDouble;
+    case 4:
+    case 5: return Kind::kString;
+    case 6: return Kind::kList;
+    case 7: return Kind::kMap;
+    case 8:
+      return std::get<const nlohmann::json*>(rep_)->is_array() ? Kind::kList : Kind::kMap;
+    case 9: return Kind::kMap;
+    case 10: return IsMapField(std::get<FieldRef>(rep_)) ? Kind::kMap : Kind::kList;
+  }
+  return Kind::kNull;
+}
+
+const char* Value::KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kNull: return "null";
+    case Kind::kBool: return "bool";
+    case Kind::kInt: return "int";
+    case Kind::kDouble: return "double";
+    case Kind::kString: return "string";
+    case Kind::kList: return "list";
+    case Kind::kMap: return "map";
+  }
+  return "?";
+}
+
+bool Value::bool_value() const {
+  const bool* b = As<bool>(rep_);
+  return b != nullptr && *b;
+}
+
+int64_t Value::int_value() const {
+  const int64_t* i = As<int64_t>(rep_);
+  return i != nullptr ? *i : 0;
+}
+
+double Value::number_value() const {
+  if (const int64_t* i = As<int64_t>(rep_)) return static_cast<double>(*i);
+  if (const double* d = As<double>(rep_)) return *d;
+  return 0;
+}
+
+absl::string_view Value::string_value() const {
+  if (const absl::string_view* v = As<absl::string_view>(rep_)) return *v;
+  if (const std::string* s = As<std::string>(rep_)) return *s;
+  return {};
+}
+
+const pb::Message* Value::message() const {
+  const pb::Message* const* m = As<const pb::Message*>(rep_);
+  return m != nullptr ? *m : nullptr;
+}
+
+const nlohmann::json* Value::json() const {
+  const nlohmann::json* const* j = As<const nlohmann::json*>(rep_);
+  return j != nullptr ? *j : nullptr;
+}
+
+size_t Value::size() const {
+  switch (rep_.index()) {
+    case 4:
+    case 5: return string_value().size();
+    case 6: return std::get<6>(rep_)->size();
+    case 7: return std::get<7>(rep_)->size();
+    case 8: return std::get<8>(rep_)->size();
+    case 9: return Keys().size();
+    case 10: {
+      const FieldRef& f = std::get<FieldRef>(rep_);
+      return f.message->GetReflection()->FieldSize(*f.message, f.field);
+    }
+  }
+  return 0;
+}
+
+absl::StatusOr<Value> Value::Element(size_t index) const {
+  if (kind() != Kind::kList) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot index a ", kind_name(), " by position"));
+  }
+  if (index >= size()) {
+    return absl::OutOfRangeError(absl::StrCat("index ", index, " out of range (size ", size(), ")"));
+  }
+  switch (rep_.index()) {
+    case 6: return (*std::get<6>(rep_))[index];
+    case 8: return Json(&(*std::get<8>(rep_))[index]);
+    case 10: {
+      const FieldRef& f = std::get<FieldRef>(rep_);
+      return internal::ReadRepeated(*f.message, f.field, static_cast<int>(index));
+    }
+  }
+  return Value();
+}
+
+absl::StatusOr<Value> Value::Find(absl::string_view key) const {
+  return internal::Index(*this, StringView(key));
+}
+
+std::vector<std::string> Value::Keys() const {
+  std::vector<std::string> keys;
+  switch (rep_.index()) {
+    case 7:
+      for (const auto& [k, v] : *std::get<7>(rep_)) keys.push_back(k);
+      break;
+    case 8: {
+      const nlohmann::json& j = *std::get<8>(rep_);
+      if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+      }
+      break;
+    }
+    case 9: {
+      const pb::Message& m = *std::get<9>(rep_);
+      std::vector<const pb::FieldDescriptor*> fields;
+      m.GetReflection()->ListFields(m, &fields);
+      for (const auto* f : fields) keys.push_back(f->name());
+      break;
+    }
+    case 10: {
+      const FieldRef& f = std::get<FieldRef>(rep_);
+      if (!f.field->is_map()) break;
+      int n = f.message->GetReflection()->FieldSize(*f.message, f.field);
+      for (int i = 0; i < n; ++i) {
+        const pb::Message& entry =
+            f.message->GetReflection()->GetRepeatedMessage(*f.message, f.field, i);
+        Value k = internal::ReadField(entry, {entry.GetDescriptor()->map_key(),
+                                              internal::FieldAccess::kValue});
+        keys.push_back(internal::ToText(k));
+      }
+      break;
+    }
+  }
+  return keys;
+}
+
+bool Value::IsZero() const {
+  switch (kind()) {
+    case Kind::kNull: return true;
+    case Kind::kBool: return !bool_value();
+    case Kind::kInt: return int_value() == 0;
+    case Kind::kDouble: return number_value() == 0.0;
+    case Kind::kString: return string_value().empty();
+    case Kind::kList: return size() == 0;
+    case Kind::kMap:
+      // A message is a struct: never zero (Guardian evaluates Go structs so).
+      return message() == nullptr && size() == 0;
+  }
+  return true;
+}
+
+Value Value::Materialize() const {
+  switch (kind()) {
+    case Kind::kNull:
+    case Kind::kBool:
+    case Kind::kInt:
+    case Kind::kDouble:
+      return *this;
+    case Kind::kString:
+      return String(std::string(string_value()));
+    case Kind::kList: {
+      List out;
+      size_t n = size();
+      out.reserve(n);
+      for (size_t i = 0; i < n; ++i) {
+        absl::StatusOr<Value> e = Element(i);
+        out.push_back(e.ok() ? e->Materialize() : Value());
+      }
+      return MakeList(std::move(out));
+    }
+    case Kind::kMap: {
+      Map out;
+      if (rep_.index() == 7) {
+        for (const auto& [k, v] : *std::get<7>(rep_)) out.emplace(k, v.Materialize());
+        return MakeMap(std::move(out));
+      }
+      if (rep_.index() == 10) {  // proto map field: keys may be non-strings
+        const FieldRef& f = std::get<FieldRef>(rep_);
+        const pb::Reflection* r = f.message->GetReflection();
+        int n = r->FieldSize(*f.message, f.field);
+        for (int i = 0; i < n; ++i) {
+          const pb::Message& entry = r->GetRepeatedMessage(*f.message, f.field, i);
+          const pb::Descriptor* d = entry.GetDescriptor();
+          Value k = internal::ReadField(entry, {d->map_key(), internal::FieldAccess::kValue});
+          Value v = internal::ReadField(entry, {d->map_value(), internal::FieldAccess::kValue});
+          out[internal::ToText(k)] = v.Materialize();
+        }
+        return MakeMap(std::move(out));
+      }
+      for (const std::string& k : Keys()) {
+        absl::StatusOr<Value> v = Find(k);
+        out.emplace(k, v.ok() ? v->Materialize() : Value());
+      }
+      return MakeMap(std::move(out));
+    }
+  }
+  return Value();
+}
+
+nlohmann::json Value::ToJson() const {
+  switch (kind()) {
+    case Kind::kNull: return nullptr;
+    case Kind::kBool: return bool_value();
+    case Kind::kInt: return int_value();
+    case Kind::kDouble: return number_value();
+    case Kind::kString: return std::string(string_value());
+    case Kind::kList:
+    case Kind::kMap:
+      if (const nlohmann::json* j = json()) return *j;
+      break;
+  }
+  Value m = Materialize();
+  if (m.kind() == Kind::kList) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Value& e : *std::get<6>(m.rep_)) out.push_back(e.ToJson());
+    return out;
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : *std::get<7>(m.rep_)) out[k] = v.ToJson();
+  return out;
+}
+
+std::string Value::DebugString() const {
+  nlohmann::json j = ToJson();
+  // Invalid UTF-8 must not throw: replace bad bytes.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool operator==(const Value& a, const Value& b) {
+  using K = Value::Kind;
+  K ka = a.kind(), kb = b.kind();
+  if (a.is_number() && b.is_number()) {
+    if (ka == K::kInt && kb == K::kInt) return a.int_value() == b.int_value();
+    return a.number_value() == b.number_value();
+  }
+  if (ka != kb) return false;
+  switch (ka) {
+    case K::kNull: return true;
+    case K::kBool: return a.bool_value() == b.bool_value();
+    case K::kString: return a.string_value() == b.string_value();
+    case K::kList: {
+      size_t n = a.size();
+      if (n != b.size()) return false;
+      for (size_t i = 0; i < n; ++i) {
+        absl::StatusOr<Value> x = a.Element(i), y = b.Element(i);
+        if (!x.ok() || !y.ok() || *x != *y) return false;
+      }
+      return true;
+    }
+    case K::kMap: {
+      const pb::Message* ma = a.message();
+      const pb::Message* mb = b.message();
+      if (ma != nullptr && mb != nullptr) {
+        return ma->GetDescriptor() == mb->GetDescriptor() &&
+               pb::util::MessageDifferencer::Equals(*ma, *mb);
+      }
+      std::vector<std::string> keys = a.Keys();
+      if (keys.size() != b.Keys().size()) return false;
+      for (const std::string& k : keys) {
+        absl::StatusOr<Value> x = a.Find(k), y = b.Find(k);
+        if (!x.ok() || !y.ok() || *x != *y) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace sluice::expr
