@@ -218,7 +218,6 @@ absl::Status TypeError(absl::string_view what, const Value& a) {
 }  // namespace
 
 absl::StatusOr<Value> Index(const Value& c, const Value& key) {
-  const auto& rep = ValueAccess::rep(c);
   switch (c.kind()) {
     case Value::Kind::kList: {
       if (key.kind() != Value::Kind::kInt) {
@@ -235,7 +234,7 @@ absl::StatusOr<Value> Index(const Value& c, const Value& key) {
       return c.Element(static_cast<size_t>(i));
     }
     case Value::Kind::kMap: {
-      if (const auto* f = std::get_if<FieldRef>(&rep)) return ProtoMapFind(*f, key);
+      if (const FieldRef* f = ValueAccess::field_ref(c)) return ProtoMapFind(*f, key);
       if (key.kind() != Value::Kind::kString) {
         return absl::InvalidArgumentError(
             absl::StrCat("map key must be a string, got ", key.kind_name()));
@@ -251,7 +250,7 @@ absl::StatusOr<Value> Index(const Value& c, const Value& key) {
         if (it == j->end()) return Value();
         return Value::Json(&*it);
       }
-      const auto& map = *std::get<std::shared_ptr<const Value::Map>>(rep);
+      const Value::Map& map = *ValueAccess::owned_map(c);
       auto it = map.find(std::string_view(k.data(), k.size()));
       if (it == map.end()) return Value();
       return it->second;
@@ -262,9 +261,8 @@ absl::StatusOr<Value> Index(const Value& c, const Value& key) {
 }
 
 void ForEachElement(const Value& list, const std::function<bool(const Value&)>& fn) {
-  const auto& rep = ValueAccess::rep(list);
-  if (const auto* l = std::get_if<std::shared_ptr<const Value::List>>(&rep)) {
-    for (const Value& v : **l) {
+  if (const Value::List* l = ValueAccess::owned_list(list)) {
+    for (const Value& v : *l) {
       if (!fn(v)) return;
     }
     return;
@@ -276,7 +274,7 @@ void ForEachElement(const Value& list, const std::function<bool(const Value&)>& 
     }
     return;
   }
-  if (const auto* f = std::get_if<FieldRef>(&rep)) {
+  if (const FieldRef* f = ValueAccess::field_ref(list)) {
     if (f->field->is_map()) return;
     int n = f->message->GetReflection()->FieldSize(*f->message, f->field);
     for (int i = 0; i < n; ++i) {
@@ -302,8 +300,7 @@ absl::StatusOr<bool> Contains(const Value& c, const Value& item) {
       return found;
     }
     case Value::Kind::kMap: {
-      const auto& rep = ValueAccess::rep(c);
-      if (const auto* f = std::get_if<FieldRef>(&rep)) {
+      if (const FieldRef* f = ValueAccess::field_ref(c)) {
         const pb::Reflection* r = f->message->GetReflection();
         int n = r->FieldSize(*f->message, f->field);
         for (int i = 0; i < n; ++i) {
@@ -326,7 +323,7 @@ absl::StatusOr<bool> Contains(const Value& c, const Value& item) {
       }
       std::string_view sk(k.data(), k.size());
       if (const nlohmann::json* j = c.json()) return j->find(sk) != j->end();
-      const auto& map = *std::get<std::shared_ptr<const Value::Map>>(rep);
+      const Value::Map& map = *ValueAccess::owned_map(c);
       return map.find(sk) != map.end();
     }
     default:

@@ -23,9 +23,12 @@ namespace sluice::expr {
 // Friend of Value: exposes the representation to the internal helpers.
 class ValueAccess {
  public:
-  using Rep = Value::Rep;
   using FieldRef = Value::FieldRef;
-  static const Rep& rep(const Value& v) { return v.rep_; }
+  // The repeated/map field a Value views, or nullptr.
+  static const FieldRef* field_ref(const Value& v) { return v.field_ref(); }
+  // The owned list / map of a Value, or nullptr.
+  static const Value::List* owned_list(const Value& v) { return v.owned_list(); }
+  static const Value::Map* owned_map(const Value& v) { return v.owned_map(); }
 };
 
 namespace internal {
@@ -59,6 +62,12 @@ class FieldCache {
   FieldCache() = default;
   FieldCache(const FieldCache&) = delete;
   FieldCache& operator=(const FieldCache&) = delete;
+  // The cached resolution for `type`, or nullptr (then call Resolve).
+  const ResolvedField* Find(const google::protobuf::Descriptor* type) const {
+    const Entry* e = last_.load(std::memory_order_acquire);
+    return e != nullptr && e->type == type ? &e->resolved : nullptr;
+  }
+  // Resolves `name` on `type` and remembers the result.
   absl::StatusOr<ResolvedField> Resolve(const google::protobuf::Descriptor* type,
                                         absl::string_view name, int nargs) const;
 

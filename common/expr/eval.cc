@@ -132,7 +132,9 @@ class Evaluator {
 
   absl::StatusOr<Value> Member(const Node& n, const Value& recv) const {
     if (const pb::Message* m = recv.message()) {
-      absl::StatusOr<ResolvedField> f = n.cache.Resolve(m->GetDescriptor(), n.name, -1);
+      const pb::Descriptor* type = m->GetDescriptor();
+      if (const ResolvedField* hit = n.cache.Find(type)) return ReadField(*m, *hit);
+      absl::StatusOr<ResolvedField> f = n.cache.Resolve(type, n.name, -1);
       if (!f.ok()) return Wrap(n, f.status());
       return ReadField(*m, *f);
     }
@@ -149,6 +151,13 @@ class Evaluator {
     absl::StatusOr<Value> recv = Eval(*n.children[0]);
     if (!recv.ok()) return recv;
     int nargs = static_cast<int>(n.children.size()) - 1;
+    if (nargs == 0) {  // the common getter call: no argument values to build
+      if (const pb::Message* m = recv->message()) {
+        const pb::Descriptor* type = m->GetDescriptor();
+        const ResolvedField* hit = n.cache.Find(type);
+        if (hit != nullptr && hit->access != FieldAccess::kElement) return ReadField(*m, *hit);
+      }
+    }
     Value args[2];
     if (nargs > 2) return Error(n, absl::StrCat("too many arguments to '", n.name, "'"));
     for (int i = 0; i < nargs; ++i) {

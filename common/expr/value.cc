@@ -15,27 +15,29 @@ namespace sluice::expr {
 namespace pb = google::protobuf;
 using FieldRef = ValueAccess::FieldRef;
 
-namespace {
-
-template <typename T>
-const T* As(const ValueAccess::Rep& rep) {
-  return std::get_if<T>(&rep);
+Value Value::String(std::string s) {
+  auto owned = std::make_shared<const std::string>(std::move(s));
+  Value v = StringView(*owned);
+  v.owned_ = std::move(owned);
+  return v;
 }
 
-bool IsMapField(const FieldRef& f) { return f.field->is_map(); }
-
-}  // namespace
-
-Value Value::Bool(bool b) { return Value(Rep(b)); }
-Value Value::Int(int64_t i) { return Value(Rep(i)); }
-Value Value::Double(double d) { return Value(Rep(d)); }
-Value Value::String(std::string s) { return Value(Rep(std::move(s))); }
-Value Value::StringView(absl::string_view s) { return Value(Rep(s)); }
 Value Value::MakeList(List items) {
-  return Value(Rep(std::make_shared<const List>(std::move(items))));
+  auto owned = std::make_shared<const List>(std::move(items));
+  Value v;
+  v.tag_ = Tag::kList;
+  v.u_.list = owned.get();
+  v.owned_ = std::move(owned);
+  return v;
 }
+
 Value Value::MakeMap(Map items) {
-  return Value(Rep(std::make_shared<const Map>(std::move(items))));
+  auto owned = std::make_shared<const Map>(std::move(items));
+  Value v;
+  v.tag_ = Tag::kMap;
+  v.u_.map = owned.get();
+  v.owned_ = std::move(owned);
+  return v;
 }
 
 Value Value::Json(const nlohmann::json* json) {
@@ -55,38 +57,30 @@ Value Value::Json(const nlohmann::json* json) {
     case nlohmann::json::value_t::string:
       return StringView(json->get_ref<const std::string&>());
     case nlohmann::json::value_t::array:
-    case nlohmann::json::value_t::object:
-      return Value(Rep(json));
+    case nlohmann::json::value_t::object: {
+      Value v;
+      v.tag_ = Tag::kJson;
+      v.u_.json = json;
+      return v;
+    }
     default:  // null, discarded, binary
       return Value();
   }
 }
 
-Value Value::Message(const pb::Message* message) {
-  if (message == nullptr) return Value();
-  return Value(Rep(message));
-}
-
 Value Value::ProtoField(const pb::Message* message, const pb::FieldDescriptor* field) {
-  return Value(Rep(FieldRef{message, field}));
+  Value v;
+  v.tag_ = Tag::kField;
+  v.u_.field = FieldRef{message, field};
+  return v;
 }
 
-Value::Kind Value::kind() const {
-  switch (rep_.index()) {
-    case 0: return Kind::kNull;
-    case 1: return Kind::kBool;
-    case 2: return Kind::kInt;
-    case 3: return Kind::kDouble;
-    case 4:
-    case 5: return Kind::kString;
-    case 6: return Kind::kList;
-    case 7: return Kind::kMap;
-    case 8:
-      return std::get<const nlohmann::json*>(rep_)->is_array() ? Kind::kList : Kind::kMap;
-    case 9: return Kind::kMap;
-    case 10: return IsMapField(std::get<FieldRef>(rep_)) ? Kind::kMap : Kind::kList;
+Value::Kind Value::SlowKind() const {
+  switch (tag_) {
+    case Tag::kJson: return u_.json->is_array() ? Kind::kList : Kind::kMap;
+    case Tag::kField: return u_.field.field->is_map() ? Kind::kMap : Kind::kList;
+    default: return Kind::kNull;
   }
-  return Kind::kNull;
 }
 
 const char* Value::KindName(Kind kind) {
@@ -102,52 +96,17 @@ const char* Value::KindName(Kind kind) {
   return "?";
 }
 
-bool Value::bool_value() const {
-  const bool* b = As<bool>(rep_);
-  return b != nullptr && *b;
-}
-
-int64_t Value::int_value() const {
-  const int64_t* i = As<int64_t>(rep_);
-  return i != nullptr ? *i : 0;
-}
-
-double Value::number_value() const {
-  if (const int64_t* i = As<int64_t>(rep_)) return static_cast<double>(*i);
-  if (const double* d = As<double>(rep_)) return *d;
-  return 0;
-}
-
-absl::string_view Value::string_value() const {
-  if (const absl::string_view* v = As<absl::string_view>(rep_)) return *v;
-  if (const std::string* s = As<std::string>(rep_)) return *s;
-  return {};
-}
-
-const pb::Message* Value::message() const {
-  const pb::Message* const* m = As<const pb::Message*>(rep_);
-  return m != nullptr ? *m : nullptr;
-}
-
-const nlohmann::json* Value::json() const {
-  const nlohmann::json* const* j = As<const nlohmann::json*>(rep_);
-  return j != nullptr ? *j : nullptr;
-}
-
 size_t Value::size() const {
-  switch (rep_.index()) {
-    case 4:
-    case 5: return string_value().size();
-    case 6: return std::get<6>(rep_)->size();
-    case 7: return std::get<7>(rep_)->size();
-    case 8: return std::get<8>(rep_)->size();
-    case 9: return Keys().size();
-    case 10: {
-      const FieldRef& f = std::get<FieldRef>(rep_);
-      return f.message->GetReflection()->FieldSize(*f.message, f.field);
-    }
+  switch (tag_) {
+    case Tag::kString: return u_.s.size;
+    case Tag::kList: return u_.list->size();
+    case Tag::kMap: return u_.map->size();
+    case Tag::kJson: return u_.json->size();
+    case Tag::kMessage: return Keys().size();
+    case Tag::kField: return u_.field.message->GetReflection()->FieldSize(*u_.field.message,
+                                                                          u_.field.field);
+    default: return 0;
   }
-  return 0;
 }
 
 absl::StatusOr<Value> Value::Element(size_t index) const {
@@ -157,15 +116,13 @@ absl::StatusOr<Value> Value::Element(size_t index) const {
   if (index >= size()) {
     return absl::OutOfRangeError(absl::StrCat("index ", index, " out of range (size ", size(), ")"));
   }
-  switch (rep_.index()) {
-    case 6: return (*std::get<6>(rep_))[index];
-    case 8: return Json(&(*std::get<8>(rep_))[index]);
-    case 10: {
-      const FieldRef& f = std::get<FieldRef>(rep_);
-      return internal::ReadRepeated(*f.message, f.field, static_cast<int>(index));
-    }
+  switch (tag_) {
+    case Tag::kList: return (*u_.list)[index];
+    case Tag::kJson: return Json(&(*u_.json)[index]);
+    case Tag::kField:
+      return internal::ReadRepeated(*u_.field.message, u_.field.field, static_cast<int>(index));
+    default: return Value();
   }
-  return Value();
 }
 
 absl::StatusOr<Value> Value::Find(absl::string_view key) const {
@@ -174,26 +131,26 @@ absl::StatusOr<Value> Value::Find(absl::string_view key) const {
 
 std::vector<std::string> Value::Keys() const {
   std::vector<std::string> keys;
-  switch (rep_.index()) {
-    case 7:
-      for (const auto& [k, v] : *std::get<7>(rep_)) keys.push_back(k);
+  switch (tag_) {
+    case Tag::kMap:
+      for (const auto& [k, v] : *u_.map) keys.push_back(k);
       break;
-    case 8: {
-      const nlohmann::json& j = *std::get<8>(rep_);
+    case Tag::kJson: {
+      const nlohmann::json& j = *u_.json;
       if (j.is_object()) {
         for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
       }
       break;
     }
-    case 9: {
-      const pb::Message& m = *std::get<9>(rep_);
+    case Tag::kMessage: {
+      const pb::Message& m = *u_.message;
       std::vector<const pb::FieldDescriptor*> fields;
       m.GetReflection()->ListFields(m, &fields);
       for (const auto* f : fields) keys.push_back(f->name());
       break;
     }
-    case 10: {
-      const FieldRef& f = std::get<FieldRef>(rep_);
+    case Tag::kField: {
+      const FieldRef& f = u_.field;
       if (!f.field->is_map()) break;
       int n = f.message->GetReflection()->FieldSize(*f.message, f.field);
       for (int i = 0; i < n; ++i) {
@@ -205,6 +162,7 @@ std::vector<std::string> Value::Keys() const {
       }
       break;
     }
+    default: break;
   }
   return keys;
 }
@@ -245,12 +203,12 @@ Value Value::Materialize() const {
     }
     case Kind::kMap: {
       Map out;
-      if (rep_.index() == 7) {
-        for (const auto& [k, v] : *std::get<7>(rep_)) out.emplace(k, v.Materialize());
+      if (tag_ == Tag::kMap) {
+        for (const auto& [k, v] : *u_.map) out.emplace(k, v.Materialize());
         return MakeMap(std::move(out));
       }
-      if (rep_.index() == 10) {  // proto map field: keys may be non-strings
-        const FieldRef& f = std::get<FieldRef>(rep_);
+      if (tag_ == Tag::kField) {  // proto map field: keys may be non-strings
+        const FieldRef& f = u_.field;
         const pb::Reflection* r = f.message->GetReflection();
         int n = r->FieldSize(*f.message, f.field);
         for (int i = 0; i < n; ++i) {
@@ -287,11 +245,11 @@ nlohmann::json Value::ToJson() const {
   Value m = Materialize();
   if (m.kind() == Kind::kList) {
     nlohmann::json out = nlohmann::json::array();
-    for (const Value& e : *std::get<6>(m.rep_)) out.push_back(e.ToJson());
+    for (const Value& e : *m.u_.list) out.push_back(e.ToJson());
     return out;
   }
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& [k, v] : *std::get<7>(m.rep_)) out[k] = v.ToJson();
+  for (const auto& [k, v] : *m.u_.map) out[k] = v.ToJson();
   return out;
 }
 
