@@ -9,11 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 #include "sink/config.h"
 #include "sink/control/control_service.h"
 #include "sink/decorators/factory.h"
-#include "sink/filter/filter_factory.h"
+#include "sink/filter/jexl_filter.h"
 #include "sink/metrics_prometheus.h"
 #include "sink/metrics_statsd.h"
 #include "sink/schema/proto_decoder.h"
@@ -47,13 +48,9 @@ int RunSinkApp(const Env& env) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
   // Logs go to stderr; stdout belongs to the log sink.
-  spdlog::set_default_logger(spdlog::default_logger()->clone("sluice-sink"));
-  {
-    auto sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-    spdlog::default_logger()->sinks().assign({sink});
-  }
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
 
   auto cfg_or = ParseSinkConfig(env);
   if (!cfg_or.ok()) return ConfigError(cfg_or.status());
