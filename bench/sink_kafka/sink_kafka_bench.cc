@@ -1,0 +1,315 @@
+// Kafka-side benchmark of sluice-sink on the dev broker (issue 7, "Tests and
+// measurements"): N ~100-byte sample protobuf records over P partitions.
+//   1. raw librdkafka batch consumer that does nothing (the baseline);
+//   2. sluice-sink: decode + JEXL filter (keep all) + log sink to /dev/null;
+//   3. the same with a filter keeping 10%;
+// with records/s and the peak RSS (VmHWM) of sluice-sink. Prints figures; no
+// assertions. Run: bazel run -c opt //bench/sink_kafka:sink_kafka_bench [-- N P]
+//
+// librdkafka's mock broker keeps at most ~5 MB per partition (older batches
+// are dropped), so the N records are produced in rounds of 100k: each round
+// is produced, then consumed; only consumption time is counted (from the end
+// of a round's production to the last record consumed / committed). The
+// consumers are paused while a round is produced (rd_kafka_pause_partitions
+// for the baseline, SinkControl.Pause for sluice-sink), so both start every
+// round from the same point: fetch, (decode, filter, sink, commit) 100k.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include <grpcpp/grpcpp.h>
+
+#include "integration/sink_harness.h"
+#include "proto/sluice/sink/v1beta1/sink_control.grpc.pb.h"
+#include "librdkafka/rdkafka.h"
+#include "sink/sample/sample_gen.h"
+
+namespace si = sluice::integration;
+
+namespace {
+
+// A sample record padded to exactly 100 bytes with an extra tag.
+std::string Record100(uint64_t i, int64_t now_ms) {
+  sluice::sample::SampleLogMessage m;
+  sluice::sample::MakeSample(i, now_ms, &m);
+  size_t size = m.ByteSizeLong();
+  if (size + 2 < 100) m.add_tags(std::string(100 - size - 2, 'x'));
+  return m.SerializeAsString();
+}
+
+// One producer for all rounds.
+class Producer {
+ public:
+  explicit Producer(const std::string& bootstrap) {
+    char err[256];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
+    rd_kafka_conf_set(conf, "linger.ms", "20", err, sizeof(err));
+    rd_kafka_conf_set(conf, "batch.num.messages", "2000", err, sizeof(err));
+    rd_kafka_conf_set(conf, "queue.buffering.max.messages", "500000", err, sizeof(err));
+    rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+  }
+  ~Producer() { rd_kafka_destroy(rk_); }
+  // Produces records [start, start+n) and waits for delivery.
+  void Produce(const std::string& topic, int start, int n) {
+    int64_t now = absl::ToUnixMillis(absl::Now());
+    for (int i = start; i < start + n; ++i) {
+      std::string v = Record100(i, now);
+      bytes_ += v.size();
+      std::string k = absl::StrCat("ORD-", i);
+      while (rd_kafka_producev(rk_, RD_KAFKA_V_TOPIC(topic.c_str()),
+                               RD_KAFKA_V_KEY(k.data(), k.size()),
+                               RD_KAFKA_V_VALUE(v.data(), v.size()),
+                               RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                               RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        rd_kafka_poll(rk_, 5);
+      }
+    }
+    rd_kafka_flush(rk_, 120000);
+    count_ += n;
+  }
+  double MeanSize() const { return count_ ? static_cast<double>(bytes_) / count_ : 0; }
+
+ private:
+  rd_kafka_t* rk_;
+  size_t bytes_ = 0;
+  int64_t count_ = 0;
+};
+
+// Committed-offset reader with one long-lived handle.
+class CommitWatcher {
+ public:
+  CommitWatcher(const std::string& bootstrap, const std::string& group, const std::string& topic,
+                int partitions) {
+    char err[256];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
+    rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof(err));
+    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
+    list_ = rd_kafka_topic_partition_list_new(partitions);
+    for (int i = 0; i < partitions; ++i) rd_kafka_topic_partition_list_add(list_, topic.c_str(), i);
+  }
+  ~CommitWatcher() {
+    rd_kafka_topic_partition_list_destroy(list_);
+    rd_kafka_destroy(rk_);
+  }
+  int64_t Sum() {
+    for (int i = 0; i < list_->cnt; ++i) list_->elems[i].offset = RD_KAFKA_OFFSET_INVALID;
+    rd_kafka_committed(rk_, list_, 5000);
+    int64_t sum = 0;
+    for (int i = 0; i < list_->cnt; ++i) sum += std::max<int64_t>(0, list_->elems[i].offset);
+    return sum;
+  }
+
+ private:
+  rd_kafka_t* rk_;
+  rd_kafka_topic_partition_list_t* list_;
+};
+
+constexpr int kRound = 100000;
+
+// Raw baseline: a batch consumer (rd_kafka_consume_batch_queue) that only
+// counts. Returns consumption seconds over all rounds.
+double RawConsume(const std::string& bootstrap, const std::string& topic, int n, Producer* producer,
+                  int* produced) {
+  char err[256];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
+  rd_kafka_conf_set(conf, "group.id", "bench-raw", err, sizeof(err));
+  rd_kafka_conf_set(conf, "auto.offset.reset", "latest", err, sizeof(err));
+  rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof(err));
+  rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
+  rd_kafka_poll_set_consumer(c);
+  auto* topics = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(topics, topic.c_str(), RD_KAFKA_PARTITION_UA);
+  rd_kafka_subscribe(c, topics);
+  rd_kafka_topic_partition_list_destroy(topics);
+  rd_kafka_queue_t* q = rd_kafka_queue_get_consumer(c);
+  // Wait for the assignment (the batch call does not serve rebalances).
+  for (int i = 0; i < 200; ++i) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(c, 100);
+    if (m) rd_kafka_message_destroy(m);
+    rd_kafka_topic_partition_list_t* a = nullptr;
+    rd_kafka_assignment(c, &a);
+    int cnt = a ? a->cnt : 0;
+    if (a) rd_kafka_topic_partition_list_destroy(a);
+    if (cnt > 0) break;
+  }
+  absl::SleepFor(absl::Milliseconds(500));  // fetchers start at the end offset
+  std::vector<rd_kafka_message_t*> buf(500);
+  absl::Duration total;
+  int count = 0;
+  for (int round = 0; round * kRound < n; ++round) {
+    int want = std::min(kRound, n - round * kRound);
+    rd_kafka_topic_partition_list_t* assigned = nullptr;
+    rd_kafka_assignment(c, &assigned);
+    rd_kafka_pause_partitions(c, assigned);
+    producer->Produce(topic, *produced, want);
+    *produced += want;
+    absl::Time t0 = absl::Now();
+    rd_kafka_resume_partitions(c, assigned);
+    rd_kafka_topic_partition_list_destroy(assigned);
+    int target = count + want;
+    absl::Time give_up = t0 + absl::Minutes(1);
+    while (count < target && absl::Now() < give_up) {
+      ssize_t got = rd_kafka_consume_batch_queue(q, 100, buf.data(), buf.size());
+      if (got <= 0) {
+        rd_kafka_message_t* m = rd_kafka_consumer_poll(c, 10);
+        if (m == nullptr) continue;
+        buf[0] = m;
+        got = 1;
+      }
+      for (ssize_t i = 0; i < got; ++i) {
+        if (!buf[i]->err) ++count;
+        rd_kafka_message_destroy(buf[i]);
+      }
+    }
+    total += absl::Now() - t0;
+    if (count < target) {
+      std::printf("  raw consumer stalled at %d of %d\n", count, target);
+      break;
+    }
+  }
+  rd_kafka_queue_destroy(q);
+  rd_kafka_consumer_close(c);
+  rd_kafka_destroy(c);
+  return absl::ToDoubleSeconds(total);
+}
+
+int64_t PeakRssKb(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return -1;
+}
+
+struct SinkRun {
+  double seconds = 0;
+  int64_t records = 0;
+  int64_t peak_rss_kb = 0;
+};
+
+SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std::string& topic,
+                int partitions, int n, const std::string& group, const std::string& filter,
+                int threads, Producer* producer, int* produced) {
+  auto env = si::SinkEnv(bootstrap, topic, group, si::SampleDescriptorUrl());
+  env["SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET"] = "latest";
+  env["FILTER_ENGINE"] = "JEXL";
+  env["FILTER_DATA_SOURCE"] = "MESSAGE";
+  env["FILTER_SCHEMA_PROTO_CLASS"] = "sluice.sample.SampleLogMessage";
+  env["FILTER_JEXL_EXPRESSION"] = filter;
+  env["APPLICATION_THREAD_COUNT"] = std::to_string(threads);
+  int port = si::FreePort();
+  env["SINK_CONTROL_PORT"] = std::to_string(port);
+  auto p = si::Process::Start({"sink/sluice-sink"}, env, "/dev/null", dir + "/" + group + ".err");
+  SinkRun r;
+  // Wait until every worker holds partitions.
+  si::WaitFor([&] { return si::CountLines(p->Stderr(), "assigned [") >= threads; },
+              absl::Seconds(30));
+  absl::SleepFor(absl::Seconds(threads > 1 ? 4 : 1));
+  CommitWatcher watcher(bootstrap, group, topic, partitions);
+  auto stub = sluice::sink::v1beta1::SinkControl::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  const int64_t base = watcher.Sum();  // committed offsets before the first round (0 or earlier rounds)
+  int64_t done_before = -1;
+  absl::Duration total;
+  for (int round = 0; round * kRound < n; ++round) {
+    int want = std::min(kRound, n - round * kRound);
+    {
+      grpc::ClientContext ctx;
+      sluice::sink::v1beta1::PauseResponse resp;
+      stub->Pause(&ctx, {}, &resp);
+      absl::SleepFor(absl::Milliseconds(300));  // workers apply it within a poll slice
+    }
+    producer->Produce(topic, *produced, want);
+    *produced += want;
+    absl::Time t0 = absl::Now();
+    {
+      grpc::ClientContext ctx;
+      sluice::sink::v1beta1::ResumeResponse resp;
+      stub->Resume(&ctx, {}, &resp);
+    }
+    // Committed offsets count from the partitions' start; the group began at
+    // the end offset of earlier benchmark phases.
+    int64_t target = *produced;
+    absl::Time give_up = t0 + absl::Minutes(1);
+    int64_t sum = 0;
+    while ((sum = watcher.Sum()) < target && absl::Now() < give_up) {
+      absl::SleepFor(absl::Milliseconds(2));
+    }
+    total += absl::Now() - t0;
+    if (sum < target) {
+      std::printf("  sluice-sink stalled at committed %lld of %lld\n", static_cast<long long>(sum),
+                  static_cast<long long>(target));
+      break;
+    }
+    r.records += want;
+    (void)done_before;
+  }
+  (void)base;
+  r.seconds = absl::ToDoubleSeconds(total);
+  r.peak_rss_kb = PeakRssKb(p->pid());
+  p->Signal(SIGTERM);
+  int rc = p->Wait(absl::Seconds(30));
+  if (rc != 0) std::printf("sluice-sink exit code %d: %s\n", rc, p->Stderr().c_str());
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  int n = argc > 1 ? std::atoi(argv[1]) : 1000000;
+  int partitions = argc > 2 ? std::atoi(argv[2]) : 4;
+  std::string dir = si::TempDir("sluice_sink_bench_" + std::to_string(getpid()));
+  si::DevBroker broker = si::DevBroker::Start({absl::StrCat("bench:", partitions)}, dir);
+  if (broker.bootstrap.empty()) {
+    std::fprintf(stderr, "sluice-devbroker did not start (run with bazel run, from the runfiles)\n");
+    return 1;
+  }
+  std::printf("dev broker %s, %d records over %d partitions, rounds of %d\n",
+              broker.bootstrap.c_str(), n, partitions, kRound);
+  Producer producer(broker.bootstrap);
+  int produced = 0;
+  double raw_s = RawConsume(broker.bootstrap, "bench", n, &producer, &produced);
+  double raw_rate = n / raw_s;
+  std::printf("mean record value size %.1f bytes\n", producer.MeanSize());
+  std::printf("raw librdkafka batch consume: %d records in %.2f s, %.0f records/s (baseline)\n", n,
+              raw_s, raw_rate);
+
+  struct Case {
+    const char* name;
+    const char* filter;
+    int threads;
+  } cases[] = {
+      {"decode + JEXL (keeps all) + log sink -> /dev/null, 1 worker",
+       "sampleLogMessage.getAmountPaidCents() >= 0", 1},
+      {"decode + JEXL (keeps 10%) + log sink -> /dev/null, 1 worker",
+       "sampleLogMessage.getDriverId() == \"driver-3\"", 1},
+      {"decode + JEXL (keeps all) + log sink -> /dev/null, 2 workers",
+       "sampleLogMessage.getAmountPaidCents() >= 0", 2},
+  };
+  int idx = 0;
+  for (const Case& c : cases) {
+    SinkRun r = RunSink(dir, broker.bootstrap, "bench", partitions, n,
+                        absl::StrCat("bench-sink-", idx++), c.filter, c.threads, &producer,
+                        &produced);
+    double rate = r.seconds > 0 ? r.records / r.seconds : 0;
+    std::printf(
+        "sluice-sink %s: %lld records in %.2f s, %.0f records/s (%.2fx baseline), peak RSS %.1f "
+        "MiB\n",
+        c.name, static_cast<long long>(r.records), r.seconds, rate, rate / raw_rate,
+        r.peak_rss_kb / 1024.0);
+  }
+  broker.process->Signal(SIGTERM);
+  broker.process->Wait(absl::Seconds(10));
+  return 0;
+}
