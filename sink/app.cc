@@ -101,7 +101,8 @@ int RunSinkApp(const Env& env) {
     if (!dispatcher.ok()) return ConfigError(dispatcher.status());
     p.dispatcher = *std::move(dispatcher);
     if (registry) {
-      auto d = ProtoDecoder::Create(registry.get(), cfg.schema.proto_class, cfg.schema.parse_key);
+      auto d = ProtoDecoder::Create(registry.get(), cfg.schema.proto_class, cfg.schema.parse_key,
+                                    cfg.schema.allow_unknown_fields);
       if (!d.ok()) return ConfigError(d.status());
       p.decoder = *std::move(d);
     }

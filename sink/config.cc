@@ -118,6 +118,8 @@ absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env) {
     return absl::InvalidArgumentError("KAFKA_RECORD_PARSER_MODE must be message or key");
   }
   sc.parse_key = mode == "KEY";
+  ASSIGN_OR_RETURN_CFG(sc.allow_unknown_fields,
+                       env.GetBool("INPUT_SCHEMA_PROTO_ALLOW_UNKNOWN_FIELDS_ENABLE", true));
   ASSIGN_OR_RETURN_CFG(sc.stencil_enable, env.GetBool("SCHEMA_REGISTRY_STENCIL_ENABLE", false));
   for (absl::string_view u : absl::StrSplit(env.GetOr("SCHEMA_REGISTRY_STENCIL_URLS", ""), ',',
                                             absl::SkipWhitespace())) {

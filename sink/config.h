@@ -42,6 +42,10 @@ struct SchemaConfig {
   DataType data_type = DataType::kProtobuf;  // INPUT_SCHEMA_DATA_TYPE
   std::string proto_class;  // INPUT_SCHEMA_PROTO_CLASS (required for protobuf)
   bool parse_key = false;   // KAFKA_RECORD_PARSER_MODE=key
+  // INPUT_SCHEMA_PROTO_ALLOW_UNKNOWN_FIELDS_ENABLE (Firehose default true):
+  // when false, a record carrying fields the schema lacks fails with
+  // UNKNOWN_FIELDS_ERROR.
+  bool allow_unknown_fields = true;
   bool stencil_enable = false;            // SCHEMA_REGISTRY_STENCIL_ENABLE
   std::vector<std::string> urls;          // SCHEMA_REGISTRY_STENCIL_URLS (comma-separated)
   int64_t fetch_timeout_ms = 10000;       // SCHEMA_REGISTRY_STENCIL_FETCH_TIMEOUT_MS

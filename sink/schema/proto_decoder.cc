@@ -18,11 +18,31 @@ google::protobuf::ArenaOptions Options() {
 DecodeArena::DecodeArena(std::shared_ptr<const Schema> s)
     : schema(std::move(s)), arena(Options()) {}
 
+bool HasUnknownFields(const google::protobuf::Message& m) {
+  const google::protobuf::Reflection* r = m.GetReflection();
+  if (!r->GetUnknownFields(m).empty()) return true;
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  r->ListFields(m, &fields);
+  for (const auto* f : fields) {
+    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (f->is_repeated()) {
+      for (int i = 0; i < r->FieldSize(m, f); ++i) {
+        if (HasUnknownFields(r->GetRepeatedMessage(m, f, i))) return true;
+      }
+    } else if (HasUnknownFields(r->GetMessage(m, f))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<std::unique_ptr<ProtoDecoder>> ProtoDecoder::Create(const SchemaRegistry* registry,
                                                                    std::string proto_class,
-                                                                   bool parse_key) {
+                                                                   bool parse_key,
+                                                                   bool allow_unknown_fields) {
   auto d = std::unique_ptr<ProtoDecoder>(
       new ProtoDecoder(registry, std::move(proto_class), parse_key));
+  d->allow_unknown_fields_ = allow_unknown_fields;
   auto s = d->Sync();
   if (!s.ok()) return s.status();
   return d;
@@ -77,6 +97,13 @@ void ProtoDecoder::Decode(std::vector<Message>* batch, std::vector<FailedMessage
     if (decoded == nullptr) {
       failed->push_back({std::move(m), ErrorType::kDeserializationError,
                          absl::StrCat("bytes do not parse as ", prototype_->GetDescriptor()->full_name())});
+      continue;
+    }
+    if (!allow_unknown_fields_ && HasUnknownFields(*decoded)) {
+      failed->push_back({std::move(m), ErrorType::kUnknownFieldsError,
+                         absl::StrCat("record has fields unknown to ",
+                                      prototype_->GetDescriptor()->full_name(),
+                                      " (INPUT_SCHEMA_PROTO_ALLOW_UNKNOWN_FIELDS_ENABLE=false)")});
       continue;
     }
     m.decoded = std::shared_ptr<const google::protobuf::Message>(holder, decoded);

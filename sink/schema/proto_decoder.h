@@ -23,15 +23,21 @@ struct DecodeArena {
   google::protobuf::Arena arena;
 };
 
+// True when `m` or a nested message has unknown fields.
+bool HasUnknownFields(const google::protobuf::Message& m);
+
 // Decodes one proto class. One instance per worker (not thread-safe).
 class ProtoDecoder : public Decoder {
  public:
   // `registry` is not owned. `proto_class` is a full proto or Java class name;
   // `parse_key` decodes the record key instead of the value
   // (KAFKA_RECORD_PARSER_MODE=key). NotFound when the class is unknown now.
+  // With `allow_unknown_fields` false, records carrying fields the schema
+  // lacks (at any depth) fail with UNKNOWN_FIELDS_ERROR.
   static absl::StatusOr<std::unique_ptr<ProtoDecoder>> Create(const SchemaRegistry* registry,
                                                               std::string proto_class,
-                                                              bool parse_key);
+                                                              bool parse_key,
+                                                              bool allow_unknown_fields = true);
 
   // Records whose bytes do not parse go to `failed` with DESERIALIZATION_ERROR.
   void Decode(std::vector<Message>* batch, std::vector<FailedMessage>* failed) override;
@@ -51,6 +57,7 @@ class ProtoDecoder : public Decoder {
   const SchemaRegistry* registry_;
   std::string proto_class_;
   bool parse_key_;
+  bool allow_unknown_fields_ = true;
   std::shared_ptr<const Schema> schema_;
   const google::protobuf::Message* prototype_ = nullptr;
 };

@@ -111,6 +111,22 @@ TEST(ProtoDecoder, DecodesAndFlagsUndecodable) {
   EXPECT_FALSE(ProtoDecoder::Create(reg->get(), "x.Y", false).ok());
 }
 
+TEST(ProtoDecoder, UnknownFieldsFailWhenNotAllowed) {
+  auto reg = SchemaRegistry::Create(FileConfig());
+  ASSERT_TRUE(reg.ok());
+  auto strict = ProtoDecoder::Create(reg->get(), "sluice.sample.SampleLogMessage", false,
+                                     /*allow_unknown_fields=*/false);
+  ASSERT_TRUE(strict.ok());
+  std::vector<Message> batch(2);
+  batch[0].value = sample::SampleBytes(1, 0);
+  batch[1].value = sample::SampleBytes(2, 0, /*v2=*/true);  // carries field 10
+  std::vector<FailedMessage> failed;
+  (*strict)->Decode(&batch, &failed);
+  ASSERT_EQ(batch.size(), 1u);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kUnknownFieldsError);
+}
+
 TEST(SchemaRegistry, RefreshSwapsWithoutInvalidatingDecodedMessages) {
   FakeServer server;
   server.Set("http://reg/s", ReadFile(kV1));
