@@ -5,18 +5,43 @@
 namespace sluice::sink {
 namespace {
 
-google::protobuf::ArenaOptions Options() {
+google::protobuf::ArenaOptions Options(char* block) {
   google::protobuf::ArenaOptions o;
-  // A 500-record batch of small messages fits in a few blocks.
-  o.start_block_size = 16 * 1024;
-  o.max_block_size = 256 * 1024;
+  o.initial_block = block;
+  o.initial_block_size = ArenaBlockPool::kBlockSize;
+  o.start_block_size = 64 * 1024;
+  o.max_block_size = 1024 * 1024;
   return o;
 }
 
 }  // namespace
 
-DecodeArena::DecodeArena(std::shared_ptr<const Schema> s)
-    : schema(std::move(s)), arena(Options()) {}
+std::unique_ptr<char[]> ArenaBlockPool::Take() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!free_.empty()) {
+      std::unique_ptr<char[]> b = std::move(free_.back());
+      free_.pop_back();
+      return b;
+    }
+  }
+  return std::unique_ptr<char[]>(new char[kBlockSize]);
+}
+
+void ArenaBlockPool::Give(std::unique_ptr<char[]> block) {
+  std::lock_guard<std::mutex> l(mu_);
+  // A few batches may be alive at once (retries, DLQ); keep a handful.
+  if (free_.size() < 4) free_.push_back(std::move(block));
+}
+
+DecodeArena::DecodeArena(std::shared_ptr<const Schema> s, std::shared_ptr<ArenaBlockPool> p)
+    : schema(std::move(s)), pool(std::move(p)), block(pool->Take()),
+      arena(std::make_unique<google::protobuf::Arena>(Options(block.get()))) {}
+
+DecodeArena::~DecodeArena() {
+  arena.reset();  // runs the messages' destructors while the block is valid
+  pool->Give(std::move(block));
+}
 
 bool HasUnknownFields(const google::protobuf::Message& m) {
   const google::protobuf::Reflection* r = m.GetReflection();
@@ -81,7 +106,7 @@ void ProtoDecoder::Decode(std::vector<Message>* batch, std::vector<FailedMessage
     batch->clear();
     return;
   }
-  auto holder = std::make_shared<DecodeArena>(*schema);
+  auto holder = std::make_shared<DecodeArena>(*schema, pool_);
   size_t out = 0;
   for (size_t i = 0; i < batch->size(); ++i) {
     Message& m = (*batch)[i];
@@ -93,7 +118,7 @@ void ProtoDecoder::Decode(std::vector<Message>* batch, std::vector<FailedMessage
       }
       bytes = &*m.key;
     }
-    const google::protobuf::Message* decoded = DecodeOne(*bytes, &holder->arena);
+    const google::protobuf::Message* decoded = DecodeOne(*bytes, holder->arena.get());
     if (decoded == nullptr) {
       failed->push_back({std::move(m), ErrorType::kDeserializationError,
                          absl::StrCat("bytes do not parse as ", prototype_->GetDescriptor()->full_name())});
