@@ -84,6 +84,8 @@ absl::StatusOr<std::shared_ptr<const Schema>> ProtoDecoder::Sync() {
                           absl::StrCat("INPUT_SCHEMA_PROTO_CLASS: ", desc.status().message()));
     }
     prototype_ = current->Prototype(*desc);
+    check_required_ =
+        (*desc)->file()->syntax() != google::protobuf::FileDescriptor::SYNTAX_PROTO3;
     schema_ = std::move(current);
   }
   return schema_;
@@ -92,7 +94,9 @@ absl::StatusOr<std::shared_ptr<const Schema>> ProtoDecoder::Sync() {
 const google::protobuf::Message* ProtoDecoder::DecodeOne(const std::string& bytes,
                                                          google::protobuf::Arena* arena) {
   google::protobuf::Message* m = prototype_->New(arena);
-  if (!m->ParseFromString(bytes)) return nullptr;
+  // proto3 has no required fields: skip the reflective IsInitialized walk.
+  if (!m->ParsePartialFromString(bytes)) return nullptr;
+  if (check_required_ && !m->IsInitialized()) return nullptr;
   return m;
 }
 

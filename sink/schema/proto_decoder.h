@@ -79,6 +79,7 @@ class ProtoDecoder : public Decoder {
   bool allow_unknown_fields_ = true;
   std::shared_ptr<const Schema> schema_;
   const google::protobuf::Message* prototype_ = nullptr;
+  bool check_required_ = false;  // proto2: missing required fields fail decoding
   std::shared_ptr<ArenaBlockPool> pool_ = std::make_shared<ArenaBlockPool>();
 };
 
