@@ -10,7 +10,7 @@ namespace sluice::sink {
 namespace {
 
 // Poll slice: the longest the worker is deaf to stop/pause requests.
-constexpr absl::Duration kPollSlice = absl::Milliseconds(100);
+constexpr absl::Duration kPollSlice = absl::Milliseconds(20);
 
 }  // namespace
 
@@ -128,7 +128,6 @@ absl::Status Worker::ProcessBatch() {
                           {{"scope", "FILTERED"}, {"type", "TOTAL"}}, filtered);
     }
   }
-  const int64_t to_push = static_cast<int64_t>(batch_.size());
   DispatchResult result = dispatcher_->Dispatch(batch_, std::move(prefailed_));
   prefailed_.clear();
   tracker_.MarkFailed(result.failed);
@@ -152,7 +151,6 @@ absl::Status Worker::ProcessBatch() {
   }
   metrics_->Observe("firehose_source_kafka_partitions_process_milliseconds", {},
                     absl::ToDoubleMilliseconds(absl::Now() - start));
-  (void)to_push;
   if (!result.fatal.ok()) {
     // Commit what is done below the poison message; it stays uncommitted.
     CommitPending(/*async=*/false).IgnoreError();

@@ -31,7 +31,7 @@ std::unique_ptr<char[]> ArenaBlockPool::Take() {
 void ArenaBlockPool::Give(std::unique_ptr<char[]> block) {
   std::lock_guard<std::mutex> l(mu_);
   // A few batches may be alive at once (retries, DLQ); keep a handful.
-  if (free_.size() < 4) free_.push_back(std::move(block));
+  if (free_.size() < 2) free_.push_back(std::move(block));
 }
 
 DecodeArena::DecodeArena(std::shared_ptr<const Schema> s, std::shared_ptr<ArenaBlockPool> p)

@@ -76,7 +76,7 @@ std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config
       // Keep the prefetch queue bounded: the worker takes at most
       // MAX_POLL_RECORDS per cycle, so megabytes of read-ahead are plenty and
       // keep peak RSS low.
-      {"queued.max.messages.kbytes", "16384"},
+      {"queued.max.messages.kbytes", "8192"},
       {"enable.partition.eof", "false"},
       {"log_level", "4"},
   };
