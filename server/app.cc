@@ -18,7 +18,11 @@ const MigrationSet& CoreMigrations();
 
 namespace sluice::server {
 
-std::vector<db::MigrationSet> AllMigrations() { return {db::CoreMigrations()}; }
+std::vector<db::MigrationSet> AllMigrations() {
+  std::vector<db::MigrationSet> sets = {db::CoreMigrations()};
+  for (const ModuleEntry& m : Modules()) sets.push_back(m.migrations());
+  return sets;
+}
 
 absl::StatusOr<std::unique_ptr<db::Pool>> ConnectWithRetry(const Config& config) {
   absl::Time deadline = absl::Now() + absl::Seconds(config.db.connect_timeout_seconds);
@@ -62,8 +66,31 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   if (!metrics.ok()) return metrics.status();
   app->metrics_ = std::move(*metrics);
 
-  // Every hosted API service. Later APIs append theirs here.
+  if (config.encryption_key.empty()) {
+    spdlog::warn("msg=\"no encryption key configured (SLUICE_ENCRYPTION_KEY); secrets are "
+                 "encrypted with the public development key\"");
+    app->crypter_ = Crypter::Development();
+  } else {
+    auto crypter = Crypter::Create(config.encryption_key);
+    if (!crypter.ok()) return crypter.status();
+    app->crypter_ = std::move(*crypter);
+  }
+
+  // Every hosted API: the server's own service, then each module's.
   std::vector<std::string> names = {"sluice.server.v1beta1.ServerService"};
+  std::vector<grpc::Service*> module_services;
+  static const YAML::Node kNull;
+  for (const ModuleEntry& entry : Modules()) {
+    auto section = config.modules.find(entry.name);
+    ModuleContext ctx{&app->config_,
+                      section == config.modules.end() ? &kNull : &section->second,
+                      app->pool_.get(), app->crypter_.get(), app->metrics_->registry().get()};
+    auto module = entry.create(ctx);
+    if (!module.ok()) return module.status();
+    for (auto& n : (*module)->ServiceNames()) names.push_back(n);
+    for (auto* s : (*module)->Services()) module_services.push_back(s);
+    app->modules_.push_back(std::move(*module));
+  }
   app->services_.push_back(std::make_unique<ServerServiceImpl>(started_at, names));
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -73,6 +100,7 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
                            grpc::InsecureServerCredentials(), &app->grpc_port_);
   builder.SetMaxReceiveMessageSize(16 << 20);
   for (auto& s : app->services_) builder.RegisterService(s.get());
+  for (auto* s : module_services) builder.RegisterService(s);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(app->metrics_->NewGrpcInterceptorFactory());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
@@ -82,6 +110,7 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
         absl::StrCat("cannot listen for gRPC on port ", config.grpc_port));
   }
   app->server_->GetHealthCheckService()->SetServingStatus(true);
+  for (auto& m : app->modules_) m->StartBackground();
   spdlog::info("msg=\"serving\" grpc_port={} metrics_port={}", app->grpc_port_,
                app->metrics_->port());
   return app;
@@ -96,6 +125,7 @@ void App::Shutdown() {
                       std::chrono::seconds(config_.shutdown_grace_seconds));
     server_->Wait();
   }
+  for (auto& m : modules_) m->Stop();
 }
 
 App::~App() {

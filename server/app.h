@@ -9,10 +9,12 @@
 #include <grpcpp/server.h>
 
 #include "absl/status/statusor.h"
+#include "common/crypto.h"
 #include "common/db/migrate.h"
 #include "common/db/pool.h"
 #include "common/metrics.h"
 #include "server/config.h"
+#include "server/module.h"
 
 namespace sluice::server {
 
@@ -49,7 +51,9 @@ class App {
   Config config_;
   std::unique_ptr<db::Pool> pool_;
   std::unique_ptr<MetricsServer> metrics_;
+  std::unique_ptr<Crypter> crypter_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
+  std::vector<std::unique_ptr<Module>> modules_;
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
   bool stopped_ = false;

@@ -48,7 +48,8 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
   if (root.IsNull()) return c;
   if (!root.IsMap()) return absl::InvalidArgumentError("config: top level must be a mapping");
   if (auto st = CheckKeys(root, "", {"grpc_port", "metrics_port", "log_level",
-                                     "shutdown_grace_seconds", "db", "encryption_key"});
+                                     "shutdown_grace_seconds", "db", "encryption_key",
+                                     "access", "notification"});
       !st.ok()) {
     return st;
   }
@@ -57,6 +58,15 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
                   Read(root, "shutdown_grace_seconds", &c.shutdown_grace_seconds),
                   Read(root, "encryption_key", &c.encryption_key)}) {
     if (!st.ok()) return st;
+  }
+  for (const char* module : {"access", "notification"}) {
+    if (YAML::Node section = root[module]) {
+      if (!section.IsMap()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("config key \"", module, "\" must be a mapping"));
+      }
+      c.modules[module] = YAML::Clone(section);
+    }
   }
   if (YAML::Node db = root["db"]) {
     if (!db.IsMap()) return absl::InvalidArgumentError("config key \"db\" must be a mapping");

@@ -4,7 +4,10 @@
 #ifndef SLUICE_SERVER_CONFIG_H_
 #define SLUICE_SERVER_CONFIG_H_
 
+#include <map>
 #include <string>
+
+#include <yaml-cpp/yaml.h>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -28,6 +31,9 @@ struct Config {
   // secrets (env SLUICE_ENCRYPTION_KEY). Empty: a fixed development key is
   // used and a warning logged.
   std::string encryption_key;
+  // Each API module's own section (`access:`, `notification:`), kept as
+  // YAML for the module to parse (see server/module.h). Absent → Null node.
+  std::map<std::string, YAML::Node> modules;
 };
 
 // Parses YAML text into `base` (keys absent from the text keep base's value).
