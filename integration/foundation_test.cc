@@ -145,6 +145,20 @@ TEST_F(FoundationTest, MetricsCountRpcsByMethodAndCode) {
   EXPECT_NE(r.body.find("grpc_server_handling_seconds_bucket"), std::string::npos);
 }
 
+TEST_F(FoundationTest, SluicectlServerInfo) {
+  auto ctl = Process::Start({Runfile("cli/sluicectl"), "--host", stack_->grpc_target(), "--email",
+                             "carol@example.com", "--json", "server-info"});
+  ASSERT_TRUE(ctl.ok());
+  EXPECT_EQ((*ctl)->WaitExit(absl::Seconds(20)), 0) << (*ctl)->Log();
+  auto out = nlohmann::json::parse((*ctl)->Log(), nullptr, false);
+  EXPECT_EQ(out["caller_email"], "carol@example.com") << (*ctl)->Log();
+
+  auto down = Process::Start({Runfile("cli/sluicectl"), "--host", "127.0.0.1:1", "server-info"});
+  ASSERT_TRUE(down.ok());
+  EXPECT_EQ((*down)->WaitExit(absl::Seconds(40)), 1);
+  EXPECT_NE((*down)->Log().find("error: 14:"), std::string::npos) << (*down)->Log();
+}
+
 // Runs last in this suite (gtest runs in declaration order): it stops the server.
 TEST_F(FoundationTest, ZBackendDownIsUnavailableAndShutdownIsClean) {
   int status = stack_->server().Stop(absl::Seconds(15));
