@@ -3,6 +3,7 @@
 //   sluicectl [--host 127.0.0.1:8081] [--email me@x.com] <command> ...
 #include <cstdlib>
 
+#include "cli/access_commands.h"
 #include "cli/cli.h"
 #include "cli/server_commands.h"
 
@@ -11,6 +12,7 @@ namespace {
 // Every command group, in help order. Add a row per API.
 constexpr sluice::cli::CommandGroup kGroups[] = {
     &sluice::cli::AddServerCommands,
+    &sluice::cli::AddAccessCommands,
 };
 
 }  // namespace

@@ -346,5 +346,70 @@ TEST_F(AccessTest, AuditLogFiltersAndPaging) {
   ExpectError(Call("GET", "/audit-logs?size=5000"), 400, 3, "size");
 }
 
+// Runs sluicectl against the stack; returns (exit code, output).
+std::pair<int, std::string> Ctl(const Stack& stack, std::vector<std::string> args) {
+  std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack.grpc_target(),
+                                   "--email", "cli@example.com", "--json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto p = Process::Start(argv);
+  if (!p.ok()) return {-1, std::string(p.status().message())};
+  int code = (*p)->WaitExit(absl::Seconds(30));
+  return {code, (*p)->Log()};
+}
+
+TEST_F(AccessTest, SluicectlPolicyAndProvider) {
+  std::string dir = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+  std::ofstream(dir + "/policy.yaml") << R"(id: cli-policy
+description: from a YAML file
+steps:
+  - name: lead
+    strategy: manual
+    approvers: [lead@example.com]
+appeal:
+  duration_options:
+    - {name: week, value: 168h}
+)";
+  std::ofstream(dir + "/provider.yaml") << R"(type: noop
+urn: cli-noop
+allowed_account_types: [user]
+resources:
+  - type: noop
+    policy: {id: cli-policy, version: 1}
+    roles:
+      - {id: member, name: Member}
+)";
+  auto [code, out] = Ctl(*stack_, {"policy", "create", "-f", dir + "/policy.yaml"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out)["policy"]["version"], 1) << out;
+  EXPECT_EQ(json::parse(out)["policy"]["created_by"], "cli@example.com");
+  std::tie(code, out) = Ctl(*stack_, {"policy", "update", "-f", dir + "/policy.yaml"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out)["policy"]["version"], 2);
+  std::tie(code, out) = Ctl(*stack_, {"policy", "get", "cli-policy", "--version", "1"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out)["policy"]["version"], 1);
+  std::tie(code, out) = Ctl(*stack_, {"policy", "list"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("cli-policy"), std::string::npos);
+  std::tie(code, out) = Ctl(*stack_, {"policy", "create", "-f", dir + "/policy.yaml"});
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("error: 6:"), std::string::npos) << out;
+
+  std::tie(code, out) = Ctl(*stack_, {"provider", "create", "-f", dir + "/provider.yaml"});
+  ASSERT_EQ(code, 0) << out;
+  std::string id = json::parse(out)["provider"]["id"];
+  std::tie(code, out) = Ctl(*stack_, {"provider", "get", id});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out)["provider"]["urn"], "cli-noop");
+  std::tie(code, out) = Ctl(*stack_, {"provider", "update", id, "-f", dir + "/provider.yaml"});
+  ASSERT_EQ(code, 0) << out;
+  std::tie(code, out) = Ctl(*stack_, {"provider", "list"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("cli-noop"), std::string::npos);
+  std::tie(code, out) = Ctl(*stack_, {"provider", "get", "00000000-0000-0000-0000-000000000000"});
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("error: 5:"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace sluice::integration
