@@ -14,6 +14,8 @@
 //   a contains b / startsWith / endsWith (strings; contains also lists, maps)
 //   a matches b  RE2, unanchored (partial) match; literal patterns compile once
 //   `not in`, `not contains`, ... negate the above
+//   JEXL spellings: a =~ 'regex' (full match) or a =~ [list] (membership), a !~ b,
+//   a =^ b (startsWith), a !^ b, a =$ b (endsWith), a !$ b
 //   + - (+ concatenates when either side is a string; lists concatenate)
 //   * / %  (int op int stays int: 7 / 2 == 3, as in JEXL; otherwise double)
 //   unary - + ! not
@@ -21,7 +23,7 @@
 // Literals: 12, 1.5, 1e3, 'str', "str" (\n \t \\ \' \" \xHH \uXXXX escapes; other
 // backslashes are kept, so '\d+' is a regex), true, false, nil, null, [a, b].
 // Identifiers may start with '$' ($appeal). Functions: len(x)/size(x), lower(s),
-// upper(s). Methods on strings (Java style): equals, equalsIgnoreCase, startsWith,
+// upper(s) (ASCII), empty(x) (null, "" or an empty list/map). Methods on strings (Java style): equals, equalsIgnoreCase, startsWith,
 // endsWith, contains, length, isEmpty, toLowerCase, toUpperCase, trim,
 // matches (full match); on lists/maps: size, isEmpty, contains, containsKey, get.
 //
@@ -35,8 +37,8 @@
 // reading a member of null is an error (as in expr-lang, so guard with `!= nil`).
 //
 // Errors are absl::Status (InvalidArgument; OutOfRange for list indexes), never
-// exceptions. Parse errors read "unexpected ')' at column 14" + the source line
-// + a caret line; runtime errors quote the failing sub-expression and its column.
+// exceptions. Parse errors read "unexpected ')' at column 14" (1-based byte
+// column) + the source line + a caret line; runtime errors quote the failing sub-expression and its column.
 #ifndef SLUICE_COMMON_EXPR_EXPR_H_
 #define SLUICE_COMMON_EXPR_EXPR_H_
 

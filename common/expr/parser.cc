@@ -1,6 +1,7 @@
 // Lexer and recursive-descent parser. Precedence follows JEXL (lowest first):
 //   ternary ?:  <  || or  <  && and  <  == !=  <
-//   < <= > >= in contains startsWith endsWith matches (and their `not` forms)  <
+//   < <= > >= in contains startsWith endsWith matches (and their `not` forms)
+//   and JEXL's =~ !~ =^ !^ =$ !$  <
 //   + -  <  * / %  <  unary - + ! not  <  postfix . [] ()
 // Binary levels are left-associative; the ternary is right-associative.
 #include <cmath>
@@ -23,6 +24,8 @@ enum class Tok : uint8_t {
   // punctuation
   kPlus, kMinus, kStar, kSlash, kPercent, kEq, kNe, kLt, kLe, kGt, kGe, kBang,
   kLParen, kRParen, kLBracket, kRBracket, kComma, kDot, kQuestion, kColon,
+  // JEXL: =~ (matches / in), =^ (startsWith), =$ (endsWith) and negations
+  kReq, kRne, kSeq, kSne, kEeq, kEne,
 };
 
 struct Token {
@@ -136,6 +139,8 @@ class Lexer {
       Tok tok;
     };
     static const Punct kPuncts[] = {
+        {"=~", Tok::kReq},     {"!~", Tok::kRne},      {"=^", Tok::kSeq},     {"!^", Tok::kSne},
+        {"=$", Tok::kEeq},     {"!$", Tok::kEne},
         {"==", Tok::kEq},      {"!=", Tok::kNe},       {"<=", Tok::kLe},      {">=", Tok::kGe},
         {"&&", Tok::kAnd},     {"||", Tok::kOr},       {"<", Tok::kLt},       {">", Tok::kGt},
         {"!", Tok::kBang},     {"+", Tok::kPlus},      {"-", Tok::kMinus},    {"*", Tok::kStar},
@@ -145,6 +150,8 @@ class Lexer {
     };
     absl::string_view rest = src_.substr(pos_);
     for (const Punct& p : kPuncts) {
+      // `!$appeal` is "not $appeal", not JEXL's !$ followed by "appeal".
+      if (p.tok == Tok::kEne && IdentChar(Peek(2))) continue;
       if (rest.substr(0, p.text.size()) == p.text) {
         t->type = p.tok;
         t->text = std::string(p.text);
@@ -430,6 +437,15 @@ class Parser {
     while (l.ok()) {
       bool negate = false;
       Op op = RelOp(Cur().type);
+      switch (Cur().type) {
+        case Tok::kRne: negate = true; [[fallthrough]];
+        case Tok::kReq: op = Op::kJexlMatch; break;
+        case Tok::kSne: negate = true; [[fallthrough]];
+        case Tok::kSeq: op = Op::kStartsWith; break;
+        case Tok::kEne: negate = true; [[fallthrough]];
+        case Tok::kEeq: op = Op::kEndsWith; break;
+        default: break;
+      }
       if (Cur().type == Tok::kNot) {  // not in / not contains / ...
         Op next = RelOp(PeekTok().type);
         if (next < Op::kIn) break;
@@ -442,7 +458,7 @@ class Parser {
       auto r = Additive();
       if (!r.ok()) return r;
       l = MakeBinary(NodeKind::kBinary, op, *std::move(l), *std::move(r), negate);
-      if (l.ok() && op == Op::kMatches) {
+      if (l.ok() && (op == Op::kMatches || op == Op::kJexlMatch)) {
         if (absl::Status s = PrecompileRegex(l->get()); !s.ok()) return s;
       }
     }
@@ -618,6 +634,7 @@ class Parser {
     static const std::pair<absl::string_view, Builtin> kBuiltins[] = {
         {"len", Builtin::kLen}, {"size", Builtin::kLen},
         {"lower", Builtin::kLower}, {"upper", Builtin::kUpper},
+        {"empty", Builtin::kEmpty},
     };
     Builtin b = Builtin::kNone;
     for (const auto& [name, builtin] : kBuiltins) {
@@ -625,7 +642,7 @@ class Parser {
     }
     if (b == Builtin::kNone) {
       return ErrorAt(id.begin, absl::StrCat("unknown function '", id.text,
-                                            "' (known: len, size, lower, upper)"));
+                                            "' (known: len, size, lower, upper, empty)"));
     }
     std::vector<std::unique_ptr<Node>> args;
     uint32_t end = id.end;
