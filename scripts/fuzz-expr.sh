@@ -25,7 +25,15 @@ read -r -a PKG_CFLAGS <<<"$(pkg-config --cflags $MODS)"
 read -r -a PKG_LIBS <<<"$(pkg-config --libs $MODS)"
 
 cd "$ROOT"
-/usr/bin/protoc -I. -I/usr/include --cpp_out="$OUT/gen" common/expr/testdata/sample.proto
+# Regenerate into a scratch dir and copy only on change, so objects stay fresh.
+rm -rf "$OUT/gen.new" && mkdir -p "$OUT/gen.new"
+/usr/bin/protoc -I. -I/usr/include --cpp_out="$OUT/gen.new" common/expr/testdata/sample.proto
+for f in sample.pb.h sample.pb.cc; do
+  mkdir -p "$OUT/gen/common/expr/testdata"
+  if ! cmp -s "$OUT/gen.new/common/expr/testdata/$f" "$OUT/gen/common/expr/testdata/$f"; then
+    cp "$OUT/gen.new/common/expr/testdata/$f" "$OUT/gen/common/expr/testdata/$f"
+  fi
+done
 
 SRCS=(common/expr/access.cc common/expr/eval.cc common/expr/expr.cc common/expr/parser.cc
       common/expr/value.cc common/expr/fuzz/expr_fuzzer.cc "$OUT/gen/common/expr/testdata/sample.pb.cc")
