@@ -44,6 +44,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,11 @@ struct Node;
 // Bound names and documents are borrowed: they must outlive the Environment and
 // any Value that evaluation returns.
 class Environment {
+  template <typename S>
+  static constexpr bool IsTemporaryString() {
+    return std::is_same_v<std::decay_t<S>, std::string> && !std::is_lvalue_reference_v<S>;
+  }
+
  public:
   Environment() = default;
   // Binds `name` to a JSON document. Rebinding a name replaces it.
@@ -80,6 +86,16 @@ class Environment {
   Environment& BindValue(absl::string_view name, Value value);
   // The bound value, or nullptr if `name` is unbound.
   const Value* Lookup(absl::string_view name) const;
+
+  // Names are borrowed, so binding a temporary std::string (e.g. the result of
+  // ProtoVariableName()) would dangle: these overloads make it a compile error.
+  // Keep the name in a variable that outlives the Environment instead.
+  template <typename S, typename = std::enable_if_t<IsTemporaryString<S>()>>
+  Environment& BindJson(S&& name, const nlohmann::json* doc) = delete;
+  template <typename S, typename = std::enable_if_t<IsTemporaryString<S>()>>
+  Environment& BindMessage(S&& name, const google::protobuf::Message* message) = delete;
+  template <typename S, typename = std::enable_if_t<IsTemporaryString<S>()>>
+  Environment& BindValue(S&& name, Value value) = delete;
 
  private:
   absl::InlinedVector<std::pair<absl::string_view, Value>, 2> bindings_;
