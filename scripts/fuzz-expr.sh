@@ -35,7 +35,7 @@ for f in sample.pb.h sample.pb.cc; do
   fi
 done
 
-SRCS=(common/expr/access.cc common/expr/eval.cc common/expr/expr.cc common/expr/parser.cc
+SRCS=(common/expr/access.cc common/expr/eval.cc common/expr/expr.cc common/expr/lexer.cc common/expr/parser.cc
       common/expr/value.cc common/expr/fuzz/expr_fuzzer.cc "$OUT/gen/common/expr/testdata/sample.pb.cc")
 OBJS=()
 for src in "${SRCS[@]}"; do

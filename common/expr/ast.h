@@ -65,9 +65,6 @@ inline constexpr int kMaxHeight = 500;   // tree height (long operator chains)
 // column N" for multi-line input), then the source line and a caret line.
 absl::StatusOr<std::unique_ptr<Node>> Parse(absl::string_view source);
 
-// Formats an error at byte `offset` of `source` in the style described above.
-std::string FormatAt(absl::string_view source, size_t offset, absl::string_view what);
-
 }  // namespace sluice::expr::internal
 
 #endif  // SLUICE_COMMON_EXPR_AST_H_
