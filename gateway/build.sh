@@ -58,8 +58,8 @@ cp "$ws"/gateway/*.go "$pkgdir/"
   echo
   echo '	"github.com/grpc-ecosystem/grpc-gateway/runtime"'
   echo '	"google.golang.org/grpc"'
-  for f in $(find "$work/gopath/src/sluice/gen" -name '*.pb.gw.go' | sort); do
-    dir="$(dirname "${f#$work/gopath/src/}")"
+  # One import per Go package (a package may hold several .pb.gw.go files).
+  for dir in $(find "$work/gopath/src/sluice/gen" -name '*.pb.gw.go' -exec dirname {} \; | sed "s#^$work/gopath/src/##" | sort -u); do
     alias="$(echo "$dir" | sed 's#^sluice/gen/##; s#[/.]#_#g')"
     echo "	$alias \"$dir\""
   done

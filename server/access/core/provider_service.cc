@@ -312,6 +312,18 @@ absl::StatusOr<pb::ProviderConfig> ProviderService::GetPlainConfig(const std::st
   return Unseal(*stored);
 }
 
+absl::StatusOr<std::map<std::string, pb::ProviderConfig>> ProviderService::PlainConfigs() {
+  auto all = providers_->List();
+  if (!all.ok()) return all.status();
+  std::map<std::string, pb::ProviderConfig> out;
+  for (const auto& stored : *all) {
+    auto config = Unseal(stored);
+    if (!config.ok()) return config.status();
+    out[absl::StrCat(config->type(), "/", config->urn())] = std::move(*config);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- resources
 
 absl::StatusOr<std::vector<pb::Resource>> ResourceService::List(

@@ -4,6 +4,7 @@
 #ifndef SLUICE_SERVER_ACCESS_CORE_PROVIDER_SERVICE_H_
 #define SLUICE_SERVER_ACCESS_CORE_PROVIDER_SERVICE_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ class ProviderService {
   // The plaintext config of the provider (type, urn); NotFound.
   absl::StatusOr<pb::ProviderConfig> GetPlainConfig(const std::string& type,
                                                     const std::string& urn);
+  // Every provider's plaintext config keyed by "type/urn".
+  absl::StatusOr<std::map<std::string, pb::ProviderConfig>> PlainConfigs();
 
  private:
   absl::Status Validate(const pb::ProviderConfig& config, ProviderClient** client);
