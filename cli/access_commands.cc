@@ -148,6 +148,7 @@ void AddProviderCommands(CLI::App& app, const Options& options, int* exit_code) 
 void AddAccessCommands(CLI::App& app, const Options& options, int* exit_code) {
   AddPolicyCommands(app, options, exit_code);
   AddProviderCommands(app, options, exit_code);
+  AddAppealCommands(app, options, exit_code);
 }
 
 }  // namespace sluice::cli

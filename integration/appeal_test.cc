@@ -448,5 +448,54 @@ TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
   EXPECT_EQ(Call("GET", "/grants?account_ids=no_such_role").Json()["total"], 0);
 }
 
+std::pair<int, std::string> Ctl(const Stack& stack, const std::string& email,
+                                std::vector<std::string> args) {
+  std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack.grpc_target(),
+                                   "--email", email, "--json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto p = Process::Start(argv);
+  if (!p.ok()) return {-1, std::string(p.status().message())};
+  int code = (*p)->WaitExit(absl::Seconds(30));
+  return {code, (*p)->Log()};
+}
+
+TEST_F(AppealTest, SluicectlAppealApprovalGrant) {
+  std::string rid = Setup("cli-flow", TwoStep());
+  std::string dir = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+  std::ofstream(dir + "/appeal.yaml") << "resources:\n  - id: " << rid << "\n    role: viewer\n";
+  auto [code, out] = Ctl(*stack_, kAlice, {"appeal", "create", "-f", dir + "/appeal.yaml"});
+  ASSERT_EQ(code, 0) << out;
+  std::string id = json::parse(out)["appeals"][0]["id"];
+  std::tie(code, out) = Ctl(*stack_, "owner@example.com", {"approval", "approve", id, "owner"});
+  ASSERT_EQ(code, 0) << out;
+  std::tie(code, out) = Ctl(*stack_, "lead@example.com", {"approval", "reject", id, "owner"});
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("error: 7:"), std::string::npos) << out;
+  std::tie(code, out) = Ctl(*stack_, "lead@example.com", {"approval", "approve", id, "lead", "--reason", "ok"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out)["appeal"]["status"], "active");
+  std::string gid = json::parse(out)["appeal"]["grant"]["id"];
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "get", id});
+  ASSERT_EQ(code, 0) << out;
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "list", "--status", "active", "--size", "500"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find(id), std::string::npos);
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"grant", "get", gid});
+  ASSERT_EQ(code, 0) << out;
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"grant", "list", "--account", kAlice, "--status", "active"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find(gid), std::string::npos);
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "revoke", id, "--reason", "cli"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out)["appeal"]["status"], "terminated");
+  std::ofstream(dir + "/appeal2.yaml") << "resources:\n  - id: " << rid << "\n    role: admin\n";
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "create", "-f", dir + "/appeal2.yaml"});
+  ASSERT_EQ(code, 0) << out;
+  std::string id2 = json::parse(out)["appeals"][0]["id"];
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "cancel", id2});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(json::parse(out)["appeal"]["status"], "cancelled");
+}
+
 }  // namespace
 }  // namespace sluice::integration
