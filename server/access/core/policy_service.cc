@@ -204,6 +204,11 @@ absl::StatusOr<std::vector<pb::Policy>> PolicyService::List() {
 }
 
 absl::StatusOr<pb::Policy> PolicyService::GetDecrypted(const std::string& id, uint32_t version) {
+  if (version > 0) {
+    absl::MutexLock lock(&mu_);
+    auto it = decrypted_.find({id, version});
+    if (it != decrypted_.end()) return it->second;
+  }
   auto p = repo_->Get(id, version);
   if (!p.ok()) return p.status();
   if (p->has_iam()) {
@@ -214,6 +219,8 @@ absl::StatusOr<pb::Policy> PolicyService::GetDecrypted(const std::string& id, ui
       *s = *dec;
     }
   }
+  absl::MutexLock lock(&mu_);
+  decrypted_[{id, p->version()}] = *p;
   return p;
 }
 

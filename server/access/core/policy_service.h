@@ -4,8 +4,13 @@
 #ifndef SLUICE_SERVER_ACCESS_CORE_POLICY_SERVICE_H_
 #define SLUICE_SERVER_ACCESS_CORE_POLICY_SERVICE_H_
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,13 +38,16 @@ class PolicyService {
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version);
   // Latest versions, masked.
   absl::StatusOr<std::vector<pb::Policy>> List();
-  // With IAM secrets decrypted (for the IAM call); NotFound.
+  // With IAM secrets decrypted (for the IAM call); NotFound. A given
+  // (id, version ≥ 1) never changes, so these are cached in memory.
   absl::StatusOr<pb::Policy> GetDecrypted(const std::string& id, uint32_t version);
 
  private:
   absl::Status EncryptSecrets(pb::Policy* policy, const pb::Policy* previous) const;
   PolicyRepository* repo_;
   const Crypter* crypter_;
+  absl::Mutex mu_;
+  std::map<std::pair<std::string, uint32_t>, pb::Policy> decrypted_ ABSL_GUARDED_BY(mu_);
 };
 
 // Replaces IAM auth secrets with kMaskedSecret.

@@ -245,6 +245,7 @@ absl::StatusOr<pb::Provider> ProviderService::Update(const std::string& id,
        {{"id", id}, {"type", merged.type()}, {"urn", merged.urn()},
         {"resources", resources->size()}}});
   if (!updated.ok()) return updated.status();
+  Invalidate();
   return Masked(*updated);
 }
 
@@ -263,7 +264,9 @@ absl::StatusOr<std::vector<pb::Provider>> ProviderService::List() {
 }
 
 absl::Status ProviderService::Delete(const std::string& id, const std::string& actor) {
-  return providers_->Delete(id, {"provider.delete", actor, {{"id", id}}});
+  auto st = providers_->Delete(id, {"provider.delete", actor, {{"id", id}}});
+  Invalidate();
+  return st;
 }
 
 absl::StatusOr<std::vector<pb::Role>> ProviderService::ListRoles(
@@ -307,9 +310,27 @@ int ProviderService::SyncAll() {
 
 absl::StatusOr<pb::ProviderConfig> ProviderService::GetPlainConfig(const std::string& type,
                                                                    const std::string& urn) {
+  std::string key = absl::StrCat(type, "/", urn);
+  absl::Time now = absl::Now();
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = config_cache_.find(key);
+    if (it != config_cache_.end() && now - it->second.first < absl::Seconds(2)) {
+      return it->second.second;
+    }
+  }
   auto stored = providers_->GetByTypeUrn(type, urn);
   if (!stored.ok()) return stored.status();
-  return Unseal(*stored);
+  auto config = Unseal(*stored);
+  if (!config.ok()) return config.status();
+  absl::MutexLock lock(&mu_);
+  config_cache_[key] = {now, *config};
+  return config;
+}
+
+void ProviderService::Invalidate() {
+  absl::MutexLock lock(&mu_);
+  config_cache_.clear();
 }
 
 absl::StatusOr<std::map<std::string, pb::ProviderConfig>> ProviderService::PlainConfigs() {

@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "absl/status/statusor.h"
 #include "common/crypto.h"
 #include "server/access/core/provider_client.h"
@@ -47,7 +50,9 @@ class ProviderService {
   // Re-fetches every provider's resources (the background job, actor
   // "system"). Failures are logged and counted; returns the failure count.
   int SyncAll();
-  // The plaintext config of the provider (type, urn); NotFound.
+  // The plaintext config of the provider (type, urn); NotFound. Cached for
+  // up to 2 s (the hot path of appeal creation); this process's own updates
+  // and deletes invalidate the entry at once.
   absl::StatusOr<pb::ProviderConfig> GetPlainConfig(const std::string& type,
                                                     const std::string& urn);
   // Every provider's plaintext config keyed by "type/urn".
@@ -61,10 +66,15 @@ class ProviderService {
   absl::StatusOr<pb::ProviderConfig> Unseal(const StoredProvider& stored);
   pb::Provider Masked(const StoredProvider& stored);
 
+  void Invalidate();
+
   ProviderRepository* providers_;
   PolicyRepository* policies_;
   const ProviderRegistry* registry_;
   const Crypter* crypter_;
+  absl::Mutex mu_;
+  std::map<std::string, std::pair<absl::Time, pb::ProviderConfig>> config_cache_
+      ABSL_GUARDED_BY(mu_);
 };
 
 class ResourceService {

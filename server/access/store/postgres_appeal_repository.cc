@@ -307,17 +307,33 @@ class SociTx : public AccessTx {
       return db::FromSociError(e, "insert appeal");
     }
     a->set_id(id);
+    if (a->approvals().empty()) return absl::OkStatus();
+    // All approvals in one statement (one round trip on the create path).
+    nlohmann::json rows = nlohmann::json::array();
     for (int i = 0; i < a->approvals_size(); ++i) {
+      const pb::Approval& p = a->approvals(i);
+      nlohmann::json approvers = nlohmann::json::array();
+      for (const auto& e : p.approvers()) approvers.push_back(e);
+      rows.push_back({{"step_index", i}, {"name", p.name()}, {"status", p.status()},
+                      {"actor", p.actor()}, {"reason", p.reason()}, {"approvers", approvers},
+                      {"policy_id", p.policy_id()}, {"policy_version", p.policy_version()}});
+    }
+    std::string rows_text = rows.dump();
+    soci::rowset<soci::row> inserted =
+        (sql_.prepare << "INSERT INTO approvals (appeal_id, step_index, name, status, actor, "
+                         "reason, approvers, policy_id, policy_version) SELECT CAST(:a AS uuid), "
+                         "x.step_index, x.name, x.status, x.actor, x.reason, x.approvers, "
+                         "x.policy_id, x.policy_version FROM jsonb_to_recordset(CAST(:j AS jsonb)) "
+                         "AS x(step_index int, name text, status text, actor text, reason text, "
+                         "approvers jsonb, policy_id text, policy_version int) "
+                         "RETURNING id::text, step_index",
+         use(id, "a"), use(rows_text, "j"));
+    for (const auto& r : inserted) {
+      int i = r.get<int>(1);
+      if (i < 0 || i >= a->approvals_size()) continue;
       pb::Approval* p = a->mutable_approvals(i);
+      p->set_id(r.get<std::string>(0));
       p->set_appeal_id(id);
-      std::string approvers = JsonArray(p->approvers()), pid;
-      int pv = static_cast<int>(p->policy_version());
-      sql_ << "INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, "
-              "approvers, policy_id, policy_version) VALUES (CAST(:a AS uuid), :i, :n, :s, :ac, "
-              ":re, CAST(:ap AS jsonb), :pi, :pv) RETURNING id::text",
-          use(id), use(i), use(p->name()), use(p->status()), use(p->actor()), use(p->reason()),
-          use(approvers), use(p->policy_id()), use(pv), soci::into(pid);
-      p->set_id(pid);
       *p->mutable_created_at() = a->created_at();
       *p->mutable_updated_at() = a->created_at();
     }
