@@ -1,8 +1,14 @@
 // Access API part 2 end to end through the gateway (HTTP/JSON): appeals, the
 // approval flow, grants, expiry, extension, bulk revoke, the postgres
 // provider in a real database, and 50 concurrent approvals.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -495,6 +501,99 @@ TEST_F(AppealTest, SluicectlAppealApprovalGrant) {
   std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "cancel", id2});
   ASSERT_EQ(code, 0) << out;
   EXPECT_EQ(json::parse(out)["appeal"]["status"], "cancelled");
+}
+
+// A one-connection-at-a-time HTTP server answering every request with `body`
+// and recording the requests it saw.
+class TinyHttpServer {
+ public:
+  explicit TinyHttpServer(std::string body) : body_(std::move(body)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    listen(fd_, 8);
+    thread_ = std::thread([this] {
+      while (true) {
+        int c = accept(fd_, nullptr, nullptr);
+        if (c < 0) return;
+        char buf[4096];
+        ssize_t n = read(c, buf, sizeof(buf));
+        if (n > 0) {
+          std::lock_guard<std::mutex> lock(mu_);
+          requests_.emplace_back(buf, n);
+        }
+        std::string resp = absl::StrCat("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                        "Content-Length: ", body_.size(),
+                                        "\r\nConnection: close\r\n\r\n", body_);
+        (void)!write(c, resp.data(), resp.size());
+        close(c);
+      }
+    });
+  }
+  ~TinyHttpServer() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  std::vector<std::string> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+
+ private:
+  std::string body_;
+  int fd_ = -1, port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> requests_;
+};
+
+TEST_F(AppealTest, CreatorProfileFromIamDrivesApprovers) {
+  TinyHttpServer iam(R"({"name": "Alice", "manager": {"email": "boss@example.com"}})");
+  json policy = json::parse(R"({"steps": [
+      {"name": "manager", "strategy": "manual", "approvers": ["$appeal.creator.manager_email"]}],
+      "appeal": {"allow_permanent_access": true}})");
+  policy["iam"] = {{"provider", "http"},
+                   {"config", {{"url", absl::StrCat("http://127.0.0.1:", iam.port(), "/users/{user_id}")},
+                               {"auth", {{"type", "bearer"}, {"token", "iam-token"}}}}},
+                   {"schema", {{"manager_email", "manager.email"}, {"name", "name"}}}};
+  std::string rid = Setup("iam-ok", policy);
+  auto created = Appeal(rid);
+  ASSERT_EQ(created.status, 200) << created.body;
+  json a = created.Json()["appeals"][0];
+  EXPECT_EQ(a["creator"]["manager_email"], "boss@example.com");
+  EXPECT_EQ(a["creator"]["name"], "Alice");
+  EXPECT_EQ(a["approvals"][0]["approvers"], json({"boss@example.com"}));
+  auto reqs = iam.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_NE(reqs[0].find("GET /users/alice%40example.com"), std::string::npos) << reqs[0];
+  EXPECT_NE(reqs[0].find("Authorization: Bearer iam-token"), std::string::npos) << reqs[0];
+}
+
+TEST_F(AppealTest, RequirementsCreateAdditionalAppeals) {
+  std::string extra = Setup("req-extra", TwoStep());
+  json policy = json::parse(R"({"steps": [{"name": "auto", "strategy": "auto", "approve_if": "true"}],
+                                "appeal": {"allow_permanent_access": true}})");
+  policy["requirements"] = {{{"on", {{"role", "viewer"}}},
+                             {"appeals", {{{"resource", {{"id", extra}}}, {"role", "admin"}}}}}};
+  std::string main_rid = Setup("req-main", policy);
+  json a = Appeal(main_rid, "viewer").Json()["appeals"][0];
+  ASSERT_EQ(a["status"], "active") << a;
+  auto extra_appeals = Call("GET", "/appeals?provider_urns=noop-req-extra&account_ids=" + kAlice);
+  ASSERT_EQ(extra_appeals.Json()["total"], 1) << extra_appeals.body;
+  json e = extra_appeals.Json()["appeals"][0];
+  EXPECT_EQ(e["created_by"], "system");
+  EXPECT_EQ(e["role"], "admin");
+  EXPECT_EQ(e["status"], "pending");
+  // Not for other roles.
+  ASSERT_EQ(Appeal(main_rid, "admin").Json()["appeals"][0]["status"], "active");
+  EXPECT_EQ(Call("GET", "/appeals?provider_urns=noop-req-extra&account_ids=" + kAlice).Json()["total"], 1);
 }
 
 }  // namespace
