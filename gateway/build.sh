@@ -30,14 +30,21 @@ WKT="$WKT,Mgoogle/protobuf/struct.proto=$P/struct,Mgoogle/protobuf/empty.proto=$
 WKT="$WKT,Mgoogle/protobuf/any.proto=$P/any,Mgoogle/protobuf/wrappers.proto=$P/wrappers"
 WKT="$WKT,Mgoogle/protobuf/field_mask.proto=google.golang.org/genproto/protobuf/field_mask"
 
-/usr/bin/protoc -I. -Ithird_party/googleapis -I/usr/include \
-  --plugin=protoc-gen-go=/usr/bin/protoc-gen-go \
-  --plugin=protoc-gen-grpc-gateway="$work/bin/protoc-gen-grpc-gateway" \
-  --plugin=protoc-gen-swagger="$work/bin/protoc-gen-swagger" \
-  --go_out=plugins=grpc,"$WKT":"$work/gopath/src" \
-  --grpc-gateway_out=logtostderr=true:"$work/gopath/src" \
-  --swagger_out=logtostderr=true,allow_merge=true,merge_file_name=sluice:"$work/openapi" \
-  "$@"
+# protoc-gen-go 1.3.5 and protoc-gen-swagger want one Go package per run:
+# generate per proto, then merge the OpenAPI documents below.
+i=0
+for proto in "$@"; do
+  i=$((i + 1))
+  mkdir -p "$work/openapi/part$i"
+  /usr/bin/protoc -I. -Ithird_party/googleapis -I/usr/include \
+    --plugin=protoc-gen-go=/usr/bin/protoc-gen-go \
+    --plugin=protoc-gen-grpc-gateway="$work/bin/protoc-gen-grpc-gateway" \
+    --plugin=protoc-gen-swagger="$work/bin/protoc-gen-swagger" \
+    --go_out=plugins=grpc,"$WKT":"$work/gopath/src" \
+    --grpc-gateway_out=logtostderr=true:"$work/gopath/src" \
+    --swagger_out=logtostderr=true,allow_merge=true,merge_file_name=sluice:"$work/openapi/part$i" \
+    "$proto"
+done
 
 pkgdir="$work/gopath/src/sluice/gateway"
 cp "$ws"/gateway/*.go "$pkgdir/"
@@ -75,10 +82,17 @@ cp "$ws"/gateway/*.go "$pkgdir/"
 
 # openapi_gen.go: the merged OpenAPI (swagger 2.0) document, base64-embedded.
 # The merge takes its title from the first proto; give it the product's.
-python3 - "$work/openapi/sluice.swagger.json" <<'PY'
+python3 - "$work/openapi/sluice.swagger.json" "$work"/openapi/part*/sluice.swagger.json <<'PY'
 import json, sys
 p = sys.argv[1]
-doc = json.load(open(p))
+doc = None
+for part in sys.argv[2:]:
+    d = json.load(open(part))
+    if doc is None:
+        doc = d
+        continue
+    for key in ("paths", "definitions"):
+        doc.setdefault(key, {}).update(d.get(key, {}))
 doc["info"] = {"title": "Sluice API", "version": "v1beta1",
                "description": "Access management and notifications. Errors are rpcStatus "
                               "bodies: {code, message, details}."}
