@@ -68,7 +68,7 @@ constexpr char kPagerDutyAlertBody[] = R"({
     "summary": "{{title}}",
     "source": "{{source}}",
     "severity": "{{pagerduty_severity}}",
-    "custom_details": {{{_json}}}
+    "custom_details": {{{_payload_json}}}
   }{{#external_url}},
   "client": "Alertmanager",
   "client_url": "{{external_url}}"{{/external_url}}
