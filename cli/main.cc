@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/cli.h"
+#include "cli/notification_commands.h"
 #include "cli/server_commands.h"
 
 namespace {
@@ -11,6 +12,7 @@ namespace {
 // Every command group, in help order. Add a row per API.
 constexpr sluice::cli::CommandGroup kGroups[] = {
     &sluice::cli::AddServerCommands,
+    &sluice::cli::AddNotificationCommands,
 };
 
 }  // namespace
