@@ -40,20 +40,10 @@ absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
     const Notification& n, const std::vector<Delivery>& deliveries, int max_tries,
     absl::Time expire_at) {
   long long id = 0;
-  absl::Status st = pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+  // One statement (atomic on its own, one round trip): the notification and
+  // its messages, or nothing when the idempotency key is already taken.
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     std::string data = n.data.dump(), labels = LabelsText(n.labels);
-    soci::indicator ind = soci::i_null;
-    sql << "INSERT INTO notifications (idempotency_key, template, data, labels, source) VALUES "
-           "(NULLIF(:k, ''), :t, CAST(:d AS jsonb), CAST(:l AS jsonb), :s) "
-           "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id",
-        soci::use(n.idempotency_key), soci::use(n.template_name), soci::use(data),
-        soci::use(labels), soci::use(n.source), soci::into(id, ind);
-    if (!sql.got_data() || ind == soci::i_null) {
-      // A concurrent request with the same key won: return its id.
-      sql << "SELECT id FROM notifications WHERE idempotency_key = :k",
-          soci::use(n.idempotency_key), soci::into(id);
-      return absl::OkStatus();
-    }
     nlohmann::json rows = nlohmann::json::array();
     for (const Delivery& d : deliveries) {
       rows.push_back({{"receiver_id", d.receiver_id},
@@ -62,11 +52,23 @@ absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
     }
     std::string rows_text = rows.dump();
     double exp = Seconds(expire_at);
-    sql << "INSERT INTO notification_messages (notification_id, receiver_id, receiver_type, "
-           "config_override, max_tries, expire_at) SELECT :n, (x->>'receiver_id')::bigint, "
+    soci::indicator ind = soci::i_null;
+    sql << "WITH n AS (INSERT INTO notifications (idempotency_key, template, data, labels, source) "
+           "VALUES (NULLIF(:k, ''), :t, CAST(:d AS jsonb), CAST(:l AS jsonb), :s) "
+           "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id), "
+           "m AS (INSERT INTO notification_messages (notification_id, receiver_id, receiver_type, "
+           "config_override, max_tries, expire_at) SELECT n.id, (x->>'receiver_id')::bigint, "
            "x->>'receiver_type', x->'config_override', :mt, to_timestamp(:e) "
-           "FROM jsonb_array_elements(CAST(:rows AS jsonb)) x",
-        soci::use(id), soci::use(max_tries), soci::use(exp), soci::use(rows_text);
+           "FROM n, jsonb_array_elements(CAST(:rows AS jsonb)) x) "
+           "SELECT id FROM n",
+        soci::use(n.idempotency_key), soci::use(n.template_name), soci::use(data),
+        soci::use(labels), soci::use(n.source), soci::use(max_tries), soci::use(exp),
+        soci::use(rows_text), soci::into(id, ind);
+    if (!sql.got_data() || ind == soci::i_null) {
+      // A concurrent request with the same key won: return its id.
+      sql << "SELECT id FROM notifications WHERE idempotency_key = :k",
+          soci::use(n.idempotency_key), soci::into(id);
+    }
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
