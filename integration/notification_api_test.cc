@@ -27,6 +27,17 @@ class NotificationApiTest : public ::testing::Test {
 };
 Stack* NotificationApiTest::stack_ = nullptr;
 
+TEST_F(NotificationApiTest, RoutesAreInTheOpenApiDocument) {
+  json doc = Http("GET", absl::StrCat(stack_->http_base(), "/api/openapi.json")).Json();
+  for (const char* path : {"/api/v1beta1/receivers", "/api/v1beta1/receivers/{id}",
+                           "/api/v1beta1/subscriptions/{id}", "/api/v1beta1/templates/{name}/render",
+                           "/api/v1beta1/notifications", "/api/v1beta1/notifications/{id}/messages",
+                           "/api/v1beta1/alerts/{provider_type}/{provider_id}",
+                           "/api/v1beta1/server-info"}) {
+    EXPECT_TRUE(doc["paths"].contains(path)) << path;
+  }
+}
+
 TEST_F(NotificationApiTest, ReceiverCrud) {
   uint64_t id = api_.CreateReceiver({{"name", "ops-hook"},
                                      {"type", "http"},

@@ -152,6 +152,11 @@ TEST_F(NotificationDeliveryTest, RetriesThenPublishedAndPermanentFailure) {
   EXPECT_NE(m2["last_error"].get<std::string>().find("HTTP 400"), std::string::npos) << m2.dump();
   absl::SleepFor(absl::Milliseconds(600));
   EXPECT_EQ(fake_->Requests("/bad").size(), 1u);
+  auto metrics = Http("GET", absl::StrCat("http://127.0.0.1:", stack_->metrics_port(), "/metrics"));
+  EXPECT_NE(metrics.body.find("sluice_notification_messages_total{outcome=\"retried\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics.body.find("sluice_notification_messages_total{outcome=\"failed\"}"),
+            std::string::npos);
 
   // Always 503: three tries, then failed.
   HttpReceiver("down", "/down", {{"grp", "down"}});

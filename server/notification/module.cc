@@ -1,6 +1,8 @@
 #include "server/notification/module.h"
 
 #include "absl/strings/str_cat.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "common/http_client.h"
 #include "server/notification/api/grpc_service.h"
 #include "server/notification/core/delivery.h"
@@ -62,7 +64,18 @@ class NotificationModule : public server::Module {
         template_repo_(ctx.pool),
         notification_repo_(ctx.pool),
         alert_repo_(ctx.pool),
-        workers_(&notification_repo_, &plugins_, &codec_, settings.delivery),
+        outcomes_(ctx.registry == nullptr
+                      ? nullptr
+                      : &prometheus::BuildCounter()
+                             .Name("sluice_notification_messages_total")
+                             .Help("Delivery outcomes of notification messages")
+                             .Register(*ctx.registry)),
+        workers_(&notification_repo_, &plugins_, &codec_, settings.delivery,
+                 [this](absl::string_view outcome, int n) {
+                   if (outcomes_ != nullptr) {
+                     outcomes_->Add({{"outcome", std::string(outcome)}}).Increment(n);
+                   }
+                 }),
         receivers_(&receiver_repo_, &plugins_, &codec_),
         subscriptions_(&subscription_repo_, &receiver_repo_, &codec_),
         templates_(&template_repo_),
@@ -93,6 +106,7 @@ class NotificationModule : public server::Module {
   PostgresTemplateRepository template_repo_;
   PostgresNotificationRepository notification_repo_;
   PostgresAlertRepository alert_repo_;
+  prometheus::Family<prometheus::Counter>* outcomes_;  // owned by the registry
   DeliveryWorkerPool workers_;
   ReceiverService receivers_;
   SubscriptionService subscriptions_;

@@ -52,13 +52,27 @@ void DeliveryWorkerPool::Loop(int index) {
   }
 }
 
+bool DeliveryWorkerPool::Stopping() {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
+}
+
+void DeliveryWorkerPool::Count(absl::string_view outcome, int n) {
+  if (n > 0 && on_outcome_) on_outcome_(outcome, n);
+}
+
 absl::StatusOr<int> DeliveryWorkerPool::RunOnce() {
   auto expired = repo_->ExpireDue(absl::Now());
   if (!expired.ok()) return expired.status();
   stats_.expired += *expired;
+  Count("expired", *expired);
   auto batch = repo_->Claim(options_.batch_size, options_.lease);
   if (!batch.ok()) return batch.status();
   for (const ClaimedMessage& m : *batch) {
+    if (Stopping()) {
+      (void)repo_->Release(m.message.id);  // a later run or replica sends it
+      continue;
+    }
     if (auto st = Deliver(m); !st.ok()) {
       spdlog::warn("message {}: recording the outcome failed: {}", m.message.id, st.ToString());
     }
@@ -70,6 +84,7 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   const Message& msg = m.message;
   auto fail = [&](const std::string& error) {
     ++stats_.failed;
+    Count("failed", 1);
     spdlog::info("message {} to receiver {} failed: {}", msg.id, msg.receiver_id, error);
     return repo_->MarkFailed(msg.id, error);
   };
@@ -97,11 +112,13 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   absl::Status sent = plugin->second->Send(*opened, *payload);
   if (sent.ok()) {
     ++stats_.published;
+    Count("published", 1);
     return repo_->MarkPublished(msg.id);
   }
   std::string error(sent.message());
   if (IsRetryable(sent) && msg.try_count < msg.max_tries) {
     ++stats_.retried;
+    Count("retried", 1);
     return repo_->MarkRetry(msg.id, error, absl::Now() + Backoff(msg.try_count));
   }
   if (IsRetryable(sent)) error = absl::StrCat("after ", msg.try_count, " tries: ", error);

@@ -5,6 +5,7 @@
 #define SLUICE_SERVER_NOTIFICATION_CORE_DELIVERY_H_
 
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -33,16 +34,25 @@ struct DeliveryStats {
 
 class DeliveryWorkerPool {
  public:
+  // Called with each outcome: "published", "retried", "failed" or "expired"
+  // (and the count), e.g. to feed metrics. Must be thread-safe.
+  using OutcomeFn = std::function<void(absl::string_view outcome, int count)>;
+
   DeliveryWorkerPool(NotificationRepository* repo, ReceiverPlugins* plugins,
-                     const SecretCodec* codec, DeliveryOptions options)
-      : repo_(repo), plugins_(plugins), codec_(codec), options_(options) {}
+                     const SecretCodec* codec, DeliveryOptions options, OutcomeFn on_outcome = {})
+      : repo_(repo),
+        plugins_(plugins),
+        codec_(codec),
+        options_(options),
+        on_outcome_(std::move(on_outcome)) {}
   ~DeliveryWorkerPool() { Stop(); }
 
   // Starts options.workers threads.
   void Start();
   // Wakes idle workers to poll now (called after an enqueue).
   void Wake();
-  // Stops the threads after their current message (idempotent).
+  // Stops the threads after their current message; claimed messages not yet
+  // sent go back to the queue unchanged (idempotent).
   void Stop();
 
   // One poll: expire, claim up to batch_size, deliver each. Returns how many
@@ -56,6 +66,8 @@ class DeliveryWorkerPool {
 
  private:
   void Loop(int index);
+  bool Stopping();
+  void Count(absl::string_view outcome, int n);
   // Sends one claimed message and records its outcome.
   absl::Status Deliver(const ClaimedMessage& m);
 
@@ -63,6 +75,7 @@ class DeliveryWorkerPool {
   ReceiverPlugins* plugins_;
   const SecretCodec* codec_;
   DeliveryOptions options_;
+  OutcomeFn on_outcome_;
   DeliveryStats stats_;
   std::vector<std::thread> threads_;
   absl::Mutex mu_;

@@ -191,6 +191,11 @@ class FakeNotificationRepository : public NotificationRepository {
     messages[id].m.next_attempt_at = next;
     return absl::OkStatus();
   }
+  absl::Status Release(uint64_t id) override {
+    messages[id].m.status = kEnqueued;
+    messages[id].m.try_count--;
+    return absl::OkStatus();
+  }
   struct Row {
     Message m;
     nlohmann::json override_config;

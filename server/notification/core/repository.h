@@ -78,6 +78,8 @@ class NotificationRepository {
   virtual absl::Status MarkFailed(uint64_t message_id, absl::string_view error) = 0;
   virtual absl::Status MarkRetry(uint64_t message_id, absl::string_view error,
                                  absl::Time next_attempt_at) = 0;
+  // Returns a claimed, unsent message to the queue as it was (shutdown).
+  virtual absl::Status Release(uint64_t message_id) = 0;
 };
 
 class AlertRepository {

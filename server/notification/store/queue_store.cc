@@ -216,6 +216,16 @@ absl::Status PostgresNotificationRepository::MarkRetry(uint64_t message_id,
   });
 }
 
+absl::Status PostgresNotificationRepository::Release(uint64_t message_id) {
+  return pool_->Run([&](soci::session& sql) {
+    long long id = static_cast<long long>(message_id);
+    sql << "UPDATE notification_messages SET status = 'enqueued', try_count = try_count - 1, "
+           "lease_until = NULL, updated_at = now() WHERE id = :id AND status = 'pending'",
+        soci::use(id);
+    return absl::OkStatus();
+  });
+}
+
 // ---- Alerts ----
 
 absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {

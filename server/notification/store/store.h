@@ -68,6 +68,7 @@ class PostgresNotificationRepository : public NotificationRepository {
   absl::Status MarkFailed(uint64_t message_id, absl::string_view error) override;
   absl::Status MarkRetry(uint64_t message_id, absl::string_view error,
                          absl::Time next_attempt_at) override;
+  absl::Status Release(uint64_t message_id) override;
 
  private:
   db::Pool* pool_;

@@ -224,6 +224,15 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
   ASSERT_TRUE(queue_.MarkPublished((*again)[0].message.id).ok());
   EXPECT_EQ((*queue_.ListMessages(n))[0].status, kPublished);
 
+  // Release (shutdown) puts a claimed message back as it was.
+  uint64_t r = Enqueue(1);
+  auto claimed = queue_.Claim(10, absl::Seconds(60));
+  ASSERT_EQ(claimed->size(), 1u);
+  ASSERT_TRUE(queue_.Release((*claimed)[0].message.id).ok());
+  Message back = (*queue_.ListMessages(r))[0];
+  EXPECT_EQ(back.status, kEnqueued);
+  EXPECT_EQ(back.try_count, 0);
+
   uint64_t old = Enqueue(2, absl::Now() - absl::Seconds(1));
   EXPECT_EQ(*queue_.ExpireDue(absl::Now()), 2);
   auto old_messages = queue_.ListMessages(old);
