@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sink/sinks/http/http_sink.h"
+#include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
 
 namespace sluice::sink {
@@ -22,6 +23,7 @@ struct Entry {
 // The registry: one row per folder under sink/sinks/. Keep sorted by type.
 constexpr Entry kSinks[] = {
     {"http", &HttpSink::CreateFromContext},
+    {"jdbc", &JdbcSink::CreateFromContext},
     {"log", &LogSink::Create},
 };
 
