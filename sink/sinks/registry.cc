@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/http/http_sink.h"
 #include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
@@ -22,6 +23,7 @@ struct Entry {
 
 // The registry: one row per folder under sink/sinks/. Keep sorted by type.
 constexpr Entry kSinks[] = {
+    {"grpc", &GrpcSink::CreateFromContext},
     {"http", &HttpSink::CreateFromContext},
     {"jdbc", &JdbcSink::CreateFromContext},
     {"log", &LogSink::Create},
