@@ -16,8 +16,25 @@
 namespace sluice::sink {
 namespace {
 
-// libpq's limit on bound parameters per statement.
-constexpr size_t kMaxParams = 65535;
+// The per-connection staging table of upserts.
+constexpr char kStageTable[] = "sluice_sink_stage";
+
+// Appends `v` in COPY text format (backslash escapes; \N for NULL).
+void AppendCopyField(const std::optional<std::string>& v, std::string* out) {
+  if (!v) {
+    out->append("\\N");
+    return;
+  }
+  for (char c : *v) {
+    switch (c) {
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default: out->push_back(c);
+    }
+  }
+}
 
 // Owns a PGresult.
 struct ResultDeleter {
@@ -107,6 +124,7 @@ absl::Status JdbcSink::Connect() {
     PQfinish(conn_);
     conn_ = nullptr;
   }
+  stage_ready_ = false;  // temp tables die with their session
   std::vector<const char*> keys = {"dbname"};
   std::vector<const char*> values = {config_.conninfo.c_str()};
   if (!config_.user.empty()) {
@@ -229,39 +247,37 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
   return failed;
 }
 
-std::string JdbcSink::InsertSql(size_t rows) const {
-  const size_t ncols = config_.columns.size();
-  std::string sql = absl::StrCat("INSERT INTO ", QuoteIdentifier(config_.table), " (");
-  for (size_t i = 0; i < ncols; ++i) {
-    absl::StrAppend(&sql, i ? "," : "", QuoteIdentifier(config_.columns[i].column));
+std::string JdbcSink::ColumnList() const {
+  std::string out = "(";
+  for (size_t i = 0; i < config_.columns.size(); ++i) {
+    absl::StrAppend(&out, i ? "," : "", QuoteIdentifier(config_.columns[i].column));
   }
-  sql.append(") VALUES ");
-  size_t n = 1;
-  for (size_t r = 0; r < rows; ++r) {
-    sql.append(r ? ",(" : "(");
-    for (size_t i = 0; i < ncols; ++i) absl::StrAppend(&sql, i ? ",$" : "$", n++);
-    sql.push_back(')');
+  out.push_back(')');
+  return out;
+}
+
+std::string JdbcSink::UpsertSql() const {
+  std::string cols = ColumnList();
+  std::string sql = absl::StrCat("INSERT INTO ", QuoteIdentifier(config_.table), " ", cols,
+                                 " SELECT ", cols.substr(1, cols.size() - 2), " FROM ",
+                                 kStageTable, " ON CONFLICT (");
+  for (size_t i = 0; i < config_.unique_keys.size(); ++i) {
+    absl::StrAppend(&sql, i ? "," : "", QuoteIdentifier(config_.unique_keys[i]));
   }
-  if (!config_.unique_keys.empty()) {
-    sql.append(" ON CONFLICT (");
-    for (size_t i = 0; i < config_.unique_keys.size(); ++i) {
-      absl::StrAppend(&sql, i ? "," : "", QuoteIdentifier(config_.unique_keys[i]));
+  sql.append(") DO ");
+  std::vector<std::string> sets;
+  for (const ColumnMapping& c : config_.columns) {
+    if (std::find(config_.unique_keys.begin(), config_.unique_keys.end(), c.column) !=
+        config_.unique_keys.end()) {
+      continue;
     }
-    sql.append(") DO ");
-    std::vector<std::string> sets;
-    for (const ColumnMapping& c : config_.columns) {
-      if (std::find(config_.unique_keys.begin(), config_.unique_keys.end(), c.column) !=
-          config_.unique_keys.end()) {
-        continue;
-      }
-      std::string q = QuoteIdentifier(c.column);
-      sets.push_back(absl::StrCat(q, "=EXCLUDED.", q));
-    }
-    if (sets.empty()) {
-      sql.append("NOTHING");
-    } else {
-      absl::StrAppend(&sql, "UPDATE SET ", absl::StrJoin(sets, ","));
-    }
+    std::string q = QuoteIdentifier(c.column);
+    sets.push_back(absl::StrCat(q, "=EXCLUDED.", q));
+  }
+  if (sets.empty()) {
+    sql.append("NOTHING");
+  } else {
+    absl::StrAppend(&sql, "UPDATE SET ", absl::StrJoin(sets, ","));
   }
   return sql;
 }
@@ -296,39 +312,66 @@ std::vector<FailedMessage> JdbcSink::Execute() {
       return failed;
     }
   }
+  // COPY text format: one line per row, tab-separated, \N for NULL.
+  std::string data;
+  data.reserve(rows_ * config_.columns.size() * 16);
   const size_t ncols = config_.columns.size();
-  const size_t rows_per_stmt = std::max<size_t>(1, kMaxParams / ncols);
-  const bool chunked = rows_ > rows_per_stmt;
-  std::vector<const char*> params;
+  for (size_t r = 0; r < rows_; ++r) {
+    for (size_t c = 0; c < ncols; ++c) {
+      if (c) data.push_back('\t');
+      AppendCopyField(values_[r * ncols + c], &data);
+    }
+    data.push_back('\n');
+  }
+
   std::string error;
   ErrorType type = ErrorType::kSink5xxError;
-  auto run = [&](const char* sql, int nparams, const char* const* p) -> bool {
-    Result res(PQexecParams(conn_, sql, nparams, nullptr, p, nullptr, nullptr, 0));
+  auto check = [&](PGresult* raw) -> bool {
+    Result res(raw);
     ExecStatusType st = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
-    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return true;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_COPY_IN) return true;
     const char* state = res ? PQresultErrorField(res.get(), PG_DIAG_SQLSTATE) : nullptr;
     error = absl::StrCat("jdbc sink: ", absl::StripTrailingAsciiWhitespace(PQerrorMessage(conn_)));
     type = PQstatus(conn_) != CONNECTION_OK ? ErrorType::kSinkRetryableError : Classify(state);
     return false;
   };
-  // A single statement is atomic by itself; chunks need an explicit transaction.
-  bool ok = !chunked || run("BEGIN", 0, nullptr);
-  for (size_t start = 0; ok && start < rows_; start += rows_per_stmt) {
-    size_t n = std::min(rows_per_stmt, rows_ - start);
-    params.resize(n * ncols);
-    for (size_t i = 0; i < n * ncols; ++i) {
-      const auto& v = values_[start * ncols + i];
-      params[i] = v ? v->c_str() : nullptr;
+  // `begin` opens the transaction in the same round trip: PQexec stops at
+  // the COPY of a multi-statement string.
+  auto copy = [&](const std::string& target, bool begin) -> bool {
+    if (!check(PQexec(conn_, absl::StrCat(begin ? "BEGIN; " : "", "COPY ", target, " ",
+                                          ColumnList(), " FROM STDIN")
+                                 .c_str()))) {
+      return false;
     }
-    std::string sql = InsertSql(n);
-    ok = run(sql.c_str(), static_cast<int>(params.size()), params.data());
-  }
-  if (chunked) {
-    if (ok) {
-      ok = run("COMMIT", 0, nullptr);
-    } else if (PQstatus(conn_) == CONNECTION_OK) {
-      Result r(PQexec(conn_, "ROLLBACK"));
+    if (PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) != 1 ||
+        PQputCopyEnd(conn_, nullptr) != 1) {
+      error = absl::StrCat("jdbc sink: COPY: ", PQerrorMessage(conn_));
+      type = ErrorType::kSinkRetryableError;
+      return false;
     }
+    bool ok = true;
+    while (PGresult* r = PQgetResult(conn_)) ok = check(r) && ok;
+    return ok;
+  };
+
+  bool ok;
+  if (config_.unique_keys.empty()) {
+    // One COPY statement is atomic: the batch lands entirely or not at all.
+    ok = copy(QuoteIdentifier(config_.table), /*begin=*/false);
+  } else {
+    // Upsert: COPY into a per-connection temp table, then one
+    // INSERT ... SELECT ... ON CONFLICT, in one transaction.
+    ok = true;
+    if (!stage_ready_) {
+      ok = check(PQexec(conn_, absl::StrCat("CREATE TEMP TABLE IF NOT EXISTS ", kStageTable,
+                                            " (LIKE ", QuoteIdentifier(config_.table),
+                                            " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+                                   .c_str()));
+      stage_ready_ = ok;
+    }
+    ok = ok && copy(kStageTable, /*begin=*/true);
+    ok = ok && check(PQexec(conn_, absl::StrCat(UpsertSql(), "; COMMIT").c_str()));
+    if (!ok && PQstatus(conn_) == CONNECTION_OK) Result r(PQexec(conn_, "ROLLBACK"));
   }
   if (!ok) {
     fail_all(type, error);

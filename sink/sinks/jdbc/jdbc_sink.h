@@ -1,8 +1,10 @@
 // SINK_TYPE=jdbc: writes each batch into a PostgreSQL table (Firehose's JDBC
 // sink, firehose: sink/jdbc) through libpq. Columns come from
-// INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING; a batch is ONE multi-row INSERT (or an
-// upsert with ON CONFLICT ... DO UPDATE when SINK_JDBC_UNIQUE_KEYS is set),
-// chunked inside one transaction only when it exceeds libpq's 65535 parameters.
+// INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING. A batch is ONE `COPY ... FROM STDIN`
+// (atomic by itself); with SINK_JDBC_UNIQUE_KEYS it is one transaction of a
+// COPY into a per-connection temp table and one
+// `INSERT ... SELECT ... ON CONFLICT (keys) DO UPDATE`. Values go in as text
+// and PostgreSQL converts them to the column types.
 #ifndef SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
 #define SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
 
@@ -76,12 +78,14 @@ class JdbcSink : public TwoStageSink {
   // The column mapping for messages of descriptor `d` (resolved by field
   // number, so a refreshed schema with a new descriptor pool still works).
   const std::vector<ColumnMapping>* MappingFor(const google::protobuf::Descriptor* d);
-  std::string InsertSql(size_t rows) const;
+  std::string ColumnList() const;  // ("c1","c2",...)
+  std::string UpsertSql() const;   // INSERT ... SELECT FROM stage ON CONFLICT ...
   ErrorType Classify(const char* sqlstate) const;
 
   JdbcSinkConfig config_;
   Metrics* metrics_;
   PGconn* conn_ = nullptr;
+  bool stage_ready_ = false;  // the upsert temp table exists on conn_
   const google::protobuf::Descriptor* cached_descriptor_ = nullptr;
   std::vector<ColumnMapping> cached_mapping_;
   // Prepared batch: values row-major (nullopt = SQL NULL) and the messages.

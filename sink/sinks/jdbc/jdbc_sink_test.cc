@@ -138,6 +138,26 @@ TEST_F(JdbcSinkTest, ConstraintErrorFailsWholeBatchAs4xxAndWritesNothing) {
   EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "1");
 }
 
+TEST_F(JdbcSinkTest, UpsertErrorRollsBackAndSinkRecovers) {
+  auto sink = MakeSink({{"SINK_JDBC_UNIQUE_KEYS", "order_number"}});
+  ASSERT_NE(sink, nullptr);
+  auto failed = sink->Push({Record(1, "A", 1), Record(2, "B", -1)});
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[1].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "0");
+  EXPECT_TRUE(sink->Push({Record(3, "A", 7)}).empty());
+  EXPECT_EQ(Query("SELECT amount FROM orders")[0][0], "7");
+}
+
+TEST_F(JdbcSinkTest, SpecialCharactersSurviveCopyEscaping) {
+  auto sink = MakeSink();
+  ASSERT_NE(sink, nullptr);
+  const std::string tricky = "a\tb\\N\nc\\d\re";
+  Message m = Record(1, tricky, 1);
+  EXPECT_TRUE(sink->Push({m}).empty());
+  EXPECT_EQ(Query("SELECT order_number FROM orders")[0][0], tricky);
+}
+
 TEST_F(JdbcSinkTest, LostConnectionIsRetryableAndReconnects) {
   auto sink = MakeSink();
   ASSERT_NE(sink, nullptr);
@@ -167,7 +187,7 @@ TEST_F(JdbcSinkTest, JdbcUrlFormWithUsername) {
   EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "1");
 }
 
-TEST_F(JdbcSinkTest, LargeBatchIsChunkedInOneTransaction) {
+TEST_F(JdbcSinkTest, LargeBatch) {
   ASSERT_TRUE(db_->Query("CREATE TABLE wide (a text, b bigint, c text)").ok());
   auto sink = MakeSink({{"SINK_JDBC_TABLE_NAME", "wide"},
                         {"INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING", R"({"1":"a","2":"b","3":"c"})"}});
