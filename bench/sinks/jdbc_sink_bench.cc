@@ -6,6 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "bench/sinks/bench_messages.h"
@@ -13,6 +18,29 @@
 #include "sink/sinks/testing/pg_test_db.h"
 
 namespace {
+
+// CPU seconds (user+sys) of this process.
+double SelfCpu() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// CPU seconds (user+sys) of process `pid` from /proc, or -1.
+double ProcCpu(const std::string& pid) {
+  std::ifstream f("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return -1;
+  // Fields after the ")" of the command name; utime and stime are fields 14, 15.
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stod(field);
+    if (i == 15) stime = std::stod(field);
+  }
+  return (utime + stime) / sysconf(_SC_CLK_TCK);
+}
 
 absl::StatusOr<const google::protobuf::Descriptor*> FindGenerated(absl::string_view name) {
   const auto* d =
@@ -62,6 +90,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     auto* two_stage = static_cast<TwoStageSink*>(sink->get());
+    auto backend = (*db)->Query(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'sluice-sink' "
+        "AND datname = current_database()");
+    std::string backend_pid = backend.ok() && !backend->empty() ? (*backend)[0][0] : "0";
+    double server_cpu0 = ProcCpu(backend_pid), self_cpu0 = SelfCpu();
     auto start = std::chrono::steady_clock::now();
     size_t failed = 0;
     double prepare_secs = 0;
@@ -72,10 +105,13 @@ int main(int argc, char** argv) {
       failed += two_stage->Execute().size();
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double self_cpu = SelfCpu() - self_cpu0, server_cpu = ProcCpu(backend_pid) - server_cpu0;
     auto count = (*db)->Query(absl::StrCat("SELECT count(*) FROM ", table));
     std::printf("  %-8s %10.0f rows/s  (%.3f s of which Prepare %.3f s, %zu failed, %s rows in table)\n",
                 upsert ? "upsert:" : "insert:", n / secs, secs, prepare_secs, failed,
                 count.ok() ? (*count)[0][0].c_str() : "?");
+    std::printf("           CPU: sink %.3f s + postgres backend %.3f s -> %.0f rows per CPU-second\n",
+                self_cpu, server_cpu, n / (self_cpu + server_cpu));
   }
   return 0;
 }

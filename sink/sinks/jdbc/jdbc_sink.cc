@@ -149,6 +149,9 @@ absl::Status JdbcSink::Connect() {
         absl::StrCat("jdbc sink: cannot connect to SINK_JDBC_URL: ",
                      absl::StripTrailingAsciiWhitespace(err)));
   }
+  // The upsert's INSERT ... SELECT from an unanalysed temp table can cross
+  // jit_above_cost; compiling it costs far more than the statement saves.
+  Result r(PQexec(conn_, "SET jit = off"));
   return absl::OkStatus();
 }
 
