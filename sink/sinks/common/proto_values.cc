@@ -1,6 +1,7 @@
 #include "sink/sinks/common/proto_values.h"
 
 #include <charconv>
+#include <set>
 #include <cstdio>
 
 #include "absl/status/status.h"
@@ -8,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
 
@@ -223,6 +225,56 @@ std::optional<std::string> FieldValueText(const PbMessage& root,
       return v.is_string() ? v.get<std::string>() : v.dump();
     }
   }
+}
+
+std::optional<std::string> FieldValueTextByNumbers(const PbMessage& root,
+                                                   const std::vector<int>& numbers,
+                                                   ValueKind* kind) {
+  std::vector<const FieldDescriptor*> path;
+  path.reserve(numbers.size());
+  const Descriptor* d = root.GetDescriptor();
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    const FieldDescriptor* f = d == nullptr ? nullptr : d->FindFieldByNumber(numbers[i]);
+    if (f == nullptr) return std::nullopt;
+    if (i + 1 < numbers.size() &&
+        (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE || f->is_repeated())) {
+      return std::nullopt;
+    }
+    path.push_back(f);
+    d = f->message_type();
+  }
+  return FieldValueText(root, path, kind);
+}
+
+namespace {
+
+void CollectFiles(const google::protobuf::FileDescriptor* f,
+                  std::set<const google::protobuf::FileDescriptor*>* seen,
+                  std::vector<google::protobuf::FileDescriptorProto>* out) {
+  if (!seen->insert(f).second) return;
+  for (int i = 0; i < f->dependency_count(); ++i) CollectFiles(f->dependency(i), seen, out);
+  out->emplace_back();
+  f->CopyTo(&out->back());  // dependencies first: BuildFile needs them
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OwnedDescriptor>> OwnedDescriptor::Copy(const Descriptor* d) {
+  std::set<const google::protobuf::FileDescriptor*> seen;
+  std::vector<google::protobuf::FileDescriptorProto> files;
+  CollectFiles(d->file(), &seen, &files);
+  auto owned = std::make_unique<OwnedDescriptor>();
+  owned->pool_ = std::make_unique<google::protobuf::DescriptorPool>();
+  for (const auto& f : files) {
+    if (owned->pool_->BuildFile(f) == nullptr) {
+      return absl::InternalError(absl::StrCat("cannot copy schema file ", f.name()));
+    }
+  }
+  owned->descriptor_ = owned->pool_->FindMessageTypeByName(d->full_name());
+  if (owned->descriptor_ == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot copy message type ", d->full_name()));
+  }
+  return owned;
 }
 
 }  // namespace sluice::sink

@@ -82,7 +82,10 @@ absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const Sin
     return absl::InvalidArgumentError(
         absl::StrCat("SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS: ", d.status().message()));
   }
-  c.response = *d;
+  auto owned = OwnedDescriptor::Copy(*d);
+  if (!owned.ok()) return owned.status();
+  c.owned_response = *std::move(owned);
+  c.response = c.owned_response->get();
   const auto* success = c.response->FindFieldByName("success");
   if (success == nullptr || success->type() != google::protobuf::FieldDescriptor::TYPE_BOOL ||
       success->is_repeated()) {

@@ -19,6 +19,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "sink/message.h"
 #include "sink/metrics.h"
+#include "sink/sinks/common/proto_values.h"
 #include "sink/sinks/sink_context.h"
 
 namespace sluice::sink {
@@ -29,6 +30,9 @@ struct GrpcSinkConfig {
   int port = 0;        // SINK_GRPC_SERVICE_PORT (required)
   std::string method;  // SINK_GRPC_METHOD_URL "pkg.Service/Method", stored as "/pkg.Service/Method"
   const google::protobuf::Descriptor* response = nullptr;  // SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS
+  // Owner of `response`: a private copy, because the schema registry frees an
+  // old pool after a refresh (see OwnedDescriptor).
+  std::shared_ptr<const OwnedDescriptor> owned_response;
   int64_t deadline_ms = 0;  // SINK_GRPC_ARG_DEADLINE_MS; 0 = no deadline (Firehose's default)
   std::vector<std::pair<std::string, std::string>> metadata;  // SINK_GRPC_METADATA "k:v,k2:v2"
 

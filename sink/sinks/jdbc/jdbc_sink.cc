@@ -88,10 +88,12 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
     return absl::InvalidArgumentError(
         absl::StrCat("INPUT_SCHEMA_PROTO_CLASS: ", d.status().message()));
   }
-  c.descriptor = *d;
+  auto owned = OwnedDescriptor::Copy(*d);
+  if (!owned.ok()) return owned.status();
+  c.descriptor = *std::move(owned);
   auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
   if (!mapping.ok()) return mapping.status();
-  auto cols = ParseColumnMapping(*mapping, c.descriptor);
+  auto cols = ParseColumnMapping(*mapping, c.descriptor->get());
   if (!cols.ok()) return cols.status();
   c.columns = *std::move(cols);
   for (absl::string_view k :
@@ -111,8 +113,11 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
 
 JdbcSink::JdbcSink(JdbcSinkConfig config, Metrics* metrics)
     : config_(std::move(config)), metrics_(metrics) {
-  cached_descriptor_ = config_.descriptor;
-  cached_mapping_ = config_.columns;
+  for (const ColumnMapping& c : config_.columns) {
+    std::vector<int> numbers;
+    for (const auto* f : c.path) numbers.push_back(f->number());
+    numbers_.push_back(std::move(numbers));
+  }
 }
 
 JdbcSink::~JdbcSink() {
@@ -171,29 +176,6 @@ absl::StatusOr<std::unique_ptr<Sink>> JdbcSink::CreateFromContext(const SinkCont
   return std::unique_ptr<Sink>(std::move(*sink));
 }
 
-const std::vector<ColumnMapping>* JdbcSink::MappingFor(const google::protobuf::Descriptor* d) {
-  if (d == cached_descriptor_) return &cached_mapping_;
-  // A different descriptor (e.g. after a schema refresh): re-resolve each path
-  // by field numbers.
-  std::vector<ColumnMapping> out;
-  for (const ColumnMapping& c : config_.columns) {
-    ColumnMapping r{{}, c.column};
-    const google::protobuf::Descriptor* cur = d;
-    for (const auto* f : c.path) {
-      const auto* nf = cur == nullptr ? nullptr : cur->FindFieldByNumber(f->number());
-      if (nf == nullptr || nf->cpp_type() != f->cpp_type() || nf->is_repeated() != f->is_repeated()) {
-        return nullptr;
-      }
-      r.path.push_back(nf);
-      cur = nf->message_type();
-    }
-    out.push_back(std::move(r));
-  }
-  cached_descriptor_ = d;
-  cached_mapping_ = std::move(out);
-  return &cached_mapping_;
-}
-
 std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) {
   std::vector<FailedMessage> failed;
   values_.clear();
@@ -216,15 +198,24 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
                                      "jdbc sink: message was not decoded as protobuf"});
       continue;
     }
-    const std::vector<ColumnMapping>* mapping = MappingFor(m.decoded->GetDescriptor());
-    if (mapping == nullptr) {
+    bool complete = true;
+    for (size_t i = 0; i < ncols; ++i) {
+      row[i] = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
+      // A scalar path always has a value; nullopt then means the message's
+      // type lacks the path (only unset messages/timestamps read as NULL).
+      if (!row[i] && !config_.columns[i].path.back()->message_type() &&
+          !config_.columns[i].path.back()->is_repeated()) {
+        complete = false;
+      }
+    }
+    if (!complete) {
       failed.push_back(FailedMessage{
           m, ErrorType::kInvalidMessageError,
           absl::StrCat("jdbc sink: ", m.decoded->GetDescriptor()->full_name(),
                        " does not match INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING")});
+      row.assign(ncols, std::nullopt);
       continue;
     }
-    for (size_t i = 0; i < ncols; ++i) row[i] = FieldValueText(*m.decoded, (*mapping)[i].path);
     messages_.push_back(m);
     if (!key_cols.empty()) {
       std::string key;

@@ -35,7 +35,8 @@ struct JdbcSinkConfig {
   std::vector<std::string> unique_keys;  // SINK_JDBC_UNIQUE_KEYS, columns
   int pool_max_size = 10;  // SINK_JDBC_CONNECTION_POOL_MAX_SIZE (see JdbcSink)
   std::vector<ColumnMapping> columns;    // INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING
-  const google::protobuf::Descriptor* descriptor = nullptr;  // INPUT_SCHEMA_PROTO_CLASS
+  // INPUT_SCHEMA_PROTO_CLASS, copied out of the registry (see OwnedDescriptor).
+  std::shared_ptr<const OwnedDescriptor> descriptor;
 
   // InvalidArgument naming the variable when one is missing or malformed
   // (including a unique key that is not a mapped column).
@@ -60,8 +61,8 @@ class JdbcSink : public TwoStageSink {
   static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
   ~JdbcSink() override;
 
-  // Renders each message's row. A message with no decoded protobuf fails with
-  // INVALID_MESSAGE_ERROR. Rows with equal unique keys keep the last one, as
+  // Renders each message's row. A message with no decoded protobuf, or whose
+  // type lacks a mapped nested path, fails with INVALID_MESSAGE_ERROR. Rows with equal unique keys keep the last one, as
   // per-row upserts in offset order would.
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Writes the rows in one transaction. On error every prepared message fails:
@@ -75,9 +76,6 @@ class JdbcSink : public TwoStageSink {
  private:
   JdbcSink(JdbcSinkConfig config, Metrics* metrics);
   absl::Status Connect();
-  // The column mapping for messages of descriptor `d` (resolved by field
-  // number, so a refreshed schema with a new descriptor pool still works).
-  const std::vector<ColumnMapping>* MappingFor(const google::protobuf::Descriptor* d);
   std::string ColumnList() const;  // ("c1","c2",...)
   std::string UpsertSql() const;   // INSERT ... SELECT FROM stage ON CONFLICT ...
   ErrorType Classify(const char* sqlstate) const;
@@ -86,8 +84,9 @@ class JdbcSink : public TwoStageSink {
   Metrics* metrics_;
   PGconn* conn_ = nullptr;
   bool stage_ready_ = false;  // the upsert temp table exists on conn_
-  const google::protobuf::Descriptor* cached_descriptor_ = nullptr;
-  std::vector<ColumnMapping> cached_mapping_;
+  // Field-number path of each column, resolved per message against its own
+  // descriptor, so that messages decoded with a refreshed schema work.
+  std::vector<std::vector<int>> numbers_;
   // Prepared batch: values row-major (nullopt = SQL NULL) and the messages.
   std::vector<std::optional<std::string>> values_;
   std::vector<Message> messages_;

@@ -4,6 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "google/protobuf/dynamic_message.h"
+#include "google/protobuf/timestamp.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/test_message.pb.h"
@@ -208,6 +211,47 @@ TEST_F(JdbcSinkTest, UndecodedMessageIsInvalid) {
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
   EXPECT_EQ(Query("SELECT order_number FROM orders")[0][0], "B");
+}
+
+// A pool holding a copy of TestMessage's file, like the schema registry's.
+std::unique_ptr<google::protobuf::DescriptorPool> RegistryPool() {
+  auto pool = std::make_unique<google::protobuf::DescriptorPool>();
+  google::protobuf::FileDescriptorProto ts, file;
+  google::protobuf::Timestamp::descriptor()->file()->CopyTo(&ts);
+  TestMessage::descriptor()->file()->CopyTo(&file);
+  pool->BuildFile(ts);
+  pool->BuildFile(file);
+  return pool;
+}
+
+TEST_F(JdbcSinkTest, SurvivesSchemaRefreshThatFreesTheOldPool) {
+  auto old_pool = RegistryPool();
+  std::map<std::string, std::string> vars = {
+      {"SINK_JDBC_URL", db_->dsn()},
+      {"SINK_JDBC_TABLE_NAME", "orders"},
+      {"INPUT_SCHEMA_PROTO_CLASS", "sluice.sink.testing.TestMessage"},
+      {"INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING", kMapping}};
+  Env env(vars);
+  auto find = [&](absl::string_view name)
+      -> absl::StatusOr<const google::protobuf::Descriptor*> {
+    return old_pool->FindMessageTypeByName(std::string(name));
+  };
+  auto sink = JdbcSink::CreateFromContext(SinkContext{&env, &metrics_, find});
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  old_pool.reset();  // the registry refreshed and dropped the old snapshot
+
+  // Messages now come decoded with the new pool's descriptors.
+  auto new_pool = RegistryPool();
+  google::protobuf::DynamicMessageFactory factory(new_pool.get());
+  Message m = Record(1, "A", 5);
+  std::unique_ptr<google::protobuf::Message> dyn(
+      factory.GetPrototype(new_pool->FindMessageTypeByName("sluice.sink.testing.TestMessage"))
+          ->New());
+  ASSERT_TRUE(dyn->ParseFromString(m.value));
+  m.decoded = std::shared_ptr<const google::protobuf::Message>(std::move(dyn));
+  EXPECT_TRUE((*sink)->Push({m}).empty());
+  EXPECT_THAT(Query("SELECT order_number, amount, city FROM orders")[0],
+              ElementsAre("A", "5", "Pune"));
 }
 
 TEST(JdbcSinkConfigTest, ErrorsNameTheVariable) {
