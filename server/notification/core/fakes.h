@@ -36,6 +36,18 @@ class FakeReceiverRepository : public ReceiverRepository {
     }
     return out;
   }
+  absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) override {
+    std::vector<Receiver> out;
+    for (auto& [id, r] : rows) {
+      for (const Labels& sel : selectors) {
+        if (LabelsContain(EffectiveLabels(r), sel)) {
+          out.push_back(r);
+          break;
+        }
+      }
+    }
+    return out;
+  }
   absl::Status Update(const Receiver& r, absl::string_view) override {
     if (!rows.count(r.id)) return absl::NotFoundError("receiver not found");
     rows[r.id] = r;

@@ -70,17 +70,11 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
   std::vector<Delivery> deliveries;
   std::set<uint64_t> direct;
   if (!selectors->empty()) {
-    auto all = receivers_->List({});
-    if (!all.ok()) return all.status();
-    for (const Receiver& r : *all) {
-      Labels eff = EffectiveLabels(r);
-      for (const Labels& sel : *selectors) {
-        if (LabelsContain(eff, sel)) {
-          direct.insert(r.id);
-          deliveries.push_back(Delivery{r.id, r.type, nlohmann::json::object()});
-          break;
-        }
-      }
+    auto matched = receivers_->MatchAny(*selectors);
+    if (!matched.ok()) return matched.status();
+    for (const Receiver& r : *matched) {
+      direct.insert(r.id);
+      deliveries.push_back(Delivery{r.id, r.type, nlohmann::json::object()});
     }
   }
   if (!req.labels.empty()) {

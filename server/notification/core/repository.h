@@ -23,6 +23,9 @@ class ReceiverRepository {
   virtual absl::StatusOr<Receiver> Get(uint64_t id) = 0;
   // Receivers whose user labels contain `labels` (empty: all), by id.
   virtual absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) = 0;
+  // Receivers whose labels plus the implicit id/type labels contain all pairs
+  // of at least one selector, by id.
+  virtual absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) = 0;
   // Replaces name, labels, configurations. NotFound when absent.
   virtual absl::Status Update(const Receiver& r, absl::string_view actor) = 0;
   // FailedPrecondition while a subscription references it.

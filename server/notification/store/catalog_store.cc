@@ -84,6 +84,26 @@ absl::StatusOr<std::vector<Receiver>> PostgresReceiverRepository::List(const Lab
   return out;
 }
 
+absl::StatusOr<std::vector<Receiver>> PostgresReceiverRepository::MatchAny(
+    const std::vector<Labels>& selectors) {
+  std::vector<Receiver> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    nlohmann::json sels = nlohmann::json::array();
+    for (const Labels& l : selectors) sels.push_back(nlohmann::json::parse(LabelsText(l)));
+    std::string text = sels.dump();
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT " << kReceiverCols
+                     << " FROM receivers WHERE EXISTS (SELECT 1 FROM "
+                        "jsonb_array_elements(CAST(:s AS jsonb)) sel WHERE (labels || "
+                        "jsonb_build_object('id', id::text, 'type', type)) @> sel) ORDER BY id",
+         soci::use(text));
+    for (const soci::row& row : rs) out.push_back(ReceiverFromRow(row));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
 absl::Status PostgresReceiverRepository::Update(const Receiver& r, absl::string_view actor) {
   return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
     std::string labels = LabelsText(r.labels), config = r.configurations.dump();

@@ -22,6 +22,7 @@ class PostgresReceiverRepository : public ReceiverRepository {
   absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view actor) override;
   absl::StatusOr<Receiver> Get(uint64_t id) override;
   absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) override;
+  absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) override;
   absl::Status Update(const Receiver& r, absl::string_view actor) override;
   absl::Status Delete(uint64_t id, absl::string_view actor) override;
 

@@ -74,6 +74,16 @@ TEST_F(StoreTest, ReceiverRoundTripLabelFilterAndDeleteGuard) {
   EXPECT_EQ(receivers_.List({{"team", "x"}})->size(), 2u);
   EXPECT_EQ(receivers_.List({{"env", "prod"}})->size(), 1u);
   EXPECT_EQ(receivers_.Get(999).status().code(), absl::StatusCode::kNotFound);
+  auto ids = [&](std::vector<Labels> sels) {
+    std::set<uint64_t> out;
+    auto list = receivers_.MatchAny(sels);
+    for (const auto& r : *list) out.insert(r.id);
+    return out;
+  };
+  EXPECT_EQ(ids({{{"team", "x"}, {"env", "prod"}}}), (std::set<uint64_t>{a}));
+  EXPECT_EQ(ids({{{"id", std::to_string(b)}}, {{"env", "prod"}}}), (std::set<uint64_t>{a, b}));
+  EXPECT_EQ(ids({{{"type", "http"}, {"team", "x"}}}), (std::set<uint64_t>{a, b}));
+  EXPECT_TRUE(ids({{{"type", "slack"}}}).empty());
 
   Subscription s;
   s.urn = "uses-b";
