@@ -353,3 +353,32 @@ TEST(NotificationRestartTest, QueuedMessagesAreDeliveredAfterRestart) {
 
 }  // namespace
 }  // namespace sluice::integration
+
+namespace sluice::integration {
+namespace {
+
+// Messages still waiting past message_validity_seconds become `expired`.
+TEST(NotificationExpiryTest, UndeliveredMessagesExpire) {
+  std::string config =
+      WriteNotificationConfig("expiry.yaml", "  workers: 0\n  message_validity_seconds: 1\n");
+  Stack::Options opts;
+  opts.server_args = {"--config", config};
+  auto stack = Stack::Start(opts);
+  ASSERT_TRUE(stack.ok()) << stack.status();
+  auto fake = FakeHttpServer::Start();
+  NotificationApi api(stack->get());
+  api.CreateReceiver({{"name", "too-late"}, {"type", "http"}, {"labels", {{"grp", "late"}}},
+                      {"configurations", {{"url", fake->Url("/late")}}}});
+  uint64_t id = api.Notify({{"receivers", {{{"grp", "late"}}}}, {"data", {{"x", 1}}}});
+  absl::SleepFor(absl::Milliseconds(1500));
+  WriteNotificationConfig("expiry.yaml", "  workers: 1\n  poll_interval_ms: 100\n");
+  ASSERT_TRUE((*stack)->RestartServer().ok());
+  nlohmann::json m = api.WaitSettled(id)[0];
+  EXPECT_EQ(m["status"], "expired") << m.dump();
+  EXPECT_EQ(m["try_count"], 0);
+  EXPECT_EQ(m["last_error"], "expired before delivery");
+  EXPECT_TRUE(fake->Requests().empty());
+}
+
+}  // namespace
+}  // namespace sluice::integration
