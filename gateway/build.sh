@@ -30,20 +30,19 @@ WKT="$WKT,Mgoogle/protobuf/struct.proto=$P/struct,Mgoogle/protobuf/empty.proto=$
 WKT="$WKT,Mgoogle/protobuf/any.proto=$P/any,Mgoogle/protobuf/wrappers.proto=$P/wrappers"
 WKT="$WKT,Mgoogle/protobuf/field_mask.proto=google.golang.org/genproto/protobuf/field_mask"
 
-# protoc-gen-go 1.3.5 and protoc-gen-swagger want one Go package per run:
-# generate per proto, then merge the OpenAPI documents below.
-i=0
-for proto in "$@"; do
-  i=$((i + 1))
-  mkdir -p "$work/openapi/part$i"
+# protoc-gen-go 1.3.5 wants one Go package per run: generate Go per proto
+# directory, and the merged OpenAPI document in one run over all files.
+for dir in $(for f in "$@"; do dirname "$f"; done | sort -u); do
+  files=()
+  for f in "$@"; do [ "$(dirname "$f")" = "$dir" ] && files+=("$f"); done
   /usr/bin/protoc -I. -Ithird_party/googleapis -I/usr/include \
     --plugin=protoc-gen-go=/usr/bin/protoc-gen-go \
     --plugin=protoc-gen-grpc-gateway="$work/bin/protoc-gen-grpc-gateway" \
-    --plugin=protoc-gen-swagger="$work/bin/protoc-gen-swagger" \
     --go_out=plugins=grpc,"$WKT":"$work/gopath/src" \
     --grpc-gateway_out=logtostderr=true:"$work/gopath/src" \
-    --swagger_out=logtostderr=true,allow_merge=true,merge_file_name=sluice:"$work/openapi/part$i" \
-    "$proto"
+    --plugin=protoc-gen-swagger="$work/bin/protoc-gen-swagger" \
+    --swagger_out=logtostderr=true,allow_merge=true,merge_file_name="pkg_${dir//\//_}":"$work/openapi" \
+    "${files[@]}"
 done
 
 pkgdir="$work/gopath/src/sluice/gateway"
@@ -59,8 +58,8 @@ cp "$ws"/gateway/*.go "$pkgdir/"
   echo
   echo '	"github.com/grpc-ecosystem/grpc-gateway/runtime"'
   echo '	"google.golang.org/grpc"'
-  for f in $(find "$work/gopath/src/sluice/gen" -name '*.pb.gw.go' | sort); do
-    dir="$(dirname "${f#$work/gopath/src/}")"
+  # One import per Go package (a package may hold several .pb.gw.go files).
+  for dir in $(find "$work/gopath/src/sluice/gen" -name '*.pb.gw.go' -exec dirname {} \; | sed "s#^$work/gopath/src/##" | sort -u); do
     alias="$(echo "$dir" | sed 's#^sluice/gen/##; s#[/.]#_#g')"
     echo "	$alias \"$dir\""
   done
@@ -82,11 +81,11 @@ cp "$ws"/gateway/*.go "$pkgdir/"
 
 # openapi_gen.go: the merged OpenAPI (swagger 2.0) document, base64-embedded.
 # The merge takes its title from the first proto; give it the product's.
-python3 - "$work/openapi/sluice.swagger.json" "$work"/openapi/part*/sluice.swagger.json <<'PY'
+python3 - "$work/openapi/sluice.swagger.json" "$work"/openapi/pkg_*.swagger.json <<'PY'
 import json, sys
 p = sys.argv[1]
 doc = None
-for part in sys.argv[2:]:
+for part in sys.argv[2:]:  # one document per proto package: merge paths and definitions
     d = json.load(open(part))
     if doc is None:
         doc = d
