@@ -70,7 +70,8 @@ class NotificationRepository {
   // NotFound for an unknown notification.
   virtual absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id) = 0;
 
-  // Marks enqueued messages past expire_at as expired; returns how many.
+  // Marks enqueued messages past expire_at as expired and returns how many;
+  // also fails pending messages whose lease ran out on their last try.
   virtual absl::StatusOr<int> ExpireDue(absl::Time now) = 0;
   // Claims up to `limit` due messages (enqueued with next_attempt_at ≤ now, or
   // pending with an expired lease) with SKIP LOCKED: status → pending,

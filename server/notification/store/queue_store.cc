@@ -123,6 +123,11 @@ absl::StatusOr<int> PostgresNotificationRepository::ExpireDue(absl::Time now) {
          soci::use(t));
     stmt.execute(true);
     n = Affected(stmt);
+    // A worker that died during the last try leaves a stale lease: do not
+    // exceed max_tries by claiming it again.
+    sql << "UPDATE notification_messages SET status = 'failed', updated_at = now(), "
+           "last_error = 'lease expired during the last try (worker lost); last error: ' || "
+           "last_error WHERE status = 'pending' AND lease_until < now() AND try_count >= max_tries";
     return absl::OkStatus();
   });
   if (!st.ok()) return st;

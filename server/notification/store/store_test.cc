@@ -234,6 +234,19 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
   ASSERT_TRUE(queue_.MarkPublished((*again)[0].message.id).ok());
   EXPECT_EQ((*queue_.ListMessages(n))[0].status, kPublished);
 
+  // A stale lease on the last try is failed, not claimed a 4th time.
+  uint64_t last = Enqueue(1);
+  for (int i = 0; i < 3; ++i) {
+    auto c = queue_.Claim(10, absl::Milliseconds(1));
+    ASSERT_EQ(c->size(), 1u) << i;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(*queue_.ExpireDue(absl::Now()), 0);
+  EXPECT_TRUE(queue_.Claim(10, absl::Seconds(60))->empty());
+  Message lost = (*queue_.ListMessages(last))[0];
+  EXPECT_EQ(lost.status, kFailed);
+  EXPECT_EQ(lost.try_count, 3);
+
   // Release (shutdown) puts a claimed message back as it was.
   uint64_t r = Enqueue(1);
   auto claimed = queue_.Claim(10, absl::Seconds(60));
