@@ -1,5 +1,5 @@
-// A fresh PostgreSQL database per test, created from SLUICE_TEST_PG_DSN
-// (exported by scripts/with-postgres.sh) and dropped on destruction.
+// A fresh PostgreSQL database per test (db::TestDatabase) plus a raw libpq
+// connection for checking rows as text.
 #ifndef SLUICE_SINK_SINKS_TESTING_PG_TEST_DB_H_
 #define SLUICE_SINK_SINKS_TESTING_PG_TEST_DB_H_
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/db/testing/test_database.h"
 
 typedef struct pg_conn PGconn;
 
@@ -20,18 +21,16 @@ class PgTestDb {
   ~PgTestDb();
 
   // libpq DSN of the new database.
-  const std::string& dsn() const { return dsn_; }
-  const std::string& name() const { return name_; }
+  const std::string& dsn() const { return db_->dsn(); }
+  const std::string& name() const { return db_->name(); }
 
   // Runs `sql`; returns every row of the result as text cells ("<null>" for NULL).
   // InternalError with the server message on failure.
   absl::StatusOr<std::vector<std::vector<std::string>>> Query(const std::string& sql);
 
  private:
-  PgTestDb(std::string admin_dsn, std::string name, std::string dsn, PGconn* conn);
-  std::string admin_dsn_;
-  std::string name_;
-  std::string dsn_;
+  PgTestDb(std::unique_ptr<db::TestDatabase> db, PGconn* conn);
+  std::unique_ptr<db::TestDatabase> db_;  // creates and drops the database
   PGconn* conn_;
 };
 
