@@ -5,6 +5,7 @@
 
 #include "cli/access_commands.h"
 #include "cli/cli.h"
+#include "cli/notification_commands.h"
 #include "cli/server_commands.h"
 
 namespace {
@@ -12,6 +13,7 @@ namespace {
 // Every command group, in help order. Add a row per API.
 constexpr sluice::cli::CommandGroup kGroups[] = {
     &sluice::cli::AddServerCommands,
+    &sluice::cli::AddNotificationCommands,
     &sluice::cli::AddAccessCommands,
 };
 

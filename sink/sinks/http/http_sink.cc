@@ -1,0 +1,486 @@
+#include "sink/sinks/http/http_sink.h"
+
+#include <curl/curl.h>
+
+#include <cstdio>
+#include <map>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "google/protobuf/util/json_util.h"
+#include "nlohmann/json.hpp"
+
+namespace sluice::sink {
+namespace {
+
+using google::protobuf::Descriptor;
+using PbMessage = google::protobuf::Message;
+
+// Resolves `name` and keeps a private copy in `c->owned`.
+absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view variable,
+                                       absl::string_view name, HttpSinkConfig* c) {
+  if (!ctx.find_message) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(variable, " needs a protobuf schema (INPUT_SCHEMA_DATA_TYPE=protobuf)"));
+  }
+  auto d = ctx.find_message(name);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(variable, ": ", d.status().message()));
+  }
+  auto owned = OwnedDescriptor::Copy(*d);
+  if (!owned.ok()) return owned.status();
+  c->owned.push_back(*std::move(owned));
+  return c->owned.back()->get();
+}
+
+// libcurl's global state is initialised once per process.
+void GlobalInit() {
+  static const bool done = [] {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return true;
+  }();
+  (void)done;
+}
+
+size_t CollectBody(char* data, size_t size, size_t n, void* user) {
+  auto* out = static_cast<std::string*>(user);
+  // Keep a prefix for logs only; the body itself is not used.
+  if (out->size() < 1024) out->append(data, std::min(size * n, 1024 - out->size()));
+  return size * n;
+}
+
+bool IsRetryableCurlError(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
+                                                                   absl::string_view variable) {
+  std::vector<std::pair<int, int>> out;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    std::vector<absl::string_view> ends = absl::StrSplit(part, '-');
+    int lo, hi;
+    if (ends.size() != 2 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[0]), &lo) ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[1]), &hi) || lo > hi) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          variable, ": bad range \"", part, "\" (want <low>-<high>, e.g. 400-600)"));
+    }
+    out.emplace_back(lo, hi);
+  }
+  return out;
+}
+
+absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
+  HttpSinkConfig c;
+  auto url = env.Require("SINK_HTTP_SERVICE_URL");
+  if (!url.ok()) return url.status();
+  c.url = absl::StrReplaceAll(*url, {{"%%s", "%s"}});
+
+  c.method = absl::AsciiStrToUpper(env.GetOr("SINK_HTTP_REQUEST_METHOD", "put"));
+  if (c.method != "PUT" && c.method != "POST" && c.method != "PATCH" && c.method != "DELETE") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_HTTP_REQUEST_METHOD must be put, post, patch or delete, got \"", c.method, "\""));
+  }
+  auto timeout = env.GetInt("SINK_HTTP_REQUEST_TIMEOUT_MS", 10000);
+  if (!timeout.ok()) return timeout.status();
+  if (*timeout <= 0) return absl::InvalidArgumentError("SINK_HTTP_REQUEST_TIMEOUT_MS must be > 0");
+  c.timeout_ms = *timeout;
+  auto conns = env.GetInt("SINK_HTTP_MAX_CONNECTIONS", 10);
+  if (!conns.ok()) return conns.status();
+  if (*conns <= 0) return absl::InvalidArgumentError("SINK_HTTP_MAX_CONNECTIONS must be > 0");
+  c.max_connections = static_cast<int>(*conns);
+
+  for (absl::string_view kv : absl::StrSplit(env.GetOr("SINK_HTTP_HEADERS", ""), ',',
+                                             absl::SkipWhitespace())) {
+    size_t colon = kv.find(':');
+    if (colon == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SINK_HTTP_HEADERS: \"", kv, "\" is not name:value"));
+    }
+    c.headers.emplace_back(std::string(absl::StripAsciiWhitespace(kv.substr(0, colon))),
+                           std::string(absl::StripAsciiWhitespace(kv.substr(colon + 1))));
+  }
+  auto retry = ParseStatusRanges(env.GetOr("SINK_HTTP_RETRY_STATUS_CODE_RANGES", "400-600"),
+                                 "SINK_HTTP_RETRY_STATUS_CODE_RANGES");
+  if (!retry.ok()) return retry.status();
+  c.retry_ranges = *retry;
+  auto log = ParseStatusRanges(env.GetOr("SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES", "400-499"),
+                               "SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES");
+  if (!log.ok()) return log.status();
+  c.log_ranges = *log;
+
+  if (auto cls = env.Get("INPUT_SCHEMA_PROTO_CLASS"); cls && ctx.find_message) {
+    auto d = Find(ctx, "INPUT_SCHEMA_PROTO_CLASS", *cls, &c);
+    if (!d.ok()) return d.status();
+    c.input_descriptor = *d;
+  }
+
+  std::string format = absl::AsciiStrToLower(env.GetOr("SINK_HTTP_DATA_FORMAT", "proto"));
+  if (format == "json") {
+    c.data_format = DataFormat::kJson;
+  } else if (format != "proto") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SINK_HTTP_DATA_FORMAT must be proto or json, got \"", format, "\""));
+  }
+  if (auto tmpl = env.Get("SINK_HTTP_JSON_BODY_TEMPLATE"); tmpl && c.data_format == DataFormat::kJson) {
+    auto t = JsonTemplate::Parse(*tmpl);
+    if (!t.ok()) return t.status();
+    c.body_template = *std::move(t);
+  }
+
+  std::string source = absl::AsciiStrToLower(env.GetOr("SINK_HTTP_PARAMETER_SOURCE", "disabled"));
+  if (source == "key") {
+    c.parameter_source = ParameterSource::kKey;
+  } else if (source == "message") {
+    c.parameter_source = ParameterSource::kMessage;
+  } else if (source != "disabled" && source != "none") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_HTTP_PARAMETER_SOURCE must be key, message or disabled, got \"", source, "\""));
+  }
+  if (c.parameter_source != ParameterSource::kDisabled) {
+    std::string placement =
+        absl::AsciiStrToLower(env.GetOr("SINK_HTTP_PARAMETER_PLACEMENT", "header"));
+    if (placement == "query") {
+      c.parameter_placement = ParameterPlacement::kQuery;
+    } else if (placement != "header") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SINK_HTTP_PARAMETER_PLACEMENT must be header or query, got \"", placement, "\""));
+    }
+    auto cls = env.Require("SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS");
+    if (!cls.ok()) return cls.status();
+    auto d = Find(ctx, "SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS", *cls, &c);
+    if (!d.ok()) return d.status();
+    c.parameter_descriptor = *d;
+    auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
+    if (!mapping.ok()) return mapping.status();
+    auto parsed = ParseColumnMapping(*mapping, c.parameter_descriptor);
+    if (!parsed.ok()) return parsed.status();
+    c.parameter_mapping = *std::move(parsed);
+  }
+
+  // Firehose's dynamic URL: "<format with %s>,<field number>,...".
+  if (c.url.find(',') != std::string::npos) {
+    std::vector<std::string> parts = absl::StrSplit(c.url, ',');
+    if (c.input_descriptor == nullptr) {
+      return absl::InvalidArgumentError(
+          "SINK_HTTP_SERVICE_URL with field numbers needs INPUT_SCHEMA_PROTO_CLASS");
+    }
+    c.url = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) {
+      int n;
+      const google::protobuf::FieldDescriptor* f = nullptr;
+      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(parts[i]), &n)) {
+        f = c.input_descriptor->FindFieldByNumber(n);
+      }
+      if (f == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SINK_HTTP_SERVICE_URL: \"", parts[i], "\" is not a field number of ",
+            c.input_descriptor->full_name()));
+      }
+      c.url_fields.push_back(f);
+    }
+  }
+  return c;
+}
+
+HttpSink::HttpSink(HttpSinkConfig config, Metrics* metrics)
+    : config_(std::move(config)), metrics_(metrics) {}
+
+absl::StatusOr<std::unique_ptr<HttpSink>> HttpSink::Create(HttpSinkConfig config,
+                                                           Metrics* metrics) {
+  GlobalInit();
+  std::unique_ptr<HttpSink> sink(new HttpSink(std::move(config), metrics));
+  CURLM* multi = curl_multi_init();
+  CURLSH* share = curl_share_init();
+  if (multi == nullptr || share == nullptr) return absl::InternalError("libcurl init failed");
+  sink->multi_ = multi;
+  sink->share_ = share;
+  curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                    static_cast<long>(sink->config_.max_connections));
+  curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+                    static_cast<long>(sink->config_.max_connections));
+  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(sink->config_.max_connections));
+  return sink;
+}
+
+absl::StatusOr<std::unique_ptr<Sink>> HttpSink::CreateFromContext(const SinkContext& ctx) {
+  auto config = HttpSinkConfig::FromEnv(*ctx.env, ctx);
+  if (!config.ok()) return config.status();
+  auto sink = Create(*std::move(config), ctx.metrics);
+  if (!sink.ok()) return sink.status();
+  return std::unique_ptr<Sink>(std::move(*sink));
+}
+
+HttpSink::~HttpSink() {
+  for (void* h : idle_handles_) curl_easy_cleanup(static_cast<CURL*>(h));
+  if (multi_ != nullptr) curl_multi_cleanup(static_cast<CURLM*>(multi_));
+  if (share_ != nullptr) curl_share_cleanup(static_cast<CURLSH*>(share_));
+}
+
+absl::StatusOr<std::string> HttpSink::Serialize(const Message& m) const {
+  if (config_.data_format == HttpSinkConfig::DataFormat::kProto) {
+    // Firehose's JsonWrappedProtoByte.
+    nlohmann::json j;
+    j["topic"] = m.topic;
+    if (m.key.has_value()) j["log_key"] = absl::Base64Escape(*m.key);
+    j["log_message"] = absl::Base64Escape(m.value);
+    return j.dump();
+  }
+  if (config_.body_template.has_value()) {
+    std::string json = m.decoded != nullptr ? MessageJson(*m.decoded, /*with_defaults=*/true)
+                                            : m.value;
+    return config_.body_template->Render(json);
+  }
+  // Firehose's MessageToJson: logKey/logMessage hold the message's JSON (lower
+  // camel case names) as a string.
+  auto to_json = [](const PbMessage& pb) {
+    google::protobuf::util::JsonPrintOptions opts;
+    std::string out;
+    (void)google::protobuf::util::MessageToJsonString(pb, &out, opts);
+    return out;
+  };
+  nlohmann::json j;
+  j["topic"] = m.topic;
+  if (m.key.has_value() && !m.key->empty() && config_.input_descriptor != nullptr) {
+    std::unique_ptr<PbMessage> key(factory_.GetPrototype(config_.input_descriptor)->New());
+    if (key->ParseFromString(*m.key)) j["logKey"] = to_json(*key);
+  }
+  j["logMessage"] = m.decoded != nullptr ? to_json(*m.decoded) : m.value;
+  return j.dump();
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HttpSink::Parameters(
+    const Message& m) const {
+  const std::string* bytes = &m.value;
+  if (config_.parameter_source == HttpSinkConfig::ParameterSource::kKey) {
+    if (!m.key.has_value()) return absl::InvalidArgumentError("message has no key for parameters");
+    bytes = &*m.key;
+  }
+  std::unique_ptr<PbMessage> pb(factory_.GetPrototype(config_.parameter_descriptor)->New());
+  if (!pb->ParseFromString(*bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot decode parameters as ", config_.parameter_descriptor->full_name()));
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ColumnMapping& c : config_.parameter_mapping) {
+    out.emplace_back(c.column, FieldValueText(*pb, c.path).value_or(""));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> HttpSink::DynamicUrl(const Message& m) const {
+  if (m.decoded == nullptr) return absl::InvalidArgumentError("dynamic URL needs a decoded message");
+  std::string url;
+  absl::string_view rest = config_.url;
+  for (const auto* f : config_.url_fields) {
+    size_t pos = rest.find("%s");
+    if (pos == absl::string_view::npos) break;
+    absl::StrAppend(&url, rest.substr(0, pos));
+    const auto* field = m.decoded->GetDescriptor()->FindFieldByNumber(f->number());
+    if (field == nullptr) return absl::InvalidArgumentError("URL field missing from message");
+    url.append(FieldValueText(*m.decoded, {field}).value_or(""));
+    rest.remove_prefix(pos + 2);
+  }
+  absl::StrAppend(&url, rest);
+  return url;
+}
+
+bool HttpSink::InRanges(const std::vector<std::pair<int, int>>& ranges, int status) const {
+  for (const auto& [lo, hi] : ranges) {
+    if (status >= lo && status <= hi) return true;
+  }
+  return false;
+}
+
+std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) {
+  requests_.clear();
+  std::vector<FailedMessage> failed;
+  std::vector<std::string> base_headers;
+  bool has_content_type = false;
+  for (const auto& [k, v] : config_.headers) {
+    base_headers.push_back(absl::StrCat(k, ": ", v));
+    if (absl::EqualsIgnoreCase(k, "content-type")) has_content_type = true;
+  }
+  if (!has_content_type) base_headers.push_back("Content-Type: application/json");
+  base_headers.push_back("Expect:");  // no 100-continue round trip
+
+  const bool individual = !config_.url_fields.empty() ||
+                          config_.parameter_source != HttpSinkConfig::ParameterSource::kDisabled;
+  Request batch_request;
+  batch_request.url = config_.url;
+  batch_request.headers = base_headers;
+  batch_request.body = "[";
+  for (const Message& m : batch) {
+    auto body = Serialize(m);
+    if (!body.ok()) {
+      failed.push_back(FailedMessage{m, ErrorType::kDeserializationError,
+                                     std::string(body.status().message())});
+      continue;
+    }
+    if (!individual) {
+      // Java's List.toString() joins with ", "; kept for byte compatibility.
+      if (batch_request.messages.size() > 0) batch_request.body.append(", ");
+      batch_request.body.append(*body);
+      batch_request.messages.push_back(m);
+      continue;
+    }
+    Request r;
+    r.headers = base_headers;
+    if (!config_.url_fields.empty()) {
+      auto url = DynamicUrl(m);
+      if (!url.ok()) {
+        failed.push_back(FailedMessage{m, ErrorType::kInvalidMessageError,
+                                       std::string(url.status().message())});
+        continue;
+      }
+      r.url = *std::move(url);
+    } else {
+      r.url = config_.url;
+    }
+    if (config_.parameter_source != HttpSinkConfig::ParameterSource::kDisabled) {
+      auto params = Parameters(m);
+      if (!params.ok()) {
+        failed.push_back(FailedMessage{m, ErrorType::kDeserializationError,
+                                       std::string(params.status().message())});
+        continue;
+      }
+      std::string query;
+      for (const auto& [k, v] : *params) {
+        if (config_.parameter_placement == HttpSinkConfig::ParameterPlacement::kHeader) {
+          r.headers.push_back(absl::StrCat(k, ": ", v));
+        } else {
+          char* ek = curl_easy_escape(nullptr, k.data(), static_cast<int>(k.size()));
+          char* ev = curl_easy_escape(nullptr, v.data(), static_cast<int>(v.size()));
+          absl::StrAppend(&query, query.empty() ? "" : "&", ek, "=", ev);
+          curl_free(ek);
+          curl_free(ev);
+        }
+      }
+      if (!query.empty()) {
+        absl::StrAppend(&r.url, r.url.find('?') == std::string::npos ? "?" : "&", query);
+      }
+    }
+    // Firehose wraps a single message in an array unless a template shapes it.
+    r.body = config_.body_template.has_value() ? *std::move(body) : absl::StrCat("[", *body, "]");
+    r.messages.push_back(m);
+    requests_.push_back(std::move(r));
+  }
+  if (!individual && !batch_request.messages.empty()) {
+    batch_request.body.append("]");
+    requests_.push_back(std::move(batch_request));
+  }
+  return failed;
+}
+
+std::vector<FailedMessage> HttpSink::Execute() {
+  std::vector<FailedMessage> failed;
+  CURLM* multi = static_cast<CURLM*>(multi_);
+  struct InFlight {
+    CURL* easy;
+    curl_slist* headers;
+    std::string response;
+    char error[CURL_ERROR_SIZE] = {0};
+  };
+  std::vector<InFlight> flights(requests_.size());
+  std::map<CURL*, size_t> index;
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    const Request& r = requests_[i];
+    InFlight& f = flights[i];
+    if (!idle_handles_.empty()) {
+      f.easy = static_cast<CURL*>(idle_handles_.back());
+      idle_handles_.pop_back();
+      curl_easy_reset(f.easy);
+    } else {
+      f.easy = curl_easy_init();
+    }
+    f.headers = nullptr;
+    for (const std::string& h : r.headers) f.headers = curl_slist_append(f.headers, h.c_str());
+    curl_easy_setopt(f.easy, CURLOPT_URL, r.url.c_str());
+    curl_easy_setopt(f.easy, CURLOPT_SHARE, static_cast<CURLSH*>(share_));
+    curl_easy_setopt(f.easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(f.easy, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_ms));
+    curl_easy_setopt(f.easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.timeout_ms));
+    curl_easy_setopt(f.easy, CURLOPT_HTTPHEADER, f.headers);
+    curl_easy_setopt(f.easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    curl_easy_setopt(f.easy, CURLOPT_POSTFIELDS, r.body.data());
+    if (config_.method != "POST") {
+      curl_easy_setopt(f.easy, CURLOPT_CUSTOMREQUEST, config_.method.c_str());
+    }
+    curl_easy_setopt(f.easy, CURLOPT_WRITEFUNCTION, &CollectBody);
+    curl_easy_setopt(f.easy, CURLOPT_WRITEDATA, &f.response);
+    curl_easy_setopt(f.easy, CURLOPT_ERRORBUFFER, f.error);
+    index[f.easy] = i;
+    curl_multi_add_handle(multi, f.easy);
+  }
+
+  int running = static_cast<int>(requests_.size());
+  while (running > 0) {
+    if (curl_multi_perform(multi, &running) != CURLM_OK) break;
+    int queued;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      size_t i = index[msg->easy_handle];
+      Request& r = requests_[i];
+      InFlight& f = flights[i];
+      CURLcode code = msg->data.result;
+      if (code != CURLE_OK) {
+        ErrorType type =
+            IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError : ErrorType::kSinkUnknownError;
+        std::string cause = absl::StrCat("http ", config_.method, " ", r.url, ": ",
+                                         f.error[0] ? f.error : curl_easy_strerror(code));
+        for (Message& m : r.messages) failed.push_back(FailedMessage{std::move(m), type, cause});
+        continue;
+      }
+      long status = 0;
+      curl_easy_getinfo(f.easy, CURLINFO_RESPONSE_CODE, &status);
+      metrics_->Increment("firehose_sink_http_response_code_total",
+                          {{"status_code", absl::StrCat(status)}});
+      int s = static_cast<int>(status);
+      if (InRanges(config_.log_ranges, s)) {
+        std::fprintf(stderr, "http sink: %s %s -> %d\nrequest body: %s\n", config_.method.c_str(),
+                     r.url.c_str(), s, r.body.c_str());
+      }
+      if (s >= 200 && s < 300) continue;
+      if (InRanges(config_.retry_ranges, s)) {
+        ErrorType type = s >= 500 && s < 600   ? ErrorType::kSink5xxError
+                         : s >= 400 && s < 500 ? ErrorType::kSink4xxError
+                                               : ErrorType::kSinkUnknownError;
+        std::string cause = absl::StrCat("http ", config_.method, " ", r.url, " -> ", s);
+        for (Message& m : r.messages) failed.push_back(FailedMessage{std::move(m), type, cause});
+      } else {
+        metrics_->Increment("firehose_sink_messages_drop_total", {{"cause", absl::StrCat(s)}},
+                            static_cast<double>(r.messages.size()));
+      }
+    }
+    if (running > 0) curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+  }
+  for (InFlight& f : flights) {
+    curl_multi_remove_handle(multi, f.easy);
+    curl_slist_free_all(f.headers);
+    idle_handles_.push_back(f.easy);
+  }
+  requests_.clear();
+  return failed;
+}
+
+}  // namespace sluice::sink

@@ -1,0 +1,117 @@
+// SINK_TYPE=http: Firehose's HTTP sink (firehose: sink/http). A constant
+// SINK_HTTP_SERVICE_URL sends the whole batch as one request whose body is a
+// JSON array of the serialized messages; a dynamic URL (`.../%s,6`) or
+// SINK_HTTP_PARAMETER_SOURCE sends one request per message. Requests of a
+// batch run concurrently (up to SINK_HTTP_MAX_CONNECTIONS) on one libcurl
+// multi handle, which keeps connections alive across batches.
+#ifndef SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
+#define SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/dynamic_message.h"
+#include "sink/message.h"
+#include "sink/metrics.h"
+#include "sink/sinks/common/proto_values.h"
+#include "sink/sinks/http/json_template.h"
+#include "sink/sinks/sink_context.h"
+
+namespace sluice::sink {
+
+// Parsed SINK_HTTP_* configuration. Defaults are Firehose's.
+struct HttpSinkConfig {
+  enum class DataFormat { kProto, kJson };
+  enum class ParameterSource { kDisabled, kKey, kMessage };
+  enum class ParameterPlacement { kHeader, kQuery };
+
+  std::string url;                    // SINK_HTTP_SERVICE_URL (required)
+  std::string method = "PUT";         // SINK_HTTP_REQUEST_METHOD: PUT|POST|PATCH|DELETE
+  int64_t timeout_ms = 10000;         // SINK_HTTP_REQUEST_TIMEOUT_MS
+  int max_connections = 10;           // SINK_HTTP_MAX_CONNECTIONS
+  std::vector<std::pair<std::string, std::string>> headers;  // SINK_HTTP_HEADERS "k:v,k2:v2"
+  std::vector<std::pair<int, int>> retry_ranges = {{400, 600}};  // inclusive
+  std::vector<std::pair<int, int>> log_ranges = {{400, 499}};    // inclusive
+  DataFormat data_format = DataFormat::kProto;  // SINK_HTTP_DATA_FORMAT
+  std::optional<JsonTemplate> body_template;    // SINK_HTTP_JSON_BODY_TEMPLATE
+  ParameterSource parameter_source = ParameterSource::kDisabled;
+  ParameterPlacement parameter_placement = ParameterPlacement::kHeader;
+  const google::protobuf::Descriptor* parameter_descriptor = nullptr;
+  std::vector<ColumnMapping> parameter_mapping;  // INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING
+  // Dynamic URL `http://h/x/%s,6`: the format and the fields of the input
+  // message that fill each %s.
+  std::vector<const google::protobuf::FieldDescriptor*> url_fields;
+  const google::protobuf::Descriptor* input_descriptor = nullptr;  // INPUT_SCHEMA_PROTO_CLASS
+  // Owners of the two descriptors above: private copies, because the schema
+  // registry frees an old pool after a refresh (see OwnedDescriptor).
+  std::vector<std::shared_ptr<const OwnedDescriptor>> owned;
+
+  // Reads the variables. InvalidArgument naming the variable on a missing or
+  // bad value. `find_message` may be null (json input); then the json data
+  // format, parameters and dynamic URLs are unavailable.
+  static absl::StatusOr<HttpSinkConfig> FromEnv(const Env& env,
+                                                const SinkContext& ctx);
+};
+
+// Parses "400-600,200-201" into inclusive ranges. InvalidArgument naming `variable`.
+absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
+                                                                   absl::string_view variable);
+
+// The sink. Used by one thread at a time.
+class HttpSink : public TwoStageSink {
+ public:
+  // `metrics` must outlive the sink.
+  static absl::StatusOr<std::unique_ptr<HttpSink>> Create(HttpSinkConfig config,
+                                                          Metrics* metrics);
+  // Registry factory.
+  static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
+  ~HttpSink() override;
+
+  // Builds the requests. A message that cannot be serialized (template path
+  // missing, undecodable parameter source) fails with DESERIALIZATION_ERROR or
+  // INVALID_MESSAGE_ERROR and is left out.
+  std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
+  // Sends the requests. A status in SINK_HTTP_RETRY_STATUS_CODE_RANGES fails
+  // the request's messages (SINK_5XX_ERROR for 5xx, SINK_4XX_ERROR for 4xx,
+  // SINK_UNKNOWN_ERROR otherwise); another non-2xx drops them and counts
+  // firehose_sink_messages_drop_total; a connection error or timeout fails them
+  // with SINK_RETRYABLE_ERROR. Every response counts
+  // firehose_sink_http_response_code_total{status_code}.
+  std::vector<FailedMessage> Execute() override;
+  absl::string_view Name() const override { return "http"; }
+
+ private:
+  struct Request {
+    std::string url;
+    std::vector<std::string> headers;  // "Name: value"
+    std::string body;
+    std::vector<Message> messages;
+  };
+  HttpSink(HttpSinkConfig config, Metrics* metrics);
+
+  // The serialized form of one message for the body.
+  absl::StatusOr<std::string> Serialize(const Message& m) const;
+  // Parameter values for `m` (header or query), per the column mapping.
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Parameters(
+      const Message& m) const;
+  absl::StatusOr<std::string> DynamicUrl(const Message& m) const;
+  bool InRanges(const std::vector<std::pair<int, int>>& ranges, int status) const;
+
+  HttpSinkConfig config_;
+  Metrics* metrics_;
+  void* multi_ = nullptr;               // CURLM*
+  void* share_ = nullptr;               // CURLSH*
+  std::vector<void*> idle_handles_;     // CURL* kept for reuse
+  std::vector<Request> requests_;
+  mutable google::protobuf::DynamicMessageFactory factory_;
+};
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
