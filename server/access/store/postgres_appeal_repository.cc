@@ -9,20 +9,20 @@
 #include "common/db/audit.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
+#include "server/access/store/pg_exec.h"
 
 namespace sluice::access {
 namespace {
 
 using soci::use;
 
-// A query whose parameters are all text, named :p0, :p1, ... (SQL built
-// from fixed fragments; every value is bound, never spliced).
+// A query whose parameters are all text, $1..$n (SQL built from fixed
+// fragments; every value is bound, never spliced). Runs in one round trip.
 class Query {
  public:
   std::string Param(std::string value) {
     values_.push_back(std::move(value));
-    names_.push_back(absl::StrCat("p", values_.size() - 1));
-    return absl::StrCat(":p", values_.size() - 1);
+    return absl::StrCat("$", values_.size());
   }
   // A text[] parameter.
   std::string ArrayParam(const std::vector<std::string>& values) {
@@ -50,23 +50,16 @@ class Query {
   std::string WhereClause() const {
     return where_.empty() ? "" : absl::StrCat(" WHERE ", absl::StrJoin(where_, " AND "));
   }
-  soci::rowset<soci::row> Rows(soci::session& sql, const std::string& text) const {
-    soci::details::prepare_temp_type temp = (sql.prepare << text);
-    for (size_t i = 0; i < values_.size(); ++i) temp, use(values_[i], names_[i]);
-    return soci::rowset<soci::row>(temp);
+  PgRows Rows(soci::session& sql, const std::string& text) const {
+    return PgExec(sql, text, values_);
   }
   long long Count(soci::session& sql, const std::string& text) const {
-    long long n = 0;
-    {
-      soci::details::once_temp_type once = (sql << text);
-      for (size_t i = 0; i < values_.size(); ++i) once, use(values_[i], names_[i]);
-      once, soci::into(n);
-    }
-    return n;
+    PgRows rows = PgExec(sql, text, values_);
+    return rows.size() == 0 ? 0 : rows[0].get<long long>(0);
   }
 
  private:
-  std::vector<std::string> values_, names_, where_;
+  std::vector<std::string> values_, where_;
 };
 
 std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
@@ -123,7 +116,7 @@ const std::string& AppealCols() {
 }
 constexpr int kAppealColCount = 15;
 
-pb::Appeal AppealFromRow(const soci::row& r, int o = 0) {
+pb::Appeal AppealFromRow(const PgRows::Row& r, int o = 0) {
   pb::Appeal a;
   (void)JsonStringToProto(r.get<std::string>(o + 9), &a);
   a.set_id(r.get<std::string>(o + 0));
@@ -153,7 +146,7 @@ const std::string& ApprovalCols() {
 }
 constexpr int kApprovalColCount = 11;
 
-pb::Approval ApprovalFromRow(const soci::row& r, int o = 0) {
+pb::Approval ApprovalFromRow(const PgRows::Row& r, int o = 0) {
   pb::Approval a;
   a.set_id(r.get<std::string>(o + 0));
   a.set_appeal_id(r.get<std::string>(o + 1));
@@ -181,7 +174,7 @@ const std::string& GrantCols() {
 }
 constexpr int kGrantColCount = 22;
 
-pb::Grant GrantFromRow(const soci::row& r, int o = 0) {
+pb::Grant GrantFromRow(const PgRows::Row& r, int o = 0) {
   pb::Grant g;
   g.set_id(r.get<std::string>(o + 0));
   g.set_status(r.get<std::string>(o + 1));
@@ -215,7 +208,7 @@ constexpr char kResourceCols[] =
     "r.labels::text, r.is_deleted::int";
 constexpr int kResourceColCount = 9;
 
-pb::Resource ResourceFromRow(const soci::row& row, int o) {
+pb::Resource ResourceFromRow(const PgRows::Row& row, int o) {
   pb::Resource r;
   r.set_id(row.get<std::string>(o + 0));
   r.set_provider_type(row.get<std::string>(o + 1));
@@ -319,15 +312,15 @@ class SociTx : public AccessTx {
                       {"policy_id", p.policy_id()}, {"policy_version", p.policy_version()}});
     }
     std::string rows_text = rows.dump();
-    soci::rowset<soci::row> inserted =
-        (sql_.prepare << "INSERT INTO approvals (appeal_id, step_index, name, status, actor, "
-                         "reason, approvers, policy_id, policy_version) SELECT CAST(:a AS uuid), "
-                         "x.step_index, x.name, x.status, x.actor, x.reason, x.approvers, "
-                         "x.policy_id, x.policy_version FROM jsonb_to_recordset(CAST(:j AS jsonb)) "
-                         "AS x(step_index int, name text, status text, actor text, reason text, "
-                         "approvers jsonb, policy_id text, policy_version int) "
-                         "RETURNING id::text, step_index",
-         use(id, "a"), use(rows_text, "j"));
+    PgRows inserted = PgExec(
+        sql_,
+        "INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, approvers, "
+        "policy_id, policy_version) SELECT CAST($1 AS uuid), x.step_index, x.name, x.status, "
+        "x.actor, x.reason, x.approvers, x.policy_id, x.policy_version FROM "
+        "jsonb_to_recordset(CAST($2 AS jsonb)) AS x(step_index int, name text, status text, "
+        "actor text, reason text, approvers jsonb, policy_id text, policy_version int) "
+        "RETURNING id::text, step_index",
+        {id, rows_text});
     for (const auto& r : inserted) {
       int i = r.get<int>(1);
       if (i < 0 || i >= a->approvals_size()) continue;

@@ -6,6 +6,7 @@
 #include "common/db/audit.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
+#include "server/access/store/pg_exec.h"
 
 namespace sluice::access {
 namespace {
@@ -52,24 +53,25 @@ constexpr char kResourceCols[] =
     "is_deleted::int, (extract(epoch from created_at) * 1000000)::bigint, "
     "(extract(epoch from updated_at) * 1000000)::bigint";
 
-pb::Resource ResourceFromRow(const soci::row& r) {
+template <typename RowT>
+pb::Resource ResourceFromRow(const RowT& r) {
   pb::Resource res;
-  res.set_id(r.get<std::string>(0));
-  res.set_provider_type(r.get<std::string>(1));
-  res.set_provider_urn(r.get<std::string>(2));
-  res.set_type(r.get<std::string>(3));
-  res.set_urn(r.get<std::string>(4));
-  res.set_name(r.get<std::string>(5));
-  (void)JsonStringToProto(r.get<std::string>(6), res.mutable_details());
-  nlohmann::json labels = nlohmann::json::parse(r.get<std::string>(7), nullptr, false);
+  res.set_id(r.template get<std::string>(0));
+  res.set_provider_type(r.template get<std::string>(1));
+  res.set_provider_urn(r.template get<std::string>(2));
+  res.set_type(r.template get<std::string>(3));
+  res.set_urn(r.template get<std::string>(4));
+  res.set_name(r.template get<std::string>(5));
+  (void)JsonStringToProto(r.template get<std::string>(6), res.mutable_details());
+  nlohmann::json labels = nlohmann::json::parse(r.template get<std::string>(7), nullptr, false);
   if (labels.is_object()) {
     for (auto& [k, v] : labels.items()) {
-      if (v.is_string()) (*res.mutable_labels())[k] = v.get<std::string>();
+      if (v.is_string()) (*res.mutable_labels())[k] = v.template get<std::string>();
     }
   }
-  res.set_is_deleted(r.get<int>(8) != 0);
-  *res.mutable_created_at() = FromMicros(r.get<long long>(9));
-  *res.mutable_updated_at() = FromMicros(r.get<long long>(10));
+  res.set_is_deleted(r.template get<int>(8) != 0);
+  *res.mutable_created_at() = FromMicros(r.template get<long long>(9));
+  *res.mutable_updated_at() = FromMicros(r.template get<long long>(10));
   return res;
 }
 
@@ -345,10 +347,10 @@ absl::StatusOr<pb::Resource> PostgresResourceRepository::Get(const std::string& 
   if (!IsUuid(id)) return NotFoundResource(id);
   absl::StatusOr<pb::Resource> out = NotFoundResource(id);
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    soci::rowset<soci::row> rows =
-        (sql.prepare << absl::StrCat("SELECT ", kResourceCols,
-                                     " FROM resources WHERE id = CAST(:id AS uuid)"),
-         use(id));
+    // One round trip: this is on the appeal-creation hot path.
+    PgRows rows = PgExec(sql, absl::StrCat("SELECT ", kResourceCols,
+                                           " FROM resources WHERE id = CAST($1 AS uuid)"),
+                         {id});
     for (const auto& r : rows) out = ResourceFromRow(r);
     return absl::OkStatus();
   });
