@@ -37,8 +37,20 @@ nlohmann::json AppealDocument(const pb::Appeal& appeal) {
   return doc;
 }
 
+// True when some step needs the $appeal document (a condition or an
+// approver expression); plain-email policies skip building it.
+static bool NeedsDocument(const pb::Policy& policy) {
+  for (const auto& step : policy.steps()) {
+    if (!step.when().empty() || step.strategy() == "auto") return true;
+    for (const auto& a : step.approvers()) {
+      if (!IsEmailAddress(a)) return true;
+    }
+  }
+  return false;
+}
+
 absl::Status InitApprovals(pb::Appeal* appeal, const pb::Policy& policy) {
-  nlohmann::json doc = AppealDocument(*appeal);
+  nlohmann::json doc = NeedsDocument(policy) ? AppealDocument(*appeal) : nlohmann::json();
   appeal->clear_approvals();
   for (int i = 0; i < policy.steps_size(); ++i) {
     const pb::Step& step = policy.steps(i);
@@ -101,7 +113,7 @@ absl::Status AdvanceFlow(pb::Appeal* appeal, const pb::Policy& policy) {
   if (appeal->approvals_size() != policy.steps_size()) {
     return absl::InternalError("appeal approvals do not match its policy's steps");
   }
-  nlohmann::json doc = AppealDocument(*appeal);
+  nlohmann::json doc = NeedsDocument(policy) ? AppealDocument(*appeal) : nlohmann::json();
   for (int i = 0; i < appeal->approvals_size(); ++i) {
     pb::Approval* a = appeal->mutable_approvals(i);
     const pb::Step& step = policy.steps(i);
