@@ -13,7 +13,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 root, bazel_rc, extra_pass, extra_fail = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-targets = subprocess.run(["bazel", "query", "tests(//...)", "--output=label"], cwd=root,
+targets = subprocess.run(["bazel", "query", "tests(//...) except attr(tags, \"manual\", tests(//...))", "--output=label"], cwd=root,
                          capture_output=True, text=True).stdout.split()
 testlogs = os.path.join(root, "bazel-testlogs")
 passed, failed = extra_pass, extra_fail
