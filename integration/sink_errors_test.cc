@@ -1,0 +1,72 @@
+// Poison messages and the dead-letter queue, end to end.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "integration/sink_harness.h"
+#include "sink/sample/sample_gen.h"
+
+namespace sluice::integration {
+namespace {
+
+std::vector<std::string> Values(int from, int to) {
+  std::vector<std::string> out;
+  for (int i = from; i < to; ++i) out.push_back(sample::SampleBytes(i, 1000));
+  return out;
+}
+
+TEST(SinkErrors, PoisonMessageStopsTheWorkerAndIsNotCommitted) {
+  std::string dir = TempDir("sink_poison");
+  DevBroker broker = DevBroker::Start({"poison:1"}, dir);
+  std::vector<std::string> values = Values(0, 5);
+  values.push_back("\xff\xff\xff not a protobuf");
+  for (auto& v : Values(6, 10)) values.push_back(v);
+  ProduceRaw(broker.bootstrap, "poison", 0, values);
+
+  auto env = SinkEnv(broker.bootstrap, "poison", "poison-group", SampleDescriptorUrl());
+  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+  EXPECT_EQ(sink->Wait(absl::Seconds(30)), 1) << sink->Stderr();
+  std::string err = sink->Stderr();
+  EXPECT_NE(err.find("DESERIALIZATION_ERROR"), std::string::npos) << err;
+  EXPECT_NE(err.find("topic poison partition 0 offset 5"), std::string::npos) << err;
+  EXPECT_EQ(Committed(broker.bootstrap, "poison-group", "poison", 1)[0], 5)
+      << "offsets below the poison message are committed, the poison message is not";
+  EXPECT_GE(CountLines(sink->Stdout(), "topic=poison"), 5);
+}
+
+TEST(SinkErrors, UndecodableMessagesGoToTheKafkaDlqWithHeaders) {
+  std::string dir = TempDir("sink_dlq");
+  DevBroker broker = DevBroker::Start({"in:1", "dead-letters:1"}, dir);
+  std::vector<std::string> values = Values(0, 3);
+  values.push_back("\xff\x01 broken");
+  values.push_back("\xff\x02 broken");
+  for (auto& v : Values(5, 8)) values.push_back(v);
+  ProduceRaw(broker.bootstrap, "in", 0, values);
+
+  auto env = SinkEnv(broker.bootstrap, "in", "dlq-group", SampleDescriptorUrl());
+  env["DLQ_SINK_ENABLE"] = "true";
+  env["DLQ_WRITER_TYPE"] = "KAFKA";
+  env["DLQ_KAFKA_BROKERS"] = broker.bootstrap;
+  env["DLQ_KAFKA_TOPIC"] = "dead-letters";
+  env["ERROR_TYPES_FOR_DLQ"] = "DESERIALIZATION_ERROR";
+  env["ERROR_TYPES_FOR_FAILING"] = "UNKNOWN_FIELDS_ERROR";
+  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+  ASSERT_TRUE(WaitFor([&] { return CommittedSum(broker.bootstrap, "dlq-group", "in", 1) == 8; },
+                      absl::Seconds(30)))
+      << sink->Stderr();
+  EXPECT_EQ(CountLines(sink->Stdout(), "topic=in"), 6);
+  auto dead = ReadAll(broker.bootstrap, "dead-letters", 2, absl::Seconds(10));
+  ASSERT_EQ(dead.size(), 2u);
+  EXPECT_EQ(dead[0].value, "\xff\x01 broken");
+  EXPECT_EQ(dead[0].headers["error_type"], "DESERIALIZATION_ERROR");
+  EXPECT_EQ(dead[0].headers["source_topic"], "in");
+  EXPECT_EQ(dead[0].headers["source_partition"], "0");
+  EXPECT_EQ(dead[0].headers["source_offset"], "3");
+  EXPECT_EQ(dead[1].headers["source_offset"], "4");
+  sink->Signal(SIGTERM);
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
+}
+
+}  // namespace
+}  // namespace sluice::integration

@@ -1,0 +1,92 @@
+// sluice-sink end to end with the log sink: filter, two worker threads,
+// commits of filtered-out records, Prometheus /metrics, SIGTERM → exit 0.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "integration/sink_harness.h"
+
+namespace sluice::integration {
+namespace {
+
+std::string HttpGet(int port, const std::string& path) {
+  std::string cmd = absl::StrCat("curl -s http://127.0.0.1:", port, path);
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
+  pclose(f);
+  return out;
+}
+
+TEST(SinkLog, FiltersPushesCommitsAndStopsCleanly) {
+  std::string dir = TempDir("sink_log");
+  DevBroker broker = DevBroker::Start({"orders:4"}, dir);
+  ASSERT_FALSE(broker.bootstrap.empty());
+  ProduceSamples(broker.bootstrap, "orders", 0, 400);
+
+  auto env = SinkEnv(broker.bootstrap, "orders", "log-group", SampleDescriptorUrl());
+  env["APPLICATION_THREAD_COUNT"] = "2";
+  env["FILTER_ENGINE"] = "JEXL";
+  env["FILTER_DATA_SOURCE"] = "MESSAGE";
+  env["FILTER_SCHEMA_PROTO_CLASS"] = "sluice.sample.SampleLogMessage";
+  env["FILTER_JEXL_EXPRESSION"] = "sampleLogMessage.getDriverId() == \"driver-3\"";
+  int prom_port = FreePort();
+  env["METRIC_PROMETHEUS_PORT"] = std::to_string(prom_port);
+  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+
+  // Records 3, 13, 23, ... have driver-3: 40 of 400.
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") >= 40; },
+                      absl::Seconds(30)))
+      << sink->Stderr();
+  // Every offset is committed, the 360 filtered-out ones included.
+  ASSERT_TRUE(WaitFor([&] { return CommittedSum(broker.bootstrap, "log-group", "orders", 4) == 400; },
+                      absl::Seconds(15)));
+  std::string out = sink->Stdout();
+  EXPECT_EQ(CountLines(out, "topic=orders"), 40);
+  EXPECT_EQ(CountLines(out, "driver_id: \"driver-3\""), 40);
+  EXPECT_NE(out.find("tags: ["), std::string::npos);
+
+  std::string metrics = HttpGet(prom_port, "/metrics");
+  EXPECT_NE(metrics.find("firehose_source_kafka_messages_commit_total{success=\"true\"}"),
+            std::string::npos)
+      << metrics.substr(0, 2000);
+  EXPECT_NE(metrics.find("firehose_source_kafka_messages_filter_total"), std::string::npos);
+  EXPECT_NE(metrics.find("firehose_sink_messages_total{type=\"SUCCESS\"} 40"), std::string::npos);
+
+  sink->Signal(SIGTERM);
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("stopped cleanly"), std::string::npos);
+  broker.process->Signal(SIGTERM);
+  EXPECT_EQ(broker.process->Wait(absl::Seconds(10)), 0);
+}
+
+TEST(SinkLog, StartUpErrorsNameTheVariable) {
+  std::string dir = TempDir("sink_log_config");
+  auto env = SinkEnv("127.0.0.1:1", "orders", "g", SampleDescriptorUrl());
+  env["SINK_TYPE"] = "carrier-pigeon";
+  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/a.out", dir + "/a.err");
+  EXPECT_EQ(sink->Wait(absl::Seconds(10)), 2);
+  EXPECT_NE(sink->Stderr().find("unknown SINK_TYPE \"carrier-pigeon\""), std::string::npos)
+      << sink->Stderr();
+
+  env = SinkEnv("127.0.0.1:1", "orders", "g", SampleDescriptorUrl());
+  env.erase("SOURCE_KAFKA_CONSUMER_GROUP_ID");
+  sink = Process::Start({"sink/sluice-sink"}, env, dir + "/b.out", dir + "/b.err");
+  EXPECT_EQ(sink->Wait(absl::Seconds(10)), 2);
+  EXPECT_NE(sink->Stderr().find("SOURCE_KAFKA_CONSUMER_GROUP_ID is required"), std::string::npos);
+
+  env = SinkEnv("127.0.0.1:1", "orders", "g", SampleDescriptorUrl());
+  env["FILTER_ENGINE"] = "JEXL";
+  env["FILTER_DATA_SOURCE"] = "MESSAGE";
+  env["FILTER_SCHEMA_PROTO_CLASS"] = "sluice.sample.SampleLogMessage";
+  env["FILTER_JEXL_EXPRESSION"] = "sampleLogMessage.getDriverId() == = 1";
+  sink = Process::Start({"sink/sluice-sink"}, env, dir + "/c.out", dir + "/c.err");
+  EXPECT_EQ(sink->Wait(absl::Seconds(10)), 2);
+  EXPECT_NE(sink->Stderr().find("column"), std::string::npos) << sink->Stderr();
+}
+
+}  // namespace
+}  // namespace sluice::integration

@@ -1,0 +1,128 @@
+// Parsed configuration of sluice-sink. Every field comes from a Firehose
+// environment variable (names and defaults are Firehose's, see
+// https://goto.github.io/firehose/ "Configurations"), so that a Firehose
+// deployment switches by changing only the image. Parse errors name the
+// variable.
+#ifndef SLUICE_SINK_CONFIG_H_
+#define SLUICE_SINK_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sink/env.h"
+#include "sink/message.h"
+
+namespace sluice::sink {
+
+// SOURCE_KAFKA_* and APPLICATION_THREAD_COUNT.
+struct SourceConfig {
+  std::string brokers;   // SOURCE_KAFKA_BROKERS (required)
+  std::string topic;     // SOURCE_KAFKA_TOPIC (required); regex when it starts with '^'
+  std::string group_id;  // SOURCE_KAFKA_CONSUMER_GROUP_ID (required)
+  int max_poll_records = 500;  // SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS
+  bool async_commit = true;    // SOURCE_KAFKA_ASYNC_COMMIT_ENABLE
+  // SOURCE_KAFKA_POLL_TIMEOUT_MS: how long one poll waits for the first record
+  // (Firehose's default is Long.MAX_VALUE: wait until records arrive).
+  int64_t poll_timeout_ms = INT64_MAX;
+  // SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET (Firehose default "latest").
+  std::string auto_offset_reset = "latest";
+  // Every other SOURCE_KAFKA_CONSUMER_CONFIG_<X>, as librdkafka property
+  // "<x>" (lower-cased, '_' -> '.'), e.g. SASL/SSL and fetch tuning.
+  std::map<std::string, std::string> kafka_properties;
+  int thread_count = 1;  // APPLICATION_THREAD_COUNT
+};
+
+// INPUT_SCHEMA_*, KAFKA_RECORD_PARSER_MODE and SCHEMA_REGISTRY_STENCIL_*.
+struct SchemaConfig {
+  enum class DataType { kProtobuf, kJson };
+  DataType data_type = DataType::kProtobuf;  // INPUT_SCHEMA_DATA_TYPE
+  std::string proto_class;  // INPUT_SCHEMA_PROTO_CLASS (required for protobuf)
+  bool parse_key = false;   // KAFKA_RECORD_PARSER_MODE=key
+  bool stencil_enable = false;            // SCHEMA_REGISTRY_STENCIL_ENABLE
+  std::vector<std::string> urls;          // SCHEMA_REGISTRY_STENCIL_URLS (comma-separated)
+  int64_t fetch_timeout_ms = 10000;       // SCHEMA_REGISTRY_STENCIL_FETCH_TIMEOUT_MS
+  int fetch_retries = 4;                  // SCHEMA_REGISTRY_STENCIL_FETCH_RETRIES
+  int64_t fetch_backoff_min_ms = 60000;   // SCHEMA_REGISTRY_STENCIL_FETCH_BACKOFF_MIN_MS
+  // SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS: "k:v,k2:v2".
+  std::vector<std::pair<std::string, std::string>> fetch_headers;
+  bool cache_auto_refresh = false;        // SCHEMA_REGISTRY_STENCIL_CACHE_AUTO_REFRESH
+  int64_t cache_ttl_ms = 86400000;        // SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS
+  bool version_based_refresh = false;     // SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY
+};
+
+// FILTER_*.
+struct FilterConfig {
+  bool jexl = false;           // FILTER_ENGINE=JEXL (NO_OP default)
+  bool data_source_key = false;  // FILTER_DATA_SOURCE=KEY (else MESSAGE)
+  std::string expression;      // FILTER_JEXL_EXPRESSION
+  std::string proto_class;     // FILTER_SCHEMA_PROTO_CLASS
+};
+
+// ERROR_TYPES_FOR_*, RETRY_* and DLQ_*.
+struct ErrorConfig {
+  std::set<ErrorType> retry = {ErrorType::kDefaultError};  // ERROR_TYPES_FOR_RETRY
+  std::set<ErrorType> dlq;                                 // ERROR_TYPES_FOR_DLQ
+  std::set<ErrorType> failing = {ErrorType::kDeserializationError,
+                                 ErrorType::kInvalidMessageError,
+                                 ErrorType::kUnknownFieldsError};  // ERROR_TYPES_FOR_FAILING
+  int64_t retry_max_attempts = INT32_MAX;          // RETRY_MAX_ATTEMPTS
+  bool retry_fail_after_max_attempts = false;      // RETRY_FAIL_AFTER_MAX_ATTEMPTS_ENABLE
+  int64_t backoff_initial_ms = 10;                 // RETRY_EXPONENTIAL_BACKOFF_INITIAL_MS
+  double backoff_rate = 2;                         // RETRY_EXPONENTIAL_BACKOFF_RATE
+  int64_t backoff_max_ms = 60000;                  // RETRY_EXPONENTIAL_BACKOFF_MAX_MS
+  bool dlq_enable = false;                         // DLQ_SINK_ENABLE
+  std::string dlq_writer = "LOG";                  // DLQ_WRITER_TYPE: KAFKA | LOG
+  std::string dlq_kafka_brokers;                   // DLQ_KAFKA_BROKERS (required for KAFKA)
+  std::string dlq_kafka_topic = "firehose-retry-topic";  // DLQ_KAFKA_TOPIC
+  std::string dlq_kafka_acks = "all";              // DLQ_KAFKA_ACKS
+  int64_t dlq_retry_max_attempts = INT32_MAX;      // DLQ_RETRY_MAX_ATTEMPTS
+  bool dlq_fail_after_max_attempts = false;        // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE
+  // Other DLQ_KAFKA_<X> as librdkafka producer properties (e.g. linger.ms).
+  std::map<std::string, std::string> dlq_kafka_properties;
+};
+
+// METRIC_*.
+struct MetricConfig {
+  std::string statsd_host = "localhost";  // METRIC_STATSD_HOST
+  int statsd_port = 8125;                 // METRIC_STATSD_PORT
+  std::vector<std::pair<std::string, std::string>> statsd_tags;  // METRIC_STATSD_TAGS k=v,...
+  int prometheus_port = 0;                // METRIC_PROMETHEUS_PORT (0 disables)
+};
+
+// Everything sluice-sink reads at start-up, except the sink's own SINK_*
+// variables, which the sink reads from the Env.
+struct SinkConfig {
+  std::string sink_type;  // SINK_TYPE, lower-cased (required)
+  SourceConfig source;
+  SchemaConfig schema;
+  FilterConfig filter;
+  ErrorConfig errors;
+  MetricConfig metrics;
+  int control_port = 8082;  // SINK_CONTROL_PORT (0 disables the control API)
+};
+
+// Parses `env`. InvalidArgument naming the variable when one is missing or
+// malformed; every missing JEXL variable is named.
+absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env);
+
+// Maps SOURCE_KAFKA_CONSUMER_CONFIG_<X> suffixes to librdkafka names: "<x>"
+// lower-cased with '_' -> '.'. MAX_POLL_RECORDS and AUTO_OFFSET_RESET are
+// skipped (they are mapped explicitly).
+std::map<std::string, std::string> KafkaPassThrough(const std::map<std::string, std::string>& suffixes);
+
+// Parses "A,B" into error types; InvalidArgument naming `variable`.
+absl::StatusOr<std::set<ErrorType>> ParseErrorTypes(absl::string_view variable,
+                                                    absl::string_view value);
+
+// Parses "k:v,k2:v2" (sep ':') or "k=v,k2=v2" (sep '='); entries without the
+// separator are InvalidArgument naming `variable`.
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParsePairs(
+    absl::string_view variable, absl::string_view value, char sep);
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_CONFIG_H_

@@ -1,0 +1,126 @@
+#include "sink/config.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::sink {
+namespace {
+
+std::map<std::string, std::string> Base() {
+  return {{"SINK_TYPE", "LOG"},
+          {"SOURCE_KAFKA_BROKERS", "localhost:9092"},
+          {"SOURCE_KAFKA_TOPIC", "t"},
+          {"SOURCE_KAFKA_CONSUMER_GROUP_ID", "g"},
+          {"INPUT_SCHEMA_PROTO_CLASS", "com.example.Foo"},
+          {"SCHEMA_REGISTRY_STENCIL_URLS", "file:///tmp/x.desc"}};
+}
+
+TEST(Config, DefaultsAreFirehoses) {
+  auto c = ParseSinkConfig(Env(Base()));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->sink_type, "log");
+  EXPECT_EQ(c->source.max_poll_records, 500);
+  EXPECT_TRUE(c->source.async_commit);
+  EXPECT_EQ(c->source.auto_offset_reset, "latest");
+  EXPECT_EQ(c->source.thread_count, 1);
+  EXPECT_EQ(c->errors.retry, std::set<ErrorType>{ErrorType::kDefaultError});
+  EXPECT_TRUE(c->errors.dlq.empty());
+  EXPECT_EQ(c->errors.failing.size(), 3u);
+  EXPECT_EQ(c->errors.backoff_initial_ms, 10);
+  EXPECT_EQ(c->errors.backoff_rate, 2);
+  EXPECT_EQ(c->errors.backoff_max_ms, 60000);
+  EXPECT_FALSE(c->errors.dlq_enable);
+  EXPECT_EQ(c->metrics.statsd_host, "localhost");
+  EXPECT_EQ(c->metrics.statsd_port, 8125);
+  EXPECT_EQ(c->control_port, 8082);
+  EXPECT_FALSE(c->filter.jexl);
+  EXPECT_FALSE(c->schema.parse_key);
+}
+
+TEST(Config, MissingRequiredVariableIsNamed) {
+  for (const char* name : {"SINK_TYPE", "SOURCE_KAFKA_BROKERS", "SOURCE_KAFKA_TOPIC",
+                           "SOURCE_KAFKA_CONSUMER_GROUP_ID", "INPUT_SCHEMA_PROTO_CLASS"}) {
+    auto vars = Base();
+    vars.erase(name);
+    auto c = ParseSinkConfig(Env(vars));
+    ASSERT_FALSE(c.ok()) << name;
+    EXPECT_NE(c.status().message().find(name), std::string::npos) << c.status();
+  }
+}
+
+TEST(Config, KafkaPassThroughLowerCasesAndSkipsMappedOnes) {
+  auto vars = Base();
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_SASL_MECHANISM"] = "PLAIN";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_FETCH_MIN_BYTES"] = "1";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS"] = "20";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET"] = "EARLIEST";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::map<std::string, std::string> want = {{"sasl.mechanism", "PLAIN"},
+                                             {"fetch.min.bytes", "1"}};
+  EXPECT_EQ(c->source.kafka_properties, want);
+  EXPECT_EQ(c->source.max_poll_records, 20);
+  EXPECT_EQ(c->source.auto_offset_reset, "earliest");
+}
+
+TEST(Config, JexlNamesEachMissingVariable) {
+  auto vars = Base();
+  vars["FILTER_ENGINE"] = "JEXL";
+  vars["FILTER_DATA_SOURCE"] = "MESSAGE";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("FILTER_JEXL_EXPRESSION"), std::string::npos);
+  EXPECT_NE(c.status().message().find("FILTER_SCHEMA_PROTO_CLASS"), std::string::npos);
+  EXPECT_EQ(c.status().message().find("FILTER_DATA_SOURCE"), std::string::npos);
+  vars["FILTER_JEXL_EXPRESSION"] = "x.getA() == 1";
+  vars["FILTER_SCHEMA_PROTO_CLASS"] = "com.example.Foo";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->filter.jexl);
+  EXPECT_FALSE(c->filter.data_source_key);
+}
+
+TEST(Config, ErrorTypesAndDlq) {
+  auto vars = Base();
+  vars["ERROR_TYPES_FOR_RETRY"] = "SINK_5XX_ERROR, SINK_RETRYABLE_ERROR";
+  vars["DLQ_SINK_ENABLE"] = "true";
+  vars["DLQ_WRITER_TYPE"] = "kafka";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("DLQ_KAFKA_BROKERS"), std::string::npos);
+  vars["DLQ_KAFKA_BROKERS"] = "b:1";
+  vars["DLQ_KAFKA_LINGER_MS"] = "5";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->errors.retry,
+            (std::set<ErrorType>{ErrorType::kSink5xxError, ErrorType::kSinkRetryableError}));
+  EXPECT_EQ(c->errors.dlq_writer, "KAFKA");
+  EXPECT_EQ(c->errors.dlq_kafka_topic, "firehose-retry-topic");
+  EXPECT_EQ(c->errors.dlq_kafka_properties.at("linger.ms"), "5");
+  vars["ERROR_TYPES_FOR_DLQ"] = "NOPE";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("ERROR_TYPES_FOR_DLQ"), std::string::npos);
+}
+
+TEST(Config, MetricsTagsAndSchema) {
+  auto vars = Base();
+  vars["METRIC_STATSD_TAGS"] = "team=data,env=dev";
+  vars["SCHEMA_REGISTRY_STENCIL_URLS"] = "http://a/x.desc, file:///b.desc";
+  vars["SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY"] = "VERSION_BASED_REFRESH";
+  vars["SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS"] = "Authorization:Bearer x";
+  vars["KAFKA_RECORD_PARSER_MODE"] = "key";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->metrics.statsd_tags.size(), 2u);
+  EXPECT_EQ(c->metrics.statsd_tags[1].first, "env");
+  ASSERT_EQ(c->schema.urls.size(), 2u);
+  EXPECT_EQ(c->schema.urls[1], "file:///b.desc");
+  EXPECT_TRUE(c->schema.version_based_refresh);
+  EXPECT_EQ(c->schema.fetch_headers[0].second, "Bearer x");
+  EXPECT_TRUE(c->schema.parse_key);
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS"] = "0";
+  EXPECT_FALSE(ParseSinkConfig(Env(vars)).ok());
+}
+
+}  // namespace
+}  // namespace sluice::sink

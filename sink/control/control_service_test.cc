@@ -1,0 +1,107 @@
+#include "sink/control/control_service.h"
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include "grpcpp/health_check_service_interface.h"
+#include "proto/sluice/sink/v1beta1/sink_control.grpc.pb.h"
+#include "sink/sample/sample_gen.h"
+
+namespace sluice::sink {
+namespace {
+
+namespace pb = ::sluice::sink::v1beta1;
+
+struct Fixture {
+  Env env{{{"SINK_TYPE", "log"},
+           {"SOURCE_KAFKA_BROKERS", "127.0.0.1:1"},
+           {"SOURCE_KAFKA_TOPIC", "orders"},
+           {"SOURCE_KAFKA_CONSUMER_GROUP_ID", "g"},
+           {"INPUT_SCHEMA_PROTO_CLASS", "io.sluice.sample.SampleProto$SampleLogMessage"},
+           {"SCHEMA_REGISTRY_STENCIL_URLS", "file://sink/sample/sample_cc.desc"},
+           {"FILTER_ENGINE", "JEXL"},
+           {"FILTER_DATA_SOURCE", "MESSAGE"},
+           {"FILTER_JEXL_EXPRESSION", "sampleLogMessage.getDriverId() == \"driver-1\""},
+           {"FILTER_SCHEMA_PROTO_CLASS", "sluice.sample.SampleLogMessage"},
+           {"SINK_JDBC_PASSWORD", "hunter2"},
+           {"HOME", "/root"}}};
+  SinkConfig config;
+  WorkerControl control;
+  std::unique_ptr<SchemaRegistry> registry;
+  std::unique_ptr<ControlServer> server;
+  std::unique_ptr<pb::SinkControl::Stub> stub;
+  std::shared_ptr<grpc::Channel> channel;
+
+  Fixture() {
+    config = *ParseSinkConfig(env);
+    registry = *SchemaRegistry::Create(config.schema);
+    server = *ControlServer::Start(0, {&env, &config, &control, registry.get()});
+    channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()),
+                                  grpc::InsecureChannelCredentials());
+    stub = pb::SinkControl::NewStub(channel);
+  }
+};
+
+TEST(ControlService, StatusMasksSecretsAndReportsState) {
+  Fixture fx;
+  fx.control.ReportPartitions(0, {PartitionStatus{{"orders", 1}, 10, 12, 20, 8, false}});
+  fx.control.AddCounts({.consumed = 5, .filtered = 2});
+  fx.control.SetLastError("boom");
+  grpc::ClientContext ctx;
+  pb::GetStatusResponse resp;
+  ASSERT_TRUE(fx.stub->GetStatus(&ctx, {}, &resp).ok());
+  EXPECT_EQ(resp.config().at("SINK_JDBC_PASSWORD"), "****");
+  EXPECT_EQ(resp.config().at("SOURCE_KAFKA_TOPIC"), "orders");
+  EXPECT_EQ(resp.config().count("HOME"), 0u);
+  EXPECT_EQ(resp.sink_type(), "log");
+  EXPECT_EQ(resp.consumer_group(), "g");
+  ASSERT_EQ(resp.partitions_size(), 1);
+  EXPECT_EQ(resp.partitions(0).lag(), 8);
+  EXPECT_EQ(resp.partitions(0).committed_offset(), 10);
+  EXPECT_EQ(resp.counters().consumed(), 5);
+  EXPECT_EQ(resp.counters().filtered(), 2);
+  EXPECT_EQ(resp.last_error(), "boom");
+  EXPECT_NE(resp.filter_expression().find("driver-1"), std::string::npos);
+}
+
+TEST(ControlService, PauseAndResume) {
+  Fixture fx;
+  grpc::ClientContext c1, c2;
+  pb::PauseResponse p;
+  ASSERT_TRUE(fx.stub->Pause(&c1, {}, &p).ok());
+  EXPECT_TRUE(fx.control.Paused());
+  pb::ResumeResponse r;
+  ASSERT_TRUE(fx.stub->Resume(&c2, {}, &r).ok());
+  EXPECT_FALSE(fx.control.Paused());
+}
+
+TEST(ControlService, TestFilterWithConfiguredAndGivenExpressions) {
+  Fixture fx;
+  pb::TestFilterRequest req;
+  for (int i = 0; i < 3; ++i) req.add_records()->set_value(sample::SampleBytes(i, 0));
+  req.add_records()->set_value("\xff\xff");
+  grpc::ClientContext c1;
+  pb::TestFilterResponse resp;
+  ASSERT_TRUE(fx.stub->TestFilter(&c1, req, &resp).ok());
+  EXPECT_EQ(resp.variable(), "sampleLogMessage");
+  ASSERT_EQ(resp.results_size(), 4);
+  EXPECT_FALSE(resp.results(0).kept());
+  EXPECT_TRUE(resp.results(1).kept());
+  EXPECT_NE(resp.results(1).message_text().find("driver-1"), std::string::npos);
+  EXPECT_FALSE(resp.results(3).error().empty());
+
+  req.set_expression("sampleLogMessage.getStatus() == \"ONLINE\"");
+  grpc::ClientContext c2;
+  ASSERT_TRUE(fx.stub->TestFilter(&c2, req, &resp).ok());
+  EXPECT_TRUE(resp.results(0).kept());
+  EXPECT_FALSE(resp.results(1).kept());
+
+  req.set_expression("sampleLogMessage.getStatus() == ");
+  grpc::ClientContext c3;
+  grpc::Status s = fx.stub->TestFilter(&c3, req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("column"), std::string::npos) << s.error_message();
+}
+
+}  // namespace
+}  // namespace sluice::sink

@@ -1,0 +1,203 @@
+#include <deque>
+
+#include <gtest/gtest.h>
+
+#include "sink/decorators/dlq.h"
+#include "sink/decorators/factory.h"
+#include "sink/decorators/retry.h"
+#include "sink/sinks/testing/recording_metrics.h"
+
+namespace sluice::sink {
+namespace {
+
+Message Msg(int64_t o) {
+  Message m;
+  m.topic = "t";
+  m.partition = 2;
+  m.offset = o;
+  m.value = "v" + std::to_string(o);
+  return m;
+}
+
+// Fails every message of the first `fail_pushes` pushes with `type`.
+class ScriptedSink : public Sink {
+ public:
+  ScriptedSink(int fail_pushes, ErrorType type) : fail_pushes_(fail_pushes), type_(type) {}
+  std::vector<FailedMessage> Push(const std::vector<Message>& batch) override {
+    sizes->push_back(static_cast<int>(batch.size()));
+    std::vector<FailedMessage> out;
+    if (fail_pushes_ < 0 || pushes_++ < fail_pushes_) {
+      for (const Message& m : batch) out.push_back({m, type_, "boom"});
+    }
+    return out;
+  }
+  absl::string_view Name() const override { return "scripted"; }
+  std::shared_ptr<std::vector<int>> sizes = std::make_shared<std::vector<int>>();
+
+ private:
+  int fail_pushes_;  // -1: always
+  int pushes_ = 0;
+  ErrorType type_;
+};
+
+class FakeWriter : public DlqWriter {
+ public:
+  explicit FakeWriter(int fail_writes) : fail_writes_(fail_writes) {}
+  std::vector<FailedMessage> Write(const std::vector<FailedMessage>& messages) override {
+    ++state->writes;
+    if (fail_writes_ < 0 || state->writes <= fail_writes_) return messages;
+    for (const auto& f : messages) state->written.push_back(f);
+    return {};
+  }
+  struct State {
+    int writes = 0;
+    std::vector<FailedMessage> written;
+  };
+  std::shared_ptr<State> state = std::make_shared<State>();
+
+ private:
+  int fail_writes_;
+};
+
+struct Built {
+  std::unique_ptr<Dispatcher> dispatcher;
+  std::shared_ptr<std::vector<int>> sizes;
+  std::shared_ptr<FakeWriter::State> dlq;
+  std::shared_ptr<std::vector<absl::Duration>> sleeps = std::make_shared<std::vector<absl::Duration>>();
+};
+
+Built Build(const ErrorConfig& errors, int fail_pushes, ErrorType type, Metrics* metrics,
+            int dlq_fail_writes = 0) {
+  Built b;
+  auto sink = std::make_unique<ScriptedSink>(fail_pushes, type);
+  b.sizes = sink->sizes;
+  DispatcherHooks hooks;
+  auto sleeps = b.sleeps;
+  hooks.sleep = [sleeps](absl::Duration d) { sleeps->push_back(d); };
+  auto writer = std::make_unique<FakeWriter>(dlq_fail_writes);
+  b.dlq = writer->state;
+  hooks.dlq_writer = std::move(writer);
+  auto d = BuildDispatcher(errors, std::move(sink), metrics, std::move(hooks));
+  EXPECT_TRUE(d.ok()) << d.status();
+  b.dispatcher = *std::move(d);
+  return b;
+}
+
+TEST(Backoff, ExponentialAndCapped) {
+  Backoff b{10, 2, 60};
+  EXPECT_EQ(b.Delay(0), absl::Milliseconds(10));
+  EXPECT_EQ(b.Delay(1), absl::Milliseconds(20));
+  EXPECT_EQ(b.Delay(2), absl::Milliseconds(40));
+  EXPECT_EQ(b.Delay(3), absl::Milliseconds(60));
+  EXPECT_EQ(b.Delay(400), absl::Milliseconds(60));
+}
+
+TEST(Dispatcher, RetriesOnlyFailedMessagesWithBackoff) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;  // retry DEFAULT_ERROR, DLQ disabled
+  Built b = Build(e, 2, ErrorType::kDefaultError, &metrics);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(0), Msg(1), Msg(2)}, {});
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_TRUE(r.fatal.ok());
+  EXPECT_EQ(*b.sizes, (std::vector<int>{3, 3, 3}));
+  EXPECT_EQ(*b.sleeps, (std::vector<absl::Duration>{absl::Milliseconds(10), absl::Milliseconds(20)}));
+  EXPECT_EQ(metrics.Sum("firehose_retry_attempts_total"), 2);
+  EXPECT_EQ(metrics.Sum("firehose_retry_messages_total", {"type", "SUCCESS"}), 3);
+  EXPECT_EQ(metrics.Sum("firehose_sink_messages_total", {"type", "SUCCESS"}), 3);
+  EXPECT_EQ(metrics.Sum("firehose_sink_messages_total", {"error_type", "DEFAULT_ERROR"}), 6);
+}
+
+TEST(Dispatcher, RetryExhaustionFailsWhenConfigured) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.retry_max_attempts = 3;
+  e.retry_fail_after_max_attempts = true;
+  Built b = Build(e, -1, ErrorType::kDefaultError, &metrics);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(7)}, {});
+  EXPECT_EQ(b.sizes->size(), 4u) << "one push plus three retries";
+  ASSERT_EQ(r.failed.size(), 1u);
+  ASSERT_FALSE(r.fatal.ok());
+  EXPECT_NE(r.fatal.message().find("t/2@7"), std::string::npos) << r.fatal;
+  // Without fail-after, the message just stays failed.
+  e.retry_fail_after_max_attempts = false;
+  Built c = Build(e, -1, ErrorType::kDefaultError, &metrics);
+  r = c.dispatcher->Dispatch({Msg(7)}, {});
+  EXPECT_TRUE(r.fatal.ok());
+  EXPECT_EQ(r.failed.size(), 1u);
+}
+
+TEST(Dispatcher, WithoutDlqEveryNonFailingTypeIsRetriedUntilSuccess) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;  // SINK_5XX_ERROR is not in ERROR_TYPES_FOR_RETRY
+  Built b = Build(e, 4, ErrorType::kSink5xxError, &metrics);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(0), Msg(1)}, {});
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_EQ(b.sizes->size(), 5u);
+}
+
+TEST(Dispatcher, DlqTakesFailuresAfterRetriesAndTheyCountAsHandled) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;
+  Built b = Build(e, -1, ErrorType::kSink5xxError, &metrics);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(0), Msg(1)}, {});
+  EXPECT_TRUE(r.fatal.ok());
+  EXPECT_TRUE(r.failed.empty()) << "written to the DLQ: committable";
+  EXPECT_EQ(b.sizes->size(), 1u) << "SINK_5XX_ERROR is not retried when the DLQ is on";
+  ASSERT_EQ(b.dlq->written.size(), 2u);
+  EXPECT_EQ(b.dlq->written[0].error_type, ErrorType::kSink5xxError);
+  EXPECT_EQ(metrics.Sum("firehose_dlq_messages_total", {"type", "SUCCESS"}), 2);
+}
+
+TEST(Dispatcher, DlqTypesRestrictRouting) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;
+  e.dlq = {ErrorType::kSink4xxError};
+  Built b = Build(e, -1, ErrorType::kSink5xxError, &metrics);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(0)}, {});
+  EXPECT_EQ(r.failed.size(), 1u);
+  EXPECT_TRUE(b.dlq->written.empty());
+}
+
+TEST(Dispatcher, DlqWriteRetriesThenFails) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;
+  e.dlq_retry_max_attempts = 2;
+  Built b = Build(e, -1, ErrorType::kSink5xxError, &metrics, /*dlq_fail_writes=*/1);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(0)}, {});
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_EQ(b.dlq->writes, 2);
+  e.dlq_fail_after_max_attempts = true;
+  Built c = Build(e, -1, ErrorType::kSink5xxError, &metrics, /*dlq_fail_writes=*/-1);
+  r = c.dispatcher->Dispatch({Msg(3)}, {});
+  EXPECT_EQ(c.dlq->writes, 3);
+  ASSERT_EQ(r.failed.size(), 1u) << "never written: not committed";
+  EXPECT_FALSE(r.fatal.ok());
+}
+
+TEST(Dispatcher, FailingTypeStopsNamingTopicPartitionOffset) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;  // DLQ on, but DESERIALIZATION_ERROR is a failing type
+  Built b = Build(e, 0, ErrorType::kDefaultError, &metrics);
+  std::vector<FailedMessage> pre = {{Msg(9), ErrorType::kDeserializationError, "bad bytes"}};
+  DispatchResult r = b.dispatcher->Dispatch({Msg(8)}, std::move(pre));
+  ASSERT_FALSE(r.fatal.ok());
+  EXPECT_NE(r.fatal.message().find("topic t partition 2 offset 9"), std::string::npos) << r.fatal;
+  EXPECT_NE(r.fatal.message().find("DESERIALIZATION_ERROR"), std::string::npos);
+  ASSERT_EQ(r.failed.size(), 1u);
+  EXPECT_TRUE(b.dlq->written.empty());
+  // Routed to the DLQ when the operator says so.
+  e.failing = {};
+  e.dlq = {ErrorType::kDeserializationError};
+  Built c = Build(e, 0, ErrorType::kDefaultError, &metrics);
+  r = c.dispatcher->Dispatch({}, {{Msg(9), ErrorType::kDeserializationError, "bad bytes"}});
+  EXPECT_TRUE(r.fatal.ok());
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_EQ(c.dlq->written.size(), 1u);
+}
+
+}  // namespace
+}  // namespace sluice::sink

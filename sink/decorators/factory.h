@@ -1,0 +1,46 @@
+// The one place where the sink decorators are composed (DESIGN.md convention
+// 4), as Firehose composes SinkWithFailHandler(SinkWithDlq(SinkWithRetry(
+// SinkWithMetrics(sink)))):
+//
+//   Dlq?( Retrying( Logging( Metered( <SINK_TYPE sink> ))))
+//
+// Rules (issue 7, "Errors, retry and the dead-letter queue"):
+// - Retry re-pushes failures whose type is in ERROR_TYPES_FOR_RETRY. With the
+//   DLQ disabled it also retries every type not in ERROR_TYPES_FOR_FAILING
+//   ("retry until a success code is received").
+// - With DLQ_SINK_ENABLE, failures left after the retries whose type is in
+//   ERROR_TYPES_FOR_DLQ (when empty: any type not in ERROR_TYPES_FOR_FAILING)
+//   go to the DLQ writer; decode and filter failures are routed the same way.
+// - Anything left whose type is in ERROR_TYPES_FOR_FAILING stops the worker
+//   with a message naming topic/partition/offset.
+#ifndef SLUICE_SINK_DECORATORS_FACTORY_H_
+#define SLUICE_SINK_DECORATORS_FACTORY_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "sink/config.h"
+#include "sink/decorators/dlq.h"
+#include "sink/decorators/retry.h"
+#include "sink/metrics.h"
+#include "sink/stages.h"
+
+namespace sluice::sink {
+
+// Test seams for the factory.
+struct DispatcherHooks {
+  Sleeper sleep;                        // default: real sleep
+  StopCheck stop;                       // may be null
+  std::unique_ptr<DlqWriter> dlq_writer;  // default: from DLQ_WRITER_TYPE
+};
+
+// Wraps `sink` (one worker's instance) per `errors`. `metrics` not owned.
+// Errors: the KAFKA DLQ writer cannot be created.
+absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& errors,
+                                                            std::unique_ptr<Sink> sink,
+                                                            Metrics* metrics,
+                                                            DispatcherHooks hooks = {});
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_DECORATORS_FACTORY_H_

@@ -1,0 +1,110 @@
+#include "sink/filter/jexl_filter.h"
+
+#include <gtest/gtest.h>
+
+#include "sink/sample/sample_gen.h"
+
+namespace sluice::sink {
+namespace {
+
+struct Fixture {
+  std::unique_ptr<SchemaRegistry> registry;
+  SchemaConfig schema;
+  Fixture() {
+    schema.urls = {"file://sink/sample/sample_cc.desc"};
+    schema.proto_class = "io.sluice.sample.SampleProto$SampleLogMessage";
+    registry = *SchemaRegistry::Create(schema);
+  }
+  FilterConfig Filter(std::string expression) {
+    FilterConfig f;
+    f.jexl = true;
+    f.expression = std::move(expression);
+    f.proto_class = "sluice.sample.SampleLogMessage";
+    return f;
+  }
+};
+
+std::vector<Message> Batch(int n) {
+  std::vector<Message> out(n);
+  for (int i = 0; i < n; ++i) {
+    out[i].offset = i;
+    out[i].value = sample::SampleBytes(i, 1000);
+    out[i].key = sample::SampleBytes(i, 1000);
+  }
+  return out;
+}
+
+TEST(JexlFilter, KeepsMatchingRecordsReusingDecodedMessages) {
+  Fixture fx;
+  auto f = JexlFilter::Create(fx.Filter("sampleLogMessage.getDriverId() == \"driver-3\" || "
+                                        "sampleLogMessage.getStatus() == \"ON_TRIP\""),
+                              fx.schema, fx.registry.get());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->variable(), "sampleLogMessage");
+  auto dec = *ProtoDecoder::Create(fx.registry.get(), fx.schema.proto_class, false);
+  std::vector<Message> batch = Batch(10);
+  std::vector<FailedMessage> failed;
+  dec->Decode(&batch, &failed);
+  int dropped = (*f)->Apply(&batch, &failed);
+  // driver-3 is record 3; ON_TRIP is i % 3 == 2: 2, 5, 8.
+  std::vector<int64_t> kept;
+  for (const auto& m : batch) kept.push_back(m.offset);
+  EXPECT_EQ(kept, (std::vector<int64_t>{2, 3, 5, 8}));
+  EXPECT_EQ(dropped, 6);
+  EXPECT_TRUE(failed.empty());
+}
+
+TEST(JexlFilter, DecodesTheKeyWhenAsked) {
+  Fixture fx;
+  FilterConfig fc = fx.Filter("sampleLogMessage.getTagsList().contains(\"even\")");
+  fc.data_source_key = true;
+  auto f = JexlFilter::Create(fc, fx.schema, fx.registry.get());
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::vector<Message> batch = Batch(4);
+  batch[1].key.reset();
+  std::vector<FailedMessage> failed;
+  EXPECT_EQ((*f)->Apply(&batch, &failed), 1);  // record 3 (odd)
+  ASSERT_EQ(batch.size(), 2u);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+}
+
+TEST(JexlFilter, EvaluationErrorsAreInvalidMessagesNotCrashes) {
+  Fixture fx;
+  auto f = JexlFilter::Create(fx.Filter("sampleLogMessage.getAmountPaidCents() / 0 == 1"),
+                              fx.schema, fx.registry.get());
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::vector<Message> batch = Batch(2);
+  batch[1].value = "\xff\xff not proto";
+  std::vector<FailedMessage> failed;
+  (*f)->Apply(&batch, &failed);
+  EXPECT_TRUE(batch.empty());
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[1].error_type, ErrorType::kDeserializationError);
+  // A non-boolean result is an error too.
+  auto g = JexlFilter::Create(fx.Filter("sampleLogMessage.getDriverId()"), fx.schema,
+                              fx.registry.get());
+  ASSERT_TRUE(g.ok());
+  EXPECT_FALSE((*g)->Evaluate(Batch(1)[0]).ok());
+}
+
+TEST(JexlFilter, StartUpErrorsNameTheVariableAndColumn) {
+  Fixture fx;
+  auto syntax = JexlFilter::Create(fx.Filter("sampleLogMessage.getDriverId() == )"), fx.schema,
+                                   fx.registry.get());
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_NE(syntax.status().message().find("FILTER_JEXL_EXPRESSION"), std::string::npos);
+  EXPECT_NE(syntax.status().message().find("column"), std::string::npos) << syntax.status();
+  auto var = JexlFilter::Create(fx.Filter("driver.getId() == 1"), fx.schema, fx.registry.get());
+  ASSERT_FALSE(var.ok());
+  EXPECT_NE(var.status().message().find("sampleLogMessage"), std::string::npos);
+  FilterConfig bad_class = fx.Filter("x == 1");
+  bad_class.proto_class = "com.nope.Missing";
+  auto cls = JexlFilter::Create(bad_class, fx.schema, fx.registry.get());
+  ASSERT_FALSE(cls.ok());
+  EXPECT_NE(cls.status().message().find("FILTER_SCHEMA_PROTO_CLASS"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::sink

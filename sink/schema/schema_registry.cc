@@ -1,0 +1,297 @@
+#include "sink/schema/schema_registry.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+#include "spdlog/spdlog.h"
+
+namespace sluice::sink {
+namespace {
+
+using google::protobuf::DescriptorProto;
+using google::protobuf::FileDescriptorProto;
+using google::protobuf::FileDescriptorSet;
+
+// protoc's rule for the default outer class: the file's base name in
+// UpperCamelCase ("sample_log.proto" -> "SampleLog").
+std::string DefaultOuterClass(const FileDescriptorProto& file) {
+  std::string base = file.name();
+  auto slash = base.rfind('/');
+  if (slash != std::string::npos) base = base.substr(slash + 1);
+  if (absl::EndsWith(base, ".proto")) base.resize(base.size() - 6);
+  std::string out;
+  bool upper = true;
+  for (char c : base) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c))) {
+      upper = true;
+      continue;
+    }
+    out.push_back(upper ? absl::ascii_toupper(c) : c);
+    upper = absl::ascii_isdigit(static_cast<unsigned char>(c));
+  }
+  for (const DescriptorProto& m : file.message_type()) {
+    if (m.name() == out) return out + "OuterClass";
+  }
+  return out;
+}
+
+void AddNested(const DescriptorProto& m, const std::string& java_prefix_dollar,
+               const std::string& java_prefix_dot, const std::string& proto_prefix,
+               std::map<std::string, std::string>* out) {
+  std::string dollar = java_prefix_dollar + m.name();
+  std::string dot = java_prefix_dot + m.name();
+  std::string full = proto_prefix + m.name();
+  out->emplace(dollar, full);
+  out->emplace(dot, full);
+  for (const DescriptorProto& n : m.nested_type()) {
+    AddNested(n, dollar + "$", dot + ".", full + ".", out);
+  }
+}
+
+size_t WriteCb(char* ptr, size_t size, size_t nmemb, void* userdata) {
+  static_cast<std::string*>(userdata)->append(ptr, size * nmemb);
+  return size * nmemb;
+}
+
+absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, const std::string& url) {
+  if (absl::StartsWith(url, "file://")) {
+    std::string path = url.substr(7);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return absl::NotFoundError(absl::StrCat("schema registry: cannot read ", url));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
+  std::string body;
+  struct curl_slist* headers = nullptr;
+  for (const auto& [k, v] : config.fetch_headers) {
+    headers = curl_slist_append(headers, absl::StrCat(k, ": ", v).c_str());
+  }
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config.fetch_timeout_ms));
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &WriteCb);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  CURLcode rc = curl_easy_perform(curl);
+  long code = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) {
+    return absl::UnavailableError(
+        absl::StrCat("schema registry: fetching ", url, ": ", curl_easy_strerror(rc)));
+  }
+  if (code < 200 || code >= 300) {
+    return absl::UnavailableError(absl::StrCat("schema registry: fetching ", url, ": HTTP ", code));
+  }
+  return body;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> JavaClassNames(const FileDescriptorProto& file) {
+  std::map<std::string, std::string> out;
+  const std::string proto_prefix = file.package().empty() ? "" : file.package() + ".";
+  std::string java_pkg =
+      file.options().has_java_package() ? file.options().java_package() : file.package();
+  std::string pkg_prefix = java_pkg.empty() ? "" : java_pkg + ".";
+  std::string outer = file.options().has_java_outer_classname()
+                          ? file.options().java_outer_classname()
+                          : DefaultOuterClass(file);
+  for (const DescriptorProto& m : file.message_type()) {
+    if (file.options().java_multiple_files()) {
+      AddNested(m, pkg_prefix, pkg_prefix, proto_prefix, &out);
+    }
+    // Always also index the outer-class form; Java callers use it with
+    // java_multiple_files=false, and it is unambiguous either way.
+    AddNested(m, pkg_prefix + outer + "$", pkg_prefix + outer + ".", proto_prefix, &out);
+  }
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<const Schema>> Schema::Build(
+    const std::vector<std::string>& descriptor_sets, std::string version) {
+  auto schema = std::shared_ptr<Schema>(new Schema());
+  schema->db_ = std::make_unique<google::protobuf::SimpleDescriptorDatabase>();
+  schema->version_ = std::move(version);
+  std::map<std::string, bool> seen;
+  std::vector<std::string> message_names;
+  for (size_t i = 0; i < descriptor_sets.size(); ++i) {
+    FileDescriptorSet set;
+    if (!set.ParseFromString(descriptor_sets[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "schema registry: source ", i + 1, " is not a binary FileDescriptorSet"));
+    }
+    for (const FileDescriptorProto& f : set.file()) {
+      if (seen[f.name()]) continue;
+      seen[f.name()] = true;
+      schema->db_->Add(f);
+      for (auto& [java, full] : JavaClassNames(f)) schema->java_names_.emplace(java, full);
+    }
+  }
+  schema->pool_ = std::make_unique<google::protobuf::DescriptorPool>(schema->db_.get());
+  // Build every file now so that a broken set fails at load, not at decode.
+  for (const auto& [name, unused] : seen) {
+    if (schema->pool_->FindFileByName(name) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("schema registry: cannot build ", name, " (missing imports?)"));
+    }
+  }
+  return std::shared_ptr<const Schema>(std::move(schema));
+}
+
+absl::StatusOr<const google::protobuf::Descriptor*> Schema::FindMessage(
+    absl::string_view name) const {
+  std::string n(name);
+  if (const auto* d = pool_->FindMessageTypeByName(n)) return d;
+  auto it = java_names_.find(n);
+  if (it != java_names_.end()) {
+    if (const auto* d = pool_->FindMessageTypeByName(it->second)) return d;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("proto class ", name, " not found in the schema registry (version ",
+                   version_.empty() ? "-" : version_, ")"));
+}
+
+const google::protobuf::Message* Schema::Prototype(
+    const google::protobuf::Descriptor* descriptor) const {
+  absl::MutexLock l(&mu_);
+  return factory_.GetPrototype(descriptor);
+}
+
+Fetcher MakeFetcher(const SchemaConfig& config) {
+  return [config](const std::string& url) -> absl::StatusOr<std::string> {
+    absl::Status last;
+    int64_t backoff_ms = std::min<int64_t>(config.fetch_backoff_min_ms, 60000);
+    for (int attempt = 0; attempt <= config.fetch_retries; ++attempt) {
+      auto body = FetchOnce(config, url);
+      if (body.ok() || absl::IsNotFound(body.status())) return body;
+      last = body.status();
+      if (attempt < config.fetch_retries) {
+        spdlog::warn("{} (retrying in {} ms)", std::string(last.message()), backoff_ms);
+        absl::SleepFor(absl::Milliseconds(backoff_ms));
+        backoff_ms = std::min<int64_t>(backoff_ms * 2, 600000);
+      }
+    }
+    return last;
+  };
+}
+
+SchemaRegistry::SchemaRegistry(SchemaConfig config, Fetcher fetch)
+    : config_(std::move(config)), fetch_(std::move(fetch)) {}
+
+absl::StatusOr<std::unique_ptr<SchemaRegistry>> SchemaRegistry::Create(const SchemaConfig& config,
+                                                                       Fetcher fetch) {
+  if (config.urls.empty()) {
+    return absl::InvalidArgumentError("SCHEMA_REGISTRY_STENCIL_URLS is empty");
+  }
+  if (!fetch) fetch = MakeFetcher(config);
+  auto reg = std::unique_ptr<SchemaRegistry>(new SchemaRegistry(config, std::move(fetch)));
+  bool changed = false;
+  auto schema = reg->Load(&changed);
+  if (!schema.ok()) return schema.status();
+  std::atomic_store(&reg->current_, *schema);
+  if (config.cache_auto_refresh) {
+    reg->refresher_ = std::thread([r = reg.get()] { r->RefreshLoop(); });
+  }
+  return reg;
+}
+
+SchemaRegistry::~SchemaRegistry() {
+  {
+    std::lock_guard<std::mutex> l(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (refresher_.joinable()) refresher_.join();
+}
+
+std::shared_ptr<const Schema> SchemaRegistry::Current() const {
+  return std::atomic_load(&current_);
+}
+
+absl::StatusOr<std::shared_ptr<const Schema>> SchemaRegistry::Load(bool* changed) {
+  std::vector<std::string> sets;
+  std::string versions;
+  for (const std::string& url : config_.urls) {
+    std::string target = url;
+    if (config_.version_based_refresh) {
+      // Stencil's VERSION_BASED_REFRESH: <url>/versions lists the versions;
+      // the highest is loaded from <url>/versions/<v>.
+      auto listing = fetch_(url + "/versions");
+      if (!listing.ok()) return listing.status();
+      int64_t best = -1;
+      try {
+        auto j = nlohmann::json::parse(*listing);
+        for (const auto& v : j.at("versions")) {
+          int64_t n = v.is_string() ? std::stoll(v.get<std::string>()) : v.get<int64_t>();
+          best = std::max(best, n);
+        }
+      } catch (const std::exception& e) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("schema registry: ", url, "/versions: expected {\"versions\":[...]}: ", e.what()));
+      }
+      if (best < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("schema registry: ", url, "/versions is empty"));
+      }
+      target = absl::StrCat(url, "/versions/", best);
+      absl::StrAppend(&versions, versions.empty() ? "" : ",", best);
+    }
+    auto body = fetch_(target);
+    if (!body.ok()) return body.status();
+    sets.push_back(*std::move(body));
+  }
+  std::string content;
+  for (const auto& s : sets) absl::StrAppend(&content, s.size(), ":", s);
+  absl::StrAppend(&content, "|", versions);
+  *changed = content != last_content_;
+  if (!*changed) return Current();
+  auto schema = Schema::Build(sets, versions);
+  if (!schema.ok()) return schema.status();
+  last_content_ = std::move(content);
+  return schema;
+}
+
+absl::StatusOr<bool> SchemaRegistry::Refresh() {
+  std::lock_guard<std::mutex> lock(load_mu_);
+  bool changed = false;
+  auto schema = Load(&changed);
+  if (!schema.ok()) return schema.status();
+  if (changed) {
+    std::atomic_store(&current_, *schema);
+    spdlog::info("schema registry: loaded a new schema{}",
+                 (*schema)->version().empty() ? "" : " version " + (*schema)->version());
+  }
+  return changed;
+}
+
+void SchemaRegistry::RefreshLoop() {
+  std::unique_lock<std::mutex> l(stop_mu_);
+  while (!stopping_) {
+    if (stop_cv_.wait_for(l, std::chrono::milliseconds(config_.cache_ttl_ms),
+                          [this] { return stopping_; })) {
+      break;
+    }
+    l.unlock();
+    auto r = Refresh();
+    if (!r.ok()) spdlog::warn("schema refresh failed, keeping the old schema: {}", r.status().ToString());
+    l.lock();
+  }
+}
+
+}  // namespace sluice::sink

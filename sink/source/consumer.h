@@ -1,0 +1,87 @@
+// The Kafka consumer as the worker sees it: a thin interface so that the
+// worker loop and commit rules can be tested without a broker. The real
+// implementation is KafkaConsumer (librdkafka); tests use fakes.
+#ifndef SLUICE_SINK_SOURCE_CONSUMER_H_
+#define SLUICE_SINK_SOURCE_CONSUMER_H_
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "sink/message.h"
+
+namespace sluice::sink {
+
+// A topic partition, ordered by (topic, partition).
+struct TopicPartition {
+  std::string topic;
+  int32_t partition = 0;
+  bool operator<(const TopicPartition& o) const {
+    return std::tie(topic, partition) < std::tie(o.topic, o.partition);
+  }
+  bool operator==(const TopicPartition& o) const {
+    return topic == o.topic && partition == o.partition;
+  }
+};
+
+// An offset to commit: the offset of the NEXT record to read (Kafka's rule).
+struct PartitionOffset {
+  TopicPartition tp;
+  int64_t offset = 0;
+};
+
+// Per-partition state reported by GetStatus and the lag gauge.
+struct PartitionStatus {
+  TopicPartition tp;
+  int64_t committed = -1;       // last offset this worker committed (-1: none yet)
+  int64_t position = -1;        // next offset to fetch (-1: unknown)
+  int64_t high_watermark = -1;  // log end offset (-1: unknown)
+  int64_t lag = -1;             // high_watermark - position (-1: unknown)
+  bool paused = false;
+};
+
+// Called on the worker thread, inside Poll, around a rebalance.
+class RebalanceListener {
+ public:
+  virtual ~RebalanceListener() = default;
+  // Before `partitions` are taken away: commit what is done for them.
+  virtual void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) = 0;
+  // After `partitions` were assigned.
+  virtual void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) = 0;
+};
+
+// One group member. Owned and used by a single worker thread.
+class Consumer {
+ public:
+  virtual ~Consumer() = default;
+
+  // Appends up to `max_records` records to `out`: waits at most `timeout` for
+  // the first, then takes what is already fetched. An empty result is not an
+  // error. Errors are fatal consumer errors (e.g. authentication).
+  virtual absl::Status Poll(int max_records, absl::Duration timeout, std::vector<Message>* out) = 0;
+
+  // Commits `offsets` (next offsets to read). With `async`, returns at once and
+  // the outcome is reported through the commit_total metric; otherwise waits
+  // and returns the broker's answer.
+  virtual absl::Status Commit(const std::vector<PartitionOffset>& offsets, bool async) = 0;
+
+  // Pauses or resumes fetching of every assigned partition, keeping group
+  // membership (Poll must still be called).
+  virtual void SetPaused(bool paused) = 0;
+
+  // Assigned partitions with position, high watermark and lag.
+  virtual std::vector<PartitionStatus> Partitions() = 0;
+
+  // Sets the listener called inside Poll on rebalances (not owned; may be null).
+  virtual void SetRebalanceListener(RebalanceListener* listener) = 0;
+
+  // Leaves the group and releases the consumer. Idempotent.
+  virtual absl::Status Close() = 0;
+};
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_SOURCE_CONSUMER_H_

@@ -1,0 +1,309 @@
+#include "sink/source/kafka_consumer.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace sluice::sink {
+namespace {
+
+constexpr char kCommitMetric[] = "firehose_source_kafka_messages_commit_total";
+
+rd_kafka_topic_partition_list_t* ToList(const std::vector<PartitionOffset>& offsets) {
+  auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
+  for (const PartitionOffset& o : offsets) {
+    rd_kafka_topic_partition_list_add(list, o.tp.topic.c_str(), o.tp.partition)->offset = o.offset;
+  }
+  return list;
+}
+
+std::vector<TopicPartition> FromList(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<TopicPartition> out;
+  if (list == nullptr) return out;
+  out.reserve(list->cnt);
+  for (int i = 0; i < list->cnt; ++i) {
+    out.push_back({list->elems[i].topic, list->elems[i].partition});
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status KafkaError(rd_kafka_resp_err_t err, absl::string_view what) {
+  std::string msg = absl::StrCat(what, ": ", rd_kafka_err2str(err));
+  switch (err) {
+    case RD_KAFKA_RESP_ERR_NO_ERROR:
+      return absl::OkStatus();
+    case RD_KAFKA_RESP_ERR__TIMED_OUT:
+    case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+      return absl::DeadlineExceededError(msg);
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
+      return absl::UnavailableError(msg);
+    case RD_KAFKA_RESP_ERR__AUTHENTICATION:
+    case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
+      return absl::UnauthenticatedError(msg);
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+      return absl::PermissionDeniedError(msg);
+    case RD_KAFKA_RESP_ERR__INVALID_ARG:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+      return absl::InvalidArgumentError(msg);
+    case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
+    case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
+    case RD_KAFKA_RESP_ERR__STATE:
+      return absl::FailedPreconditionError(msg);
+    default:
+      return absl::UnknownError(msg);
+  }
+}
+
+std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config) {
+  std::map<std::string, std::string> p = {
+      {"bootstrap.servers", config.brokers},
+      {"group.id", config.group_id},
+      {"auto.offset.reset", config.auto_offset_reset},
+      {"enable.auto.commit", "false"},
+      {"enable.auto.offset.store", "false"},
+      // Keep the prefetch queue bounded: the worker takes at most
+      // MAX_POLL_RECORDS per cycle, so megabytes of read-ahead are plenty and
+      // keep peak RSS low.
+      {"queued.max.messages.kbytes", "16384"},
+      {"enable.partition.eof", "false"},
+      {"log_level", "4"},
+  };
+  for (const auto& [k, v] : config.kafka_properties) p[k] = v;
+  return p;
+}
+
+KafkaConsumer::KafkaConsumer(rd_kafka_t* rk, Metrics* metrics) : rk_(rk), metrics_(metrics) {}
+
+KafkaConsumer::~KafkaConsumer() {
+  if (rk_ == nullptr) return;
+  Close().IgnoreError();
+  if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
+  rd_kafka_destroy(rk_);
+}
+
+absl::StatusOr<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(const SourceConfig& config,
+                                                                     Metrics* metrics) {
+  char errstr[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  for (const auto& [k, v] : ConsumerProperties(config)) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) !=
+        RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      return absl::InvalidArgumentError(
+          absl::StrCat("Kafka consumer property ", k, " (from SOURCE_KAFKA_*): ", errstr));
+    }
+  }
+  // The consumer object is the opaque of the callbacks; it is created before
+  // rd_kafka_new so that the pointer is stable.
+  auto self = std::unique_ptr<KafkaConsumer>(new KafkaConsumer(nullptr, metrics));
+  rd_kafka_conf_set_opaque(conf, self.get());
+  rd_kafka_conf_set_rebalance_cb(conf, &KafkaConsumer::RebalanceCb);
+  rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::CommitCb);
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
+  if (rk == nullptr) {
+    rd_kafka_conf_destroy(conf);
+    return absl::InvalidArgumentError(absl::StrCat("creating Kafka consumer: ", errstr));
+  }
+  self->rk_ = rk;
+  rd_kafka_poll_set_consumer(rk);
+  self->queue_ = rd_kafka_queue_get_consumer(rk);
+
+  auto* topics = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(topics, config.topic.c_str(), RD_KAFKA_PARTITION_UA);
+  rd_kafka_resp_err_t err = rd_kafka_subscribe(rk, topics);
+  rd_kafka_topic_partition_list_destroy(topics);
+  if (err) return KafkaError(err, absl::StrCat("subscribing to ", config.topic));
+  return self;
+}
+
+void KafkaConsumer::RebalanceCb(rd_kafka_t*, rd_kafka_resp_err_t err,
+                                rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+  static_cast<KafkaConsumer*>(opaque)->OnRebalance(err, partitions);
+}
+
+void KafkaConsumer::OnRebalance(rd_kafka_resp_err_t err,
+                                rd_kafka_topic_partition_list_t* partitions) {
+  const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(rk_), "COOPERATIVE") == 0;
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    if (cooperative) {
+      rd_kafka_error_t* e = rd_kafka_incremental_assign(rk_, partitions);
+      if (e) rd_kafka_error_destroy(e);
+    } else {
+      rd_kafka_assign(rk_, partitions);
+    }
+    if (paused_) rd_kafka_pause_partitions(rk_, partitions);
+    if (listener_) listener_->OnPartitionsAssigned(FromList(partitions));
+  } else {
+    // Commit what is done before the partitions go (the listener commits
+    // synchronously), then give them up.
+    if (listener_) listener_->OnPartitionsRevoked(FromList(partitions));
+    if (cooperative) {
+      rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_, partitions);
+      if (e) rd_kafka_error_destroy(e);
+    } else {
+      rd_kafka_assign(rk_, nullptr);
+    }
+  }
+}
+
+void KafkaConsumer::CommitCb(rd_kafka_t*, rd_kafka_resp_err_t err,
+                             rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+  auto* self = static_cast<KafkaConsumer*>(opaque);
+  // _NO_OFFSET: nothing to commit, not a failure.
+  if (err == RD_KAFKA_RESP_ERR__NO_OFFSET) return;
+  bool ok = err == RD_KAFKA_RESP_ERR_NO_ERROR;
+  if (ok && offsets != nullptr) {
+    for (int i = 0; i < offsets->cnt; ++i) {
+      if (offsets->elems[i].err) ok = false;
+    }
+  }
+  self->metrics_->Increment(kCommitMetric, {{"success", ok ? "true" : "false"}});
+}
+
+void KafkaConsumer::Convert(rd_kafka_message_t* m, int64_t now_ms, std::vector<Message>* out) {
+  if (m->err) {
+    // Per-partition consumer errors (e.g. offset out of range) are reported by
+    // librdkafka and recovered by it; they are not records.
+    return;
+  }
+  Message& msg = out->emplace_back();
+  if (m->rkt != last_rkt_) {
+    last_rkt_ = m->rkt;
+    last_topic_ = rd_kafka_topic_name(m->rkt);
+  }
+  msg.topic = last_topic_;
+  msg.partition = m->partition;
+  msg.offset = m->offset;
+  if (m->key != nullptr) msg.key.emplace(static_cast<const char*>(m->key), m->key_len);
+  if (m->payload != nullptr) msg.value.assign(static_cast<const char*>(m->payload), m->len);
+  rd_kafka_timestamp_type_t tstype;
+  msg.timestamp_ms = rd_kafka_message_timestamp(m, &tstype);
+  msg.consume_timestamp_ms = now_ms;
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs != nullptr) {
+    const char* name;
+    const void* value;
+    size_t size;
+    for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == 0; ++i) {
+      msg.headers.emplace_back(name, value ? std::string(static_cast<const char*>(value), size)
+                                           : std::string());
+    }
+  }
+}
+
+absl::Status KafkaConsumer::Poll(int max_records, absl::Duration timeout,
+                                 std::vector<Message>* out) {
+  if (closed_) return absl::FailedPreconditionError("consumer is closed");
+  if (static_cast<int>(buf_.size()) < max_records) buf_.resize(max_records);
+  int timeout_ms = static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(timeout), 1 << 30));
+  // Wait for the first record (serving rebalance and commit callbacks), then
+  // take what is already fetched without waiting: Kafka's poll() semantics.
+  rd_kafka_message_t* first = rd_kafka_consumer_poll(rk_, timeout_ms);
+  if (first == nullptr) return absl::OkStatus();
+  int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  absl::Status status;
+  if (first->err && first->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+    // Fatal errors stop the worker; others are informational.
+    char fatal[256];
+    if (rd_kafka_fatal_error(rk_, fatal, sizeof(fatal)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      status = absl::InternalError(absl::StrCat("fatal Kafka consumer error: ", fatal));
+    } else if (first->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+               first->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
+               first->err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
+      status = KafkaError(first->err, "consuming");
+    }
+    rd_kafka_message_destroy(first);
+    return status;
+  }
+  Convert(first, now_ms, out);
+  rd_kafka_message_destroy(first);
+  if (max_records > 1) {
+    ssize_t n = rd_kafka_consume_batch_queue(queue_, 0, buf_.data(), max_records - 1);
+    for (ssize_t i = 0; i < n; ++i) {
+      Convert(buf_[i], now_ms, out);
+      rd_kafka_message_destroy(buf_[i]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KafkaConsumer::Commit(const std::vector<PartitionOffset>& offsets, bool async) {
+  if (offsets.empty()) return absl::OkStatus();
+  rd_kafka_topic_partition_list_t* list = ToList(offsets);
+  rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, async ? 1 : 0);
+  absl::Status status;
+  if (!async) {
+    bool ok = err == RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (int i = 0; ok && i < list->cnt; ++i) {
+      if (list->elems[i].err) {
+        err = list->elems[i].err;
+        ok = false;
+      }
+    }
+    // A synchronous commit also triggers the commit callback on the next
+    // poll, which counts the outcome.
+    if (!ok) status = KafkaError(err, "committing offsets");
+  } else if (err) {
+    metrics_->Increment(kCommitMetric, {{"success", "false"}});
+  }
+  rd_kafka_topic_partition_list_destroy(list);
+  return status;
+}
+
+void KafkaConsumer::SetPaused(bool paused) {
+  if (paused == paused_) return;
+  paused_ = paused;
+  rd_kafka_topic_partition_list_t* assigned = nullptr;
+  if (rd_kafka_assignment(rk_, &assigned) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  if (paused) {
+    rd_kafka_pause_partitions(rk_, assigned);
+  } else {
+    rd_kafka_resume_partitions(rk_, assigned);
+  }
+  rd_kafka_topic_partition_list_destroy(assigned);
+}
+
+std::vector<PartitionStatus> KafkaConsumer::Partitions() {
+  std::vector<PartitionStatus> out;
+  rd_kafka_topic_partition_list_t* assigned = nullptr;
+  if (rd_kafka_assignment(rk_, &assigned) != RD_KAFKA_RESP_ERR_NO_ERROR) return out;
+  rd_kafka_position(rk_, assigned);
+  for (int i = 0; i < assigned->cnt; ++i) {
+    const auto& e = assigned->elems[i];
+    PartitionStatus s;
+    s.tp = {e.topic, e.partition};
+    s.position = e.offset >= 0 ? e.offset : -1;
+    int64_t low = -1, high = -1;
+    if (rd_kafka_get_watermark_offsets(rk_, e.topic, e.partition, &low, &high) ==
+            RD_KAFKA_RESP_ERR_NO_ERROR &&
+        high >= 0) {
+      s.high_watermark = high;
+      if (s.position >= 0) s.lag = std::max<int64_t>(0, high - s.position);
+    }
+    s.paused = paused_;
+    out.push_back(std::move(s));
+  }
+  rd_kafka_topic_partition_list_destroy(assigned);
+  return out;
+}
+
+absl::Status KafkaConsumer::Close() {
+  if (closed_) return absl::OkStatus();
+  closed_ = true;
+  rd_kafka_resp_err_t err = rd_kafka_consumer_close(rk_);
+  return KafkaError(err, "closing consumer");
+}
+
+}  // namespace sluice::sink

@@ -1,0 +1,67 @@
+// Consumer over librdkafka's C API: one group member, batch consumption from
+// the consumer queue (rd_kafka_consume_batch_queue), manual commits, and a
+// rebalance callback that lets the worker commit before partitions are
+// revoked. librdkafka error codes become absl::Status here and nowhere else.
+#ifndef SLUICE_SINK_SOURCE_KAFKA_CONSUMER_H_
+#define SLUICE_SINK_SOURCE_KAFKA_CONSUMER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "librdkafka/rdkafka.h"
+#include "sink/config.h"
+#include "sink/metrics.h"
+#include "sink/source/consumer.h"
+
+namespace sluice::sink {
+
+// The librdkafka properties for `config` (bootstrap, group, offset reset, no
+// auto commit, then the pass-through SOURCE_KAFKA_CONSUMER_CONFIG_* values,
+// which win). Exposed for tests and for the control API's config summary.
+std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config);
+
+class KafkaConsumer : public Consumer {
+ public:
+  // Creates the consumer and subscribes to config.topic (a regex when it
+  // starts with '^'). InvalidArgument names a rejected librdkafka property.
+  // `metrics` (not owned) receives the async commit outcomes.
+  static absl::StatusOr<std::unique_ptr<KafkaConsumer>> Create(const SourceConfig& config,
+                                                               Metrics* metrics);
+  ~KafkaConsumer() override;
+
+  absl::Status Poll(int max_records, absl::Duration timeout, std::vector<Message>* out) override;
+  absl::Status Commit(const std::vector<PartitionOffset>& offsets, bool async) override;
+  void SetPaused(bool paused) override;
+  std::vector<PartitionStatus> Partitions() override;
+  void SetRebalanceListener(RebalanceListener* listener) override { listener_ = listener; }
+  absl::Status Close() override;
+
+ private:
+  KafkaConsumer(rd_kafka_t* rk, Metrics* metrics);
+  static void RebalanceCb(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                          rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  static void CommitCb(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                       rd_kafka_topic_partition_list_t* offsets, void* opaque);
+  void OnRebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
+  void Convert(rd_kafka_message_t* m, int64_t now_ms, std::vector<Message>* out);
+
+  rd_kafka_t* rk_;
+  rd_kafka_queue_t* queue_ = nullptr;
+  Metrics* metrics_;
+  RebalanceListener* listener_ = nullptr;
+  bool paused_ = false;
+  bool closed_ = false;
+  std::vector<rd_kafka_message_t*> buf_;  // reused batch buffer
+  std::string last_topic_;                // interned topic name of the last record
+  const rd_kafka_topic_t* last_rkt_ = nullptr;
+};
+
+// Turns a librdkafka error into a Status with `what` as context.
+absl::Status KafkaError(rd_kafka_resp_err_t err, absl::string_view what);
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_SOURCE_KAFKA_CONSUMER_H_

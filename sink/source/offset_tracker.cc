@@ -1,0 +1,58 @@
+#include "sink/source/offset_tracker.h"
+
+namespace sluice::sink {
+
+void OffsetTracker::MarkBatch(const std::vector<Message>& batch) {
+  // Batches are mostly one or a few partitions in runs: cache the last state.
+  State* last = nullptr;
+  const Message* last_msg = nullptr;
+  for (const Message& m : batch) {
+    if (last == nullptr || last_msg->partition != m.partition || last_msg->topic != m.topic) {
+      last = &state_[TopicPartition{m.topic, m.partition}];
+      last_msg = &m;
+    }
+    if (m.offset + 1 > last->next) last->next = m.offset + 1;
+  }
+}
+
+void OffsetTracker::MarkFailed(const std::vector<FailedMessage>& failed) {
+  for (const FailedMessage& f : failed) {
+    State& s = state_[TopicPartition{f.message.topic, f.message.partition}];
+    if (s.blocked_at < 0 || f.message.offset < s.blocked_at) s.blocked_at = f.message.offset;
+  }
+}
+
+std::vector<PartitionOffset> OffsetTracker::TakePending() {
+  std::vector<PartitionOffset> out;
+  for (auto& [tp, s] : state_) {
+    int64_t off = CommitOffset(s);
+    if (off >= 0 && off > s.taken) {
+      out.push_back({tp, off});
+      s.taken = off;
+    }
+  }
+  return out;
+}
+
+std::vector<PartitionOffset> OffsetTracker::CommittableFor(
+    const std::vector<TopicPartition>& partitions) const {
+  std::vector<PartitionOffset> out;
+  for (const TopicPartition& tp : partitions) {
+    auto it = state_.find(tp);
+    if (it == state_.end()) continue;
+    int64_t off = CommitOffset(it->second);
+    if (off >= 0) out.push_back({tp, off});
+  }
+  return out;
+}
+
+void OffsetTracker::Forget(const std::vector<TopicPartition>& partitions) {
+  for (const TopicPartition& tp : partitions) state_.erase(tp);
+}
+
+int64_t OffsetTracker::Committed(const TopicPartition& tp) const {
+  auto it = state_.find(tp);
+  return it == state_.end() ? -1 : it->second.taken;
+}
+
+}  // namespace sluice::sink

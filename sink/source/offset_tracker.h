@@ -1,0 +1,56 @@
+// Which offsets may be committed after a batch. Rules (issue 7, Durability):
+// a pushed message is committed, a filtered-out message is committed too, a
+// failed message is never committed, and nothing after it in its partition
+// is committed either (committing offset N means "everything below N is done").
+#ifndef SLUICE_SINK_SOURCE_OFFSET_TRACKER_H_
+#define SLUICE_SINK_SOURCE_OFFSET_TRACKER_H_
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "sink/message.h"
+#include "sink/source/consumer.h"
+
+namespace sluice::sink {
+
+// Tracks, per partition, the next offset to commit. Single-threaded (one per
+// worker).
+class OffsetTracker {
+ public:
+  // Records that every message of the polled `batch` has been handled
+  // (pushed, filtered out or failed).
+  void MarkBatch(const std::vector<Message>& batch);
+
+  // Records `failed`: their partitions are blocked at the lowest failed offset
+  // until Forget() (a restart or a rebalance re-reads them).
+  void MarkFailed(const std::vector<FailedMessage>& failed);
+
+  // Offsets that advanced since the last TakePending(), and marks them taken.
+  std::vector<PartitionOffset> TakePending();
+
+  // Everything committable for `partitions` (taken or not), e.g. before a
+  // revoke. Empty partitions are skipped.
+  std::vector<PartitionOffset> CommittableFor(const std::vector<TopicPartition>& partitions) const;
+
+  // Drops state of `partitions` (after they were revoked).
+  void Forget(const std::vector<TopicPartition>& partitions);
+
+  // Last offset handed out for commit, or -1.
+  int64_t Committed(const TopicPartition& tp) const;
+
+ private:
+  struct State {
+    int64_t next = -1;        // next offset to commit (highest handled + 1)
+    int64_t blocked_at = -1;  // lowest failed offset, -1 when none
+    int64_t taken = -1;       // last value returned by TakePending
+  };
+  int64_t CommitOffset(const State& s) const {
+    return s.blocked_at >= 0 && s.blocked_at < s.next ? s.blocked_at : s.next;
+  }
+  std::map<TopicPartition, State> state_;
+};
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_SOURCE_OFFSET_TRACKER_H_

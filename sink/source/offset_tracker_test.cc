@@ -1,0 +1,59 @@
+#include "sink/source/offset_tracker.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::sink {
+namespace {
+
+Message Msg(int32_t p, int64_t o) {
+  Message m;
+  m.topic = "t";
+  m.partition = p;
+  m.offset = o;
+  return m;
+}
+
+TEST(OffsetTracker, CommitsNextOffsetPerPartition) {
+  OffsetTracker t;
+  t.MarkBatch({Msg(0, 5), Msg(0, 6), Msg(1, 9), Msg(0, 7)});
+  auto pending = t.TakePending();
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[0].tp.partition, 0);
+  EXPECT_EQ(pending[0].offset, 8);
+  EXPECT_EQ(pending[1].offset, 10);
+  EXPECT_TRUE(t.TakePending().empty()) << "nothing new since the last take";
+  EXPECT_EQ(t.Committed({"t", 0}), 8);
+}
+
+TEST(OffsetTracker, FailedMessageBlocksItsPartitionOnly) {
+  OffsetTracker t;
+  t.MarkBatch({Msg(0, 5), Msg(0, 6), Msg(0, 7), Msg(1, 1)});
+  FailedMessage f;
+  f.message = Msg(0, 6);
+  t.MarkFailed({f});
+  auto pending = t.TakePending();
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[0].offset, 6) << "offset 6 failed: commit stops below it";
+  EXPECT_EQ(pending[1].offset, 2);
+  // Later batches do not move the blocked partition past the failure.
+  t.MarkBatch({Msg(0, 8), Msg(1, 2)});
+  pending = t.TakePending();
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].tp.partition, 1);
+  EXPECT_EQ(pending[0].offset, 3);
+}
+
+TEST(OffsetTracker, RevokeCommitsAndForgets) {
+  OffsetTracker t;
+  t.MarkBatch({Msg(0, 1), Msg(1, 4)});
+  auto c = t.CommittableFor({{"t", 1}, {"t", 7}});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].offset, 5);
+  t.Forget({{"t", 1}});
+  auto pending = t.TakePending();
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].tp.partition, 0);
+}
+
+}  // namespace
+}  // namespace sluice::sink

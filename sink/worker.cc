@@ -1,0 +1,201 @@
+#include "sink/worker.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "spdlog/spdlog.h"
+
+namespace sluice::sink {
+namespace {
+
+// Poll slice: the longest the worker is deaf to stop/pause requests.
+constexpr absl::Duration kPollSlice = absl::Milliseconds(100);
+
+}  // namespace
+
+void WorkerControl::ReportPartitions(int id, std::vector<PartitionStatus> partitions) {
+  absl::MutexLock l(&mu_);
+  partitions_[id] = std::move(partitions);
+}
+
+std::vector<PartitionStatus> WorkerControl::Partitions() const {
+  absl::MutexLock l(&mu_);
+  std::vector<PartitionStatus> out;
+  for (const auto& [id, parts] : partitions_) out.insert(out.end(), parts.begin(), parts.end());
+  return out;
+}
+
+void WorkerControl::AddCounts(const Counters& d) {
+  absl::MutexLock l(&mu_);
+  counters_.consumed += d.consumed;
+  counters_.filtered += d.filtered;
+  counters_.pushed += d.pushed;
+  counters_.failed += d.failed;
+  counters_.commits += d.commits;
+}
+
+WorkerControl::Counters WorkerControl::GetCounters() const {
+  absl::MutexLock l(&mu_);
+  return counters_;
+}
+
+void WorkerControl::SetLastError(std::string error) {
+  absl::MutexLock l(&mu_);
+  last_error_ = std::move(error);
+}
+
+std::string WorkerControl::LastError() const {
+  absl::MutexLock l(&mu_);
+  return last_error_;
+}
+
+Worker::Worker(WorkerOptions options, std::unique_ptr<Consumer> consumer, Decoder* decoder,
+               Filter* filter, Dispatcher* dispatcher, Metrics* metrics, WorkerControl* control)
+    : options_(options),
+      consumer_(std::move(consumer)),
+      decoder_(decoder),
+      filter_(filter),
+      dispatcher_(dispatcher),
+      metrics_(metrics),
+      control_(control) {
+  batch_.reserve(options_.max_poll_records);
+}
+
+void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) {
+  // Called inside Poll, so no batch is in hand: everything tracked is final.
+  std::vector<PartitionOffset> offsets = tracker_.CommittableFor(partitions);
+  std::vector<PartitionOffset> todo;
+  for (const PartitionOffset& o : offsets) {
+    if (o.offset > tracker_.Committed(o.tp)) todo.push_back(o);
+  }
+  // Synchronous: the next owner must see these offsets.
+  absl::Status s = consumer_->Commit(todo.empty() ? offsets : todo, /*async=*/false);
+  if (!s.ok()) spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
+  tracker_.Forget(partitions);
+  spdlog::info("worker {}: {} partition(s) revoked", options_.id, partitions.size());
+}
+
+void Worker::OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+  std::string names;
+  for (const auto& tp : partitions) absl::StrAppend(&names, names.empty() ? "" : ",", tp.topic, "-", tp.partition);
+  spdlog::info("worker {}: assigned [{}]", options_.id, names);
+  next_report_ = absl::InfinitePast();
+}
+
+absl::Status Worker::CommitPending(bool async) {
+  std::vector<PartitionOffset> offsets = tracker_.TakePending();
+  if (offsets.empty()) return absl::OkStatus();
+  control_->AddCounts({.commits = 1});
+  absl::Status s = consumer_->Commit(offsets, async);
+  if (!s.ok() && !async) {
+    return absl::Status(s.code(), absl::StrCat("synchronous offset commit failed: ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+void Worker::Report() {
+  absl::Time now = absl::Now();
+  if (now < next_report_) return;
+  next_report_ = now + options_.report_interval;
+  std::vector<PartitionStatus> parts = consumer_->Partitions();
+  for (PartitionStatus& p : parts) {
+    p.committed = tracker_.Committed(p.tp);
+    if (p.lag >= 0) {
+      metrics_->Gauge("sluice_source_kafka_partition_lag",
+                      {{"topic", p.tp.topic}, {"partition", absl::StrCat(p.tp.partition)}},
+                      static_cast<double>(p.lag));
+    }
+  }
+  control_->ReportPartitions(options_.id, std::move(parts));
+}
+
+absl::Status Worker::ProcessBatch() {
+  const absl::Time start = absl::Now();
+  const int64_t polled = static_cast<int64_t>(batch_.size());
+  metrics_->Increment("firehose_source_kafka_pull_batch_size_total", {}, polled);
+  metrics_->Increment("firehose_global_messages_total", {{"scope", "CONSUMER"}, {"type", "TOTAL"}},
+                      polled);
+  tracker_.MarkBatch(batch_);
+  prefailed_.clear();
+  if (decoder_ != nullptr) decoder_->Decode(&batch_, &prefailed_);
+  int filtered = 0;
+  if (filter_ != nullptr) {
+    filtered = filter_->Apply(&batch_, &prefailed_);
+    if (filtered > 0) {
+      metrics_->Increment("firehose_source_kafka_messages_filter_total", {}, filtered);
+      metrics_->Increment("firehose_global_messages_total",
+                          {{"scope", "FILTERED"}, {"type", "TOTAL"}}, filtered);
+    }
+  }
+  const int64_t to_push = static_cast<int64_t>(batch_.size());
+  DispatchResult result = dispatcher_->Dispatch(batch_, std::move(prefailed_));
+  prefailed_.clear();
+  tracker_.MarkFailed(result.failed);
+  for (const FailedMessage& f : result.failed) {
+    metrics_->Increment("firehose_error_event", {{"error_type", std::string(ErrorTypeName(f.error_type))}});
+  }
+  const int64_t failed = static_cast<int64_t>(result.failed.size());
+  control_->AddCounts({.consumed = polled,
+                       .filtered = filtered,
+                       .pushed = std::max<int64_t>(0, polled - filtered - failed),
+                       .failed = failed});
+  if (!result.failed.empty()) {
+    const Message& m = result.failed.front().message;
+    control_->SetLastError(absl::StrCat(ErrorTypeName(result.failed.front().error_type), " at ",
+                                        m.topic, "/", m.partition, "@", m.offset, ": ",
+                                        result.failed.front().error));
+  }
+  if (!batch_.empty()) {
+    metrics_->Observe("firehose_pipeline_end_latency_milliseconds", {},
+                      static_cast<double>(absl::ToUnixMillis(absl::Now()) - batch_.front().timestamp_ms));
+  }
+  metrics_->Observe("firehose_source_kafka_partitions_process_milliseconds", {},
+                    absl::ToDoubleMilliseconds(absl::Now() - start));
+  (void)to_push;
+  if (!result.fatal.ok()) {
+    // Commit what is done below the poison message; it stays uncommitted.
+    CommitPending(/*async=*/false).IgnoreError();
+    return result.fatal;
+  }
+  return CommitPending(options_.async_commit);
+}
+
+absl::Status Worker::Run() {
+  consumer_->SetRebalanceListener(this);
+  absl::Status status;
+  while (!control_->StopRequested()) {
+    bool want_paused = control_->Paused();
+    if (want_paused != paused_) {
+      consumer_->SetPaused(want_paused);
+      paused_ = want_paused;
+      spdlog::info("worker {}: consumption {}", options_.id, paused_ ? "paused" : "resumed");
+    }
+    batch_.clear();
+    absl::Duration slice = std::min(options_.poll_timeout, kPollSlice);
+    status = consumer_->Poll(options_.max_poll_records, slice, &batch_);
+    if (!status.ok()) break;
+    if (!batch_.empty()) {
+      // Stop requests during the batch are honoured after it is committed.
+      status = ProcessBatch();
+      if (!status.ok()) break;
+    }
+    Report();
+  }
+  if (!status.ok()) {
+    spdlog::error("worker {} stopping: {}", options_.id, status.ToString());
+    control_->SetLastError(std::string(status.message()));
+  }
+  absl::Status commit = CommitPending(/*async=*/false);
+  if (!commit.ok()) {
+    spdlog::error("worker {}: final commit failed: {}", options_.id, commit.ToString());
+    if (status.ok()) status = commit;
+  }
+  consumer_->SetRebalanceListener(this);
+  absl::Status close = consumer_->Close();
+  if (!close.ok()) spdlog::warn("worker {}: close: {}", options_.id, close.ToString());
+  control_->ReportPartitions(options_.id, {});
+  return status;
+}
+
+}  // namespace sluice::sink

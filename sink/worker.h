@@ -1,0 +1,116 @@
+// The worker loop of sluice-sink (issue 7): each of APPLICATION_THREAD_COUNT
+// workers owns one Consumer and repeats poll → decode → filter → push (with
+// retry/DLQ) → metrics → commit. Offsets are committed after the batch is
+// handled and before the next poll; failed messages are never committed.
+#ifndef SLUICE_SINK_WORKER_H_
+#define SLUICE_SINK_WORKER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "sink/metrics.h"
+#include "sink/source/consumer.h"
+#include "sink/source/offset_tracker.h"
+#include "sink/stages.h"
+
+namespace sluice::sink {
+
+// State shared by the workers, main() and the control API. Thread-safe.
+class WorkerControl {
+ public:
+  // Counters over all workers since start.
+  struct Counters {
+    int64_t consumed = 0;   // records polled
+    int64_t filtered = 0;   // records dropped by the filter (committed)
+    int64_t pushed = 0;     // records the sink chain delivered (incl. DLQ)
+    int64_t failed = 0;     // records left failed (not committed)
+    int64_t commits = 0;    // commit calls
+  };
+
+  // Asks every worker to finish its batch, commit and return.
+  void RequestStop() { stop_.store(true); }
+  bool StopRequested() const { return stop_.load(std::memory_order_relaxed); }
+
+  // Pauses / resumes consumption (group membership is kept).
+  void SetPaused(bool paused) { paused_.store(paused); }
+  bool Paused() const { return paused_.load(std::memory_order_relaxed); }
+
+  // Worker `id` reports its partitions (replacing its previous report).
+  void ReportPartitions(int id, std::vector<PartitionStatus> partitions) ABSL_LOCKS_EXCLUDED(mu_);
+  // All partitions reported by all workers.
+  std::vector<PartitionStatus> Partitions() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  void AddCounts(const Counters& delta) ABSL_LOCKS_EXCLUDED(mu_);
+  Counters GetCounters() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The last error any worker met (empty when none).
+  void SetLastError(std::string error) ABSL_LOCKS_EXCLUDED(mu_);
+  std::string LastError() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> paused_{false};
+  mutable absl::Mutex mu_;
+  std::map<int, std::vector<PartitionStatus>> partitions_ ABSL_GUARDED_BY(mu_);
+  Counters counters_ ABSL_GUARDED_BY(mu_);
+  std::string last_error_ ABSL_GUARDED_BY(mu_);
+};
+
+// Per-worker settings (from SourceConfig).
+struct WorkerOptions {
+  int id = 0;
+  int max_poll_records = 500;
+  // How long one poll waits for its first record; the worker polls in short
+  // slices so that SIGTERM is noticed quickly.
+  absl::Duration poll_timeout = absl::InfiniteDuration();
+  bool async_commit = true;
+  // How often partitions and lag are reported.
+  absl::Duration report_interval = absl::Seconds(1);
+};
+
+class Worker : public RebalanceListener {
+ public:
+  // `decoder` and `filter` may be null (json input, NO_OP filter). None of the
+  // pointers is owned; all must outlive Run().
+  Worker(WorkerOptions options, std::unique_ptr<Consumer> consumer, Decoder* decoder,
+         Filter* filter, Dispatcher* dispatcher, Metrics* metrics, WorkerControl* control);
+
+  // Runs until control->RequestStop() (then finishes the batch, commits,
+  // closes the consumer and returns OK) or a fatal error (a poison message
+  // of a failing type, a failed synchronous commit, a fatal consumer error),
+  // which is returned after committing what is done.
+  absl::Status Run();
+
+  void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) override;
+  void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
+
+ private:
+  absl::Status ProcessBatch();
+  absl::Status CommitPending(bool async);
+  void Report();
+
+  WorkerOptions options_;
+  std::unique_ptr<Consumer> consumer_;
+  Decoder* decoder_;
+  Filter* filter_;
+  Dispatcher* dispatcher_;
+  Metrics* metrics_;
+  WorkerControl* control_;
+  OffsetTracker tracker_;
+  std::vector<Message> batch_;
+  std::vector<FailedMessage> prefailed_;
+  absl::Time next_report_ = absl::InfinitePast();
+  bool paused_ = false;
+};
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_WORKER_H_

@@ -1,0 +1,177 @@
+#include "sink/worker.h"
+
+#include <deque>
+#include <set>
+
+#include <gtest/gtest.h>
+
+namespace sluice::sink {
+namespace {
+
+Message Msg(int32_t p, int64_t o, std::string value = "v") {
+  Message m;
+  m.topic = "t";
+  m.partition = p;
+  m.offset = o;
+  m.value = std::move(value);
+  return m;
+}
+
+// Hands out scripted batches, then asks the control to stop.
+class FakeConsumer : public Consumer {
+ public:
+  FakeConsumer(std::deque<std::vector<Message>> batches, WorkerControl* control)
+      : batches_(std::move(batches)), control_(control) {}
+  absl::Status Poll(int max_records, absl::Duration, std::vector<Message>* out) override {
+    ++polls;
+    if (batches_.empty()) {
+      control_->RequestStop();
+      return absl::OkStatus();
+    }
+    EXPECT_LE(static_cast<int>(batches_.front().size()), max_records);
+    // A revoke scripted before this batch.
+    if (revoke_before_poll == polls && listener_) listener_->OnPartitionsRevoked({{"t", 0}});
+    *out = std::move(batches_.front());
+    batches_.pop_front();
+    return absl::OkStatus();
+  }
+  absl::Status Commit(const std::vector<PartitionOffset>& offsets, bool async) override {
+    commits.push_back({offsets, async});
+    if (!async && fail_sync_commit) return absl::UnavailableError("coordinator gone");
+    return absl::OkStatus();
+  }
+  void SetPaused(bool) override {}
+  std::vector<PartitionStatus> Partitions() override { return {}; }
+  void SetRebalanceListener(RebalanceListener* l) override { listener_ = l; }
+  absl::Status Close() override {
+    closed = true;
+    return absl::OkStatus();
+  }
+
+  struct CommitCall {
+    std::vector<PartitionOffset> offsets;
+    bool async;
+  };
+  std::vector<CommitCall> commits;
+  bool fail_sync_commit = false;
+  bool closed = false;
+  int polls = 0;
+  int revoke_before_poll = -1;
+
+ private:
+  std::deque<std::vector<Message>> batches_;
+  WorkerControl* control_;
+  RebalanceListener* listener_ = nullptr;
+};
+
+// Fails values starting with "fail", is fatal for "poison".
+class FakeDispatcher : public Dispatcher {
+ public:
+  DispatchResult Dispatch(const std::vector<Message>& batch,
+                          std::vector<FailedMessage> prefailed) override {
+    DispatchResult r;
+    for (const Message& m : batch) {
+      pushed.push_back(m.offset);
+      if (m.value.rfind("fail", 0) == 0) r.failed.push_back({m, ErrorType::kSink5xxError, "500"});
+      if (m.value == "poison") {
+        r.failed.push_back({m, ErrorType::kDeserializationError, "bad"});
+        r.fatal = absl::FailedPreconditionError("poison at t/0@" + std::to_string(m.offset));
+      }
+    }
+    for (auto& f : prefailed) r.failed.push_back(std::move(f));
+    return r;
+  }
+  std::vector<int64_t> pushed;
+};
+
+// Drops values "drop".
+class DropFilter : public Filter {
+ public:
+  int Apply(std::vector<Message>* batch, std::vector<FailedMessage>*) override {
+    size_t before = batch->size();
+    batch->erase(std::remove_if(batch->begin(), batch->end(),
+                                [](const Message& m) { return m.value == "drop"; }),
+                 batch->end());
+    return static_cast<int>(before - batch->size());
+  }
+};
+
+struct Harness {
+  WorkerControl control;
+  NoopMetrics metrics;
+  FakeDispatcher dispatcher;
+  DropFilter filter;
+  FakeConsumer* consumer = nullptr;
+  std::unique_ptr<Worker> worker;
+
+  explicit Harness(std::deque<std::vector<Message>> batches, bool async = true) {
+    auto c = std::make_unique<FakeConsumer>(std::move(batches), &control);
+    consumer = c.get();
+    WorkerOptions o;
+    o.async_commit = async;
+    o.max_poll_records = 10;
+    worker = std::make_unique<Worker>(o, std::move(c), nullptr, &filter, &dispatcher, &metrics,
+                                      &control);
+  }
+};
+
+TEST(Worker, CommitsAfterEachBatchIncludingFilteredOut) {
+  Harness h({{Msg(0, 0), Msg(0, 1, "drop"), Msg(1, 0)}, {Msg(0, 2, "drop")}});
+  ASSERT_TRUE(h.worker->Run().ok());
+  EXPECT_EQ(h.dispatcher.pushed, (std::vector<int64_t>{0, 0}));
+  ASSERT_EQ(h.consumer->commits.size(), 2u);
+  EXPECT_TRUE(h.consumer->commits[0].async);
+  ASSERT_EQ(h.consumer->commits[0].offsets.size(), 2u);
+  EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 2);
+  EXPECT_EQ(h.consumer->commits[0].offsets[1].offset, 1);
+  // The filtered-out record of the second batch is committed too.
+  ASSERT_EQ(h.consumer->commits[1].offsets.size(), 1u);
+  EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 3);
+  EXPECT_TRUE(h.consumer->closed);
+  auto counts = h.control.GetCounters();
+  EXPECT_EQ(counts.consumed, 4);
+  EXPECT_EQ(counts.filtered, 2);
+}
+
+TEST(Worker, FailedMessagesAreNeverCommitted) {
+  Harness h({{Msg(0, 0), Msg(0, 1, "fail"), Msg(0, 2)}, {Msg(0, 3)}});
+  ASSERT_TRUE(h.worker->Run().ok());
+  ASSERT_EQ(h.consumer->commits.size(), 1u);
+  EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 1);
+  EXPECT_EQ(h.control.GetCounters().failed, 1);
+  EXPECT_NE(h.control.LastError().find("SINK_5XX_ERROR at t/0@1"), std::string::npos);
+}
+
+TEST(Worker, PoisonStopsTheWorkerAndIsNotCommitted) {
+  Harness h({{Msg(0, 0), Msg(0, 1, "poison"), Msg(0, 2)}, {Msg(0, 3)}});
+  absl::Status s = h.worker->Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("t/0@1"), std::string::npos);
+  ASSERT_EQ(h.consumer->commits.size(), 1u);
+  EXPECT_FALSE(h.consumer->commits[0].async) << "the last commit before stopping is synchronous";
+  EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 1);
+  EXPECT_EQ(h.dispatcher.pushed.size(), 3u) << "the second batch is never polled";
+  EXPECT_TRUE(h.consumer->closed);
+}
+
+TEST(Worker, FailedSyncCommitStopsTheWorker) {
+  Harness h({{Msg(0, 0)}, {Msg(0, 1)}}, /*async=*/false);
+  h.consumer->fail_sync_commit = true;
+  absl::Status s = h.worker->Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("commit"), std::string::npos);
+  EXPECT_EQ(h.dispatcher.pushed.size(), 1u);
+}
+
+TEST(Worker, RevokeCommitsSynchronouslyFirst) {
+  Harness h({{Msg(0, 0), Msg(0, 1)}, {Msg(0, 7)}});
+  h.consumer->revoke_before_poll = 2;
+  ASSERT_TRUE(h.worker->Run().ok());
+  ASSERT_GE(h.consumer->commits.size(), 2u);
+  EXPECT_TRUE(h.consumer->commits[0].async);
+  EXPECT_FALSE(h.consumer->commits[1].async);
+  EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 2);
+}
+
+}  // namespace
+}  // namespace sluice::sink
