@@ -8,7 +8,10 @@ are empty targets: their headers live in /usr/include, which the compiler search
 
 # name -> (pkg-config modules, extra linkopts)
 _LIBS = {
-    "grpc": (["grpc++"], ["-lgrpc++_reflection"]),
+    "grpc": (["grpc++"], []),
+    # Server reflection; only servers link it (a client using its own copy of
+    # reflection.proto would otherwise register the descriptors twice).
+    "grpc_reflection": (["grpc++"], ["-lgrpc++_reflection"]),
     "protobuf": (["protobuf"], []),
     "protoc": (["protobuf"], ["-lprotoc"]),
     "absl": ([

@@ -178,7 +178,7 @@ absl::StatusOr<ResolvedField> FieldCache::Resolve(const pb::Descriptor* type,
                                                   absl::string_view name, int nargs) const {
   const Entry* e = last_.load(std::memory_order_acquire);
   if (e != nullptr && e->type == type) return e->resolved;
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   for (const auto& entry : entries_) {
     if (entry->type == type) {
       last_.store(entry.get(), std::memory_order_release);

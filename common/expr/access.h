@@ -7,13 +7,13 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "common/expr/value.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -78,7 +78,9 @@ class FieldCache {
     ResolvedField resolved;
   };
   mutable std::atomic<const Entry*> last_{nullptr};
-  mutable absl::Mutex mu_;
+  // std::mutex rather than absl::Mutex: Debian's absl is not built with TSan
+  // instrumentation, so ThreadSanitizer cannot see absl::Mutex's ordering.
+  mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
 };
 

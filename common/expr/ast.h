@@ -35,9 +35,10 @@ enum class NodeKind : uint8_t {
 enum class Op : uint8_t {
   kNone, kNeg, kNot, kAdd, kSub, kMul, kDiv, kMod, kEq, kNe, kLt, kLe, kGt, kGe,
   kIn, kContains, kStartsWith, kEndsWith, kMatches,
+  kJexlMatch,  // JEXL =~ : regex full match for a string pattern, else membership
 };
 
-enum class Builtin : uint8_t { kNone, kLen, kLower, kUpper };
+enum class Builtin : uint8_t { kNone, kLen, kLower, kUpper, kEmpty };
 
 struct Node {
   NodeKind kind = NodeKind::kLiteral;
@@ -52,7 +53,7 @@ struct Node {
   std::string name;  // identifier, member, method or function name
   Value literal;     // kLiteral
   std::vector<std::unique_ptr<Node>> children;
-  std::unique_ptr<RE2> regex;  // kMatches with a literal pattern, compiled once
+  std::unique_ptr<RE2> regex;  // kMatches / kJexlMatch with a literal pattern, compiled once
   FieldCache cache;            // kMember / kMethod on messages
 };
 
@@ -63,9 +64,6 @@ inline constexpr int kMaxHeight = 500;   // tree height (long operator chains)
 // Parses `source`. Errors are InvalidArgument: "<what> at column N" (or "line L,
 // column N" for multi-line input), then the source line and a caret line.
 absl::StatusOr<std::unique_ptr<Node>> Parse(absl::string_view source);
-
-// Formats an error at byte `offset` of `source` in the style described above.
-std::string FormatAt(absl::string_view source, size_t offset, absl::string_view what);
 
 }  // namespace sluice::expr::internal
 

@@ -37,6 +37,7 @@ const char* OpText(Op op) {
     case Op::kStartsWith: return "startsWith";
     case Op::kEndsWith: return "endsWith";
     case Op::kMatches: return "matches";
+    case Op::kJexlMatch: return "=~";
     case Op::kNone: break;
   }
   return "?";
@@ -280,6 +281,12 @@ class Evaluator {
                                                             : absl::AsciiStrToUpper(a->string_value()));
         }
         break;
+      case Builtin::kEmpty:  // JEXL empty(): null, "", or an empty collection
+        if (a->is_null()) return Value::Bool(true);
+        if (a->kind() == Kind::kString || a->kind() == Kind::kList || a->kind() == Kind::kMap) {
+          return Value::Bool(a->size() == 0);
+        }
+        return Value::Bool(false);
       case Builtin::kNone: break;
     }
     return Error(n, absl::StrCat("type mismatch: ", n.name, "() does not accept a ",
@@ -365,6 +372,21 @@ class Evaluator {
         absl::StatusOr<bool> r = Contains(container, item);
         if (!r.ok()) return TypeError(n, n.op, *a, *b);
         return Value::Bool(*r != n.negate);
+      }
+      case Op::kJexlMatch: {
+        // JEXL: `x =~ 'regex'` is a full match; `x =~ [list]` is membership.
+        if (b->kind() == Kind::kList || b->kind() == Kind::kMap) {
+          absl::StatusOr<bool> r = Contains(*b, *a);
+          if (!r.ok()) return TypeError(n, n.op, *a, *b);
+          return Value::Bool(*r != n.negate);
+        }
+        if (a->kind() != Kind::kString || b->kind() != Kind::kString) {
+          return TypeError(n, n.op, *a, *b);
+        }
+        absl::StatusOr<Value> m =
+            Match(n, a->string_value(), b->string_value(), n.regex.get(), /*full=*/true);
+        if (!m.ok()) return m;
+        return Value::Bool(m->bool_value() != n.negate);
       }
       case Op::kStartsWith:
       case Op::kEndsWith:

@@ -120,7 +120,17 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"'foobar' endsWith 'bar'", true}, Case{"'foobar' not startsWith 'bar'", true},
                       Case{"'foobar' matches 'o+b'", true}, Case{"'foobar' matches '^o'", false},
                       Case{"'a1' matches '\\d'", true}, Case{"'abc' matches $appeal.role", false},
-                      Case{"'foo' not matches 'x'", true}, Case{"$appeal.nothing in [nil]", true}));
+                      Case{"'foo' not matches 'x'", true}, Case{"$appeal.nothing in [nil]", true},
+                      // JEXL spellings
+                      Case{"'abc' =~ 'a.c'", true}, Case{"'abcd' =~ 'a.c'", false},
+                      Case{"'abcd' !~ 'a.c'", true}, Case{"'b' =~ ['a', 'b']", true},
+                      Case{"'c' !~ ['a', 'b']", true}, Case{"'urn' =~ $appeal.resource", true},
+                      Case{"'abc' =^ 'ab'", true}, Case{"'abc' !^ 'ab'", false},
+                      Case{"'abc' =$ 'bc'", true}, Case{"'abc' !$ 'bc'", false},
+                      Case{"!$appeal.resource.details.is_sensitive", false},
+                      Case{"empty($appeal.empty_list)", true}, Case{"empty('')", true},
+                      Case{"empty(nil)", true}, Case{"empty($appeal.labels)", false},
+                      Case{"empty(0)", false}));
 
 INSTANTIATE_TEST_SUITE_P(
     Access, EvalTest,
@@ -244,6 +254,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"'a' matches $appeal.bad_regex_holder", "cannot apply 'matches' to string and null"},
         ErrorCase{"'a' matches ('(' + '')", "invalid regular expression: missing ): ( in"},
         ErrorCase{"len(1)", "len() does not accept a int"},
+        ErrorCase{"1 =~ 'a'", "cannot apply '=~' to int and string"},
+        ErrorCase{"'a' =~ ('(' + '')", "invalid regular expression"},
         ErrorCase{"lower(1)", "lower() does not accept a int"},
         ErrorCase{"$appeal.role.nope()", "no method 'nope' on a string"},
         ErrorCase{"$appeal.role.startsWith(1)", "needs a string argument, got int"},

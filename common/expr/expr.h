@@ -14,6 +14,8 @@
 //   a contains b / startsWith / endsWith (strings; contains also lists, maps)
 //   a matches b  RE2, unanchored (partial) match; literal patterns compile once
 //   `not in`, `not contains`, ... negate the above
+//   JEXL spellings: a =~ 'regex' (full match) or a =~ [list] (membership), a !~ b,
+//   a =^ b (startsWith), a !^ b, a =$ b (endsWith), a !$ b
 //   + - (+ concatenates when either side is a string; lists concatenate)
 //   * / %  (int op int stays int: 7 / 2 == 3, as in JEXL; otherwise double)
 //   unary - + ! not
@@ -21,7 +23,7 @@
 // Literals: 12, 1.5, 1e3, 'str', "str" (\n \t \\ \' \" \xHH \uXXXX escapes; other
 // backslashes are kept, so '\d+' is a regex), true, false, nil, null, [a, b].
 // Identifiers may start with '$' ($appeal). Functions: len(x)/size(x), lower(s),
-// upper(s). Methods on strings (Java style): equals, equalsIgnoreCase, startsWith,
+// upper(s) (ASCII), empty(x) (null, "" or an empty list/map). Methods on strings (Java style): equals, equalsIgnoreCase, startsWith,
 // endsWith, contains, length, isEmpty, toLowerCase, toUpperCase, trim,
 // matches (full match); on lists/maps: size, isEmpty, contains, containsKey, get.
 //
@@ -35,13 +37,14 @@
 // reading a member of null is an error (as in expr-lang, so guard with `!= nil`).
 //
 // Errors are absl::Status (InvalidArgument; OutOfRange for list indexes), never
-// exceptions. Parse errors read "unexpected ')' at column 14" + the source line
-// + a caret line; runtime errors quote the failing sub-expression and its column.
+// exceptions. Parse errors read "unexpected ')' at column 14" (1-based byte
+// column) + the source line + a caret line; runtime errors quote the failing sub-expression and its column.
 #ifndef SLUICE_COMMON_EXPR_EXPR_H_
 #define SLUICE_COMMON_EXPR_EXPR_H_
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -68,6 +71,11 @@ struct Node;
 // Bound names and documents are borrowed: they must outlive the Environment and
 // any Value that evaluation returns.
 class Environment {
+  template <typename S>
+  static constexpr bool IsTemporaryString() {
+    return std::is_same_v<std::decay_t<S>, std::string> && !std::is_lvalue_reference_v<S>;
+  }
+
  public:
   Environment() = default;
   // Binds `name` to a JSON document. Rebinding a name replaces it.
@@ -78,6 +86,16 @@ class Environment {
   Environment& BindValue(absl::string_view name, Value value);
   // The bound value, or nullptr if `name` is unbound.
   const Value* Lookup(absl::string_view name) const;
+
+  // Names are borrowed, so binding a temporary std::string (e.g. the result of
+  // ProtoVariableName()) would dangle: these overloads make it a compile error.
+  // Keep the name in a variable that outlives the Environment instead.
+  template <typename S, typename = std::enable_if_t<IsTemporaryString<S>()>>
+  Environment& BindJson(S&& name, const nlohmann::json* doc) = delete;
+  template <typename S, typename = std::enable_if_t<IsTemporaryString<S>()>>
+  Environment& BindMessage(S&& name, const google::protobuf::Message* message) = delete;
+  template <typename S, typename = std::enable_if_t<IsTemporaryString<S>()>>
+  Environment& BindValue(S&& name, Value value) = delete;
 
  private:
   absl::InlinedVector<std::pair<absl::string_view, Value>, 2> bindings_;

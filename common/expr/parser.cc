@@ -1,6 +1,7 @@
 // Lexer and recursive-descent parser. Precedence follows JEXL (lowest first):
 //   ternary ?:  <  || or  <  && and  <  == !=  <
-//   < <= > >= in contains startsWith endsWith matches (and their `not` forms)  <
+//   < <= > >= in contains startsWith endsWith matches (and their `not` forms)
+//   and JEXL's =~ !~ =^ !^ =$ !$  <
 //   + -  <  * / %  <  unary - + ! not  <  postfix . [] ()
 // Binary levels are left-associative; the ternary is right-associative.
 #include <cmath>
@@ -11,272 +12,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/expr/ast.h"
+#include "common/expr/lexer.h"
 
 namespace sluice::expr::internal {
 
 namespace {
-
-enum class Tok : uint8_t {
-  kEnd, kInt, kFloat, kString, kIdent,
-  // keywords
-  kTrue, kFalse, kNull, kAnd, kOr, kNot, kIn, kContains, kStartsWith, kEndsWith, kMatches,
-  // punctuation
-  kPlus, kMinus, kStar, kSlash, kPercent, kEq, kNe, kLt, kLe, kGt, kGe, kBang,
-  kLParen, kRParen, kLBracket, kRBracket, kComma, kDot, kQuestion, kColon,
-};
-
-struct Token {
-  Tok type = Tok::kEnd;
-  uint32_t begin = 0;
-  uint32_t end = 0;
-  std::string text;  // identifier / keyword spelling, or decoded string literal
-  int64_t ival = 0;
-  double dval = 0;
-};
-
-bool IsWord(Tok t) { return t == Tok::kIdent || (t >= Tok::kTrue && t <= Tok::kMatches); }
-
-Tok Keyword(absl::string_view w) {
-  static const std::pair<absl::string_view, Tok> kWords[] = {
-      {"true", Tok::kTrue},         {"false", Tok::kFalse},
-      {"nil", Tok::kNull},          {"null", Tok::kNull},
-      {"and", Tok::kAnd},           {"or", Tok::kOr},
-      {"not", Tok::kNot},           {"in", Tok::kIn},
-      {"contains", Tok::kContains}, {"startsWith", Tok::kStartsWith},
-      {"endsWith", Tok::kEndsWith}, {"matches", Tok::kMatches},
-  };
-  for (const auto& [word, tok] : kWords) {
-    if (w == word) return tok;
-  }
-  return Tok::kIdent;
-}
-
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-class Lexer {
- public:
-  explicit Lexer(absl::string_view src) : src_(src) {}
-
-  absl::StatusOr<std::vector<Token>> Run() {
-    std::vector<Token> out;
-    while (true) {
-      SkipSpace();
-      Token t;
-      t.begin = static_cast<uint32_t>(pos_);
-      if (pos_ >= src_.size()) {
-        t.end = t.begin;
-        out.push_back(std::move(t));
-        return out;
-      }
-      absl::Status s = Next(&t);
-      if (!s.ok()) return s;
-      t.end = static_cast<uint32_t>(pos_);
-      out.push_back(std::move(t));
-    }
-  }
-
- private:
-  void SkipSpace() {
-    while (pos_ < src_.size() && (src_[pos_] == ' ' || src_[pos_] == '\t' ||
-                                  src_[pos_] == '\n' || src_[pos_] == '\r')) {
-      ++pos_;
-    }
-  }
-
-  absl::Status Error(size_t at, absl::string_view what) {
-    return absl::InvalidArgumentError(FormatAt(src_, at, what));
-  }
-
-  static bool IdentStart(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-  }
-  static bool IdentChar(char c) { return IdentStart(c) || (c >= '0' && c <= '9'); }
-  static bool Digit(char c) { return c >= '0' && c <= '9'; }
-
-  char Peek(size_t ahead = 0) const {
-    return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0';
-  }
-
-  absl::Status Next(Token* t) {
-    char c = src_[pos_];
-    if (IdentStart(c)) {
-      size_t start = pos_;
-      while (pos_ < src_.size() && IdentChar(src_[pos_])) ++pos_;
-      t->text = std::string(src_.substr(start, pos_ - start));
-      t->type = Keyword(t->text);
-      return absl::OkStatus();
-    }
-    if (Digit(c)) return Number(t);
-    if (c == '"' || c == '\'') return String(t);
-    struct Punct {
-      absl::string_view text;
-      Tok tok;
-    };
-    static const Punct kPuncts[] = {
-        {"==", Tok::kEq},      {"!=", Tok::kNe},       {"<=", Tok::kLe},      {">=", Tok::kGe},
-        {"&&", Tok::kAnd},     {"||", Tok::kOr},       {"<", Tok::kLt},       {">", Tok::kGt},
-        {"!", Tok::kBang},     {"+", Tok::kPlus},      {"-", Tok::kMinus},    {"*", Tok::kStar},
-        {"/", Tok::kSlash},    {"%", Tok::kPercent},   {"(", Tok::kLParen},   {")", Tok::kRParen},
-        {"[", Tok::kLBracket}, {"]", Tok::kRBracket},  {",", Tok::kComma},    {".", Tok::kDot},
-        {"?", Tok::kQuestion}, {":", Tok::kColon},
-    };
-    absl::string_view rest = src_.substr(pos_);
-    for (const Punct& p : kPuncts) {
-      if (rest.substr(0, p.text.size()) == p.text) {
-        t->type = p.tok;
-        t->text = std::string(p.text);
-        pos_ += p.text.size();
-        return absl::OkStatus();
-      }
-    }
-    if (c == '=') return Error(pos_, "unexpected '=' (use '==' to compare)");
-    if (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7F) {
-      return Error(pos_, absl::StrCat("unexpected character '", std::string(1, c), "'"));
-    }
-    return Error(pos_, absl::StrCat("unexpected byte 0x",
-                                    absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2)));
-  }
-
-  absl::Status Number(Token* t) {
-    size_t start = pos_;
-    while (Digit(Peek())) ++pos_;
-    bool is_float = false;
-    if (Peek() == '.' && Digit(Peek(1))) {
-      is_float = true;
-      ++pos_;
-      while (Digit(Peek())) ++pos_;
-    }
-    if (Peek() == 'e' || Peek() == 'E') {
-      size_t save = pos_;
-      ++pos_;
-      if (Peek() == '+' || Peek() == '-') ++pos_;
-      if (!Digit(Peek())) {
-        pos_ = save;
-      } else {
-        is_float = true;
-        while (Digit(Peek())) ++pos_;
-      }
-    }
-    if (IdentStart(Peek())) return Error(pos_, "invalid number literal");
-    std::string text(src_.substr(start, pos_ - start));
-    if (is_float) {
-      t->type = Tok::kFloat;
-      t->dval = std::strtod(text.c_str(), nullptr);
-      if (std::isinf(t->dval)) return Error(start, "number literal out of range");
-      return absl::OkStatus();
-    }
-    t->type = Tok::kInt;
-    int64_t v = 0;
-    for (char d : text) {
-      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d - '0', &v)) {
-        return Error(start, "integer literal out of range");
-      }
-    }
-    t->ival = v;
-    return absl::OkStatus();
-  }
-
-  // '…' or "…". Escapes: \\ \' \" \n \r \t \b \f \v \0 \xHH \uXXXX (UTF-16
-  // pairs combine). Any other backslash is kept, so regexes like '\d+' work.
-  absl::Status String(Token* t) {
-    char quote = src_[pos_];
-    size_t start = pos_++;
-    t->type = Tok::kString;
-    std::string& out = t->text;
-    while (true) {
-      if (pos_ >= src_.size()) return Error(start, "unterminated string literal");
-      char c = src_[pos_];
-      if (c == quote) {
-        ++pos_;
-        return absl::OkStatus();
-      }
-      if (c != '\\') {
-        out.push_back(c);
-        ++pos_;
-        continue;
-      }
-      size_t esc = pos_;
-      char e = Peek(1);
-      pos_ += 2;
-      switch (e) {
-        case '\\': out.push_back('\\'); break;
-        case '\'': out.push_back('\''); break;
-        case '"': out.push_back('"'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'v': out.push_back('\v'); break;
-        case '0': out.push_back('\0'); break;
-        case 'x': {
-          int hi = HexDigit(Peek()), lo = HexDigit(Peek(1));
-          if (hi < 0 || lo < 0) return Error(esc, "invalid \\x escape");
-          out.push_back(static_cast<char>(hi * 16 + lo));
-          pos_ += 2;
-          break;
-        }
-        case 'u': {
-          uint32_t cp = 0;
-          if (!Hex4(&cp)) return Error(esc, "invalid \\u escape");
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            uint32_t lo = 0;
-            if (Peek() != '\\' || Peek(1) != 'u') return Error(esc, "unpaired surrogate");
-            pos_ += 2;
-            if (!Hex4(&lo) || lo < 0xDC00 || lo > 0xDFFF) return Error(esc, "unpaired surrogate");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            return Error(esc, "unpaired surrogate");
-          }
-          AppendUtf8(cp, &out);
-          break;
-        }
-        case '\0':
-          if (esc + 1 >= src_.size()) return Error(start, "unterminated string literal");
-          [[fallthrough]];
-        default:
-          out.push_back('\\');
-          out.push_back(e);
-      }
-    }
-  }
-
-  bool Hex4(uint32_t* cp) {
-    for (int i = 0; i < 4; ++i) {
-      int d = HexDigit(Peek());
-      if (d < 0) return false;
-      *cp = *cp * 16 + static_cast<uint32_t>(d);
-      ++pos_;
-    }
-    return true;
-  }
-
-  absl::string_view src_;
-  size_t pos_ = 0;
-};
 
 class Parser {
  public:
@@ -430,6 +170,15 @@ class Parser {
     while (l.ok()) {
       bool negate = false;
       Op op = RelOp(Cur().type);
+      switch (Cur().type) {
+        case Tok::kRne: negate = true; [[fallthrough]];
+        case Tok::kReq: op = Op::kJexlMatch; break;
+        case Tok::kSne: negate = true; [[fallthrough]];
+        case Tok::kSeq: op = Op::kStartsWith; break;
+        case Tok::kEne: negate = true; [[fallthrough]];
+        case Tok::kEeq: op = Op::kEndsWith; break;
+        default: break;
+      }
       if (Cur().type == Tok::kNot) {  // not in / not contains / ...
         Op next = RelOp(PeekTok().type);
         if (next < Op::kIn) break;
@@ -442,7 +191,7 @@ class Parser {
       auto r = Additive();
       if (!r.ok()) return r;
       l = MakeBinary(NodeKind::kBinary, op, *std::move(l), *std::move(r), negate);
-      if (l.ok() && op == Op::kMatches) {
+      if (l.ok() && (op == Op::kMatches || op == Op::kJexlMatch)) {
         if (absl::Status s = PrecompileRegex(l->get()); !s.ok()) return s;
       }
     }
@@ -618,6 +367,7 @@ class Parser {
     static const std::pair<absl::string_view, Builtin> kBuiltins[] = {
         {"len", Builtin::kLen}, {"size", Builtin::kLen},
         {"lower", Builtin::kLower}, {"upper", Builtin::kUpper},
+        {"empty", Builtin::kEmpty},
     };
     Builtin b = Builtin::kNone;
     for (const auto& [name, builtin] : kBuiltins) {
@@ -625,7 +375,7 @@ class Parser {
     }
     if (b == Builtin::kNone) {
       return ErrorAt(id.begin, absl::StrCat("unknown function '", id.text,
-                                            "' (known: len, size, lower, upper)"));
+                                            "' (known: len, size, lower, upper, empty)"));
     }
     std::vector<std::unique_ptr<Node>> args;
     uint32_t end = id.end;
@@ -674,33 +424,11 @@ class Parser {
 
 }  // namespace
 
-std::string FormatAt(absl::string_view source, size_t offset, absl::string_view what) {
-  offset = std::min(offset, source.size());
-  size_t nl = offset == 0 ? absl::string_view::npos : source.rfind('\n', offset - 1);
-  size_t line_start = nl == absl::string_view::npos ? 0 : nl + 1;
-  size_t line_end = source.find('\n', line_start);
-  if (line_end == absl::string_view::npos) line_end = source.size();
-  int line = 1;
-  for (size_t i = 0; i < line_start; ++i) line += source[i] == '\n';
-  size_t column = offset - line_start + 1;
-  std::string out(what);
-  if (source.find('\n') != absl::string_view::npos) {
-    absl::StrAppend(&out, " at line ", line, ", column ", column);
-  } else {
-    absl::StrAppend(&out, " at column ", column);
-  }
-  absl::string_view text = source.substr(line_start, line_end - line_start);
-  absl::StrAppend(&out, "\n", text, "\n");
-  for (size_t i = 0; i + 1 < column; ++i) out.push_back(text[i] == '\t' ? '\t' : ' ');
-  out.push_back('^');
-  return out;
-}
-
 absl::StatusOr<std::unique_ptr<Node>> Parse(absl::string_view source) {
   if (source.size() > (1u << 20)) {
     return absl::InvalidArgumentError("expression longer than 1 MiB");
   }
-  auto toks = Lexer(source).Run();
+  auto toks = Lex(source);
   if (!toks.ok()) return toks.status();
   return Parser(source, *std::move(toks)).Run();
 }

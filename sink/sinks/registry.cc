@@ -6,7 +6,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/http/http_sink.h"
+#include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
 
 namespace sluice::sink {
@@ -21,7 +23,9 @@ struct Entry {
 
 // The registry: one row per folder under sink/sinks/. Keep sorted by type.
 constexpr Entry kSinks[] = {
+    {"grpc", &GrpcSink::CreateFromContext},
     {"http", &HttpSink::CreateFromContext},
+    {"jdbc", &JdbcSink::CreateFromContext},
     {"log", &LogSink::Create},
 };
 

@@ -3,6 +3,7 @@
 #ifndef SLUICE_SINK_SINKS_COMMON_PROTO_VALUES_H_
 #define SLUICE_SINK_SINKS_COMMON_PROTO_VALUES_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,29 @@ std::optional<std::string> FieldValueText(const google::protobuf::Message& root,
 
 // JSON (proto field names, no defaults) of `message`; "{}" on failure.
 std::string MessageJson(const google::protobuf::Message& message, bool with_defaults = false);
+
+// The value at a field-number path ({4, 1}), resolved against the message's
+// own descriptor, so that it works for messages of any pool (e.g. after a
+// schema refresh). nullopt also when a number is missing or a non-final step
+// is not a singular message. Same rendering as FieldValueText.
+std::optional<std::string> FieldValueTextByNumbers(const google::protobuf::Message& root,
+                                                   const std::vector<int>& numbers,
+                                                   ValueKind* kind = nullptr);
+
+// A private copy of a message type: its file and every dependency rebuilt in a
+// pool the holder owns. Sinks keep descriptors from the schema registry this
+// way, because the registry frees an old pool after a refresh.
+class OwnedDescriptor {
+ public:
+  // Internal error when the file set does not rebuild (should not happen).
+  static absl::StatusOr<std::unique_ptr<OwnedDescriptor>> Copy(
+      const google::protobuf::Descriptor* d);
+  const google::protobuf::Descriptor* get() const { return descriptor_; }
+
+ private:
+  std::unique_ptr<google::protobuf::DescriptorPool> pool_;
+  const google::protobuf::Descriptor* descriptor_ = nullptr;
+};
 
 // True when `d` is google.protobuf.Timestamp.
 bool IsTimestamp(const google::protobuf::Descriptor* d);

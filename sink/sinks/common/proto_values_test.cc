@@ -73,6 +73,12 @@ TEST(FieldValueTextTest, RendersEachKind) {
   EXPECT_EQ(text({9}), "true");
   EXPECT_EQ(text({10}), "AQI=");
   EXPECT_EQ(text({11}), "[]");
+  m.mutable_event_timestamp()->set_seconds(-1);
+  m.mutable_event_timestamp()->set_nanos(123000);
+  EXPECT_EQ(text({5}), "1969-12-31T23:59:59.000123Z");
+  m.mutable_event_timestamp()->set_seconds(951782400);  // leap day 2000
+  m.mutable_event_timestamp()->set_nanos(0);
+  EXPECT_EQ(text({5}), "2000-02-29T00:00:00Z");
   m.clear_address();
   EXPECT_EQ(text({4}), std::nullopt);
 }

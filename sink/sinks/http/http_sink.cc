@@ -22,8 +22,9 @@ namespace {
 using google::protobuf::Descriptor;
 using PbMessage = google::protobuf::Message;
 
+// Resolves `name` and keeps a private copy in `c->owned`.
 absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view variable,
-                                       absl::string_view name) {
+                                       absl::string_view name, HttpSinkConfig* c) {
   if (!ctx.find_message) {
     return absl::InvalidArgumentError(
         absl::StrCat(variable, " needs a protobuf schema (INPUT_SCHEMA_DATA_TYPE=protobuf)"));
@@ -32,7 +33,10 @@ absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view
   if (!d.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(variable, ": ", d.status().message()));
   }
-  return *d;
+  auto owned = OwnedDescriptor::Copy(*d);
+  if (!owned.ok()) return owned.status();
+  c->owned.push_back(*std::move(owned));
+  return c->owned.back()->get();
 }
 
 // libcurl's global state is initialised once per process.
@@ -124,7 +128,7 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
   c.log_ranges = *log;
 
   if (auto cls = env.Get("INPUT_SCHEMA_PROTO_CLASS"); cls && ctx.find_message) {
-    auto d = Find(ctx, "INPUT_SCHEMA_PROTO_CLASS", *cls);
+    auto d = Find(ctx, "INPUT_SCHEMA_PROTO_CLASS", *cls, &c);
     if (!d.ok()) return d.status();
     c.input_descriptor = *d;
   }
@@ -162,7 +166,7 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
     }
     auto cls = env.Require("SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS");
     if (!cls.ok()) return cls.status();
-    auto d = Find(ctx, "SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS", *cls);
+    auto d = Find(ctx, "SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS", *cls, &c);
     if (!d.ok()) return d.status();
     c.parameter_descriptor = *d;
     auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");

@@ -48,6 +48,9 @@ struct HttpSinkConfig {
   // message that fill each %s.
   std::vector<const google::protobuf::FieldDescriptor*> url_fields;
   const google::protobuf::Descriptor* input_descriptor = nullptr;  // INPUT_SCHEMA_PROTO_CLASS
+  // Owners of the two descriptors above: private copies, because the schema
+  // registry frees an old pool after a refresh (see OwnedDescriptor).
+  std::vector<std::shared_ptr<const OwnedDescriptor>> owned;
 
   // Reads the variables. InvalidArgument naming the variable on a missing or
   // bad value. `find_message` may be null (json input); then the json data

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/test_message.pb.h"
@@ -113,6 +114,16 @@ TEST(LogSinkTest, FailedWriteFailsTheBatch) {
   ASSERT_EQ(failed.size(), 2u);
   EXPECT_EQ(failed[0].error_type, ErrorType::kSinkUnknownError);
   EXPECT_EQ(failed[1].message.offset, 2);
+}
+
+TEST(LogSinkTest, EscapingMatchesUtf8SafeCEscape) {
+  auto m = std::make_shared<TestMessage>();
+  static const char kTricky[] = "q\"b\\s'\t\n\r\x01\x7f\0z caf\xc3\xa9";
+  const std::string tricky(kTricky, sizeof(kTricky) - 1);  // keeps the embedded NUL
+  m->set_order_number(tricky);
+  std::string text;
+  AppendMessageText(*m, &text);
+  EXPECT_EQ(text, "order_number: \"" + absl::Utf8SafeCEscape(tricky) + "\"");
 }
 
 TEST(LogSinkTest, Rfc3339Millis) {

@@ -1,0 +1,162 @@
+// sluicectl appeal|approval|grant (access API part 2); registered by
+// AddAccessCommands.
+#include <memory>
+
+#include "cli/access_commands.h"
+#include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
+
+namespace sluice::cli {
+namespace {
+
+namespace pb = ::sluice::access::v1beta1;
+
+template <typename Resp>
+void Done(const grpc::Status& st, const Resp& resp, const Options& options, int* exit_code) {
+  if (!st.ok()) {
+    *exit_code = PrintError(st);
+    return;
+  }
+  PrintMessage(resp, options);
+}
+
+}  // namespace
+
+void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
+  auto* appeal = app.add_subcommand("appeal", "request access and manage appeals");
+  appeal->require_subcommand(1);
+  auto file = std::make_shared<std::string>();
+  auto id = std::make_shared<std::string>();
+  auto reason = std::make_shared<std::string>();
+  auto statuses = std::make_shared<std::vector<std::string>>();
+  auto accounts = std::make_shared<std::vector<std::string>>();
+  auto size = std::make_shared<uint32_t>(0);
+  auto offset = std::make_shared<uint32_t>(0);
+
+  auto* create = appeal->add_subcommand(
+      "create", "create appeals from a file: {account_id, account_type, resources: [{id, role, options}]}");
+  create->add_option("-f,--file", *file, "YAML/JSON file ('-' for stdin)")->required();
+  create->callback([&options, exit_code, file] {
+    pb::CreateAppealRequest req;
+    if (auto st = ReadMessageFile(*file, &req); !st.ok()) {
+      *exit_code = PrintError(st);
+      return;
+    }
+    Client client(options);
+    auto ctx = client.NewContext();
+    pb::CreateAppealResponse resp;
+    Done(pb::AppealService::NewStub(client.channel())->CreateAppeal(ctx.get(), req, &resp), resp,
+         options, exit_code);
+  });
+
+  auto* list = appeal->add_subcommand("list", "list appeals");
+  list->add_option("--status", *statuses, "filter by status (repeatable)");
+  list->add_option("--account", *accounts, "filter by account id (repeatable)");
+  list->add_option("--size", *size, "page size (default 50)");
+  list->add_option("--offset", *offset, "page offset");
+  list->callback([&options, exit_code, statuses, accounts, size, offset] {
+    pb::ListAppealsRequest req;
+    for (const auto& s : *statuses) req.add_statuses(s);
+    for (const auto& a : *accounts) req.add_account_ids(a);
+    req.set_size(*size);
+    req.set_offset(*offset);
+    Client client(options);
+    auto ctx = client.NewContext();
+    pb::ListAppealsResponse resp;
+    Done(pb::AppealService::NewStub(client.channel())->ListAppeals(ctx.get(), req, &resp), resp,
+         options, exit_code);
+  });
+
+  auto* get = appeal->add_subcommand("get", "show an appeal");
+  get->add_option("id", *id, "appeal id")->required();
+  get->callback([&options, exit_code, id] {
+    pb::GetAppealRequest req;
+    req.set_id(*id);
+    Client client(options);
+    auto ctx = client.NewContext();
+    pb::GetAppealResponse resp;
+    Done(pb::AppealService::NewStub(client.channel())->GetAppeal(ctx.get(), req, &resp), resp,
+         options, exit_code);
+  });
+
+  auto* cancel = appeal->add_subcommand("cancel", "cancel your pending appeal");
+  cancel->add_option("id", *id, "appeal id")->required();
+  cancel->callback([&options, exit_code, id] {
+    pb::CancelAppealRequest req;
+    req.set_id(*id);
+    Client client(options);
+    auto ctx = client.NewContext();
+    pb::CancelAppealResponse resp;
+    Done(pb::AppealService::NewStub(client.channel())->CancelAppeal(ctx.get(), req, &resp), resp,
+         options, exit_code);
+  });
+
+  auto* revoke = appeal->add_subcommand("revoke", "revoke an active appeal's access");
+  revoke->add_option("id", *id, "appeal id")->required();
+  revoke->add_option("--reason", *reason, "revoke reason");
+  revoke->callback([&options, exit_code, id, reason] {
+    pb::RevokeAppealRequest req;
+    req.set_id(*id);
+    req.set_reason(*reason);
+    Client client(options);
+    auto ctx = client.NewContext();
+    pb::RevokeAppealResponse resp;
+    Done(pb::AppealService::NewStub(client.channel())->RevokeAppeal(ctx.get(), req, &resp), resp,
+         options, exit_code);
+  });
+
+  auto* approval = app.add_subcommand("approval", "approve or reject an appeal's step");
+  approval->require_subcommand(1);
+  auto step = std::make_shared<std::string>();
+  for (const char* action : {"approve", "reject"}) {
+    auto* cmd = approval->add_subcommand(action, std::string(action) + " step <step> of appeal <id>");
+    cmd->add_option("id", *id, "appeal id")->required();
+    cmd->add_option("step", *step, "approval (step) name")->required();
+    cmd->add_option("--reason", *reason, "reason");
+    std::string act = action;
+    cmd->callback([&options, exit_code, id, step, reason, act] {
+      pb::UpdateApprovalRequest req;
+      req.set_id(*id);
+      req.set_approval_name(*step);
+      req.set_action(act);
+      req.set_reason(*reason);
+      Client client(options);
+      auto ctx = client.NewContext();
+      pb::UpdateApprovalResponse resp;
+      Done(pb::ApprovalService::NewStub(client.channel())->UpdateApproval(ctx.get(), req, &resp),
+           resp, options, exit_code);
+    });
+  }
+
+  auto* grant = app.add_subcommand("grant", "list and show grants");
+  grant->require_subcommand(1);
+  auto* glist = grant->add_subcommand("list", "list grants");
+  glist->add_option("--status", *statuses, "filter by status (repeatable)");
+  glist->add_option("--account", *accounts, "filter by account id (repeatable)");
+  glist->add_option("--size", *size, "page size (default 50, max 1000)");
+  glist->add_option("--offset", *offset, "page offset");
+  glist->callback([&options, exit_code, statuses, accounts, size, offset] {
+    pb::ListGrantsRequest req;
+    for (const auto& s : *statuses) req.add_statuses(s);
+    for (const auto& a : *accounts) req.add_account_ids(a);
+    req.set_size(*size);
+    req.set_offset(*offset);
+    Client client(options);
+    auto ctx = client.NewContext();
+    pb::ListGrantsResponse resp;
+    Done(pb::GrantService::NewStub(client.channel())->ListGrants(ctx.get(), req, &resp), resp,
+         options, exit_code);
+  });
+  auto* gget = grant->add_subcommand("get", "show a grant");
+  gget->add_option("id", *id, "grant id")->required();
+  gget->callback([&options, exit_code, id] {
+    pb::GetGrantRequest req;
+    req.set_id(*id);
+    Client client(options);
+    auto ctx = client.NewContext();
+    pb::GetGrantResponse resp;
+    Done(pb::GrantService::NewStub(client.channel())->GetGrant(ctx.get(), req, &resp), resp,
+         options, exit_code);
+  });
+}
+
+}  // namespace sluice::cli

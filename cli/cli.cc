@@ -1,0 +1,116 @@
+#include "cli/cli.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <google/protobuf/util/json_util.h>
+#include <yaml-cpp/yaml.h>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace sluice::cli {
+namespace {
+
+nlohmann::json YamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json obj = nlohmann::json::object();
+      for (const auto& kv : node) obj[kv.first.as<std::string>()] = YamlToJson(kv.second);
+      return obj;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& v : node) arr.push_back(YamlToJson(v));
+      return arr;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& s = node.Scalar();
+      if (node.Tag() == "!") return s;  // quoted in the source: keep a string
+      if (s == "true" || s == "false") return s == "true";
+      if (s == "null" || s == "~") return nullptr;
+      try {
+        size_t pos = 0;
+        long long i = std::stoll(s, &pos);
+        if (pos == s.size()) return i;
+        double d = std::stod(s, &pos);
+        if (pos == s.size()) return d;
+      } catch (...) {
+      }
+      return s;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+Client::Client(const Options& options) : options_(options) {
+  channel_ = grpc::CreateChannel(options.host, grpc::InsecureChannelCredentials());
+}
+
+std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  if (!options_.email.empty()) ctx->AddMetadata("x-auth-email", options_.email);
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  return ctx;
+}
+
+absl::Status ReadMessageFile(const std::string& path, google::protobuf::Message* message,
+                             const std::string& root_key) {
+  std::string text;
+  if (path == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    std::ifstream in(path);
+    if (!in) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot be read"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  nlohmann::json doc;
+  try {
+    doc = YamlToJson(YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", e.what()));
+  }
+  if (!root_key.empty()) {
+    if (!doc.is_object() || !doc.contains(root_key)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": missing root key \"", root_key, "\""));
+    }
+    doc = doc[root_key];
+  }
+  google::protobuf::util::JsonParseOptions opts;
+  auto st = google::protobuf::util::JsonStringToMessage(doc.dump(), message, opts);
+  if (!st.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::string(st.message())));
+  }
+  return absl::OkStatus();
+}
+
+void PrintMessage(const google::protobuf::Message& message, const Options& options) {
+  google::protobuf::util::JsonPrintOptions opts;
+  opts.preserve_proto_field_names = true;
+  opts.always_print_primitive_fields = true;
+  opts.add_whitespace = !options.json;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(message, &out, opts);
+  std::cout << out;
+  if (out.empty() || out.back() != '\n') std::cout << "\n";
+}
+
+int PrintError(const grpc::Status& status) {
+  std::cerr << "error: " << status.error_code() << ": " << status.error_message() << "\n";
+  return 1;
+}
+
+int PrintError(const absl::Status& status) {
+  std::cerr << "error: " << static_cast<int>(status.code()) << ": " << status.message() << "\n";
+  return 1;
+}
+
+}  // namespace sluice::cli

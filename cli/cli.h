@@ -1,0 +1,57 @@
+// sluicectl plumbing shared by every command group: the gRPC channel, the
+// caller identity, reading YAML/JSON files into protos, and printing.
+#ifndef SLUICE_CLI_CLI_H_
+#define SLUICE_CLI_CLI_H_
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <google/protobuf/message.h>
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace sluice::cli {
+
+// Global options (flags before or after the command).
+struct Options {
+  std::string host = "127.0.0.1:8081";  // --host, or env SLUICE_HOST
+  std::string email;                    // --email, or env SLUICE_EMAIL: sent as x-auth-email
+  bool json = false;                    // --json: print compact JSON instead of indented
+};
+
+// A connection to sluice-server.
+class Client {
+ public:
+  explicit Client(const Options& options);
+  std::shared_ptr<grpc::Channel> channel() const { return channel_; }
+  // A context carrying x-auth-email (when set) and a 30 s deadline.
+  std::unique_ptr<grpc::ClientContext> NewContext() const;
+
+ private:
+  Options options_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+// Reads `path` ("-" for stdin) as YAML or JSON (JSON is YAML) and converts it
+// into `message` with proto field names. When `root_key` is non-empty the
+// document's value under that key is used (e.g. "payload").
+// InvalidArgument naming the file and the problem.
+absl::Status ReadMessageFile(const std::string& path, google::protobuf::Message* message,
+                             const std::string& root_key = "");
+
+// Prints `message` as JSON (proto field names, defaults included).
+void PrintMessage(const google::protobuf::Message& message, const Options& options);
+
+// Prints "error: <code>: <message>" to stderr and returns the exit code (1).
+int PrintError(const grpc::Status& status);
+int PrintError(const absl::Status& status);
+
+// A command group adds its subcommands to `app`; the callbacks set `*exit_code`.
+using CommandGroup = void (*)(CLI::App& app, const Options& options, int* exit_code);
+
+}  // namespace sluice::cli
+
+#endif  // SLUICE_CLI_CLI_H_

@@ -1,0 +1,59 @@
+// PostgreSQL access through SOCI: a fixed-size connection pool and
+// transaction helpers. soci::soci_error never escapes this layer's callers
+// that use Run/InTransaction: it becomes an absl::Status.
+#ifndef SLUICE_COMMON_DB_POOL_H_
+#define SLUICE_COMMON_DB_POOL_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <soci/soci.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace sluice::db {
+
+// A pool of `size` open connections to one PostgreSQL database.
+class Pool {
+ public:
+  // Opens `size` (≥ 1) connections to `dsn`, a libpq keyword DSN
+  // ("host=... dbname=...") or a `postgres://` / `postgresql://` URL.
+  // Unavailable (with libpq's message) when the server cannot be reached;
+  // InvalidArgument for size < 1.
+  static absl::StatusOr<std::unique_ptr<Pool>> Create(absl::string_view dsn, int size);
+
+  ~Pool();
+
+  // Runs `fn` with a pooled session (blocks while all are busy). Database
+  // errors thrown inside become Unavailable for connection loss and Internal
+  // otherwise; `fn`'s own status is returned as is.
+  absl::Status Run(const std::function<absl::Status(soci::session&)>& fn);
+
+  // Like Run, inside BEGIN … COMMIT; rolls back when `fn` fails or throws.
+  absl::Status InTransaction(const std::function<absl::Status(soci::session&)>& fn);
+
+  int size() const { return size_; }
+  const std::string& dsn() const { return dsn_; }
+
+ private:
+  Pool(std::string dsn, int size);
+  std::string dsn_;
+  int size_;
+  std::unique_ptr<soci::connection_pool> pool_;
+};
+
+// Converts a SOCI/libpq exception into a Status: Unavailable for connection
+// failures, AlreadyExists for unique violations (SQLSTATE 23505), Internal
+// otherwise. `what` is prefixed to the message.
+absl::Status FromSociError(const std::exception& e, absl::string_view what);
+
+// Quotes `ident` as a PostgreSQL identifier ("a""b"), for names that cannot
+// be bound as parameters (database and role names in DDL).
+std::string QuoteIdent(absl::string_view ident);
+
+}  // namespace sluice::db
+
+#endif  // SLUICE_COMMON_DB_POOL_H_

@@ -1,0 +1,2 @@
+ALTER TABLE widgets ADD COLUMN size integer;
+SELECT * FROM no_such_table;

@@ -1,3 +1,0 @@
-#include <gtest/gtest.h>
-#include "absl/status/status.h"
-TEST(Smoke, Works) { EXPECT_TRUE(absl::OkStatus().ok()); }

@@ -1,0 +1,174 @@
+// End to end: real PostgreSQL, sluice-server and sluice-gateway processes.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "integration/harness.h"
+#include "proto/sluice/server/v1beta1/server.grpc.pb.h"
+#include "third_party/grpc_reflection/reflection.grpc.pb.h"
+
+namespace sluice::integration {
+namespace {
+
+using nlohmann::json;
+
+class FoundationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto stack = Stack::Start();
+    ASSERT_TRUE(stack.ok()) << stack.status();
+    stack_ = std::move(*stack).release();
+  }
+  static void TearDownTestSuite() {
+    delete stack_;
+    stack_ = nullptr;
+  }
+  std::string Url(absl::string_view path) { return absl::StrCat(stack_->http_base(), path); }
+  static Stack* stack_;
+};
+Stack* FoundationTest::stack_ = nullptr;
+
+void ExpectRpcStatus(const HttpResponse& r, long http, int code) {
+  EXPECT_EQ(r.status, http) << r.body;
+  json body = r.Json();
+  ASSERT_TRUE(body.is_object()) << r.body;
+  // Exactly {"code", "message", "details"}.
+  EXPECT_EQ(body.size(), 3u) << r.body;
+  EXPECT_EQ(body.value("code", -1), code) << r.body;
+  ASSERT_TRUE(body.contains("message") && body["message"].is_string()) << r.body;
+  EXPECT_FALSE(body["message"].get<std::string>().empty());
+  ASSERT_TRUE(body.contains("details") && body["details"].is_array()) << r.body;
+  EXPECT_EQ(r.headers.count("content-type"), 1u);
+}
+
+TEST_F(FoundationTest, HealthIsServing) {
+  auto r = Http("GET", Url("/healthz"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.Json()["status"], "SERVING");
+}
+
+TEST_F(FoundationTest, ServesOpenApiDocument) {
+  auto r = Http("GET", Url("/api/openapi.json"));
+  ASSERT_EQ(r.status, 200);
+  json doc = r.Json();
+  EXPECT_EQ(doc["swagger"], "2.0");
+  EXPECT_EQ(doc["info"]["title"], "Sluice API");
+  EXPECT_TRUE(doc["paths"].contains("/api/v1beta1/server-info")) << r.body.substr(0, 500);
+  EXPECT_TRUE(doc["paths"].contains("/api/v1beta1/echo"));
+}
+
+TEST_F(FoundationTest, UnknownRouteIsRpcStatusNotFound) {
+  auto r = Http("GET", Url("/api/v1beta1/no-such-thing"));
+  ExpectRpcStatus(r, 404, 5);
+  auto r2 = Http("GET", Url("/"));
+  ExpectRpcStatus(r2, 404, 5);
+}
+
+TEST_F(FoundationTest, WrongMethodIsRpcStatusUnimplemented) {
+  auto r = Http("DELETE", Url("/api/v1beta1/server-info"));
+  ExpectRpcStatus(r, 405, 12);
+}
+
+TEST_F(FoundationTest, MalformedJsonBodyIsInvalidArgument) {
+  auto r = Http("POST", Url("/api/v1beta1/echo"), "{\"message\": ");
+  ExpectRpcStatus(r, 400, 3);
+  auto r2 = Http("POST", Url("/api/v1beta1/echo"), "{\"message\": 12}");
+  ExpectRpcStatus(r2, 400, 3);
+}
+
+TEST_F(FoundationTest, AuthEmailHeaderReachesTheServer) {
+  auto r = Http("GET", Url("/api/v1beta1/server-info"), "", {"X-Auth-Email: alice@example.com"});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json body = r.Json();
+  EXPECT_EQ(body["caller_email"], "alice@example.com");
+  EXPECT_EQ(body["version"], "0.1.0");
+  auto anon = Http("GET", Url("/api/v1beta1/server-info"));
+  // EmitDefaults: the empty string is present, not omitted.
+  ASSERT_TRUE(anon.Json().contains("caller_email")) << anon.body;
+  EXPECT_EQ(anon.Json()["caller_email"], "");
+  auto echo = Http("POST", Url("/api/v1beta1/echo"), R"({"message":"hi"})",
+                   {"X-Auth-Email: bob@example.com"});
+  EXPECT_EQ(echo.Json()["message"], "hi");
+  EXPECT_EQ(echo.Json()["caller_email"], "bob@example.com");
+}
+
+TEST_F(FoundationTest, NoGrpcMetadataHeadersLeak) {
+  auto r = Http("GET", Url("/api/v1beta1/server-info"));
+  for (const auto& [k, v] : r.headers) {
+    EXPECT_NE(k.rfind("grpc-metadata-", 0), 0u) << k;
+  }
+}
+
+TEST_F(FoundationTest, GrpcAndRestShareCodeAndMessage) {
+  std::string big(5000, 'x');
+  auto rest = Http("POST", Url("/api/v1beta1/echo"), json{{"message", big}}.dump());
+  ExpectRpcStatus(rest, 400, 3);
+
+  auto channel = grpc::CreateChannel(stack_->grpc_target(), grpc::InsecureChannelCredentials());
+  auto stub = sluice::server::v1beta1::ServerService::NewStub(channel);
+  grpc::ClientContext ctx;
+  sluice::server::v1beta1::EchoRequest req;
+  req.set_message(big);
+  sluice::server::v1beta1::EchoResponse resp;
+  grpc::Status st = stub->Echo(&ctx, req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(st.error_message(), rest.Json()["message"].get<std::string>());
+  EXPECT_NE(st.error_message().find("message:"), std::string::npos);
+}
+
+TEST_F(FoundationTest, ReflectionListsServices) {
+  auto channel = grpc::CreateChannel(stack_->grpc_target(), grpc::InsecureChannelCredentials());
+  auto stub = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+  grpc::ClientContext ctx;
+  auto stream = stub->ServerReflectionInfo(&ctx);
+  grpc::reflection::v1alpha::ServerReflectionRequest req;
+  req.set_list_services("");
+  ASSERT_TRUE(stream->Write(req));
+  stream->WritesDone();
+  grpc::reflection::v1alpha::ServerReflectionResponse resp;
+  ASSERT_TRUE(stream->Read(&resp));
+  std::set<std::string> names;
+  for (const auto& s : resp.list_services_response().service()) names.insert(s.name());
+  EXPECT_TRUE(names.count("sluice.server.v1beta1.ServerService"));
+  EXPECT_TRUE(names.count("grpc.health.v1.Health"));
+  EXPECT_TRUE(names.count("grpc.reflection.v1alpha.ServerReflection"));
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(FoundationTest, MetricsCountRpcsByMethodAndCode) {
+  Http("GET", Url("/api/v1beta1/server-info"));
+  auto r = Http("GET", absl::StrCat("http://127.0.0.1:", stack_->metrics_port(), "/metrics"));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find("grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"GetServerInfo\""),
+            std::string::npos)
+      << r.body.substr(0, 2000);
+  EXPECT_NE(r.body.find("grpc_server_handling_seconds_bucket"), std::string::npos);
+}
+
+TEST_F(FoundationTest, SluicectlServerInfo) {
+  auto ctl = Process::Start({Runfile("cli/sluicectl"), "--host", stack_->grpc_target(), "--email",
+                             "carol@example.com", "--json", "server-info"});
+  ASSERT_TRUE(ctl.ok());
+  EXPECT_EQ((*ctl)->WaitExit(absl::Seconds(20)), 0) << (*ctl)->Log();
+  auto out = nlohmann::json::parse((*ctl)->Log(), nullptr, false);
+  EXPECT_EQ(out["caller_email"], "carol@example.com") << (*ctl)->Log();
+
+  auto down = Process::Start({Runfile("cli/sluicectl"), "--host", "127.0.0.1:1", "server-info"});
+  ASSERT_TRUE(down.ok());
+  EXPECT_EQ((*down)->WaitExit(absl::Seconds(40)), 1);
+  EXPECT_NE((*down)->Log().find("error: 14:"), std::string::npos) << (*down)->Log();
+}
+
+// Runs last in this suite (gtest runs in declaration order): it stops the server.
+TEST_F(FoundationTest, ZBackendDownIsUnavailableAndShutdownIsClean) {
+  int status = stack_->server().Stop(absl::Seconds(15));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << stack_->server().Log();
+  EXPECT_NE(stack_->server().Log().find("msg=\"stopped\""), std::string::npos);
+  auto r = Http("GET", Url("/api/v1beta1/server-info"));
+  ExpectRpcStatus(r, 503, 14);
+  auto health = Http("GET", Url("/healthz"));
+  ExpectRpcStatus(health, 503, 14);
+}
+
+}  // namespace
+}  // namespace sluice::integration

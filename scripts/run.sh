@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `make run`: install, build, start a private PostgreSQL kept in ./.sluice/,
+# migrate, start sluice-server and sluice-gateway (and the sink demo when it
+# is built), print the URLs, and stop everything cleanly on Ctrl-C.
+#
+# Ports (override with env): SLUICE_HTTP_PORT 8080, SLUICE_GRPC_PORT 8081,
+# SLUICE_METRICS_PORT 9091, SLUICE_PG_PORT 54329.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+HTTP_PORT="${SLUICE_HTTP_PORT:-8080}"
+GRPC_PORT="${SLUICE_GRPC_PORT:-8081}"
+METRICS_PORT="${SLUICE_METRICS_PORT:-9091}"
+PG_PORT="${SLUICE_PG_PORT:-54329}"
+state="$root/.sluice"
+
+./scripts/install-deps.sh
+bazel build //server:sluice-server //gateway:sluice-gateway_gen
+mkdir -p "$state/logs"
+
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  echo
+  echo "make run: stopping"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  ./scripts/pg.sh stop "$state/pg"
+  echo "make run: stopped (data kept in $state; 'make clean-run' removes it)"
+}
+trap cleanup INT TERM EXIT
+
+./scripts/pg.sh start "$state/pg" "$PG_PORT"
+dsn="host=127.0.0.1 port=$PG_PORT user=postgres dbname=sluice"
+if ! psql "host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres" -Atc \
+    "SELECT 1 FROM pg_database WHERE datname='sluice'" | grep -q 1; then
+  psql "host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres" -qc "CREATE DATABASE sluice"
+fi
+export SLUICE_DB_DSN="$dsn"
+
+cp -f bazel-bin/server/sluice-server bazel-bin/gateway/sluice-gateway "$state/" 2>/dev/null || true
+"$state/sluice-server" migrate
+"$state/sluice-server" --grpc_port "$GRPC_PORT" --metrics_port "$METRICS_PORT" \
+  >"$state/logs/server.log" 2>&1 &
+pids+=($!)
+"$state/sluice-gateway" --http_port "$HTTP_PORT" --backend "127.0.0.1:$GRPC_PORT" \
+  >"$state/logs/gateway.log" 2>&1 &
+pids+=($!)
+
+for _ in $(seq 1 100); do
+  curl -fs "http://127.0.0.1:$HTTP_PORT/healthz" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+
+if [ -x scripts/run-sink-demo.sh ]; then
+  ./scripts/run-sink-demo.sh "$state/sink" &
+  pids+=($!)
+fi
+
+cat <<MSG
+
+Sluice is running.
+  REST (gateway):   http://localhost:$HTTP_PORT   (try: curl http://localhost:$HTTP_PORT/api/v1beta1/server-info)
+  OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json
+  gRPC:             localhost:$GRPC_PORT  (reflection enabled)
+  Metrics:          http://localhost:$METRICS_PORT/metrics
+  PostgreSQL:       $dsn
+  Logs:             $state/logs/
+Press Ctrl-C to stop.
+MSG
+tail -n 0 -F "$state/logs/server.log" "$state/logs/gateway.log" &
+pids+=($!)
+wait -n "${pids[@]}" || true

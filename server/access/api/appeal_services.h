@@ -1,0 +1,65 @@
+// gRPC handlers of the access API, part 2: appeals, approvals, grants.
+#ifndef SLUICE_SERVER_ACCESS_API_APPEAL_SERVICES_H_
+#define SLUICE_SERVER_ACCESS_API_APPEAL_SERVICES_H_
+
+#include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
+#include "server/access/core/appeal_service.h"
+
+namespace sluice::access {
+
+class AppealGrpcService final : public v1beta1::AppealService::Service {
+ public:
+  explicit AppealGrpcService(AppealService* appeals) : appeals_(appeals) {}
+  grpc::Status CreateAppeal(grpc::ServerContext* ctx, const v1beta1::CreateAppealRequest* req,
+                            v1beta1::CreateAppealResponse* resp) override;
+  grpc::Status ListAppeals(grpc::ServerContext* ctx, const v1beta1::ListAppealsRequest* req,
+                           v1beta1::ListAppealsResponse* resp) override;
+  grpc::Status ListUserAppeals(grpc::ServerContext* ctx, const v1beta1::ListAppealsRequest* req,
+                               v1beta1::ListAppealsResponse* resp) override;
+  grpc::Status GetAppeal(grpc::ServerContext* ctx, const v1beta1::GetAppealRequest* req,
+                         v1beta1::GetAppealResponse* resp) override;
+  grpc::Status CancelAppeal(grpc::ServerContext* ctx, const v1beta1::CancelAppealRequest* req,
+                            v1beta1::CancelAppealResponse* resp) override;
+  grpc::Status RevokeAppeal(grpc::ServerContext* ctx, const v1beta1::RevokeAppealRequest* req,
+                            v1beta1::RevokeAppealResponse* resp) override;
+  grpc::Status RevokeAppeals(grpc::ServerContext* ctx, const v1beta1::RevokeAppealsRequest* req,
+                             v1beta1::RevokeAppealsResponse* resp) override;
+
+ private:
+  AppealService* appeals_;
+};
+
+class ApprovalGrpcService final : public v1beta1::ApprovalService::Service {
+ public:
+  explicit ApprovalGrpcService(AppealService* appeals) : appeals_(appeals) {}
+  grpc::Status UpdateApproval(grpc::ServerContext* ctx, const v1beta1::UpdateApprovalRequest* req,
+                              v1beta1::UpdateApprovalResponse* resp) override;
+  grpc::Status ListApprovals(grpc::ServerContext* ctx, const v1beta1::ListApprovalsRequest* req,
+                             v1beta1::ListApprovalsResponse* resp) override;
+  grpc::Status ListUserApprovals(grpc::ServerContext* ctx,
+                                 const v1beta1::ListApprovalsRequest* req,
+                                 v1beta1::ListApprovalsResponse* resp) override;
+  grpc::Status AddApprover(grpc::ServerContext* ctx, const v1beta1::AddApproverRequest* req,
+                           v1beta1::AddApproverResponse* resp) override;
+  grpc::Status DeleteApprover(grpc::ServerContext* ctx, const v1beta1::DeleteApproverRequest* req,
+                              v1beta1::DeleteApproverResponse* resp) override;
+
+ private:
+  AppealService* appeals_;
+};
+
+class GrantGrpcService final : public v1beta1::GrantService::Service {
+ public:
+  explicit GrantGrpcService(AppealService* appeals) : appeals_(appeals) {}
+  grpc::Status ListGrants(grpc::ServerContext* ctx, const v1beta1::ListGrantsRequest* req,
+                          v1beta1::ListGrantsResponse* resp) override;
+  grpc::Status GetGrant(grpc::ServerContext* ctx, const v1beta1::GetGrantRequest* req,
+                        v1beta1::GetGrantResponse* resp) override;
+
+ private:
+  AppealService* appeals_;
+};
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_API_APPEAL_SERVICES_H_

@@ -1,0 +1,320 @@
+// Approval actions, approver edits, cancel, revoke (single and bulk) and the
+// expiry job. Each runs in one transaction with the appeal (or grant) rows
+// locked, so concurrent actions serialize: one transition, at most one
+// GrantAccess, the losers see the new state (FailedPrecondition).
+#include "absl/strings/str_cat.h"
+#include "server/access/core/appeal_service.h"
+#include "server/access/core/flow.h"
+#include "server/access/core/validation.h"
+#include "spdlog/spdlog.h"
+
+namespace sluice::access {
+namespace {
+
+absl::Status CheckUuid(const std::string& id) {
+  if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
+  return absl::OkStatus();
+}
+
+pb::Approval* FindApproval(pb::Appeal* appeal, const std::string& key) {
+  for (auto& a : *appeal->mutable_approvals()) {
+    if (a.name() == key || a.id() == key) return &a;
+  }
+  return nullptr;
+}
+
+AccessRequest RequestFor(const pb::Grant& g, const pb::Resource& resource) {
+  return AccessRequest{g.account_id(), g.account_type(), resource, g.role(),
+                       std::vector<std::string>(g.permissions().begin(), g.permissions().end())};
+}
+
+}  // namespace
+
+absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
+                                              const std::string& approval_name,
+                                              const std::string& action, const std::string& actor,
+                                              const std::string& reason) {
+  if (auto st = CheckUuid(id); !st.ok()) return st;
+  if (action != "approve" && action != "reject") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("action: \"", action, "\" is not one of \"approve\", \"reject\""));
+  }
+  // Read what the transaction needs first, so that it never waits for a
+  // second pooled connection while holding the row lock.
+  auto current = Get(id);
+  if (!current.ok()) return current.status();
+  auto policy = policies_->Get(current->policy_id(), current->policy_version());
+  if (!policy.ok()) return policy.status();
+  auto config = providers_->GetPlainConfig(current->resource().provider_type(),
+                                           current->resource().provider_urn());
+  std::vector<std::function<void()>> undo;
+  pb::Appeal result;
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto appeal = tx.GetAppeal(id, /*for_update=*/true);
+    if (!appeal.ok()) return appeal.status();
+    *appeal->mutable_resource() = current->resource();
+    *appeal->mutable_creator() = current->creator();
+    pb::Approval* approval = FindApproval(&*appeal, approval_name);
+    if (approval == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("appeal ", id, " has no approval \"", approval_name, "\""));
+    }
+    const auto& approvers = approval->approvers();
+    if (std::find(approvers.begin(), approvers.end(), actor) == approvers.end()) {
+      return absl::PermissionDeniedError(
+          absl::StrCat(actor, " is not an approver of step \"", approval->name(), "\""));
+    }
+    if (appeal->status() != "pending") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("appeal ", id, " is ", appeal->status(), ", not pending"));
+    }
+    if (approval->status() != "pending") {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "approval \"", approval->name(), "\" is ", approval->status(), ", not pending"));
+    }
+    absl::Time now = clock_();
+    approval->set_actor(actor);
+    approval->set_reason(reason);
+    *approval->mutable_updated_at() = ToTimestamp(now);
+    if (action == "approve") {
+      approval->set_status("approved");
+      if (auto s = AdvanceFlow(&*appeal, *policy); !s.ok()) return s;
+    } else {
+      approval->set_status("rejected");
+      appeal->set_status("rejected");
+      SkipUndecided(&*appeal);
+    }
+    *appeal->mutable_updated_at() = ToTimestamp(now);
+    if (auto s = tx.UpdateAppeal(*appeal); !s.ok()) return s;
+    if (auto s = tx.Audit({absl::StrCat("appeal.", action), actor,
+                           {{"id", id}, {"approval", approval->name()}, {"reason", reason},
+                            {"status", appeal->status()}}});
+        !s.ok()) {
+      return s;
+    }
+    if (appeal->status() == "active") {
+      if (!config.ok()) return config.status();
+      if (auto s = Activate(tx, &*appeal, *config, *policy, &undo); !s.ok()) return s;
+    }
+    result = std::move(*appeal);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) {
+    for (auto& u : undo) u();
+    return st;
+  }
+  if (result.status() == "active") CreateRequirementAppeals(result, *policy);
+  return result;
+}
+
+absl::StatusOr<pb::Appeal> AppealService::Cancel(const std::string& id, const std::string& actor) {
+  if (auto st = CheckUuid(id); !st.ok()) return st;
+  pb::Appeal result;
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto appeal = tx.GetAppeal(id, true);
+    if (!appeal.ok()) return appeal.status();
+    if (appeal->created_by() != actor) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("only the creator (", appeal->created_by(), ") can cancel appeal ", id));
+    }
+    if (appeal->status() != "pending") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("appeal ", id, " is ", appeal->status(), ", not pending"));
+    }
+    appeal->set_status("cancelled");
+    SkipUndecided(&*appeal);
+    *appeal->mutable_updated_at() = ToTimestamp(clock_());
+    if (auto s = tx.UpdateAppeal(*appeal); !s.ok()) return s;
+    if (auto s = tx.Audit({"appeal.cancel", actor, {{"id", id}}}); !s.ok()) return s;
+    result = std::move(*appeal);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return Expand(std::move(result));
+}
+
+absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
+                                       const pb::ProviderConfig& config, const std::string& actor,
+                                       const std::string& reason,
+                                       const std::string& audit_action) {
+  auto client = registry_->Find(config.type());
+  if (!client.ok()) return client.status();
+  if (auto st = (*client)->RevokeAccess(config, RequestFor(*grant, grant->resource())); !st.ok()) {
+    return absl::Status(st.code(), absl::StrCat("revoking access in provider ", config.urn(),
+                                                " failed: ", st.message()));
+  }
+  auto now = ToTimestamp(clock_());
+  grant->set_status("inactive");
+  grant->set_status_in_provider("inactive");
+  grant->set_revoked_by(actor);
+  *grant->mutable_revoked_at() = now;
+  grant->set_revoke_reason(reason);
+  *grant->mutable_updated_at() = now;
+  if (auto st = tx.UpdateGrant(*grant); !st.ok()) return st;
+  auto appeal = tx.GetAppeal(grant->appeal_id(), true);
+  if (appeal.ok() && appeal->status() == "active") {
+    appeal->set_status("terminated");
+    appeal->set_revoked_by(actor);
+    *appeal->mutable_revoked_at() = now;
+    appeal->set_revoke_reason(reason);
+    *appeal->mutable_updated_at() = now;
+    if (auto st = tx.UpdateAppeal(*appeal); !st.ok()) return st;
+  }
+  return tx.Audit({audit_action, actor,
+                   {{"grant_id", grant->id()}, {"appeal_id", grant->appeal_id()},
+                    {"reason", reason}}});
+}
+
+absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const std::string& actor,
+                                                 const std::string& reason) {
+  if (auto st = CheckUuid(id); !st.ok()) return st;
+  auto current = Get(id);
+  if (!current.ok()) return current.status();
+  auto config = providers_->GetPlainConfig(current->resource().provider_type(),
+                                           current->resource().provider_urn());
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto appeal = tx.GetAppeal(id, true);
+    if (!appeal.ok()) return appeal.status();
+    if (appeal->status() != "active") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("appeal ", id, " is ", appeal->status(), ", not active"));
+    }
+    auto grant = tx.FindActiveGrant(appeal->account_id(), appeal->resource_id(), appeal->role(), true);
+    if (!grant.ok()) return grant.status();
+    if (!grant->has_value() || (*grant)->appeal_id() != id) {
+      return absl::FailedPreconditionError(absl::StrCat("appeal ", id, " has no active grant"));
+    }
+    if (!config.ok()) return config.status();
+    pb::Grant g = **grant;
+    *g.mutable_resource() = current->resource();
+    return Deactivate(tx, &g, *config, actor, reason, "appeal.revoke");
+  });
+  if (!st.ok()) return st;
+  return Get(id);
+}
+
+absl::StatusOr<std::vector<pb::Appeal>> AppealService::RevokeMany(const GrantSelector& s,
+                                                                  const std::string& actor,
+                                                                  const std::string& reason) {
+  if (s.account_ids.empty() && s.provider_types.empty() && s.provider_urns.empty() &&
+      s.resource_types.empty() && s.resource_urns.empty()) {
+    return absl::InvalidArgumentError(
+        "at least one of account_ids, provider_types, provider_urns, resource_types, "
+        "resource_urns is required");
+  }
+  auto configs = providers_->PlainConfigs();
+  if (!configs.ok()) return configs.status();
+  std::vector<std::string> appeal_ids;
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto grants = tx.LockActiveGrants(s);
+    if (!grants.ok()) return grants.status();
+    for (pb::Grant& g : *grants) {
+      auto it = configs->find(absl::StrCat(g.resource().provider_type(), "/",
+                                           g.resource().provider_urn()));
+      if (it == configs->end()) {
+        return absl::FailedPreconditionError(absl::StrCat("provider of grant ", g.id(),
+                                                          " is not registered"));
+      }
+      if (auto d = Deactivate(tx, &g, it->second, actor, reason, "appeal.revoke"); !d.ok()) return d;
+      appeal_ids.push_back(g.appeal_id());
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  std::vector<pb::Appeal> out;
+  for (const auto& id : appeal_ids) {
+    auto a = Get(id);
+    if (a.ok()) out.push_back(std::move(*a));
+  }
+  return out;
+}
+
+absl::StatusOr<pb::Appeal> AppealService::EditApprovers(const std::string& appeal_id,
+                                                        const std::string& approval,
+                                                        const std::string& email,
+                                                        const std::string& actor, bool add) {
+  if (auto st = CheckUuid(appeal_id); !st.ok()) return st;
+  if (!IsEmailAddress(email)) {
+    return absl::InvalidArgumentError(absl::StrCat("email: \"", email, "\" is not an email"));
+  }
+  pb::Appeal result;
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto appeal = tx.GetAppeal(appeal_id, true);
+    if (!appeal.ok()) return appeal.status();
+    pb::Approval* a = FindApproval(&*appeal, approval);
+    if (a == nullptr) {
+      return absl::NotFoundError(absl::StrCat("appeal ", appeal_id, " has no approval \"", approval, "\""));
+    }
+    if (appeal->status() != "pending" || a->status() != "pending") {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "approvers can change only while appeal and step are pending (appeal ", appeal->status(),
+          ", approval ", a->status(), ")"));
+    }
+    auto* list = a->mutable_approvers();
+    auto it = std::find(list->begin(), list->end(), email);
+    if (add) {
+      if (it != list->end()) return absl::AlreadyExistsError(absl::StrCat(email, " is already an approver"));
+      a->add_approvers(email);
+    } else {
+      if (it == list->end()) return absl::NotFoundError(absl::StrCat(email, " is not an approver"));
+      if (list->size() == 1) {
+        return absl::FailedPreconditionError("cannot remove the last approver of a step");
+      }
+      list->erase(it);
+    }
+    *appeal->mutable_updated_at() = ToTimestamp(clock_());
+    if (auto s = tx.UpdateAppeal(*appeal); !s.ok()) return s;
+    if (auto s = tx.Audit({add ? "appeal.add_approver" : "appeal.delete_approver", actor,
+                           {{"id", appeal_id}, {"approval", a->name()}, {"email", email}}});
+        !s.ok()) {
+      return s;
+    }
+    result = std::move(*appeal);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return Expand(std::move(result));
+}
+
+absl::StatusOr<pb::Appeal> AppealService::AddApprover(const std::string& appeal_id,
+                                                      const std::string& approval,
+                                                      const std::string& email,
+                                                      const std::string& actor) {
+  return EditApprovers(appeal_id, approval, email, actor, true);
+}
+
+absl::StatusOr<pb::Appeal> AppealService::DeleteApprover(const std::string& appeal_id,
+                                                         const std::string& approval,
+                                                         const std::string& email,
+                                                         const std::string& actor) {
+  return EditApprovers(appeal_id, approval, email, actor, false);
+}
+
+absl::StatusOr<int> AppealService::ExpireGrants() {
+  auto configs = providers_->PlainConfigs();
+  if (!configs.ok()) return configs.status();
+  int expired = 0;
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto grants = tx.LockExpiredGrants(clock_(), 500);
+    if (!grants.ok()) return grants.status();
+    for (pb::Grant& g : *grants) {
+      auto it = configs->find(absl::StrCat(g.resource().provider_type(), "/",
+                                           g.resource().provider_urn()));
+      absl::Status d = it == configs->end()
+                           ? absl::FailedPreconditionError("provider is not registered")
+                           : Deactivate(tx, &g, it->second, "system", "expired", "grant.expire");
+      if (!d.ok()) {
+        // Left active: the next run retries it.
+        spdlog::warn("msg=\"grant expiry failed; will retry\" grant={} error=\"{}\"", g.id(),
+                     std::string(d.message()));
+        continue;
+      }
+      ++expired;
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return expired;
+}
+
+}  // namespace sluice::access

@@ -1,0 +1,111 @@
+// Storage interfaces for appeals, approvals and grants. Multi-row changes
+// that must be atomic (approval transitions, granting, revoking, expiry) run
+// inside AppealRepository::InTransaction through an AccessTx, whose reads
+// with `for_update` lock the rows (SELECT … FOR UPDATE) until commit.
+#ifndef SLUICE_SERVER_ACCESS_CORE_APPEAL_REPOSITORIES_H_
+#define SLUICE_SERVER_ACCESS_CORE_APPEAL_REPOSITORIES_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/sluice/access/v1beta1/appeal.pb.h"
+#include "server/access/core/repositories.h"
+
+namespace sluice::access {
+
+// Grant selection for bulk revoke (empty lists match everything).
+struct GrantSelector {
+  std::vector<std::string> account_ids, provider_types, provider_urns, resource_types,
+      resource_urns;
+};
+
+// One open transaction.
+class AccessTx {
+ public:
+  virtual ~AccessTx() = default;
+  // The appeal with its approvals (in step order) and its active grant, or
+  // NotFound. `for_update` locks the appeal row.
+  virtual absl::StatusOr<pb::Appeal> GetAppeal(const std::string& id, bool for_update) = 0;
+  // Inserts the appeal and its approvals; assigns their ids (UUIDs).
+  // AlreadyExists when a pending appeal exists for the same account,
+  // resource and role.
+  virtual absl::Status InsertAppeal(pb::Appeal* appeal) = 0;
+  // Writes status, revoke fields, updated_at and every approval's status,
+  // actor, reason and approvers.
+  virtual absl::Status UpdateAppeal(const pb::Appeal& appeal) = 0;
+  // The active grant for (account, resource, role), locked when `for_update`.
+  virtual absl::StatusOr<std::optional<pb::Grant>> FindActiveGrant(
+      const std::string& account_id, const std::string& resource_id, const std::string& role,
+      bool for_update) = 0;
+  // Inserts; assigns the id.
+  virtual absl::Status InsertGrant(pb::Grant* grant) = 0;
+  // Writes status, revoke fields, pending_appeal_id, updated_at.
+  virtual absl::Status UpdateGrant(const pb::Grant& grant) = 0;
+  // Active grants past their expiration at `now`, locked, skipping rows other
+  // replicas hold (FOR UPDATE SKIP LOCKED); at most `limit`.
+  virtual absl::StatusOr<std::vector<pb::Grant>> LockExpiredGrants(absl::Time now, int limit) = 0;
+  // Active grants matching `selector`, locked.
+  virtual absl::StatusOr<std::vector<pb::Grant>> LockActiveGrants(const GrantSelector& s) = 0;
+  // Writes an audit_logs row in this transaction.
+  virtual absl::Status Audit(const AuditEntry& entry) = 0;
+};
+
+struct AppealFilter {
+  std::vector<std::string> account_ids, statuses, provider_types, provider_urns, resource_types,
+      resource_urns;
+  std::string role, created_by;
+  // (column, descending) pairs, validated by the core.
+  std::vector<std::pair<std::string, bool>> order_by;
+  int size = 50, offset = 0;
+};
+
+struct ApprovalFilter {
+  std::string account_id, approver;
+  std::vector<std::string> statuses;
+  std::vector<std::pair<std::string, bool>> order_by;
+  int size = 50, offset = 0;
+};
+
+struct GrantFilter {
+  std::string q, owner;
+  std::vector<std::string> statuses, account_ids, account_types, resource_ids, roles,
+      provider_types, provider_urns, resource_types;
+  std::vector<std::pair<std::string, bool>> order_by;
+  int size = 50, offset = 0;
+};
+
+class AppealRepository {
+ public:
+  virtual ~AppealRepository() = default;
+  // Runs `fn` in one transaction; commits when it returns OK.
+  virtual absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) = 0;
+  // Appeals with approvals and resource expanded; `total` counts all matches.
+  virtual absl::StatusOr<std::vector<pb::Appeal>> ListAppeals(const AppealFilter& f,
+                                                               int* total) = 0;
+  // Approvals with their appeal (and its resource) expanded.
+  virtual absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const ApprovalFilter& f,
+                                                                   int* total) = 0;
+  // Grants with resource and appeal expanded.
+  virtual absl::StatusOr<std::vector<pb::Grant>> ListGrants(const GrantFilter& f, int* total) = 0;
+  // NotFound.
+  virtual absl::StatusOr<pb::Grant> GetGrant(const std::string& id) = 0;
+};
+
+// Fetches an appeal creator's profile (the policy's IAM config).
+class IamClient {
+ public:
+  virtual ~IamClient() = default;
+  // The user's profile mapped through `iam.schema` (creator field → response
+  // dot path). FailedPrecondition with the IAM error on failure.
+  virtual absl::StatusOr<google::protobuf::Struct> GetUser(const pb::IAM& iam,
+                                                          const std::string& user_email) = 0;
+};
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_CORE_APPEAL_REPOSITORIES_H_

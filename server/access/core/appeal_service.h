@@ -1,0 +1,109 @@
+// Appeals, approvals and grants (issue 5): creation with validation, the
+// approval flow, granting in the provider (with compensation), cancel,
+// revoke, bulk revoke, approver edits, the expiry job and the list queries.
+#ifndef SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
+#define SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "server/access/core/appeal_repositories.h"
+#include "server/access/core/policy_service.h"
+#include "server/access/core/provider_service.h"
+
+namespace sluice::access {
+
+class AppealService {
+ public:
+  // Borrowed pointers must outlive the service. `iam` may be null (policies
+  // with an iam config then fail with FailedPrecondition).
+  AppealService(AppealRepository* appeals, ResourceRepository* resources,
+                PolicyService* policies, ProviderService* providers,
+                const ProviderRegistry* registry, IamClient* iam,
+                std::function<absl::Time()> clock = &absl::Now)
+      : appeals_(appeals), resources_(resources), policies_(policies), providers_(providers),
+        registry_(registry), iam_(iam), clock_(std::move(clock)) {}
+
+  // One appeal per listed resource, in one transaction (all or nothing).
+  // Error codes per issue 5: NotFound / FailedPrecondition (resource,
+  // resource type, IAM), InvalidArgument (role, account type, duration,
+  // approvers), AlreadyExists (pending appeal, active grant outside the
+  // extension window), PermissionDenied (on behalf without allow_on_behalf).
+  absl::StatusOr<std::vector<pb::Appeal>> Create(const pb::CreateAppealRequest& request,
+                                                 const std::string& creator);
+  // InvalidArgument for a malformed UUID, NotFound.
+  absl::StatusOr<pb::Appeal> Get(const std::string& id);
+  absl::StatusOr<std::vector<pb::Appeal>> List(const pb::ListAppealsRequest& request,
+                                               const std::string& created_by, int* total);
+  // Creator only (PermissionDenied); pending only (FailedPrecondition).
+  absl::StatusOr<pb::Appeal> Cancel(const std::string& id, const std::string& actor);
+  // Active only (FailedPrecondition); revokes in the provider.
+  absl::StatusOr<pb::Appeal> Revoke(const std::string& id, const std::string& actor,
+                                    const std::string& reason);
+  // Revokes every active grant matching `selector`; at least one filter
+  // (InvalidArgument). Returns the terminated appeals.
+  absl::StatusOr<std::vector<pb::Appeal>> RevokeMany(const GrantSelector& selector,
+                                                     const std::string& actor,
+                                                     const std::string& reason);
+  // approve|reject step `approval_name` of appeal `id` as `actor` (see the
+  // issue for the codes). Row-locked: concurrent calls give one transition.
+  absl::StatusOr<pb::Appeal> Act(const std::string& id, const std::string& approval_name,
+                                 const std::string& action, const std::string& actor,
+                                 const std::string& reason);
+  // Adds or removes an approver of a pending step (`approval` is a UUID or a
+  // step name). Removing the last approver is FailedPrecondition.
+  absl::StatusOr<pb::Appeal> AddApprover(const std::string& appeal_id, const std::string& approval,
+                                         const std::string& email, const std::string& actor);
+  absl::StatusOr<pb::Appeal> DeleteApprover(const std::string& appeal_id,
+                                            const std::string& approval, const std::string& email,
+                                            const std::string& actor);
+  absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const pb::ListApprovalsRequest& request,
+                                                          const std::string& approver, int* total);
+  absl::StatusOr<std::vector<pb::Grant>> ListGrants(const pb::ListGrantsRequest& request,
+                                                    int* total);
+  absl::StatusOr<pb::Grant> GetGrant(const std::string& id);
+  // The expiry job: revokes every active grant past its expiration date
+  // (provider failures are logged and retried next run). Returns how many
+  // were expired.
+  absl::StatusOr<int> ExpireGrants();
+
+ private:
+  struct Prepared;  // everything one new appeal needs, fetched before the tx
+  absl::StatusOr<Prepared> Prepare(const pb::AppealResourceRequest& r, const std::string& account_id,
+                                   const std::string& account_type, const std::string& description,
+                                   const std::string& creator, bool system);
+  absl::StatusOr<std::vector<pb::Appeal>> CreatePrepared(std::vector<Prepared> prepared,
+                                                         const std::string& creator);
+  // Grants in the provider and records the grant (replacing an extended one).
+  absl::Status Activate(AccessTx& tx, pb::Appeal* appeal, const pb::ProviderConfig& config,
+                        const pb::Policy& policy, std::vector<std::function<void()>>* undo);
+  absl::Status Deactivate(AccessTx& tx, pb::Grant* grant, const pb::ProviderConfig& config,
+                          const std::string& actor, const std::string& reason,
+                          const std::string& audit_action);
+  void CreateRequirementAppeals(const pb::Appeal& appeal, const pb::Policy& policy);
+  absl::StatusOr<pb::Appeal> Expand(pb::Appeal appeal);
+  absl::StatusOr<pb::Appeal> EditApprovers(const std::string& appeal_id, const std::string& approval,
+                                           const std::string& email, const std::string& actor,
+                                           bool add);
+
+  AppealRepository* appeals_;
+  ResourceRepository* resources_;
+  PolicyService* policies_;
+  ProviderService* providers_;
+  const ProviderRegistry* registry_;
+  IamClient* iam_;
+  std::function<absl::Time()> clock_;
+};
+
+// Parses "<field>:<asc|desc>" entries against `allowed` column names.
+// InvalidArgument naming an unknown field or direction.
+absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
+    const google::protobuf::RepeatedPtrField<std::string>& order_by,
+    const std::vector<std::string>& allowed);
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_

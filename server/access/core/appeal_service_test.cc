@@ -1,0 +1,166 @@
+// AppealService with in-memory fakes: granting, compensation, expiry
+// retries, extension, cancel/revoke rules.
+#include "server/access/core/appeal_service.h"
+
+#include <gtest/gtest.h>
+
+#include "server/access/core/fakes.h"
+#include "server/access/core/json.h"
+
+namespace sluice::access {
+namespace {
+
+class AppealServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pb::Policy p;
+    ASSERT_TRUE(JsonStringToProto(R"({"id": "pol", "steps": [
+        {"name": "owner", "strategy": "manual", "approvers": ["o@x.com"]}],
+        "appeal": {"allow_active_access_extension_in": "1h", "allow_permanent_access": true}})",
+                                  &p).ok());
+    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
+    pb::Policy auto_p;
+    ASSERT_TRUE(JsonStringToProto(R"({"id": "auto", "steps": [
+        {"name": "a", "strategy": "auto", "approve_if": "true"}],
+        "appeal": {"allow_active_access_extension_in": "1h"}})", &auto_p).ok());
+    ASSERT_TRUE(policies_.Create(auto_p, "admin@x.com").ok());
+    appeals_.resources = &resources_;
+    auto client = std::make_unique<testing::FakeProviderClient>();
+    client_ = client.get();
+    std::vector<std::unique_ptr<ProviderClient>> clients;
+    clients.push_back(std::move(client));
+    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
+    for (const char* type : {"manual", "auto"}) {
+      pb::Resource r;
+      r.set_id(std::string("00000000-0000-0000-0000-00000000000") + (type[0] == 'm' ? "1" : "2"));
+      r.set_type(type);
+      r.set_urn(std::string("urn-") + type);
+      client_->resources.push_back(r);
+      resources_.resources[r.id()] = r;
+      resources_.resources[r.id()].set_provider_type("fake");
+      resources_.resources[r.id()].set_provider_urn("f");
+    }
+    pb::ProviderConfig c;
+    ASSERT_TRUE(JsonStringToProto(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
+        "resources": [
+          {"type": "manual", "policy": {"id": "pol", "version": 1}, "roles": [{"id": "viewer", "permissions": ["read"]}]},
+          {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})", &c).ok());
+    providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_, registry_.get(),
+                                                   crypter_.get());
+    auto created = providers_->Create(c, "admin@x.com");
+    ASSERT_TRUE(created.ok()) << created.status();
+  }
+  pb::CreateAppealRequest Request(const std::string& resource_id, const std::string& duration = "") {
+    pb::CreateAppealRequest req;
+    auto* r = req.add_resources();
+    r->set_id(resource_id);
+    r->set_role("viewer");
+    r->mutable_options()->set_duration(duration);
+    return req;
+  }
+  const std::string kManual = "00000000-0000-0000-0000-000000000001";
+  const std::string kAuto = "00000000-0000-0000-0000-000000000002";
+  absl::Time now_ = absl::FromUnixSeconds(1800000000);
+  testing::FakePolicyRepository policy_repo_;
+  testing::FakeProviderRepository provider_repo_;
+  testing::FakeResourceRepository resources_;
+  testing::FakeAppealRepository appeals_;
+  testing::FakeProviderClient* client_ = nullptr;
+  std::unique_ptr<ProviderRegistry> registry_;
+  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
+  PolicyService policies_{&policy_repo_, crypter_.get()};
+  std::unique_ptr<ProviderService> providers_;
+  std::unique_ptr<AppealService> service_;
+
+  AppealService& Service() {
+    if (!service_) {
+      service_ = std::make_unique<AppealService>(&appeals_, &resources_, &policies_, providers_.get(),
+                                                 registry_.get(), nullptr, [this] { return now_; });
+    }
+    return *service_;
+  }
+};
+
+TEST_F(AppealServiceTest, ApproveGrantsOnceWithPermissions) {
+  auto created = Service().Create(Request(kManual), "u@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::string id = (*created)[0].id();
+  EXPECT_TRUE(absl::IsPermissionDenied(Service().Act(id, "owner", "approve", "z@x.com", "").status()));
+  auto done = Service().Act(id, "owner", "approve", "o@x.com", "ok");
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->status(), "active");
+  ASSERT_EQ(client_->granted.size(), 1u);
+  EXPECT_EQ(client_->granted[0].permissions, std::vector<std::string>{"read"});
+  EXPECT_EQ(client_->granted[0].account_id, "u@x.com");
+  EXPECT_TRUE(done->grant().is_permanent());
+  EXPECT_TRUE(absl::IsFailedPrecondition(Service().Act(id, "owner", "approve", "o@x.com", "").status()));
+  EXPECT_EQ(client_->granted.size(), 1u);
+}
+
+TEST_F(AppealServiceTest, FailedRecordAfterGrantIsCompensated) {
+  appeals_.insert_grant_error = absl::UnavailableError("db down");
+  auto created = Service().Create(Request(kAuto, "24h"), "u@x.com");
+  EXPECT_TRUE(absl::IsUnavailable(created.status())) << created.status();
+  EXPECT_EQ(client_->granted.size(), 1u);
+  EXPECT_EQ(client_->revoked.size(), 1u);  // no access without a record
+  EXPECT_TRUE(appeals_.state.appeals.empty());  // rolled back
+}
+
+TEST_F(AppealServiceTest, ExpiryRetriesProviderFailures) {
+  auto created = Service().Create(Request(kAuto, "1h"), "u@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(Service().ExpireGrants().value(), 0);
+  now_ += absl::Hours(2);
+  client_->revoke_error = absl::UnavailableError("provider down");
+  EXPECT_EQ(Service().ExpireGrants().value(), 0);
+  EXPECT_EQ(appeals_.state.grants.begin()->second.status(), "active");  // kept for retry
+  client_->revoke_error = absl::OkStatus();
+  EXPECT_EQ(Service().ExpireGrants().value(), 1);
+  const auto& g = appeals_.state.grants.begin()->second;
+  EXPECT_EQ(g.status(), "inactive");
+  EXPECT_EQ(g.revoke_reason(), "expired");
+  EXPECT_EQ(appeals_.state.appeals.begin()->second.status(), "terminated");
+  EXPECT_EQ(appeals_.state.audit.back().action, "grant.expire");
+}
+
+TEST_F(AppealServiceTest, ExtensionWindow) {
+  ASSERT_TRUE(Service().Create(Request(kAuto, "24h"), "u@x.com").ok());
+  EXPECT_TRUE(absl::IsAlreadyExists(Service().Create(Request(kAuto, "24h"), "u@x.com").status()));
+  now_ += absl::Hours(23.5);  // inside the 1h window
+  auto ext = Service().Create(Request(kAuto, "24h"), "u@x.com");
+  ASSERT_TRUE(ext.ok()) << ext.status();
+  EXPECT_EQ(client_->revoked.size(), 0u);  // no gap
+  int active = 0;
+  for (auto& [id, g] : appeals_.state.grants) active += g.status() == "active";
+  EXPECT_EQ(active, 1);
+}
+
+TEST_F(AppealServiceTest, CancelRevokeAndBulkRules) {
+  auto created = Service().Create(Request(kManual), "u@x.com");
+  ASSERT_TRUE(created.ok());
+  std::string id = (*created)[0].id();
+  EXPECT_TRUE(absl::IsPermissionDenied(Service().Cancel(id, "other@x.com").status()));
+  EXPECT_TRUE(absl::IsFailedPrecondition(Service().Revoke(id, "s@x.com", "r").status()));
+  EXPECT_TRUE(Service().Cancel(id, "u@x.com").ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(Service().Cancel(id, "u@x.com").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(Service().RevokeMany({}, "s@x.com", "r").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(Service().Get("nope").status()));
+}
+
+TEST(OrderByTest, ParsesAndRejects) {
+  google::protobuf::RepeatedPtrField<std::string> in;
+  *in.Add() = "created_at:desc";
+  *in.Add() = "role";
+  auto ok = ParseOrderBy(in, {"created_at", "role"});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)[0], (std::pair<std::string, bool>{"created_at", true}));
+  EXPECT_EQ((*ok)[1], (std::pair<std::string, bool>{"role", false}));
+  *in.Add() = "created_at;drop";
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseOrderBy(in, {"created_at", "role"}).status()));
+  google::protobuf::RepeatedPtrField<std::string> dir;
+  *dir.Add() = "role:sideways";
+  EXPECT_TRUE(absl::IsInvalidArgument(ParseOrderBy(dir, {"role"}).status()));
+}
+
+}  // namespace
+}  // namespace sluice::access

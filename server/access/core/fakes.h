@@ -1,0 +1,288 @@
+// In-memory fakes of the core's repositories and a scriptable provider
+// plugin, for core unit tests.
+#ifndef SLUICE_SERVER_ACCESS_CORE_FAKES_H_
+#define SLUICE_SERVER_ACCESS_CORE_FAKES_H_
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "server/access/core/appeal_repositories.h"
+#include "server/access/core/provider_client.h"
+#include "server/access/core/repositories.h"
+
+namespace sluice::access::testing {
+
+class FakePolicyRepository : public PolicyRepository {
+ public:
+  absl::Status Insert(const pb::Policy& p, const AuditEntry& a) override {
+    auto key = std::make_pair(p.id(), p.version());
+    if (policies.count(key)) return absl::AlreadyExistsError("dup");
+    policies[key] = p;
+    audit.push_back(a);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version) override {
+    const pb::Policy* found = nullptr;
+    for (const auto& [k, p] : policies) {
+      if (k.first == id && (version == 0 || k.second == version)) found = &p;
+    }
+    if (!found) return absl::NotFoundError("policy not found");
+    return *found;
+  }
+  absl::StatusOr<std::vector<pb::Policy>> ListLatest() override {
+    std::map<std::string, pb::Policy> latest;
+    for (const auto& [k, p] : policies) latest[k.first] = p;
+    std::vector<pb::Policy> out;
+    for (auto& [k, p] : latest) out.push_back(p);
+    return out;
+  }
+  std::map<std::pair<std::string, uint32_t>, pb::Policy> policies;
+  std::vector<AuditEntry> audit;
+};
+
+class FakeProviderRepository : public ProviderRepository {
+ public:
+  absl::StatusOr<StoredProvider> Create(const StoredProvider& p,
+                                        const std::vector<pb::Resource>& r,
+                                        const AuditEntry& a) override {
+    StoredProvider s = p;
+    s.provider.set_id(absl::StrCat("id-", ++next_id));
+    providers[s.provider.id()] = s;
+    resources[s.provider.id()] = r;
+    audit.push_back(a);
+    return s;
+  }
+  absl::StatusOr<StoredProvider> Update(const StoredProvider& p,
+                                        const std::vector<pb::Resource>& r,
+                                        const AuditEntry& a) override {
+    if (!providers.count(p.provider.id())) return absl::NotFoundError("provider not found");
+    providers[p.provider.id()] = p;
+    resources[p.provider.id()] = r;
+    audit.push_back(a);
+    return p;
+  }
+  absl::StatusOr<StoredProvider> Get(const std::string& id) override {
+    if (!providers.count(id)) return absl::NotFoundError("provider not found");
+    return providers[id];
+  }
+  absl::StatusOr<StoredProvider> GetByTypeUrn(const std::string& type,
+                                              const std::string& urn) override {
+    for (const auto& [id, p] : providers) {
+      if (p.provider.type() == type && p.provider.urn() == urn) return p;
+    }
+    return absl::NotFoundError("provider not found");
+  }
+  absl::StatusOr<std::vector<StoredProvider>> List() override {
+    std::vector<StoredProvider> out;
+    for (const auto& [id, p] : providers) out.push_back(p);
+    return out;
+  }
+  absl::Status Delete(const std::string& id, const AuditEntry& a) override {
+    if (!providers.erase(id)) return absl::NotFoundError("provider not found");
+    audit.push_back(a);
+    return absl::OkStatus();
+  }
+  absl::Status SyncResources(const pb::Provider& p, const std::vector<pb::Resource>& r,
+                             const AuditEntry& a) override {
+    resources[p.id()] = r;
+    audit.push_back(a);
+    return absl::OkStatus();
+  }
+  int next_id = 0;
+  std::map<std::string, StoredProvider> providers;
+  std::map<std::string, std::vector<pb::Resource>> resources;
+  std::vector<AuditEntry> audit;
+};
+
+// A plugin whose resources and failures the test sets.
+class FakeProviderClient : public ProviderClient {
+ public:
+  std::string Type() const override { return "fake"; }
+  absl::Status ValidateConfig(const pb::ProviderConfig&) const override { return validate; }
+  absl::StatusOr<std::vector<pb::Resource>> GetResources(const pb::ProviderConfig&) override {
+    ++fetches;
+    if (!fetch_error.ok()) return fetch_error;
+    return resources;
+  }
+  std::vector<std::string> GetAccountTypes() const override { return {"user", "serviceAccount"}; }
+  absl::Status GrantAccess(const pb::ProviderConfig&, const AccessRequest& r) override {
+    granted.push_back(r);
+    return grant_error;
+  }
+  absl::Status RevokeAccess(const pb::ProviderConfig&, const AccessRequest& r) override {
+    revoked.push_back(r);
+    return revoke_error;
+  }
+  absl::Status validate = absl::OkStatus();
+  absl::Status fetch_error = absl::OkStatus();
+  absl::Status grant_error = absl::OkStatus();
+  absl::Status revoke_error = absl::OkStatus();
+  std::vector<pb::Resource> resources;
+  std::vector<AccessRequest> granted, revoked;
+  int fetches = 0;
+};
+
+
+class FakeResourceRepository : public ResourceRepository {
+ public:
+  absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter&) override {
+    std::vector<pb::Resource> out;
+    for (const auto& [id, r] : resources) out.push_back(r);
+    return out;
+  }
+  absl::StatusOr<pb::Resource> Get(const std::string& id) override {
+    if (!resources.count(id)) return absl::NotFoundError("resource not found");
+    return resources[id];
+  }
+  absl::StatusOr<pb::Resource> Update(const std::string& id, const google::protobuf::Struct&,
+                                      const google::protobuf::Map<std::string, std::string>*,
+                                      const AuditEntry&) override {
+    return Get(id);
+  }
+  absl::Status Delete(const std::string& id, const AuditEntry&) override {
+    resources[id].set_is_deleted(true);
+    return absl::OkStatus();
+  }
+  std::map<std::string, pb::Resource> resources;
+};
+
+// Transactions copy the state and commit it only when fn returns OK, so a
+// failure rolls back like the database would.
+class FakeAppealRepository : public AppealRepository {
+ public:
+  struct State {
+    std::map<std::string, pb::Appeal> appeals;
+    std::map<std::string, pb::Grant> grants;
+    std::vector<AuditEntry> audit;
+    int next_id = 0;
+  };
+  absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) override {
+    absl::MutexLock lock(&mu_);
+    State copy = state;
+    Tx tx(&copy, this);
+    absl::Status st = fn(tx);
+    if (st.ok()) state = std::move(copy);
+    return st;
+  }
+  absl::StatusOr<std::vector<pb::Appeal>> ListAppeals(const AppealFilter&, int* total) override {
+    std::vector<pb::Appeal> out;
+    for (auto& [id, a] : state.appeals) out.push_back(a);
+    *total = static_cast<int>(out.size());
+    return out;
+  }
+  absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const ApprovalFilter&, int* total) override {
+    *total = 0;
+    return std::vector<pb::Approval>{};
+  }
+  absl::StatusOr<std::vector<pb::Grant>> ListGrants(const GrantFilter&, int* total) override {
+    std::vector<pb::Grant> out;
+    for (auto& [id, g] : state.grants) out.push_back(g);
+    *total = static_cast<int>(out.size());
+    return out;
+  }
+  absl::StatusOr<pb::Grant> GetGrant(const std::string& id) override {
+    if (!state.grants.count(id)) return absl::NotFoundError("grant not found");
+    return state.grants[id];
+  }
+  State state;
+  absl::Status insert_grant_error = absl::OkStatus();
+  // Expands grant.resource in the Lock* results, as the store's join does.
+  FakeResourceRepository* resources = nullptr;
+
+ private:
+  class Tx : public AccessTx {
+   public:
+    Tx(State* s, FakeAppealRepository* repo) : s_(s), repo_(repo) {}
+    absl::StatusOr<pb::Appeal> GetAppeal(const std::string& id, bool) override {
+      if (!s_->appeals.count(id)) return absl::NotFoundError("appeal not found");
+      pb::Appeal a = s_->appeals[id];
+      for (auto& [gid, g] : s_->grants) {
+        if (g.appeal_id() == id) *a.mutable_grant() = g;
+      }
+      return a;
+    }
+    absl::Status InsertAppeal(pb::Appeal* a) override {
+      for (auto& [id, o] : s_->appeals) {
+        if (o.status() == "pending" && o.account_id() == a->account_id() &&
+            o.resource_id() == a->resource_id() && o.role() == a->role()) {
+          return absl::AlreadyExistsError("pending");
+        }
+      }
+      a->set_id(absl::StrCat("00000000-0000-0000-0000-", 100000000000 + ++s_->next_id));
+      for (auto& ap : *a->mutable_approvals()) ap.set_id(absl::StrCat("ap-", ++s_->next_id));
+      pb::Appeal stored = *a;
+      stored.clear_grant();
+      s_->appeals[a->id()] = stored;
+      return absl::OkStatus();
+    }
+    absl::Status UpdateAppeal(const pb::Appeal& a) override {
+      pb::Appeal stored = a;
+      stored.clear_grant();
+      s_->appeals[a.id()] = stored;
+      return absl::OkStatus();
+    }
+    absl::StatusOr<std::optional<pb::Grant>> FindActiveGrant(const std::string& account,
+                                                             const std::string& resource,
+                                                             const std::string& role, bool) override {
+      for (auto& [id, g] : s_->grants) {
+        if (g.status() == "active" && g.account_id() == account && g.resource_id() == resource &&
+            g.role() == role) {
+          return std::optional<pb::Grant>(g);
+        }
+      }
+      return std::optional<pb::Grant>();
+    }
+    absl::Status InsertGrant(pb::Grant* g) override {
+      if (!repo_->insert_grant_error.ok()) return repo_->insert_grant_error;
+      g->set_id(absl::StrCat("grant-", ++s_->next_id));
+      s_->grants[g->id()] = *g;
+      return absl::OkStatus();
+    }
+    absl::Status UpdateGrant(const pb::Grant& g) override {
+      s_->grants[g.id()] = g;
+      return absl::OkStatus();
+    }
+    absl::StatusOr<std::vector<pb::Grant>> LockExpiredGrants(absl::Time now, int) override {
+      std::vector<pb::Grant> out;
+      for (auto& [id, g] : s_->grants) {
+        if (g.status() == "active" && g.has_expiration_date() &&
+            absl::FromUnixSeconds(g.expiration_date().seconds()) < now) {
+          out.push_back(g);
+          if (repo_->resources) *out.back().mutable_resource() = repo_->resources->resources[g.resource_id()];
+        }
+      }
+      return out;
+    }
+    absl::StatusOr<std::vector<pb::Grant>> LockActiveGrants(const GrantSelector& sel) override {
+      std::vector<pb::Grant> out;
+      for (auto& [id, g] : s_->grants) {
+        if (g.status() != "active") continue;
+        if (!sel.account_ids.empty() &&
+            std::find(sel.account_ids.begin(), sel.account_ids.end(), g.account_id()) ==
+                sel.account_ids.end()) {
+          continue;
+        }
+        out.push_back(g);
+        if (repo_->resources) *out.back().mutable_resource() = repo_->resources->resources[g.resource_id()];
+      }
+      return out;
+    }
+    absl::Status Audit(const AuditEntry& e) override {
+      s_->audit.push_back(e);
+      return absl::OkStatus();
+    }
+
+   private:
+    State* s_;
+    FakeAppealRepository* repo_;
+  };
+  absl::Mutex mu_;
+};
+
+}  // namespace sluice::access::testing
+
+#endif  // SLUICE_SERVER_ACCESS_CORE_FAKES_H_

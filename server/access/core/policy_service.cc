@@ -1,0 +1,227 @@
+#include "server/access/core/policy_service.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/access/core/validation.h"
+
+namespace sluice::access {
+namespace {
+
+// The secret fields of IAMAuth.
+std::vector<std::string*> SecretFields(pb::IAMAuth* auth) {
+  return {auth->mutable_password(), auth->mutable_value(), auth->mutable_token()};
+}
+
+absl::Status ValidateStep(const pb::Step& step, int i) {
+  std::string f = absl::StrCat("steps[", i, "]");
+  if (step.name().empty()) return absl::InvalidArgumentError(f + ".name: required");
+  if (!IsValidId(step.name())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(f, ".name: \"", step.name(), "\" must match ^[A-Za-z0-9_-]+$"));
+  }
+  if (!step.when().empty()) {
+    if (auto st = CheckExpression(f + ".when", step.when()); !st.ok()) return st;
+  }
+  if (step.strategy() == "manual") {
+    if (step.approvers().empty()) {
+      return absl::InvalidArgumentError(f + ".approvers: required for strategy \"manual\"");
+    }
+    for (int j = 0; j < step.approvers_size(); ++j) {
+      const std::string& a = step.approvers(j);
+      if (IsEmailAddress(a)) continue;
+      if (auto st = CheckExpression(absl::StrCat(f, ".approvers[", j, "]"), a); !st.ok()) {
+        return st;
+      }
+    }
+  } else if (step.strategy() == "auto") {
+    if (step.approve_if().empty()) {
+      return absl::InvalidArgumentError(f + ".approve_if: required for strategy \"auto\"");
+    }
+    if (auto st = CheckExpression(f + ".approve_if", step.approve_if()); !st.ok()) return st;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        f, ".strategy: \"", step.strategy(), "\" is not one of \"manual\", \"auto\""));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidatePolicy(const pb::Policy& policy) {
+  if (!IsValidId(policy.id())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("id: \"", policy.id(), "\" must match ^[A-Za-z0-9_-]+$"));
+  }
+  std::set<std::string> names;
+  for (int i = 0; i < policy.steps_size(); ++i) {
+    if (auto st = ValidateStep(policy.steps(i), i); !st.ok()) return st;
+    if (!names.insert(policy.steps(i).name()).second) {
+      return absl::InvalidArgumentError(absl::StrCat("steps[", i, "].name: duplicate step name \"",
+                                                     policy.steps(i).name(), "\""));
+    }
+  }
+  for (int i = 0; i < policy.requirements_size(); ++i) {
+    const auto& r = policy.requirements(i);
+    std::string f = absl::StrCat("requirements[", i, "]");
+    if (!r.on().expression().empty()) {
+      if (auto st = CheckExpression(f + ".on.expression", r.on().expression()); !st.ok()) return st;
+    }
+    if (r.appeals().empty()) return absl::InvalidArgumentError(f + ".appeals: required");
+    for (int j = 0; j < r.appeals_size(); ++j) {
+      const auto& a = r.appeals(j);
+      std::string fa = absl::StrCat(f, ".appeals[", j, "]");
+      if (a.role().empty()) return absl::InvalidArgumentError(fa + ".role: required");
+      const auto& res = a.resource();
+      if (res.id().empty() && (res.provider_type().empty() || res.provider_urn().empty() ||
+                               res.type().empty() || res.urn().empty())) {
+        return absl::InvalidArgumentError(
+            fa + ".resource: need id, or provider_type, provider_urn, type and urn");
+      }
+      if (!a.options().duration().empty()) {
+        if (auto d = ParseDurationField(fa + ".options.duration", a.options().duration()); !d.ok()) {
+          return d.status();
+        }
+      }
+    }
+  }
+  if (policy.has_iam()) {
+    const auto& iam = policy.iam();
+    if (iam.provider() != "http") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("iam.provider: \"", iam.provider(), "\" is not supported (want \"http\")"));
+    }
+    if (iam.config().url().empty()) return absl::InvalidArgumentError("iam.config.url: required");
+    const std::string& t = iam.config().auth().type();
+    if (!t.empty() && t != "basic" && t != "api_key" && t != "bearer") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "iam.config.auth.type: \"", t, "\" is not one of \"basic\", \"api_key\", \"bearer\""));
+    }
+  }
+  const auto& appeal = policy.appeal();
+  for (int i = 0; i < appeal.duration_options_size(); ++i) {
+    if (auto d = ParseDurationField(absl::StrCat("appeal.duration_options[", i, "].value"),
+                                    appeal.duration_options(i).value());
+        !d.ok()) {
+      return d.status();
+    }
+  }
+  if (!appeal.allow_active_access_extension_in().empty()) {
+    if (auto d = ParseDurationField("appeal.allow_active_access_extension_in",
+                                    appeal.allow_active_access_extension_in());
+        !d.ok()) {
+      return d.status();
+    }
+  }
+  return absl::OkStatus();
+}
+
+void MaskPolicySecrets(pb::Policy* policy) {
+  if (!policy->has_iam()) return;
+  for (std::string* s : SecretFields(policy->mutable_iam()->mutable_config()->mutable_auth())) {
+    if (!s->empty()) *s = kMaskedSecret;
+  }
+}
+
+absl::Status PolicyService::EncryptSecrets(pb::Policy* policy, const pb::Policy* previous) const {
+  if (!policy->has_iam()) return absl::OkStatus();
+  auto fields = SecretFields(policy->mutable_iam()->mutable_config()->mutable_auth());
+  pb::IAMAuth prev_auth;
+  if (previous != nullptr) prev_auth = previous->iam().config().auth();
+  auto prev = SecretFields(&prev_auth);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    std::string* s = fields[i];
+    if (s->empty()) continue;
+    if (*s == kMaskedSecret) {
+      if (prev[i]->empty()) {
+        return absl::InvalidArgumentError("iam.config.auth: masked secret without a previous value");
+      }
+      *s = *prev[i];  // still encrypted
+      continue;
+    }
+    auto enc = crypter_->Encrypt(*s);
+    if (!enc.ok()) return enc.status();
+    *s = *enc;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<pb::Policy> PolicyService::Create(pb::Policy policy, const std::string& actor) {
+  if (auto st = ValidatePolicy(policy); !st.ok()) return st;
+  policy.set_version(1);
+  policy.set_created_by(actor);
+  auto now = ToTimestamp(absl::Now());
+  *policy.mutable_created_at() = now;
+  *policy.mutable_updated_at() = now;
+  if (auto st = EncryptSecrets(&policy, nullptr); !st.ok()) return st;
+  auto st = repo_->Insert(policy, {"policy.create", actor, {{"id", policy.id()}, {"version", 1}}});
+  if (absl::IsAlreadyExists(st)) {
+    return absl::AlreadyExistsError(absl::StrCat("policy \"", policy.id(), "\" already exists"));
+  }
+  if (!st.ok()) return st;
+  MaskPolicySecrets(&policy);
+  return policy;
+}
+
+absl::StatusOr<pb::Policy> PolicyService::Update(const std::string& id, pb::Policy policy,
+                                                 const std::string& actor) {
+  auto latest = repo_->Get(id, 0);
+  if (!latest.ok()) return latest.status();
+  if (!policy.id().empty() && policy.id() != id) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("id: body id \"", policy.id(), "\" differs from path id \"", id, "\""));
+  }
+  policy.set_id(id);
+  if (auto st = ValidatePolicy(policy); !st.ok()) return st;
+  policy.set_version(latest->version() + 1);
+  policy.set_created_by(actor);
+  *policy.mutable_created_at() = latest->created_at();
+  *policy.mutable_updated_at() = ToTimestamp(absl::Now());
+  if (auto st = EncryptSecrets(&policy, &*latest); !st.ok()) return st;
+  auto st = repo_->Insert(
+      policy, {"policy.update", actor, {{"id", id}, {"version", policy.version()}}});
+  if (absl::IsAlreadyExists(st)) {
+    return absl::AbortedError(absl::StrCat("policy \"", id, "\" was updated concurrently; retry"));
+  }
+  if (!st.ok()) return st;
+  MaskPolicySecrets(&policy);
+  return policy;
+}
+
+absl::StatusOr<pb::Policy> PolicyService::Get(const std::string& id, uint32_t version) {
+  auto p = repo_->Get(id, version);
+  if (!p.ok()) return p.status();
+  MaskPolicySecrets(&*p);
+  return p;
+}
+
+absl::StatusOr<std::vector<pb::Policy>> PolicyService::List() {
+  auto ps = repo_->ListLatest();
+  if (!ps.ok()) return ps.status();
+  for (auto& p : *ps) MaskPolicySecrets(&p);
+  return ps;
+}
+
+absl::StatusOr<pb::Policy> PolicyService::GetDecrypted(const std::string& id, uint32_t version) {
+  if (version > 0) {
+    absl::MutexLock lock(&mu_);
+    auto it = decrypted_.find({id, version});
+    if (it != decrypted_.end()) return it->second;
+  }
+  auto p = repo_->Get(id, version);
+  if (!p.ok()) return p.status();
+  if (p->has_iam()) {
+    for (std::string* s : SecretFields(p->mutable_iam()->mutable_config()->mutable_auth())) {
+      if (s->empty()) continue;
+      auto dec = crypter_->Decrypt(*s);
+      if (!dec.ok()) return dec.status();
+      *s = *dec;
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  decrypted_[{id, p->version()}] = *p;
+  return p;
+}
+
+}  // namespace sluice::access

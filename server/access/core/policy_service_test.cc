@@ -1,0 +1,101 @@
+#include "server/access/core/policy_service.h"
+
+#include <gtest/gtest.h>
+
+#include "server/access/core/fakes.h"
+#include "server/access/core/json.h"
+
+namespace sluice::access {
+namespace {
+
+pb::Policy Valid(const std::string& id) {
+  pb::Policy p;
+  (void)JsonStringToProto(R"({
+    "id": ")" + id + R"(",
+    "steps": [
+      {"name": "owner", "strategy": "manual", "approvers": ["a@x.com", "$appeal.resource.details.owner"]},
+      {"name": "auto", "strategy": "auto", "approve_if": "$appeal.role == 'viewer'", "allow_failed": true}
+    ],
+    "iam": {"provider": "http", "config": {"url": "http://iam/{user_id}", "auth": {"type": "basic", "username": "u", "password": "pw"}}},
+    "appeal": {"duration_options": [{"name": "1d", "value": "24h"}], "allow_active_access_extension_in": "72h"}
+  })", &p);
+  return p;
+}
+
+class PolicyServiceTest : public ::testing::Test {
+ protected:
+  testing::FakePolicyRepository repo_;
+  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
+  PolicyService service_{&repo_, crypter_.get()};
+};
+
+TEST_F(PolicyServiceTest, CreateVersionsAndEncryptsSecrets) {
+  auto p = service_.Create(Valid("p1"), "alice@x.com");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->version(), 1u);
+  EXPECT_EQ(p->created_by(), "alice@x.com");
+  EXPECT_EQ(p->iam().config().auth().password(), kMaskedSecret);
+  const auto& stored = repo_.policies.at({"p1", 1});
+  EXPECT_TRUE(Crypter::IsEncrypted(stored.iam().config().auth().password()));
+  ASSERT_EQ(repo_.audit.size(), 1u);
+  EXPECT_EQ(repo_.audit[0].action, "policy.create");
+  EXPECT_TRUE(absl::IsAlreadyExists(service_.Create(Valid("p1"), "alice@x.com").status()));
+
+  pb::Policy next = Valid("p1");
+  next.mutable_iam()->mutable_config()->mutable_auth()->set_password(kMaskedSecret);
+  auto v2 = service_.Update("p1", next, "bob@x.com");
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  EXPECT_EQ(v2->version(), 2u);
+  auto dec = service_.GetDecrypted("p1", 2);
+  ASSERT_TRUE(dec.ok()) << dec.status();
+  EXPECT_EQ(dec->iam().config().auth().password(), "pw");  // kept from v1
+  EXPECT_EQ(service_.Get("p1", 1)->version(), 1u);
+  EXPECT_EQ(service_.Get("p1", 0)->version(), 2u);
+  EXPECT_TRUE(absl::IsNotFound(service_.Update("nope", Valid("nope"), "a@x.com").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(service_.Update("p1", Valid("other"), "a@x.com").status()));
+}
+
+TEST(ValidatePolicyTest, NamesTheField) {
+  auto expect = [](pb::Policy p, absl::string_view field) {
+    auto st = ValidatePolicy(p);
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << field;
+    EXPECT_NE(st.message().find(std::string(field)), std::string::npos) << st.message();
+  };
+  EXPECT_TRUE(ValidatePolicy(Valid("ok")).ok());
+  expect(Valid("white space"), "id:");
+  pb::Policy p = Valid("x");
+  p.mutable_steps(1)->set_name("owner");
+  expect(p, "steps[1].name");
+  p = Valid("x");
+  p.mutable_steps(0)->set_strategy("sometimes");
+  expect(p, "steps[0].strategy");
+  p = Valid("x");
+  p.mutable_steps(1)->clear_approve_if();
+  expect(p, "steps[1].approve_if");
+  p = Valid("x");
+  p.mutable_steps(1)->set_approve_if("$appeal.role ==");
+  expect(p, "steps[1].approve_if");
+  p = Valid("x");
+  p.mutable_steps(0)->set_when("(1");
+  expect(p, "column");
+  p = Valid("x");
+  p.mutable_steps(0)->set_approvers(1, "$appeal.(");
+  expect(p, "steps[0].approvers[1]");
+  p = Valid("x");
+  p.mutable_appeal()->mutable_duration_options(0)->set_value("-1h");
+  expect(p, "appeal.duration_options[0].value");
+  p = Valid("x");
+  p.mutable_iam()->set_provider("ldap");
+  expect(p, "iam.provider");
+  p = Valid("x");
+  p.mutable_iam()->mutable_config()->mutable_auth()->set_type("digest");
+  expect(p, "iam.config.auth.type");
+  p = Valid("x");
+  auto* req = p.add_requirements();
+  req->mutable_on()->set_expression("1 +");
+  req->add_appeals()->set_role("viewer");
+  expect(p, "requirements[0].on.expression");
+}
+
+}  // namespace
+}  // namespace sluice::access

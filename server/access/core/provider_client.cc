@@ -1,0 +1,40 @@
+#include "server/access/core/provider_client.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace sluice::access {
+
+absl::StatusOr<std::vector<v1beta1::Role>> ProviderClient::GetRoles(
+    const v1beta1::ProviderConfig& config, absl::string_view resource_type) const {
+  for (const auto& rc : config.resources()) {
+    if (rc.type() == resource_type) return std::vector<v1beta1::Role>(rc.roles().begin(), rc.roles().end());
+  }
+  return absl::NotFoundError(absl::StrCat("provider ", config.type(), "/", config.urn(),
+                                          " has no resource type \"", resource_type, "\""));
+}
+
+ProviderRegistry::ProviderRegistry(std::vector<std::unique_ptr<ProviderClient>> clients) {
+  for (auto& c : clients) {
+    std::string type = c->Type();
+    clients_[type] = std::move(c);
+  }
+}
+
+absl::StatusOr<ProviderClient*> ProviderRegistry::Find(absl::string_view type) const {
+  auto it = clients_.find(type);
+  if (it == clients_.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("type: unknown provider type \"", type,
+                                                   "\"; known types: ",
+                                                   absl::StrJoin(Types(), ", ")));
+  }
+  return it->second.get();
+}
+
+std::vector<std::string> ProviderRegistry::Types() const {
+  std::vector<std::string> out;
+  for (const auto& kv : clients_) out.push_back(kv.first);
+  return out;
+}
+
+}  // namespace sluice::access

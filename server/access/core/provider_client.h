@@ -1,0 +1,67 @@
+// The provider plugin interface (one folder per type under
+// server/access/providers/, listed in providers/registry.cc) and the registry
+// the core looks plugins up in. Modelled on Guardian's provider interface.
+#ifndef SLUICE_SERVER_ACCESS_CORE_PROVIDER_CLIENT_H_
+#define SLUICE_SERVER_ACCESS_CORE_PROVIDER_CLIENT_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/sluice/access/v1beta1/access.pb.h"
+
+namespace sluice::access {
+
+// What to grant or revoke: an account, a resource and a role's permissions.
+struct AccessRequest {
+  std::string account_id;
+  std::string account_type;
+  v1beta1::Resource resource;
+  std::string role;
+  std::vector<std::string> permissions;
+};
+
+// One provider type. Configs passed in carry plaintext credentials.
+class ProviderClient {
+ public:
+  virtual ~ProviderClient() = default;
+  // The `type` value this plugin serves, e.g. "noop".
+  virtual std::string Type() const = 0;
+  // InvalidArgument naming the offending field.
+  virtual absl::Status ValidateConfig(const v1beta1::ProviderConfig& config) const = 0;
+  // Every resource the provider currently holds (before the config's filter).
+  virtual absl::StatusOr<std::vector<v1beta1::Resource>> GetResources(
+      const v1beta1::ProviderConfig& config) = 0;
+  // The roles configured for `resource_type`; NotFound for an unknown type.
+  virtual absl::StatusOr<std::vector<v1beta1::Role>> GetRoles(
+      const v1beta1::ProviderConfig& config, absl::string_view resource_type) const;
+  // Account types the provider can grant to, e.g. {"user"}.
+  virtual std::vector<std::string> GetAccountTypes() const = 0;
+  // Idempotent: granting an existing access succeeds.
+  virtual absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
+                                   const AccessRequest& request) = 0;
+  // Idempotent: revoking an absent access succeeds.
+  virtual absl::Status RevokeAccess(const v1beta1::ProviderConfig& config,
+                                    const AccessRequest& request) = 0;
+};
+
+// Plugins by type. Thread-safe after construction.
+class ProviderRegistry {
+ public:
+  explicit ProviderRegistry(std::vector<std::unique_ptr<ProviderClient>> clients);
+  // The plugin for `type`; InvalidArgument listing the known types.
+  absl::StatusOr<ProviderClient*> Find(absl::string_view type) const;
+  // Known types, sorted.
+  std::vector<std::string> Types() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<ProviderClient>, std::less<>> clients_;
+};
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_CORE_PROVIDER_CLIENT_H_

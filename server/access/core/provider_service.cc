@@ -1,0 +1,390 @@
+#include "server/access/core/provider_service.h"
+
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "common/expr/expr.h"
+#include "server/access/core/json.h"
+#include "server/access/core/validation.h"
+#include "spdlog/spdlog.h"
+
+namespace sluice::access {
+namespace {
+
+bool IsSecretKey(absl::string_view key) {
+  std::string k = absl::AsciiStrToLower(key);
+  return absl::StrContains(k, "password") || absl::StrContains(k, "secret") ||
+         absl::StrContains(k, "token") || absl::StrContains(k, "key");
+}
+
+void MaskValue(google::protobuf::Value* v, bool secret) {
+  if (v->has_struct_value()) {
+    MaskCredentials(v->mutable_struct_value());
+  } else if (v->has_list_value()) {
+    for (auto& e : *v->mutable_list_value()->mutable_values()) MaskValue(&e, secret);
+  } else if (secret && v->kind_case() != google::protobuf::Value::kNullValue) {
+    v->set_string_value(kMaskedSecret);
+  }
+}
+
+}  // namespace
+
+void MaskCredentials(google::protobuf::Struct* credentials) {
+  for (auto& kv : *credentials->mutable_fields()) MaskValue(&kv.second, IsSecretKey(kv.first));
+}
+
+absl::Status ProviderService::Validate(const pb::ProviderConfig& config,
+                                       ProviderClient** client) {
+  if (config.type().empty()) return absl::InvalidArgumentError("type: required");
+  auto found = registry_->Find(config.type());
+  if (!found.ok()) return found.status();
+  *client = *found;
+  if (config.urn().empty()) return absl::InvalidArgumentError("urn: required");
+  if (config.resources().empty()) return absl::InvalidArgumentError("resources: required");
+  if (config.allowed_account_types().empty()) {
+    return absl::InvalidArgumentError("allowed_account_types: required");
+  }
+  auto supported = (*client)->GetAccountTypes();
+  for (const auto& t : config.allowed_account_types()) {
+    if (std::find(supported.begin(), supported.end(), t) == supported.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("allowed_account_types: \"", t, "\" is not supported by provider type \"",
+                       config.type(), "\" (supported: ", absl::StrJoin(supported, ", "), ")"));
+    }
+  }
+  if (!config.appeal().allow_active_access_extension_in().empty()) {
+    auto d = ParseDurationField("appeal.allow_active_access_extension_in",
+                                config.appeal().allow_active_access_extension_in());
+    if (!d.ok()) return d.status();
+  }
+  std::set<std::string> types;
+  for (int i = 0; i < config.resources_size(); ++i) {
+    const auto& rc = config.resources(i);
+    std::string f = absl::StrCat("resources[", i, "]");
+    if (rc.type().empty()) return absl::InvalidArgumentError(f + ".type: required");
+    if (!types.insert(rc.type()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(f, ".type: duplicate resource type \"", rc.type(), "\""));
+    }
+    if (rc.policy().id().empty() || rc.policy().version() == 0) {
+      return absl::InvalidArgumentError(f + ".policy: id and version are required");
+    }
+    if (rc.roles().empty()) return absl::InvalidArgumentError(f + ".roles: required");
+    std::set<std::string> roles;
+    for (int j = 0; j < rc.roles_size(); ++j) {
+      if (rc.roles(j).id().empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(f, ".roles[", j, "].id: required"));
+      }
+      if (!roles.insert(rc.roles(j).id()).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(f, ".roles[", j, "].id: duplicate role \"", rc.roles(j).id(), "\""));
+      }
+    }
+    if (!rc.filter().empty()) {
+      if (auto st = CheckExpression(f + ".filter", rc.filter()); !st.ok()) return st;
+    }
+  }
+  if (auto st = (*client)->ValidateConfig(config); !st.ok()) return st;
+  // Referenced policies must exist (after the cheap checks).
+  for (int i = 0; i < config.resources_size(); ++i) {
+    const auto& ref = config.resources(i).policy();
+    auto p = policies_->Get(ref.id(), ref.version());
+    if (absl::IsNotFound(p.status())) {
+      return absl::NotFoundError(absl::StrCat("resources[", i, "].policy: policy \"", ref.id(),
+                                              "\" version ", ref.version(), " not found"));
+    }
+    if (!p.ok()) return p.status();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<pb::Resource>> ProviderService::Fetch(
+    ProviderClient* client, const pb::ProviderConfig& config) {
+  auto fetched = client->GetResources(config);
+  if (!fetched.ok()) return fetched.status();
+  std::vector<pb::Resource> kept;
+  for (auto& r : *fetched) {
+    r.set_provider_type(config.type());
+    r.set_provider_urn(config.urn());
+    const pb::ResourceConfig* rc = nullptr;
+    for (const auto& c : config.resources()) {
+      if (c.type() == r.type()) rc = &c;
+    }
+    if (rc == nullptr) continue;  // type not configured
+    if (!rc->filter().empty()) {
+      auto program = expr::Program::Compile(rc->filter());
+      if (!program.ok()) return program.status();
+      nlohmann::json doc = ProtoToJson(r);
+      expr::Environment env;
+      env.BindJson("$resource", &doc);
+      auto keep = (*program)->EvaluateTruthy(env);
+      if (!keep.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "filter of resource type \"", r.type(), "\" failed on ", r.urn(), ": ",
+            keep.status().message()));
+      }
+      if (!*keep) continue;
+    }
+    kept.push_back(std::move(r));
+  }
+  return kept;
+}
+
+absl::StatusOr<StoredProvider> ProviderService::Seal(const pb::Provider& provider) {
+  StoredProvider stored;
+  stored.provider = provider;
+  auto* config = stored.provider.mutable_config();
+  if (config->has_credentials()) {
+    auto enc = crypter_->Encrypt(ProtoToJsonString(config->credentials()));
+    if (!enc.ok()) return enc.status();
+    stored.encrypted_credentials = *enc;
+    config->clear_credentials();
+  }
+  return stored;
+}
+
+absl::StatusOr<pb::ProviderConfig> ProviderService::Unseal(const StoredProvider& stored) {
+  pb::ProviderConfig config = stored.provider.config();
+  if (!stored.encrypted_credentials.empty()) {
+    auto dec = crypter_->Decrypt(stored.encrypted_credentials);
+    if (!dec.ok()) return dec.status();
+    if (auto st = JsonStringToProto(*dec, config.mutable_credentials()); !st.ok()) return st;
+  }
+  return config;
+}
+
+pb::Provider ProviderService::Masked(const StoredProvider& stored) {
+  pb::Provider p = stored.provider;
+  auto config = Unseal(stored);
+  if (config.ok()) {
+    *p.mutable_config() = *config;
+    MaskCredentials(p.mutable_config()->mutable_credentials());
+    if (p.config().credentials().fields().empty()) p.mutable_config()->clear_credentials();
+  }
+  return p;
+}
+
+absl::StatusOr<pb::Provider> ProviderService::Create(pb::ProviderConfig config,
+                                                     const std::string& actor) {
+  ProviderClient* client = nullptr;
+  if (auto st = Validate(config, &client); !st.ok()) return st;
+  auto existing = providers_->GetByTypeUrn(config.type(), config.urn());
+  if (existing.ok()) {
+    return absl::AlreadyExistsError(absl::StrCat("provider with type \"", config.type(),
+                                                 "\" and urn \"", config.urn(),
+                                                 "\" already exists"));
+  }
+  if (!absl::IsNotFound(existing.status())) return existing.status();
+  auto resources = Fetch(client, config);
+  if (!resources.ok()) return resources.status();
+  pb::Provider provider;
+  provider.set_type(config.type());
+  provider.set_urn(config.urn());
+  *provider.mutable_config() = config;
+  auto now = ToTimestamp(absl::Now());
+  *provider.mutable_created_at() = now;
+  *provider.mutable_updated_at() = now;
+  auto stored = Seal(provider);
+  if (!stored.ok()) return stored.status();
+  auto created = providers_->Create(
+      *stored, *resources,
+      {"provider.create", actor,
+       {{"type", config.type()}, {"urn", config.urn()}, {"resources", resources->size()}}});
+  if (absl::IsAlreadyExists(created.status())) {
+    return absl::AlreadyExistsError(absl::StrCat("provider with type \"", config.type(),
+                                                 "\" and urn \"", config.urn(),
+                                                 "\" already exists"));
+  }
+  if (!created.ok()) return created.status();
+  return Masked(*created);
+}
+
+absl::StatusOr<pb::Provider> ProviderService::Update(const std::string& id,
+                                                     const pb::ProviderConfig& changes,
+                                                     const std::string& actor) {
+  auto stored = providers_->Get(id);
+  if (!stored.ok()) return stored.status();
+  auto current = Unseal(*stored);
+  if (!current.ok()) return current.status();
+  if (!changes.type().empty() && changes.type() != current->type()) {
+    return absl::InvalidArgumentError("type: cannot be changed");
+  }
+  if (!changes.urn().empty() && changes.urn() != current->urn()) {
+    return absl::InvalidArgumentError("urn: cannot be changed");
+  }
+  pb::ProviderConfig merged = *current;
+  if (!changes.labels().empty()) *merged.mutable_labels() = changes.labels();
+  if (!changes.allowed_account_types().empty()) {
+    *merged.mutable_allowed_account_types() = changes.allowed_account_types();
+  }
+  if (changes.has_appeal()) *merged.mutable_appeal() = changes.appeal();
+  if (!changes.resources().empty()) *merged.mutable_resources() = changes.resources();
+  if (changes.has_credentials()) {
+    for (const auto& kv : changes.credentials().fields()) {
+      if (kv.second.has_string_value() && kv.second.string_value() == kMaskedSecret) continue;
+      (*merged.mutable_credentials()->mutable_fields())[kv.first] = kv.second;
+    }
+  }
+  ProviderClient* client = nullptr;
+  if (auto st = Validate(merged, &client); !st.ok()) return st;
+  auto resources = Fetch(client, merged);
+  if (!resources.ok()) return resources.status();
+  pb::Provider provider = stored->provider;
+  *provider.mutable_config() = merged;
+  *provider.mutable_updated_at() = ToTimestamp(absl::Now());
+  auto sealed = Seal(provider);
+  if (!sealed.ok()) return sealed.status();
+  auto updated = providers_->Update(
+      *sealed, *resources,
+      {"provider.update", actor,
+       {{"id", id}, {"type", merged.type()}, {"urn", merged.urn()},
+        {"resources", resources->size()}}});
+  if (!updated.ok()) return updated.status();
+  Invalidate();
+  return Masked(*updated);
+}
+
+absl::StatusOr<pb::Provider> ProviderService::Get(const std::string& id) {
+  auto stored = providers_->Get(id);
+  if (!stored.ok()) return stored.status();
+  return Masked(*stored);
+}
+
+absl::StatusOr<std::vector<pb::Provider>> ProviderService::List() {
+  auto stored = providers_->List();
+  if (!stored.ok()) return stored.status();
+  std::vector<pb::Provider> out;
+  for (const auto& s : *stored) out.push_back(Masked(s));
+  return out;
+}
+
+absl::Status ProviderService::Delete(const std::string& id, const std::string& actor) {
+  auto st = providers_->Delete(id, {"provider.delete", actor, {{"id", id}}});
+  Invalidate();
+  return st;
+}
+
+absl::StatusOr<std::vector<pb::Role>> ProviderService::ListRoles(
+    const std::string& id, const std::string& resource_type) {
+  auto stored = providers_->Get(id);
+  if (!stored.ok()) return stored.status();
+  auto client = registry_->Find(stored->provider.type());
+  if (!client.ok()) return client.status();
+  return (*client)->GetRoles(stored->provider.config(), resource_type);
+}
+
+int ProviderService::SyncAll() {
+  auto all = providers_->List();
+  if (!all.ok()) {
+    spdlog::error("msg=\"resource sync: cannot list providers\" error=\"{}\"",
+                  std::string(all.status().message()));
+    return 1;
+  }
+  int failures = 0;
+  for (const auto& stored : *all) {
+    absl::Status st = [&]() -> absl::Status {
+      auto config = Unseal(stored);
+      if (!config.ok()) return config.status();
+      auto client = registry_->Find(config->type());
+      if (!client.ok()) return client.status();
+      auto resources = Fetch(*client, *config);
+      if (!resources.ok()) return resources.status();
+      return providers_->SyncResources(
+          stored.provider, *resources,
+          {"provider.sync", "system",
+           {{"id", stored.provider.id()}, {"resources", resources->size()}}});
+    }();
+    if (!st.ok()) {
+      ++failures;
+      spdlog::warn("msg=\"resource sync failed\" provider={} error=\"{}\"", stored.provider.id(),
+                   std::string(st.message()));
+    }
+  }
+  return failures;
+}
+
+absl::StatusOr<pb::ProviderConfig> ProviderService::GetPlainConfig(const std::string& type,
+                                                                   const std::string& urn) {
+  std::string key = absl::StrCat(type, "/", urn);
+  absl::Time now = absl::Now();
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = config_cache_.find(key);
+    if (it != config_cache_.end() && now - it->second.first < absl::Seconds(2)) {
+      return it->second.second;
+    }
+  }
+  auto stored = providers_->GetByTypeUrn(type, urn);
+  if (!stored.ok()) return stored.status();
+  auto config = Unseal(*stored);
+  if (!config.ok()) return config.status();
+  absl::MutexLock lock(&mu_);
+  config_cache_[key] = {now, *config};
+  return config;
+}
+
+void ProviderService::Invalidate() {
+  absl::MutexLock lock(&mu_);
+  config_cache_.clear();
+}
+
+absl::StatusOr<std::map<std::string, pb::ProviderConfig>> ProviderService::PlainConfigs() {
+  auto all = providers_->List();
+  if (!all.ok()) return all.status();
+  std::map<std::string, pb::ProviderConfig> out;
+  for (const auto& stored : *all) {
+    auto config = Unseal(stored);
+    if (!config.ok()) return config.status();
+    out[absl::StrCat(config->type(), "/", config->urn())] = std::move(*config);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- resources
+
+absl::StatusOr<std::vector<pb::Resource>> ResourceService::List(
+    const pb::ListResourcesRequest& request) {
+  ResourceFilter filter;
+  filter.provider_type = request.provider_type();
+  filter.provider_urn = request.provider_urn();
+  filter.type = request.type();
+  filter.urn = request.urn();
+  filter.name = request.name();
+  filter.is_deleted = request.is_deleted();
+  for (const auto& d : request.details()) {
+    auto colon = d.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("details: \"", d, "\" must be path:value (e.g. team.name:data)"));
+    }
+    std::vector<std::string> path = absl::StrSplit(d.substr(0, colon), '.');
+    for (const auto& p : path) {
+      if (p.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("details: empty path segment in \"", d, "\""));
+      }
+    }
+    filter.details.push_back({path, d.substr(colon + 1)});
+  }
+  return repo_->List(filter);
+}
+
+absl::StatusOr<pb::Resource> ResourceService::Get(const std::string& id) { return repo_->Get(id); }
+
+absl::StatusOr<pb::Resource> ResourceService::Update(const std::string& id,
+                                                     const pb::Resource& changes,
+                                                     const std::string& actor) {
+  return repo_->Update(id, changes.details(), changes.labels().empty() ? nullptr : &changes.labels(),
+                       {"resource.update", actor,
+                        {{"id", id}, {"details", StructToJson(changes.details())}}});
+}
+
+absl::Status ResourceService::Delete(const std::string& id, const std::string& actor) {
+  return repo_->Delete(id, {"resource.delete", actor, {{"id", id}}});
+}
+
+}  // namespace sluice::access

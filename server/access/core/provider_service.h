@@ -1,0 +1,98 @@
+// Providers and their resources: registration through the provider plugin,
+// policy reference checks, resource fetching (with the config's filter),
+// sync, credentials encrypted at rest and masked in responses.
+#ifndef SLUICE_SERVER_ACCESS_CORE_PROVIDER_SERVICE_H_
+#define SLUICE_SERVER_ACCESS_CORE_PROVIDER_SERVICE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "absl/status/statusor.h"
+#include "common/crypto.h"
+#include "server/access/core/provider_client.h"
+#include "server/access/core/repositories.h"
+
+namespace sluice::access {
+
+// Replaces credential values whose key names a secret (password, secret,
+// token, key; case-insensitive substring) with kMaskedSecret, recursively.
+void MaskCredentials(google::protobuf::Struct* credentials);
+
+class ProviderService {
+ public:
+  // Borrowed pointers must outlive the service.
+  ProviderService(ProviderRepository* providers, PolicyRepository* policies,
+                  const ProviderRegistry* registry, const Crypter* crypter)
+      : providers_(providers), policies_(policies), registry_(registry), crypter_(crypter) {}
+
+  // Validates (plugin + common rules), checks referenced policies (NotFound),
+  // rejects a duplicate (type, urn) (AlreadyExists), fetches the resources
+  // (the plugin's error on failure; nothing stored) and stores all in one
+  // transaction. Returns the provider with masked credentials.
+  absl::StatusOr<pb::Provider> Create(pb::ProviderConfig config, const std::string& actor);
+  // Applies the non-empty fields of `changes` (credentials merged key by key;
+  // masked values keep the stored secret), validates, re-fetches. NotFound.
+  absl::StatusOr<pb::Provider> Update(const std::string& id, const pb::ProviderConfig& changes,
+                                      const std::string& actor);
+  // Masked. NotFound.
+  absl::StatusOr<pb::Provider> Get(const std::string& id);
+  absl::StatusOr<std::vector<pb::Provider>> List();
+  // Deletes the provider and soft-deletes its resources. NotFound.
+  absl::Status Delete(const std::string& id, const std::string& actor);
+  // The roles of one resource type. NotFound for the provider or the type.
+  absl::StatusOr<std::vector<pb::Role>> ListRoles(const std::string& id,
+                                                  const std::string& resource_type);
+  // Re-fetches every provider's resources (the background job, actor
+  // "system"). Failures are logged and counted; returns the failure count.
+  int SyncAll();
+  // The plaintext config of the provider (type, urn); NotFound. Cached for
+  // up to 2 s (the hot path of appeal creation); this process's own updates
+  // and deletes invalidate the entry at once.
+  absl::StatusOr<pb::ProviderConfig> GetPlainConfig(const std::string& type,
+                                                    const std::string& urn);
+  // Every provider's plaintext config keyed by "type/urn".
+  absl::StatusOr<std::map<std::string, pb::ProviderConfig>> PlainConfigs();
+
+ private:
+  absl::Status Validate(const pb::ProviderConfig& config, ProviderClient** client);
+  absl::StatusOr<std::vector<pb::Resource>> Fetch(ProviderClient* client,
+                                                  const pb::ProviderConfig& config);
+  absl::StatusOr<StoredProvider> Seal(const pb::Provider& provider);
+  absl::StatusOr<pb::ProviderConfig> Unseal(const StoredProvider& stored);
+  pb::Provider Masked(const StoredProvider& stored);
+
+  void Invalidate();
+
+  ProviderRepository* providers_;
+  PolicyRepository* policies_;
+  const ProviderRegistry* registry_;
+  const Crypter* crypter_;
+  absl::Mutex mu_;
+  std::map<std::string, std::pair<absl::Time, pb::ProviderConfig>> config_cache_
+      ABSL_GUARDED_BY(mu_);
+};
+
+class ResourceService {
+ public:
+  explicit ResourceService(ResourceRepository* repo) : repo_(repo) {}
+  // `details` entries are "path:value" (dot path). InvalidArgument when malformed.
+  absl::StatusOr<std::vector<pb::Resource>> List(const pb::ListResourcesRequest& request);
+  absl::StatusOr<pb::Resource> Get(const std::string& id);
+  // Updates details (merged into the user-owned part) and labels (replaced
+  // when non-empty). NotFound.
+  absl::StatusOr<pb::Resource> Update(const std::string& id, const pb::Resource& changes,
+                                      const std::string& actor);
+  absl::Status Delete(const std::string& id, const std::string& actor);
+
+ private:
+  ResourceRepository* repo_;
+};
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_CORE_PROVIDER_SERVICE_H_

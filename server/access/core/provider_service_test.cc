@@ -1,0 +1,130 @@
+#include "server/access/core/provider_service.h"
+
+#include <gtest/gtest.h>
+
+#include "server/access/core/fakes.h"
+#include "server/access/core/json.h"
+
+namespace sluice::access {
+namespace {
+
+class ProviderServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pb::Policy p;
+    p.set_id("pol");
+    p.set_version(1);
+    policies_.policies[{"pol", 1}] = p;
+    auto client = std::make_unique<testing::FakeProviderClient>();
+    client_ = client.get();
+    std::vector<std::unique_ptr<ProviderClient>> clients;
+    clients.push_back(std::move(client));
+    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
+    service_ = std::make_unique<ProviderService>(&providers_, &policies_, registry_.get(),
+                                                 crypter_.get());
+    for (const char* urn : {"keep-1", "drop-2", "keep-3"}) {
+      pb::Resource r;
+      r.set_type("bucket");
+      r.set_urn(urn);
+      client_->resources.push_back(r);
+    }
+    pb::Resource other;
+    other.set_type("unconfigured");
+    other.set_urn("x");
+    client_->resources.push_back(other);
+  }
+  pb::ProviderConfig Config() {
+    pb::ProviderConfig c;
+    (void)JsonStringToProto(R"({
+      "type": "fake", "urn": "f1", "allowed_account_types": ["user"],
+      "credentials": {"host": "h", "password": "pw", "nested": {"api_key": "k"}},
+      "resources": [{"type": "bucket", "policy": {"id": "pol", "version": 1},
+                     "roles": [{"id": "viewer"}], "filter": "$resource.urn startsWith 'keep'"}]
+    })", &c);
+    return c;
+  }
+  testing::FakePolicyRepository policies_;
+  testing::FakeProviderRepository providers_;
+  testing::FakeProviderClient* client_ = nullptr;
+  std::unique_ptr<ProviderRegistry> registry_;
+  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
+  std::unique_ptr<ProviderService> service_;
+};
+
+TEST_F(ProviderServiceTest, CreateFiltersEncryptsAndMasks) {
+  auto p = service_->Create(Config(), "alice@x.com");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const auto& creds = p->config().credentials().fields();
+  EXPECT_EQ(creds.at("host").string_value(), "h");
+  EXPECT_EQ(creds.at("password").string_value(), kMaskedSecret);
+  EXPECT_EQ(creds.at("nested").struct_value().fields().at("api_key").string_value(), kMaskedSecret);
+  const auto& stored = providers_.providers.at(p->id());
+  EXPECT_FALSE(stored.provider.config().has_credentials());
+  EXPECT_TRUE(Crypter::IsEncrypted(stored.encrypted_credentials));
+  const auto& rs = providers_.resources.at(p->id());
+  ASSERT_EQ(rs.size(), 2u);  // filter + unconfigured type dropped
+  EXPECT_EQ(rs[0].urn(), "keep-1");
+  EXPECT_EQ(rs[0].provider_type(), "fake");
+  EXPECT_EQ(rs[0].provider_urn(), "f1");
+  EXPECT_TRUE(absl::IsAlreadyExists(service_->Create(Config(), "alice@x.com").status()));
+  auto plain = service_->GetPlainConfig("fake", "f1");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->credentials().fields().at("password").string_value(), "pw");
+}
+
+TEST_F(ProviderServiceTest, CreateErrors) {
+  auto c = Config();
+  c.set_type("nope");
+  auto st = service_->Create(c, "a@x.com").status();
+  EXPECT_TRUE(absl::IsInvalidArgument(st));
+  EXPECT_NE(st.message().find("known types: fake"), std::string::npos) << st;
+  c = Config();
+  c.mutable_resources(0)->mutable_policy()->set_version(2);
+  EXPECT_TRUE(absl::IsNotFound(service_->Create(c, "a@x.com").status()));
+  c = Config();
+  c.set_allowed_account_types(0, "robot");
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->Create(c, "a@x.com").status()));
+  client_->validate = absl::InvalidArgumentError("credentials.host: bad");
+  EXPECT_EQ(service_->Create(Config(), "a@x.com").status(), client_->validate);
+  client_->validate = absl::OkStatus();
+  client_->fetch_error = absl::FailedPreconditionError("cannot reach");
+  EXPECT_EQ(service_->Create(Config(), "a@x.com").status(), client_->fetch_error);
+  EXPECT_TRUE(providers_.providers.empty());  // nothing stored
+}
+
+TEST_F(ProviderServiceTest, UpdateMergesAndKeepsMaskedSecrets) {
+  auto p = service_->Create(Config(), "alice@x.com");
+  ASSERT_TRUE(p.ok());
+  pb::ProviderConfig change;
+  (*change.mutable_labels())["team"] = "data";
+  (*change.mutable_credentials()->mutable_fields())["password"].set_string_value(kMaskedSecret);
+  (*change.mutable_credentials()->mutable_fields())["host"].set_string_value("h2");
+  auto u = service_->Update(p->id(), change, "bob@x.com");
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(u->config().labels().at("team"), "data");
+  EXPECT_EQ(client_->fetches, 2);
+  auto plain = service_->GetPlainConfig("fake", "f1");
+  EXPECT_EQ(plain->credentials().fields().at("password").string_value(), "pw");
+  EXPECT_EQ(plain->credentials().fields().at("host").string_value(), "h2");
+  change.set_urn("other");
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->Update(p->id(), change, "b@x.com").status()));
+  EXPECT_TRUE(absl::IsNotFound(service_->Update("missing", {}, "b@x.com").status()));
+}
+
+TEST_F(ProviderServiceTest, RolesAndSyncAll) {
+  auto p = service_->Create(Config(), "alice@x.com");
+  ASSERT_TRUE(p.ok());
+  auto roles = service_->ListRoles(p->id(), "bucket");
+  ASSERT_TRUE(roles.ok());
+  EXPECT_EQ((*roles)[0].id(), "viewer");
+  EXPECT_TRUE(absl::IsNotFound(service_->ListRoles(p->id(), "table").status()));
+  client_->resources.resize(1);
+  EXPECT_EQ(service_->SyncAll(), 0);
+  EXPECT_EQ(providers_.resources.at(p->id()).size(), 1u);
+  EXPECT_EQ(providers_.audit.back().actor, "system");
+  client_->fetch_error = absl::UnavailableError("down");
+  EXPECT_EQ(service_->SyncAll(), 1);
+}
+
+}  // namespace
+}  // namespace sluice::access

@@ -1,0 +1,40 @@
+// Shared validation helpers of the access core.
+#ifndef SLUICE_SERVER_ACCESS_CORE_VALIDATION_H_
+#define SLUICE_SERVER_ACCESS_CORE_VALIDATION_H_
+
+#include <string>
+
+#include <google/protobuf/timestamp.pb.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace sluice::access {
+
+// Parses a Go-style duration ("24h", "1h30m", "90s"); must be > 0.
+// InvalidArgument mentioning `field`.
+absl::StatusOr<absl::Duration> ParseDurationField(absl::string_view field, absl::string_view value);
+
+// Compiles `source` with the shared expression engine; InvalidArgument
+// "<field>: <parse error with column>".
+absl::Status CheckExpression(absl::string_view field, absl::string_view source);
+
+// True for a literal email address (one '@', no spaces, quotes, '$' or
+// parentheses), as opposed to an approver expression.
+bool IsEmailAddress(absl::string_view s);
+
+// True for a canonical UUID (8-4-4-4-12 hex digits).
+bool IsUuid(absl::string_view s);
+
+// True for ids matching ^[A-Za-z0-9_-]+$.
+bool IsValidId(absl::string_view id);
+
+// absl::Time <-> google.protobuf.Timestamp.
+google::protobuf::Timestamp ToTimestamp(absl::Time t);
+absl::Time FromTimestamp(const google::protobuf::Timestamp& ts);
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_CORE_VALIDATION_H_

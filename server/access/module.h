@@ -1,0 +1,38 @@
+// The access-management API as a sluice-server module (server/module.h):
+// policies, providers, resources, audit logs; background jobs.
+//
+// Config section `access:` (all optional):
+//   resource_sync_interval: 2h   # re-fetch every provider's resources
+//   grant_expiry_interval: 1m    # revoke expired grants (issue 5)
+#ifndef SLUICE_SERVER_ACCESS_MODULE_H_
+#define SLUICE_SERVER_ACCESS_MODULE_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/module.h"
+
+namespace sluice::db {
+// The access module's migrations (server/access/store/migrations).
+const MigrationSet& AccessMigrations();
+}  // namespace sluice::db
+
+namespace sluice::access {
+
+// The parsed `access:` section.
+struct AccessConfig {
+  absl::Duration resource_sync_interval = absl::Hours(2);
+  absl::Duration grant_expiry_interval = absl::Minutes(1);
+};
+
+// Parses the section (Null → defaults). InvalidArgument naming the key for an
+// unknown key or a bad duration.
+absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node);
+
+// The module table's factory (server/modules.cc).
+absl::StatusOr<std::unique_ptr<server::Module>> CreateModule(const server::ModuleContext& ctx);
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_MODULE_H_

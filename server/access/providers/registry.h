@@ -1,0 +1,18 @@
+// The one table of provider plugins (DESIGN.md: plugins are folders listed in
+// one registry, no static self-registration).
+#ifndef SLUICE_SERVER_ACCESS_PROVIDERS_REGISTRY_H_
+#define SLUICE_SERVER_ACCESS_PROVIDERS_REGISTRY_H_
+
+#include <memory>
+#include <vector>
+
+#include "server/access/core/provider_client.h"
+
+namespace sluice::access {
+
+// A new instance of every built-in provider plugin (noop, postgres).
+std::vector<std::unique_ptr<ProviderClient>> BuiltinProviders();
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_PROVIDERS_REGISTRY_H_

@@ -1,0 +1,26 @@
+// PostgreSQL implementation of AppealRepository / AccessTx (SOCI).
+#ifndef SLUICE_SERVER_ACCESS_STORE_POSTGRES_APPEAL_REPOSITORY_H_
+#define SLUICE_SERVER_ACCESS_STORE_POSTGRES_APPEAL_REPOSITORY_H_
+
+#include "common/db/pool.h"
+#include "server/access/core/appeal_repositories.h"
+
+namespace sluice::access {
+
+class PostgresAppealRepository : public AppealRepository {
+ public:
+  explicit PostgresAppealRepository(db::Pool* pool) : pool_(pool) {}
+  absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) override;
+  absl::StatusOr<std::vector<pb::Appeal>> ListAppeals(const AppealFilter& f, int* total) override;
+  absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const ApprovalFilter& f,
+                                                           int* total) override;
+  absl::StatusOr<std::vector<pb::Grant>> ListGrants(const GrantFilter& f, int* total) override;
+  absl::StatusOr<pb::Grant> GetGrant(const std::string& id) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_STORE_POSTGRES_APPEAL_REPOSITORY_H_

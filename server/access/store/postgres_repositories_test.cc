@@ -1,0 +1,176 @@
+// Repository tests against real PostgreSQL (fresh database per test).
+#include "server/access/store/postgres_repositories.h"
+
+#include <gtest/gtest.h>
+
+#include "common/db/testing/test_database.h"
+#include "server/access/core/json.h"
+
+namespace sluice::access {
+namespace {
+
+class RepositoriesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = db::TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = std::move(*db);
+    auto pool = db::Pool::Create(db_->dsn(), 2);
+    ASSERT_TRUE(pool.ok()) << pool.status();
+    pool_ = std::move(*pool);
+    // audit_logs comes from the core migration; create it the same way here.
+    ASSERT_TRUE(pool_->Run([](soci::session& sql) {
+      sql << "CREATE TABLE audit_logs (id bigserial PRIMARY KEY, timestamp timestamptz NOT "
+             "NULL DEFAULT now(), action text NOT NULL, actor text NOT NULL, data jsonb NOT "
+             "NULL DEFAULT '{}'::jsonb)";
+      return absl::OkStatus();
+    }).ok());
+    auto applied = db::Migrate(*pool_, {db::AccessMigrations()});
+    ASSERT_TRUE(applied.ok()) << applied.status();
+  }
+
+  static pb::Resource Res(const std::string& type, const std::string& urn,
+                          const std::string& details_json = "{}") {
+    pb::Resource r;
+    r.set_type(type);
+    r.set_urn(urn);
+    r.set_name(urn);
+    *r.mutable_details() = JsonToStruct(nlohmann::json::parse(details_json));
+    return r;
+  }
+
+  std::unique_ptr<db::TestDatabase> db_;
+  std::unique_ptr<db::Pool> pool_;
+};
+
+TEST_F(RepositoriesTest, PolicyVersions) {
+  PostgresPolicyRepository repo(pool_.get());
+  pb::Policy p;
+  p.set_id("p1");
+  p.set_version(1);
+  p.set_description("first");
+  ASSERT_TRUE(repo.Insert(p, {"policy.create", "a@x.com"}).ok());
+  EXPECT_TRUE(absl::IsAlreadyExists(repo.Insert(p, {"policy.create", "a@x.com"})));
+  p.set_version(2);
+  p.set_description("second");
+  ASSERT_TRUE(repo.Insert(p, {"policy.update", "a@x.com"}).ok());
+  auto latest = repo.Get("p1", 0);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(latest->version(), 2u);
+  EXPECT_EQ(latest->description(), "second");
+  auto v1 = repo.Get("p1", 1);
+  ASSERT_TRUE(v1.ok());
+  EXPECT_EQ(v1->description(), "first");
+  EXPECT_TRUE(absl::IsNotFound(repo.Get("p1", 3).status()));
+  EXPECT_TRUE(absl::IsNotFound(repo.Get("nope", 0).status()));
+  auto list = repo.ListLatest();
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].version(), 2u);
+
+  PostgresAuditLogRepository audit(pool_.get());
+  int64_t total = 0;
+  auto logs = audit.List({"policy.update", "", "", "", 50, 0}, &total);
+  ASSERT_TRUE(logs.ok()) << logs.status();
+  EXPECT_EQ(total, 1);
+  auto all = audit.List({"", "a@x.com", "", "", 1, 0}, &total);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(total, 2);
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].action(), "policy.update");  // newest first
+  EXPECT_TRUE(absl::IsInvalidArgument(audit.List({"", "", "not-a-time", "", 1, 0}, &total).status()));
+  auto future = audit.List({"", "", "2999-01-01T00:00:00Z", "", 10, 0}, &total);
+  ASSERT_TRUE(future.ok());
+  EXPECT_EQ(total, 0);
+}
+
+TEST_F(RepositoriesTest, ProviderSyncSemantics) {
+  PostgresProviderRepository providers(pool_.get());
+  PostgresResourceRepository resources(pool_.get());
+  StoredProvider sp;
+  sp.provider.set_type("noop");
+  sp.provider.set_urn("urn1");
+  sp.provider.mutable_config()->set_type("noop");
+  sp.encrypted_credentials = "v1:secret";
+  auto created = providers.Create(
+      sp, {Res("t", "a", R"({"owner":"alice@x.com","team":{"name":"data"}})"), Res("t", "b")},
+      {"provider.create", "a@x.com"});
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_FALSE(created->provider.id().empty());
+  EXPECT_TRUE(absl::IsAlreadyExists(providers.Create(sp, {}, {"provider.create", "a@x.com"}).status()));
+
+  auto got = providers.Get(created->provider.id());
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->encrypted_credentials, "v1:secret");
+  EXPECT_TRUE(absl::IsNotFound(providers.Get("not-a-uuid").status()));
+  EXPECT_TRUE(absl::IsNotFound(providers.Get("00000000-0000-0000-0000-000000000000").status()));
+
+  ResourceFilter f;
+  auto list = resources.List(f);
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 2u);
+  f.details = {{{"team", "name"}, "data"}};
+  list = resources.List(f);
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].urn(), "a");
+  std::string id_a = (*list)[0].id();
+
+  // A user-added key survives a re-sync; a provider-owned key is not overridden.
+  auto upd = resources.Update(
+      id_a, JsonToStruct(nlohmann::json::parse(R"({"extra":"x","owner":"mallory@x.com"})")),
+      nullptr, {"resource.update", "a@x.com"});
+  ASSERT_TRUE(upd.ok()) << upd.status();
+  EXPECT_EQ(StructToJson(upd->details())["extra"], "x");
+  EXPECT_EQ(StructToJson(upd->details())["owner"], "alice@x.com");
+
+  // Re-sync without b: b soft-deleted; a keeps "extra".
+  ASSERT_TRUE(providers.SyncResources(created->provider, {Res("t", "a", R"({"owner":"bob@x.com"})")},
+                                      {"provider.sync", "system"})
+                  .ok());
+  f = ResourceFilter();
+  list = resources.List(f);
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ(StructToJson((*list)[0].details())["extra"], "x");
+  EXPECT_EQ(StructToJson((*list)[0].details())["owner"], "bob@x.com");
+  f.is_deleted = true;
+  list = resources.List(f);
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].urn(), "b");
+  std::string id_b = (*list)[0].id();
+
+  // b comes back: undeleted with the same id.
+  ASSERT_TRUE(providers.SyncResources(created->provider, {Res("t", "a"), Res("t", "b")},
+                                      {"provider.sync", "system"})
+                  .ok());
+  auto b = resources.Get(id_b);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->is_deleted());
+
+  ASSERT_TRUE(resources.Delete(id_b, {"resource.delete", "a@x.com"}).ok());
+  EXPECT_TRUE(resources.Get(id_b)->is_deleted());
+  EXPECT_TRUE(absl::IsNotFound(resources.Delete("x", {"resource.delete", "a@x.com"})));
+
+  // Deleting the provider soft-deletes its resources.
+  ASSERT_TRUE(providers.Delete(created->provider.id(), {"provider.delete", "a@x.com"}).ok());
+  EXPECT_TRUE(resources.Get(id_a)->is_deleted());
+  EXPECT_TRUE(absl::IsNotFound(providers.Delete(created->provider.id(), {"provider.delete", "a"})));
+}
+
+TEST_F(RepositoriesTest, JobLockIsExclusive) {
+  PostgresJobLock lock(pool_.get());
+  bool inner_ran = true;
+  auto ran = lock.RunExclusive(42, [&] {
+    PostgresJobLock other(pool_.get());  // another session of the pool
+    auto r = other.RunExclusive(42, [] {});
+    inner_ran = r.ok() && *r;
+  });
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_TRUE(*ran);
+  EXPECT_FALSE(inner_ran);
+  auto again = lock.RunExclusive(42, [] {});
+  EXPECT_TRUE(again.ok() && *again);
+}
+
+}  // namespace
+}  // namespace sluice::access

@@ -1,0 +1,138 @@
+#include "server/app.h"
+
+#include <chrono>
+#include <thread>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/server_builder.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/server_service.h"
+#include "spdlog/spdlog.h"
+
+namespace sluice::db {
+const MigrationSet& CoreMigrations();
+}  // namespace sluice::db
+
+namespace sluice::server {
+
+std::vector<db::MigrationSet> AllMigrations() {
+  std::vector<db::MigrationSet> sets = {db::CoreMigrations()};
+  for (const ModuleEntry& m : Modules()) sets.push_back(m.migrations());
+  return sets;
+}
+
+absl::StatusOr<std::unique_ptr<db::Pool>> ConnectWithRetry(const Config& config) {
+  absl::Time deadline = absl::Now() + absl::Seconds(config.db.connect_timeout_seconds);
+  absl::Duration backoff = absl::Milliseconds(200);
+  while (true) {
+    auto pool = db::Pool::Create(config.db.dsn, config.db.pool_size);
+    if (pool.ok() || !absl::IsUnavailable(pool.status()) || absl::Now() + backoff > deadline) {
+      return pool;
+    }
+    spdlog::warn("msg=\"database not reachable, retrying\" error=\"{}\"",
+                 std::string(pool.status().message()));
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Seconds(5));
+  }
+}
+
+absl::Status RunMigrations(const Config& config) {
+  auto pool = ConnectWithRetry(config);
+  if (!pool.ok()) return pool.status();
+  auto applied = db::Migrate(**pool, AllMigrations());
+  if (!applied.ok()) return applied.status();
+  spdlog::info("msg=\"migrations done\" applied={}", *applied);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
+  std::unique_ptr<App> app(new App());
+  app->config_ = config;
+  absl::Time started_at = absl::Now();
+
+  auto pool = ConnectWithRetry(config);
+  if (!pool.ok()) return pool.status();
+  app->pool_ = std::move(*pool);
+  if (config.db.auto_migrate) {
+    auto applied = db::Migrate(*app->pool_, AllMigrations());
+    if (!applied.ok()) return applied.status();
+    spdlog::info("msg=\"migrations done\" applied={}", *applied);
+  }
+
+  auto metrics = MetricsServer::Create(config.metrics_port);
+  if (!metrics.ok()) return metrics.status();
+  app->metrics_ = std::move(*metrics);
+
+  if (config.encryption_key.empty()) {
+    spdlog::warn("msg=\"no encryption key configured (SLUICE_ENCRYPTION_KEY); secrets are "
+                 "encrypted with the public development key\"");
+    app->crypter_ = Crypter::Development();
+  } else {
+    auto crypter = Crypter::Create(config.encryption_key);
+    if (!crypter.ok()) return crypter.status();
+    app->crypter_ = std::move(*crypter);
+  }
+
+  // Every hosted API: the server's own service, then each module's.
+  std::vector<std::string> names = {"sluice.server.v1beta1.ServerService"};
+  std::vector<grpc::Service*> module_services;
+  static const YAML::Node kNull;
+  for (const ModuleEntry& entry : Modules()) {
+    auto section = config.modules.find(entry.name);
+    ModuleContext ctx{&app->config_,
+                      section == config.modules.end() ? &kNull : &section->second,
+                      app->pool_.get(), app->crypter_.get(), app->metrics_->registry().get()};
+    auto module = entry.create(ctx);
+    if (!module.ok()) return module.status();
+    for (auto& n : (*module)->ServiceNames()) names.push_back(n);
+    for (auto* s : (*module)->Services()) module_services.push_back(s);
+    app->modules_.push_back(std::move(*module));
+  }
+  app->services_.push_back(std::make_unique<ServerServiceImpl>(started_at, names));
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(absl::StrCat("0.0.0.0:", config.grpc_port),
+                           grpc::InsecureServerCredentials(), &app->grpc_port_);
+  builder.SetMaxReceiveMessageSize(16 << 20);
+  for (auto& s : app->services_) builder.RegisterService(s.get());
+  for (auto* s : module_services) builder.RegisterService(s);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(app->metrics_->NewGrpcInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  app->server_ = builder.BuildAndStart();
+  if (!app->server_ || app->grpc_port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen for gRPC on port ", config.grpc_port));
+  }
+  app->server_->GetHealthCheckService()->SetServingStatus(true);
+  for (auto& m : app->modules_) m->StartBackground();
+  spdlog::info("msg=\"serving\" grpc_port={} metrics_port={}", app->grpc_port_,
+               app->metrics_->port());
+  return app;
+}
+
+void App::Shutdown() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (server_) {
+    server_->GetHealthCheckService()->SetServingStatus(false);
+    server_->Shutdown(std::chrono::system_clock::now() +
+                      std::chrono::seconds(config_.shutdown_grace_seconds));
+    server_->Wait();
+  }
+  for (auto& m : modules_) m->Stop();
+}
+
+App::~App() {
+  if (!stopped_) {
+    config_.shutdown_grace_seconds = 0;
+    Shutdown();
+  }
+}
+
+}  // namespace sluice::server

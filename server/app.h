@@ -1,0 +1,64 @@
+// Wiring of sluice-server: database pool and migrations, metrics, and the
+// gRPC server with health, reflection and every API service.
+#ifndef SLUICE_SERVER_APP_H_
+#define SLUICE_SERVER_APP_H_
+
+#include <memory>
+#include <vector>
+
+#include <grpcpp/server.h>
+
+#include "absl/status/statusor.h"
+#include "common/crypto.h"
+#include "common/db/migrate.h"
+#include "common/db/pool.h"
+#include "common/metrics.h"
+#include "server/config.h"
+#include "server/module.h"
+
+namespace sluice::server {
+
+// Every component's migrations, in the order they apply.
+std::vector<db::MigrationSet> AllMigrations();
+
+// Connects to the configured database, retrying for
+// db.connect_timeout_seconds. Unavailable after that.
+absl::StatusOr<std::unique_ptr<db::Pool>> ConnectWithRetry(const Config& config);
+
+// `sluice-server migrate`: applies pending migrations and returns.
+absl::Status RunMigrations(const Config& config);
+
+// A running server. Destroying it without Shutdown() shuts down immediately.
+class App {
+ public:
+  // Connects, migrates (unless db.auto_migrate is false), and starts serving
+  // gRPC on config.grpc_port and /metrics on config.metrics_port.
+  // Unavailable when the database or a port cannot be reached/bound.
+  static absl::StatusOr<std::unique_ptr<App>> Start(const Config& config);
+
+  ~App();
+
+  // Marks health NOT_SERVING, stops accepting RPCs, lets in-flight RPCs
+  // finish for up to shutdown_grace_seconds (then cancels them), and stops
+  // background jobs. Idempotent.
+  void Shutdown();
+
+  // The bound gRPC port (useful with grpc_port 0).
+  int grpc_port() const { return grpc_port_; }
+
+ private:
+  App() = default;
+  Config config_;
+  std::unique_ptr<db::Pool> pool_;
+  std::unique_ptr<MetricsServer> metrics_;
+  std::unique_ptr<Crypter> crypter_;
+  std::vector<std::unique_ptr<grpc::Service>> services_;
+  std::vector<std::unique_ptr<Module>> modules_;
+  std::unique_ptr<grpc::Server> server_;
+  int grpc_port_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace sluice::server
+
+#endif  // SLUICE_SERVER_APP_H_

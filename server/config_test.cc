@@ -1,0 +1,58 @@
+#include "server/config.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::server {
+namespace {
+
+TEST(Config, DefaultsMatchTheReadme) {
+  Config c;
+  EXPECT_EQ(c.grpc_port, 8081);
+  EXPECT_EQ(c.metrics_port, 9091);
+  EXPECT_TRUE(c.db.auto_migrate);
+}
+
+TEST(Config, YamlOverridesOnlyGivenKeys) {
+  auto c = ParseConfigYaml("grpc_port: 9000\ndb:\n  dsn: postgres://u@h/db\n  pool_size: 3\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->grpc_port, 9000);
+  EXPECT_EQ(c->metrics_port, 9091);
+  EXPECT_EQ(c->db.dsn, "postgres://u@h/db");
+  EXPECT_EQ(c->db.pool_size, 3);
+  EXPECT_TRUE(Validate(*c).ok());
+}
+
+TEST(Config, ErrorsNameTheKey) {
+  auto bad_type = ParseConfigYaml("grpc_port: lots\n");
+  ASSERT_FALSE(bad_type.ok());
+  EXPECT_NE(bad_type.status().message().find("grpc_port"), std::string::npos);
+  auto unknown = ParseConfigYaml("db:\n  dns: x\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("db.dns"), std::string::npos);
+  EXPECT_FALSE(ParseConfigYaml("[1, 2]").ok());
+  EXPECT_FALSE(ParseConfigYaml("a: [").ok());
+}
+
+TEST(Config, ValidateRequiresDsnAndSanePorts) {
+  Config c;
+  EXPECT_NE(Validate(c).message().find("SLUICE_DB_DSN"), std::string::npos);
+  c.db.dsn = "host=x";
+  c.grpc_port = 70000;
+  EXPECT_NE(Validate(c).message().find("grpc_port"), std::string::npos);
+}
+
+TEST(Config, EnvOverridesFile) {
+  setenv("SLUICE_DB_DSN", "host=from-env", 1);
+  setenv("SLUICE_DB_POOL_SIZE", "4", 1);
+  auto c = ApplyEnv(*ParseConfigYaml("db:\n  dsn: host=from-file\n"));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->db.dsn, "host=from-env");
+  EXPECT_EQ(c->db.pool_size, 4);
+  setenv("SLUICE_DB_POOL_SIZE", "four", 1);
+  EXPECT_FALSE(ApplyEnv(Config{}).ok());
+  unsetenv("SLUICE_DB_DSN");
+  unsetenv("SLUICE_DB_POOL_SIZE");
+}
+
+}  // namespace
+}  // namespace sluice::server

@@ -1,0 +1,59 @@
+// An API module of sluice-server (access, notification): its gRPC services,
+// its background jobs and its migrations. Modules are listed in one table,
+// server/modules.cc, so that none drops out silently at link time.
+#ifndef SLUICE_SERVER_MODULE_H_
+#define SLUICE_SERVER_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/impl/codegen/service_type.h>
+#include <yaml-cpp/yaml.h>
+
+#include "absl/status/statusor.h"
+#include "common/crypto.h"
+#include "common/db/migrate.h"
+#include "common/db/pool.h"
+#include "prometheus/registry.h"
+#include "server/config.h"
+
+namespace sluice::server {
+
+// What a module may use; everything outlives the module.
+struct ModuleContext {
+  const Config* config;                 // whole server config
+  const YAML::Node* module_config;      // the module's own section (may be Null)
+  db::Pool* pool;                       // shared connection pool
+  const Crypter* crypter;               // secrets at rest
+  prometheus::Registry* registry;       // metrics
+};
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  // Fully-qualified names of the gRPC services it registers (for server info).
+  virtual std::vector<std::string> ServiceNames() const = 0;
+  // The services to register; owned by the module.
+  virtual std::vector<grpc::Service*> Services() = 0;
+  // Starts background jobs (called once the server serves). Default: none.
+  virtual void StartBackground() {}
+  // Stops background jobs; must return within a few seconds. Default: none.
+  virtual void Stop() {}
+};
+
+// One row of the module table.
+struct ModuleEntry {
+  const char* name;  // config section name, e.g. "access"
+  // Creates the module; InvalidArgument for bad module config.
+  absl::StatusOr<std::unique_ptr<Module>> (*create)(const ModuleContext& ctx);
+  // The module's migrations (component = name).
+  const db::MigrationSet& (*migrations)();
+};
+
+// The module table (server/modules.cc).
+const std::vector<ModuleEntry>& Modules();
+
+}  // namespace sluice::server
+
+#endif  // SLUICE_SERVER_MODULE_H_

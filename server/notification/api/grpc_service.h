@@ -1,0 +1,81 @@
+// gRPC handlers of sluice.notification.v1beta1.NotificationService: decode
+// the request, call the core service, encode the reply. Every handler runs
+// under Guarded() and maps errors through ToGrpcStatus only.
+#ifndef SLUICE_SERVER_NOTIFICATION_API_GRPC_SERVICE_H_
+#define SLUICE_SERVER_NOTIFICATION_API_GRPC_SERVICE_H_
+
+#include "proto/sluice/notification/v1beta1/notification.grpc.pb.h"
+#include "server/notification/core/catalog.h"
+#include "server/notification/core/notify.h"
+
+namespace sluice::notification::api {
+
+namespace pb = ::sluice::notification::v1beta1;
+
+// The core services the handlers call; all outlive the handler object.
+struct Services {
+  ReceiverService* receivers;
+  SubscriptionService* subscriptions;
+  TemplateService* templates;
+  NotificationService* notifications;
+  AlertService* alerts;
+};
+
+class NotificationGrpcService final : public pb::NotificationService::Service {
+ public:
+  explicit NotificationGrpcService(Services s) : s_(s) {}
+
+  grpc::Status CreateReceiver(grpc::ServerContext* ctx, const pb::CreateReceiverRequest* req,
+                              pb::CreateReceiverResponse* resp) override;
+  grpc::Status ListReceivers(grpc::ServerContext* ctx, const pb::ListReceiversRequest* req,
+                             pb::ListReceiversResponse* resp) override;
+  grpc::Status GetReceiver(grpc::ServerContext* ctx, const pb::GetReceiverRequest* req,
+                           pb::GetReceiverResponse* resp) override;
+  grpc::Status UpdateReceiver(grpc::ServerContext* ctx, const pb::UpdateReceiverRequest* req,
+                              pb::UpdateReceiverResponse* resp) override;
+  grpc::Status DeleteReceiver(grpc::ServerContext* ctx, const pb::DeleteReceiverRequest* req,
+                              pb::DeleteReceiverResponse* resp) override;
+
+  grpc::Status CreateSubscription(grpc::ServerContext* ctx,
+                                  const pb::CreateSubscriptionRequest* req,
+                                  pb::CreateSubscriptionResponse* resp) override;
+  grpc::Status ListSubscriptions(grpc::ServerContext* ctx, const pb::ListSubscriptionsRequest* req,
+                                 pb::ListSubscriptionsResponse* resp) override;
+  grpc::Status GetSubscription(grpc::ServerContext* ctx, const pb::GetSubscriptionRequest* req,
+                               pb::GetSubscriptionResponse* resp) override;
+  grpc::Status UpdateSubscription(grpc::ServerContext* ctx,
+                                  const pb::UpdateSubscriptionRequest* req,
+                                  pb::UpdateSubscriptionResponse* resp) override;
+  grpc::Status DeleteSubscription(grpc::ServerContext* ctx,
+                                  const pb::DeleteSubscriptionRequest* req,
+                                  pb::DeleteSubscriptionResponse* resp) override;
+
+  grpc::Status UpsertTemplate(grpc::ServerContext* ctx, const pb::UpsertTemplateRequest* req,
+                              pb::UpsertTemplateResponse* resp) override;
+  grpc::Status ListTemplates(grpc::ServerContext* ctx, const pb::ListTemplatesRequest* req,
+                             pb::ListTemplatesResponse* resp) override;
+  grpc::Status GetTemplate(grpc::ServerContext* ctx, const pb::GetTemplateRequest* req,
+                           pb::GetTemplateResponse* resp) override;
+  grpc::Status DeleteTemplate(grpc::ServerContext* ctx, const pb::DeleteTemplateRequest* req,
+                              pb::DeleteTemplateResponse* resp) override;
+  grpc::Status RenderTemplate(grpc::ServerContext* ctx, const pb::RenderTemplateRequest* req,
+                              pb::RenderTemplateResponse* resp) override;
+
+  grpc::Status PostNotification(grpc::ServerContext* ctx, const pb::PostNotificationRequest* req,
+                                pb::PostNotificationResponse* resp) override;
+  grpc::Status ListNotificationMessages(grpc::ServerContext* ctx,
+                                        const pb::ListNotificationMessagesRequest* req,
+                                        pb::ListNotificationMessagesResponse* resp) override;
+
+  grpc::Status CreateAlerts(grpc::ServerContext* ctx, const pb::CreateAlertsRequest* req,
+                            pb::CreateAlertsResponse* resp) override;
+  grpc::Status ListAlerts(grpc::ServerContext* ctx, const pb::ListAlertsRequest* req,
+                          pb::ListAlertsResponse* resp) override;
+
+ private:
+  Services s_;
+};
+
+}  // namespace sluice::notification::api
+
+#endif  // SLUICE_SERVER_NOTIFICATION_API_GRPC_SERVICE_H_

@@ -1,0 +1,257 @@
+// In-memory fakes of the notification repositories and a scripted receiver
+// plugin, for core unit tests. Not thread-safe beyond a single mutex.
+#ifndef SLUICE_SERVER_NOTIFICATION_CORE_FAKES_H_
+#define SLUICE_SERVER_NOTIFICATION_CORE_FAKES_H_
+
+#include <deque>
+#include <map>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "server/notification/core/labels.h"
+#include "server/notification/core/receiver_plugin.h"
+#include "server/notification/core/repository.h"
+
+namespace sluice::notification::testing {
+
+class FakeReceiverRepository : public ReceiverRepository {
+ public:
+  absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view) override {
+    Receiver c = r;
+    c.id = ++next_;
+    rows[c.id] = c;
+    return c.id;
+  }
+  absl::StatusOr<Receiver> Get(uint64_t id) override {
+    auto it = rows.find(id);
+    if (it == rows.end()) return absl::NotFoundError(absl::StrCat("receiver ", id, " not found"));
+    return it->second;
+  }
+  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) override {
+    std::vector<Receiver> out;
+    for (auto& [id, r] : rows) {
+      if (LabelsContain(r.labels, labels)) out.push_back(r);
+    }
+    return out;
+  }
+  absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) override {
+    std::vector<Receiver> out;
+    for (auto& [id, r] : rows) {
+      for (const Labels& sel : selectors) {
+        if (LabelsContain(EffectiveLabels(r), sel)) {
+          out.push_back(r);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+  absl::Status Update(const Receiver& r, absl::string_view) override {
+    if (!rows.count(r.id)) return absl::NotFoundError("receiver not found");
+    rows[r.id] = r;
+    return absl::OkStatus();
+  }
+  absl::Status Delete(uint64_t id, absl::string_view) override {
+    return rows.erase(id) ? absl::OkStatus() : absl::NotFoundError("receiver not found");
+  }
+  std::map<uint64_t, Receiver> rows;
+  uint64_t next_ = 0;
+};
+
+class FakeSubscriptionRepository : public SubscriptionRepository {
+ public:
+  absl::StatusOr<uint64_t> Create(const Subscription& s, absl::string_view) override {
+    Subscription c = s;
+    c.id = ++next_;
+    rows[c.id] = c;
+    return c.id;
+  }
+  absl::StatusOr<Subscription> Get(uint64_t id) override {
+    auto it = rows.find(id);
+    if (it == rows.end()) return absl::NotFoundError("subscription not found");
+    return it->second;
+  }
+  absl::StatusOr<std::vector<Subscription>> List(uint64_t ns, const Labels* labels) override {
+    std::vector<Subscription> out;
+    for (auto& [id, s] : rows) {
+      if (ns != 0 && s.namespace_id != ns) continue;
+      if (labels != nullptr && !LabelsContain(*labels, s.match)) continue;
+      out.push_back(s);
+    }
+    return out;
+  }
+  absl::Status Update(const Subscription& s, absl::string_view) override {
+    rows[s.id] = s;
+    return absl::OkStatus();
+  }
+  absl::Status Delete(uint64_t id, absl::string_view) override {
+    rows.erase(id);
+    return absl::OkStatus();
+  }
+  std::map<uint64_t, Subscription> rows;
+  uint64_t next_ = 0;
+};
+
+class FakeTemplateRepository : public TemplateRepository {
+ public:
+  absl::Status Upsert(const Template& t, absl::string_view) override {
+    rows[t.name] = t;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Template> Get(absl::string_view name) override {
+    auto it = rows.find(std::string(name));
+    if (it == rows.end()) return absl::NotFoundError("template not found");
+    return it->second;
+  }
+  absl::StatusOr<std::vector<Template>> List(absl::string_view) override {
+    std::vector<Template> out;
+    for (auto& [n, t] : rows) out.push_back(t);
+    return out;
+  }
+  absl::Status Delete(absl::string_view name, absl::string_view) override {
+    rows.erase(std::string(name));
+    return absl::OkStatus();
+  }
+  std::map<std::string, Template> rows;
+};
+
+// Queue semantics like the store: claim = enqueued & due → pending, try+1.
+class FakeNotificationRepository : public NotificationRepository {
+ public:
+  absl::StatusOr<uint64_t> Create(const Notification& n, const std::vector<Delivery>& ds,
+                                  int max_tries, absl::Time expire_at) override {
+    if (!n.idempotency_key.empty() && keys.count(n.idempotency_key)) return keys[n.idempotency_key];
+    Notification c = n;
+    c.id = ++next_n;
+    notifications[c.id] = c;
+    if (!n.idempotency_key.empty()) keys[n.idempotency_key] = c.id;
+    for (const Delivery& d : ds) {
+      Row row;
+      row.m.id = ++next_m;
+      row.m.notification_id = c.id;
+      row.m.receiver_id = d.receiver_id;
+      row.m.receiver_type = d.receiver_type;
+      row.m.status = kEnqueued;
+      row.m.max_tries = max_tries;
+      row.m.expire_at = expire_at;
+      row.m.next_attempt_at = absl::Now();
+      row.override_config = d.config_override;
+      messages[row.m.id] = row;
+    }
+    return c.id;
+  }
+  absl::StatusOr<uint64_t> FindByIdempotencyKey(absl::string_view key) override {
+    auto it = keys.find(std::string(key));
+    return it == keys.end() ? 0 : it->second;
+  }
+  absl::StatusOr<std::vector<Message>> ListMessages(uint64_t id) override {
+    if (!notifications.count(id)) return absl::NotFoundError("notification not found");
+    std::vector<Message> out;
+    for (auto& [mid, row] : messages) {
+      if (row.m.notification_id == id) out.push_back(row.m);
+    }
+    return out;
+  }
+  absl::StatusOr<int> ExpireDue(absl::Time now) override {
+    int n = 0;
+    for (auto& [id, row] : messages) {
+      if (row.m.status == kEnqueued && row.m.expire_at < now) {
+        row.m.status = kExpired;
+        ++n;
+      }
+    }
+    return n;
+  }
+  absl::StatusOr<std::vector<ClaimedMessage>> Claim(int limit, absl::Duration) override {
+    std::vector<ClaimedMessage> out;
+    for (auto& [id, row] : messages) {
+      if (static_cast<int>(out.size()) >= limit) break;
+      if (row.m.status != kEnqueued || row.m.next_attempt_at > absl::Now()) continue;
+      row.m.status = kPending;
+      row.m.try_count++;
+      ClaimedMessage c;
+      c.message = row.m;
+      auto r = receivers->Get(row.m.receiver_id);
+      c.receiver_exists = r.ok();
+      if (r.ok()) c.receiver_config = r->configurations;
+      c.config_override = row.override_config;
+      const Notification& n = notifications[row.m.notification_id];
+      c.template_name = n.template_name;
+      c.data = n.data;
+      if (templates != nullptr) {
+        auto t = templates->Get(n.template_name);
+        if (t.ok()) c.user_template = *t;
+      }
+      out.push_back(c);
+    }
+    return out;
+  }
+  absl::Status MarkPublished(uint64_t id) override {
+    messages[id].m.status = kPublished;
+    return absl::OkStatus();
+  }
+  absl::Status MarkFailed(uint64_t id, absl::string_view e) override {
+    messages[id].m.status = kFailed;
+    messages[id].m.last_error = std::string(e);
+    return absl::OkStatus();
+  }
+  absl::Status MarkRetry(uint64_t id, absl::string_view e, absl::Time next) override {
+    messages[id].m.status = kEnqueued;
+    messages[id].m.last_error = std::string(e);
+    messages[id].m.next_attempt_at = next;
+    return absl::OkStatus();
+  }
+  absl::Status Release(uint64_t id) override {
+    messages[id].m.status = kEnqueued;
+    messages[id].m.try_count--;
+    return absl::OkStatus();
+  }
+  struct Row {
+    Message m;
+    nlohmann::json override_config;
+  };
+  ReceiverRepository* receivers = nullptr;
+  TemplateRepository* templates = nullptr;
+  std::map<uint64_t, Notification> notifications;
+  std::map<uint64_t, Row> messages;
+  std::map<std::string, uint64_t> keys;
+  uint64_t next_n = 0, next_m = 0;
+};
+
+class FakeAlertRepository : public AlertRepository {
+ public:
+  absl::Status Insert(const std::vector<Alert>& a) override {
+    rows.insert(rows.end(), a.begin(), a.end());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<Alert>> List(absl::string_view, absl::string_view, absl::Time,
+                                          absl::Time) override {
+    return rows;
+  }
+  std::vector<Alert> rows;
+};
+
+// A receiver type answering from a script (then OK), recording what it got.
+class ScriptedPlugin : public ReceiverPlugin {
+ public:
+  absl::Status ValidateConfig(const nlohmann::json& config) const override {
+    if (!config.contains("url")) return absl::InvalidArgumentError("configurations.url: is required");
+    return absl::OkStatus();
+  }
+  std::vector<std::string> SecretKeys() const override { return {"token"}; }
+  absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override {
+    sent.push_back({config, payload});
+    if (script.empty()) return absl::OkStatus();
+    absl::Status st = script.front();
+    script.pop_front();
+    return st;
+  }
+  std::deque<absl::Status> script;
+  std::vector<std::pair<nlohmann::json, nlohmann::json>> sent;
+};
+
+}  // namespace sluice::notification::testing
+
+#endif  // SLUICE_SERVER_NOTIFICATION_CORE_FAKES_H_

@@ -1,0 +1,137 @@
+// Domain types of the notification API. Free-form JSON (configurations,
+// data, payloads) is nlohmann::json; times are absl::Time.
+#ifndef SLUICE_SERVER_NOTIFICATION_CORE_MODEL_H_
+#define SLUICE_SERVER_NOTIFICATION_CORE_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "nlohmann/json.hpp"
+
+namespace sluice::notification {
+
+using Labels = std::map<std::string, std::string>;
+
+// Where messages go. `configurations` holds secrets encrypted ("v1:…") when
+// it comes from or goes to the repository.
+struct Receiver {
+  uint64_t id = 0;
+  std::string name;  // ^[A-Za-z0-9_.-]+$
+  std::string type;  // a registered receiver type
+  Labels labels;     // user labels (the implicit id/type labels are added on output)
+  nlohmann::json configurations = nlohmann::json::object();
+  absl::Time created_at;
+  absl::Time updated_at;
+};
+
+// A receiver of a subscription with its configuration override.
+struct SubscriptionReceiver {
+  uint64_t id = 0;
+  nlohmann::json configuration = nlohmann::json::object();
+};
+
+// Routes notifications whose labels contain `match` to `receivers`.
+struct Subscription {
+  uint64_t id = 0;
+  std::string urn;         // unique, ^[A-Za-z0-9_-]+$
+  uint64_t namespace_id = 0;  // 0 = none
+  std::vector<SubscriptionReceiver> receivers;
+  Labels match;
+  absl::Time created_at;
+  absl::Time updated_at;
+};
+
+// A template variable declaration.
+struct TemplateVariable {
+  std::string name, type, default_value, description;
+};
+
+// A Mustache template rendering a JSON payload.
+struct Template {
+  std::string name;  // ^[A-Za-z0-9_-]+$
+  std::string body;
+  std::vector<std::string> tags;
+  std::vector<TemplateVariable> variables;
+  absl::Time created_at;
+  absl::Time updated_at;
+  bool builtin = false;
+};
+
+// One receiver a notification is delivered to.
+struct Delivery {
+  uint64_t receiver_id = 0;
+  std::string receiver_type;
+  nlohmann::json config_override = nlohmann::json::object();  // secrets encrypted
+};
+
+// An accepted send request: rendered per receiver at delivery time.
+struct Notification {
+  uint64_t id = 0;
+  std::string idempotency_key;  // "" = none
+  std::string template_name;    // never empty: resolved at accept time
+  nlohmann::json data = nlohmann::json::object();
+  Labels labels;
+  std::string source = "api";  // api | alert
+  absl::Time created_at;
+};
+
+// Message states (the `status` column).
+inline constexpr char kEnqueued[] = "enqueued";    // waiting (first try or backoff)
+inline constexpr char kPending[] = "pending";      // claimed by a worker
+inline constexpr char kPublished[] = "published";  // the receiver accepted it
+inline constexpr char kFailed[] = "failed";        // permanent error or tries exhausted
+inline constexpr char kExpired[] = "expired";      // past expire_at before delivery
+
+// One delivery of a notification to one receiver.
+struct Message {
+  uint64_t id = 0;
+  uint64_t notification_id = 0;
+  uint64_t receiver_id = 0;
+  std::string receiver_type;
+  std::string status;
+  int try_count = 0;
+  int max_tries = 3;
+  std::string last_error;
+  absl::Time created_at, updated_at, expire_at, next_attempt_at;
+};
+
+// A message claimed for delivery with everything needed to send it.
+struct ClaimedMessage {
+  Message message;
+  bool receiver_exists = false;
+  nlohmann::json receiver_config;  // the receiver's configurations, secrets encrypted
+  nlohmann::json config_override;  // the subscription's override, secrets encrypted
+  std::string template_name;
+  std::optional<Template> user_template;  // the stored template, when not built in
+  nlohmann::json data;
+};
+
+// One alert of an Alertmanager webhook.
+struct Alert {
+  uint64_t id = 0;
+  std::string provider_type, provider_id;
+  std::string status;  // firing | resolved
+  Labels labels, annotations;
+  absl::Time starts_at = absl::InfinitePast();
+  std::optional<absl::Time> ends_at;
+  std::string generator_url, fingerprint, group_key;
+  uint64_t notification_id = 0;
+  absl::Time created_at;
+};
+
+// An Alertmanager webhook payload (version 4).
+struct AlertGroup {
+  std::string provider_type, provider_id;
+  std::string version, group_key, receiver, status, external_url;
+  Labels group_labels, common_labels, common_annotations;
+  std::vector<Alert> alerts;
+  nlohmann::json raw;  // the payload as JSON (the http/file alert template sends it)
+};
+
+}  // namespace sluice::notification
+
+#endif  // SLUICE_SERVER_NOTIFICATION_CORE_MODEL_H_

@@ -1,0 +1,205 @@
+#include "server/notification/core/notify.h"
+
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/notification/core/labels.h"
+#include "server/notification/core/template_engine.h"
+#include "spdlog/spdlog.h"
+
+namespace sluice::notification {
+
+absl::StatusOr<std::vector<Delivery>> NotificationService::SubscribedDeliveries(
+    const Labels& labels) {
+  std::vector<Delivery> out;
+  auto subs = subscriptions_->List(0, &labels);
+  if (!subs.ok()) return subs.status();
+  std::set<std::pair<uint64_t, std::string>> seen;
+  for (const Subscription& s : *subs) {
+    if (!LabelsContain(labels, s.match)) continue;  // the store pre-filters; be exact
+    for (const SubscriptionReceiver& sr : s.receivers) {
+      if (!seen.insert({sr.id, sr.configuration.dump()}).second) continue;
+      auto r = receivers_->Get(sr.id);
+      if (absl::IsNotFound(r.status())) continue;
+      if (!r.ok()) return r.status();
+      out.push_back(Delivery{sr.id, r->type, sr.configuration});
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<uint64_t> NotificationService::Enqueue(const Notification& n,
+                                                      const std::vector<Delivery>& deliveries) {
+  auto id = notifications_->Create(n, deliveries, policy_.max_tries, absl::Now() + policy_.validity);
+  if (id.ok() && wake_) wake_();
+  return id;
+}
+
+absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& req,
+                                                   absl::string_view idempotency_key) {
+  if (!idempotency_key.empty()) {
+    auto earlier = notifications_->FindByIdempotencyKey(idempotency_key);
+    if (!earlier.ok()) return earlier.status();
+    if (*earlier != 0) return *earlier;
+  }
+  if (!req.data.has_value() || !req.data->is_object()) {
+    return absl::InvalidArgumentError("data: is required (an object)");
+  }
+  if (req.receivers.empty() && req.labels.empty()) {
+    return absl::InvalidArgumentError("at least one of receivers and labels is required");
+  }
+  auto selectors = ParseSelectors(req.receivers);
+  if (!selectors.ok()) return selectors.status();
+
+  Notification n;
+  n.idempotency_key = std::string(idempotency_key);
+  n.template_name = req.template_name.empty() ? kDefaultTemplate : req.template_name;
+  if (FindBuiltinTemplate(n.template_name) == nullptr) {
+    auto t = templates_->Get(n.template_name);
+    if (absl::IsNotFound(t.status())) {
+      return absl::NotFoundError(absl::StrCat("template \"", n.template_name, "\" not found"));
+    }
+    if (!t.ok()) return t.status();
+  }
+  n.data = *req.data;
+  n.labels = req.labels;
+
+  std::vector<Delivery> deliveries;
+  std::set<uint64_t> direct;
+  if (!selectors->empty()) {
+    auto matched = receivers_->MatchAny(*selectors);
+    if (!matched.ok()) return matched.status();
+    for (const Receiver& r : *matched) {
+      direct.insert(r.id);
+      deliveries.push_back(Delivery{r.id, r.type, nlohmann::json::object()});
+    }
+  }
+  if (!req.labels.empty()) {
+    auto subscribed = SubscribedDeliveries(req.labels);
+    if (!subscribed.ok()) return subscribed.status();
+    for (Delivery& d : *subscribed) {
+      // A receiver selected directly without override already gets it.
+      if (d.config_override.empty() && direct.count(d.receiver_id)) continue;
+      deliveries.push_back(std::move(d));
+    }
+  }
+  if (deliveries.empty()) {
+    return absl::NotFoundError("no receiver matched the selectors or labels");
+  }
+  return Enqueue(n, deliveries);
+}
+
+absl::StatusOr<std::vector<Message>> NotificationService::ListMessages(uint64_t notification_id) {
+  return notifications_->ListMessages(notification_id);
+}
+
+namespace {
+
+nlohmann::json LabelsJson(const Labels& l) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : l) j[k] = v;
+  return j;
+}
+
+std::string PagerDutySeverity(const std::string& s) {
+  std::string lower = absl::AsciiStrToLower(s);
+  if (lower == "critical" || lower == "error" || lower == "warning" || lower == "info") return lower;
+  if (lower == "page" || lower == "high") return "critical";
+  if (lower == "warn" || lower == "medium") return "warning";
+  return lower.empty() ? "critical" : "info";
+}
+
+}  // namespace
+
+nlohmann::json AlertTemplateData(const AlertGroup& g) {
+  nlohmann::json d = nlohmann::json::object();
+  d["status"] = g.status;
+  d["status_upper"] = absl::AsciiStrToUpper(g.status);
+  d["firing"] = g.status == "firing";
+  d["receiver"] = g.receiver;
+  d["group_key"] = g.group_key;
+  d["external_url"] = g.external_url;
+  d["group_labels"] = LabelsJson(g.group_labels);
+  d["common_labels"] = LabelsJson(g.common_labels);
+  d["common_annotations"] = LabelsJson(g.common_annotations);
+  d["source"] = g.provider_type + "/" + g.provider_id;
+  int firing = 0;
+  nlohmann::json alerts = nlohmann::json::array();
+  for (const Alert& a : g.alerts) {
+    if (a.status == "firing") ++firing;
+    alerts.push_back({{"status", a.status},
+                      {"firing", a.status == "firing"},
+                      {"labels", LabelsJson(a.labels)},
+                      {"annotations", LabelsJson(a.annotations)},
+                      {"starts_at", absl::FormatTime(a.starts_at)},
+                      {"ends_at", a.ends_at ? absl::FormatTime(*a.ends_at) : ""},
+                      {"generator_url", a.generator_url},
+                      {"fingerprint", a.fingerprint}});
+  }
+  d["alerts"] = alerts;
+  d["num_firing"] = firing;
+  auto pick = [&](const char* key) -> std::string {
+    auto it = g.common_labels.find(key);
+    if (it != g.common_labels.end()) return it->second;
+    if (!g.alerts.empty()) {
+      auto jt = g.alerts[0].labels.find(key);
+      if (jt != g.alerts[0].labels.end()) return jt->second;
+    }
+    return "";
+  };
+  std::string summary;
+  if (auto it = g.common_annotations.find("summary"); it != g.common_annotations.end()) {
+    summary = it->second;
+  } else if (!g.alerts.empty()) {
+    auto jt = g.alerts[0].annotations.find("summary");
+    if (jt != g.alerts[0].annotations.end()) summary = jt->second;
+  }
+  std::string name = pick("alertname");
+  d["title"] = summary.empty() ? name : absl::StrCat(name, ": ", summary);
+  d["severity"] = pick("severity");
+  d["pagerduty_severity"] = PagerDutySeverity(pick("severity"));
+  d["_payload_json"] = g.raw.dump();
+  return d;
+}
+
+absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group) {
+  Labels match = group.common_labels;
+  if (match.empty() && !group.alerts.empty()) {
+    match = group.alerts[0].labels;  // intersection of all alerts' labels
+    for (const Alert& a : group.alerts) {
+      for (auto it = match.begin(); it != match.end();) {
+        auto jt = a.labels.find(it->first);
+        it = (jt == a.labels.end() || jt->second != it->second) ? match.erase(it) : std::next(it);
+      }
+    }
+  }
+  uint64_t notification_id = 0;
+  auto deliveries = notifications_->SubscribedDeliveries(match);
+  if (!deliveries.ok()) return deliveries.status();
+  if (!deliveries->empty()) {
+    Notification n;
+    n.template_name = kAlertTemplate;
+    n.data = AlertTemplateData(group);
+    n.labels = match;
+    n.source = "alert";
+    auto id = notifications_->Enqueue(n, *deliveries);
+    if (!id.ok()) return id.status();
+    notification_id = *id;
+  } else {
+    spdlog::info("alert group {} from {}/{} matched no subscription ({} alerts stored)",
+                 group.group_key, group.provider_type, group.provider_id, group.alerts.size());
+  }
+  for (Alert& a : group.alerts) {
+    a.provider_type = group.provider_type;
+    a.provider_id = group.provider_id;
+    a.group_key = group.group_key;
+    a.notification_id = notification_id;
+  }
+  if (auto st = alerts_->Insert(group.alerts); !st.ok()) return st;
+  return notification_id;
+}
+
+}  // namespace sluice::notification

@@ -1,0 +1,43 @@
+// The receiver type plugin interface. Each type lives in its own folder
+// under server/notification/receivers/ and is listed in receivers/registry.cc.
+#ifndef SLUICE_SERVER_NOTIFICATION_CORE_RECEIVER_PLUGIN_H_
+#define SLUICE_SERVER_NOTIFICATION_CORE_RECEIVER_PLUGIN_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "nlohmann/json.hpp"
+
+namespace sluice::notification {
+
+class ReceiverPlugin {
+ public:
+  virtual ~ReceiverPlugin() = default;
+  // Checks a configuration (secrets in plain text or "v1:" encrypted).
+  // InvalidArgument naming the missing or malformed key.
+  virtual absl::Status ValidateConfig(const nlohmann::json& config) const = 0;
+  // Configuration keys holding secrets: encrypted at rest, masked on output.
+  virtual std::vector<std::string> SecretKeys() const { return {}; }
+  // Delivers a rendered `payload` with the decrypted `config`. OK only once
+  // the far side accepted it. Retryable failures (connect errors, timeouts,
+  // HTTP 429/5xx) are Unavailable, DeadlineExceeded or ResourceExhausted;
+  // anything else is permanent.
+  virtual absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) = 0;
+};
+
+// The receiver types available to the core, by type name.
+using ReceiverPlugins = std::map<std::string, std::unique_ptr<ReceiverPlugin>>;
+
+// True for the failures a sender retries (see ReceiverPlugin::Send).
+inline bool IsRetryable(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kUnavailable ||
+         s.code() == absl::StatusCode::kDeadlineExceeded ||
+         s.code() == absl::StatusCode::kResourceExhausted;
+}
+
+}  // namespace sluice::notification
+
+#endif  // SLUICE_SERVER_NOTIFICATION_CORE_RECEIVER_PLUGIN_H_

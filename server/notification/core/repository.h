@@ -1,0 +1,102 @@
+// Storage interfaces of the notification core. store/ implements them on
+// PostgreSQL; core tests use in-memory fakes. Errors: NotFound for a missing
+// row, AlreadyExists for a unique clash, FailedPrecondition for a row still
+// referenced, Unavailable/Internal for database trouble.
+#ifndef SLUICE_SERVER_NOTIFICATION_CORE_REPOSITORY_H_
+#define SLUICE_SERVER_NOTIFICATION_CORE_REPOSITORY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/notification/core/model.h"
+
+namespace sluice::notification {
+
+class ReceiverRepository {
+ public:
+  virtual ~ReceiverRepository() = default;
+  // Inserts and returns the new id (created_at/updated_at set by the store).
+  virtual absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view actor) = 0;
+  virtual absl::StatusOr<Receiver> Get(uint64_t id) = 0;
+  // Receivers whose user labels contain `labels` (empty: all), by id.
+  virtual absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) = 0;
+  // Receivers whose labels plus the implicit id/type labels contain all pairs
+  // of at least one selector, by id.
+  virtual absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) = 0;
+  // Replaces name, labels, configurations. NotFound when absent.
+  virtual absl::Status Update(const Receiver& r, absl::string_view actor) = 0;
+  // FailedPrecondition while a subscription references it.
+  virtual absl::Status Delete(uint64_t id, absl::string_view actor) = 0;
+};
+
+class SubscriptionRepository {
+ public:
+  virtual ~SubscriptionRepository() = default;
+  // NotFound when a receiver id does not exist; AlreadyExists for the urn.
+  virtual absl::StatusOr<uint64_t> Create(const Subscription& s, absl::string_view actor) = 0;
+  virtual absl::StatusOr<Subscription> Get(uint64_t id) = 0;
+  // namespace_id 0: any. `labels` non-empty: subscriptions whose match ⊆ labels.
+  virtual absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id,
+                                                         const Labels* labels) = 0;
+  virtual absl::Status Update(const Subscription& s, absl::string_view actor) = 0;
+  virtual absl::Status Delete(uint64_t id, absl::string_view actor) = 0;
+};
+
+class TemplateRepository {
+ public:
+  virtual ~TemplateRepository() = default;
+  virtual absl::Status Upsert(const Template& t, absl::string_view actor) = 0;
+  virtual absl::StatusOr<Template> Get(absl::string_view name) = 0;
+  // tag "" = all; by name.
+  virtual absl::StatusOr<std::vector<Template>> List(absl::string_view tag) = 0;
+  virtual absl::Status Delete(absl::string_view name, absl::string_view actor) = 0;
+};
+
+// Accepted notifications and their delivery queue.
+class NotificationRepository {
+ public:
+  virtual ~NotificationRepository() = default;
+  // Inserts the notification and one enqueued message per delivery, in one
+  // transaction. With a non-empty idempotency key already used, inserts
+  // nothing and returns the earlier notification's id.
+  virtual absl::StatusOr<uint64_t> Create(const Notification& n,
+                                          const std::vector<Delivery>& deliveries, int max_tries,
+                                          absl::Time expire_at) = 0;
+  // The notification id created earlier with `key`, or 0.
+  virtual absl::StatusOr<uint64_t> FindByIdempotencyKey(absl::string_view key) = 0;
+  // NotFound for an unknown notification.
+  virtual absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id) = 0;
+
+  // Marks enqueued messages past expire_at as expired and returns how many;
+  // also fails pending messages whose lease ran out on their last try.
+  virtual absl::StatusOr<int> ExpireDue(absl::Time now) = 0;
+  // Claims up to `limit` due messages (enqueued with next_attempt_at ≤ now, or
+  // pending with an expired lease) with SKIP LOCKED: status → pending,
+  // try_count += 1, lease until now + `lease`.
+  virtual absl::StatusOr<std::vector<ClaimedMessage>> Claim(int limit, absl::Duration lease) = 0;
+  // Final or retry outcomes of a claimed message.
+  virtual absl::Status MarkPublished(uint64_t message_id) = 0;
+  virtual absl::Status MarkFailed(uint64_t message_id, absl::string_view error) = 0;
+  virtual absl::Status MarkRetry(uint64_t message_id, absl::string_view error,
+                                 absl::Time next_attempt_at) = 0;
+  // Returns a claimed, unsent message to the queue as it was (shutdown).
+  virtual absl::Status Release(uint64_t message_id) = 0;
+};
+
+class AlertRepository {
+ public:
+  virtual ~AlertRepository() = default;
+  // Stores the group's alerts (with notification_id set on each).
+  virtual absl::Status Insert(const std::vector<Alert>& alerts) = 0;
+  // Alerts of one provider with starts_at in [from, to], newest first.
+  virtual absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
+                                                  absl::string_view provider_id, absl::Time from,
+                                                  absl::Time to) = 0;
+};
+
+}  // namespace sluice::notification
+
+#endif  // SLUICE_SERVER_NOTIFICATION_CORE_REPOSITORY_H_

@@ -1,0 +1,28 @@
+// The notification API module of sluice-server (row in server/modules.cc).
+//
+// Config section `notification:` (all optional):
+//   workers: 4                  delivery threads (0: this replica sends nothing)
+//   batch_size: 16              messages claimed per query
+//   poll_interval_ms: 1000      idle wait between queue polls
+//   max_tries: 3                tries before a message is `failed`
+//   retry_backoff_ms: 1000      wait after the first failed try (doubles per try)
+//   retry_backoff_max_ms: 300000
+//   message_validity_seconds: 86400   waiting longer than this → `expired`
+//   lease_seconds: 60           a claimed message returns to the queue after this
+#ifndef SLUICE_SERVER_NOTIFICATION_MODULE_H_
+#define SLUICE_SERVER_NOTIFICATION_MODULE_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "server/module.h"
+#include "server/notification/store/store.h"
+
+namespace sluice::notification {
+
+// Builds the module; InvalidArgument naming a bad `notification:` key.
+absl::StatusOr<std::unique_ptr<server::Module>> CreateModule(const server::ModuleContext& ctx);
+
+}  // namespace sluice::notification
+
+#endif  // SLUICE_SERVER_NOTIFICATION_MODULE_H_

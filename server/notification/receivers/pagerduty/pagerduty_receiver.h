@@ -1,0 +1,29 @@
+// Receiver type "pagerduty": Events API v2 `enqueue`
+// (https://developer.pagerduty.com/docs/events-api-v2/trigger-events/).
+#ifndef SLUICE_SERVER_NOTIFICATION_RECEIVERS_PAGERDUTY_PAGERDUTY_RECEIVER_H_
+#define SLUICE_SERVER_NOTIFICATION_RECEIVERS_PAGERDUTY_PAGERDUTY_RECEIVER_H_
+
+#include "common/http_client.h"
+#include "server/notification/core/receiver_plugin.h"
+
+namespace sluice::notification::receivers {
+
+// Config: routing_key or service_key (secret; one is required), api_url
+// (default https://events.pagerduty.com). POSTs <api_url>/v2/enqueue with the
+// payload plus routing_key. A payload without event_action becomes a trigger
+// event whose custom_details is the payload. 202 = accepted; 400 is permanent,
+// 429/5xx are retried.
+class PagerDutyReceiver : public ReceiverPlugin {
+ public:
+  explicit PagerDutyReceiver(HttpClient* http) : http_(http) {}
+  absl::Status ValidateConfig(const nlohmann::json& config) const override;
+  std::vector<std::string> SecretKeys() const override { return {"service_key", "routing_key"}; }
+  absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override;
+
+ private:
+  HttpClient* http_;
+};
+
+}  // namespace sluice::notification::receivers
+
+#endif  // SLUICE_SERVER_NOTIFICATION_RECEIVERS_PAGERDUTY_PAGERDUTY_RECEIVER_H_

@@ -1,0 +1,85 @@
+#include "server/notification/receivers/slack/slack_receiver.h"
+
+#include <curl/curl.h>
+
+#include "absl/strings/str_cat.h"
+#include "server/notification/receivers/config_util.h"
+
+namespace sluice::notification::receivers {
+namespace {
+
+constexpr char kDefaultApi[] = "https://slack.com/api";
+
+std::string UrlEncode(const std::string& s) {
+  std::string out;
+  char* e = curl_easy_escape(nullptr, s.c_str(), static_cast<int>(s.size()));
+  if (e != nullptr) {
+    out = e;
+    curl_free(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status SlackReceiver::ValidateConfig(const nlohmann::json& config) const {
+  if (auto st = RequireString(config, "token"); !st.ok()) return st;
+  if (auto st = RequireString(config, "channel_name"); !st.ok()) return st;
+  std::string type = StringOr(config, "channel_type", "channel");
+  if (type != "channel" && type != "user") {
+    return absl::InvalidArgumentError(
+        "configurations.channel_type: must be \"channel\" or \"user\"");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<nlohmann::json> SlackReceiver::Call(const HttpRequest& req,
+                                                   absl::string_view method) {
+  auto res = http_->Do(req);
+  if (!res.ok()) return res.status();
+  if (res->status / 100 != 2) return HttpStatusToError(absl::StrCat("slack ", method), *res);
+  auto reply = nlohmann::json::parse(res->body, nullptr, false);
+  if (!reply.is_object()) {
+    return absl::UnavailableError(absl::StrCat("slack ", method, ": reply is not JSON"));
+  }
+  if (!reply.value("ok", false)) {
+    std::string error = reply.value("error", "unknown error");
+    std::string msg = absl::StrCat("slack ", method, ": ", error);
+    if (error == "ratelimited") return absl::ResourceExhaustedError(msg);
+    return absl::FailedPreconditionError(msg);
+  }
+  return reply;
+}
+
+absl::Status SlackReceiver::Send(const nlohmann::json& config, const nlohmann::json& payload) {
+  std::string api = StringOr(config, "api_url", kDefaultApi);
+  while (!api.empty() && api.back() == '/') api.pop_back();
+  std::string auth = absl::StrCat("Authorization: Bearer ", StringOr(config, "token", ""));
+  std::string channel = StringOr(config, "channel_name", "");
+  if (StringOr(config, "channel_type", "channel") == "user") {
+    HttpRequest lookup;
+    lookup.method = "GET";
+    lookup.url = absl::StrCat(api, "/users.lookupByEmail?email=", UrlEncode(channel));
+    lookup.headers = {auth};
+    auto user = Call(lookup, "users.lookupByEmail");
+    if (!user.ok()) return user.status();
+    channel = (*user)["user"].value("id", "");
+    if (channel.empty()) {
+      return absl::FailedPreconditionError("slack users.lookupByEmail: reply has no user.id");
+    }
+  }
+  nlohmann::json body = nlohmann::json::object();
+  if (payload.is_object()) body = payload;
+  if (!body.contains("text") && !body.contains("blocks") && !body.contains("attachments")) {
+    body = {{"text", payload.is_string() ? payload.get<std::string>() : payload.dump()}};
+  }
+  body["channel"] = channel;
+  HttpRequest post;
+  post.url = absl::StrCat(api, "/chat.postMessage");
+  post.headers = {auth, "Content-Type: application/json; charset=utf-8"};
+  post.body = body.dump();
+  auto reply = Call(post, "chat.postMessage");
+  return reply.ok() ? absl::OkStatus() : reply.status();
+}
+
+}  // namespace sluice::notification::receivers

@@ -1,0 +1,379 @@
+// Receivers, subscriptions and templates on PostgreSQL.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/db/audit.h"
+#include "server/notification/store/sql_util.h"
+#include "server/notification/store/store.h"
+
+namespace sluice::notification {
+
+using namespace sqlutil;  // NOLINT: local helpers
+
+namespace {
+
+const std::string kReceiverCols = "id, name, type, labels::text, configurations::text, " +
+                                  Micros("created_at") + ", " + Micros("updated_at");
+
+Receiver ReceiverFromRow(const soci::row& row) {
+  Receiver r;
+  r.id = static_cast<uint64_t>(row.get<long long>(0));
+  r.name = row.get<std::string>(1);
+  r.type = row.get<std::string>(2);
+  r.labels = LabelsFromText(row.get<std::string>(3));
+  r.configurations = JsonFromText(row.get<std::string>(4));
+  r.created_at = TimeFromMicros(row.get<long long>(5));
+  r.updated_at = TimeFromMicros(row.get<long long>(6));
+  return r;
+}
+
+nlohmann::json ReceiverAudit(const Receiver& r) {
+  return {{"id", r.id}, {"name", r.name}, {"type", r.type}, {"labels", LabelsText(r.labels)}};
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> PostgresReceiverRepository::Create(const Receiver& r,
+                                                            absl::string_view actor) {
+  long long id = 0;
+  absl::Status st = pool_->InTransaction([&](soci::session& sql) {
+    std::string labels = LabelsText(r.labels), config = r.configurations.dump();
+    sql << "INSERT INTO receivers (name, type, labels, configurations) VALUES "
+           "(:n, :t, CAST(:l AS jsonb), CAST(:c AS jsonb)) RETURNING id",
+        soci::use(r.name), soci::use(r.type), soci::use(labels), soci::use(config),
+        soci::into(id);
+    Receiver audited = r;
+    audited.id = id;
+    db::WriteAuditLog(sql, "receiver.create", actor, ReceiverAudit(audited));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return static_cast<uint64_t>(id);
+}
+
+absl::StatusOr<Receiver> PostgresReceiverRepository::Get(uint64_t id) {
+  Receiver out;
+  bool found = false;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    long long key = static_cast<long long>(id);
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT " << kReceiverCols << " FROM receivers WHERE id = :id",
+         soci::use(key));
+    for (const soci::row& row : rs) {
+      out = ReceiverFromRow(row);
+      found = true;
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  if (!found) return absl::NotFoundError(absl::StrCat("receiver ", id, " not found"));
+  return out;
+}
+
+absl::StatusOr<std::vector<Receiver>> PostgresReceiverRepository::List(const Labels& labels) {
+  std::vector<Receiver> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    std::string filter = LabelsText(labels);
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT " << kReceiverCols
+                     << " FROM receivers WHERE labels @> CAST(:l AS jsonb) ORDER BY id",
+         soci::use(filter));
+    for (const soci::row& row : rs) out.push_back(ReceiverFromRow(row));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<std::vector<Receiver>> PostgresReceiverRepository::MatchAny(
+    const std::vector<Labels>& selectors) {
+  std::vector<Receiver> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    nlohmann::json sels = nlohmann::json::array();
+    for (const Labels& l : selectors) sels.push_back(nlohmann::json::parse(LabelsText(l)));
+    std::string text = sels.dump();
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT " << kReceiverCols
+                     << " FROM receivers WHERE EXISTS (SELECT 1 FROM "
+                        "jsonb_array_elements(CAST(:s AS jsonb)) sel WHERE (labels || "
+                        "jsonb_build_object('id', id::text, 'type', type)) @> sel) ORDER BY id",
+         soci::use(text));
+    for (const soci::row& row : rs) out.push_back(ReceiverFromRow(row));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status PostgresReceiverRepository::Update(const Receiver& r, absl::string_view actor) {
+  return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    std::string labels = LabelsText(r.labels), config = r.configurations.dump();
+    long long key = static_cast<long long>(r.id);
+    soci::statement stmt =
+        (sql.prepare << "UPDATE receivers SET name = :n, labels = CAST(:l AS jsonb), "
+                        "configurations = CAST(:c AS jsonb), updated_at = now() WHERE id = :id",
+         soci::use(r.name), soci::use(labels), soci::use(config), soci::use(key));
+    stmt.execute(true);
+    if (Affected(stmt) == 0) return absl::NotFoundError(absl::StrCat("receiver ", r.id, " not found"));
+    db::WriteAuditLog(sql, "receiver.update", actor, ReceiverAudit(r));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresReceiverRepository::Delete(uint64_t id, absl::string_view actor) {
+  return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    long long key = static_cast<long long>(id);
+    std::vector<std::string> urns;
+    soci::rowset<std::string> rs =
+        (sql.prepare << "SELECT DISTINCT s.urn FROM subscription_receivers sr JOIN subscriptions s "
+                        "ON s.id = sr.subscription_id WHERE sr.receiver_id = :id ORDER BY s.urn",
+         soci::use(key));
+    for (const std::string& u : rs) urns.push_back(u);
+    if (!urns.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "receiver ", id, " is used by subscription(s) ", absl::StrJoin(urns, ", ")));
+    }
+    soci::statement stmt = (sql.prepare << "DELETE FROM receivers WHERE id = :id", soci::use(key));
+    stmt.execute(true);
+    if (Affected(stmt) == 0) return absl::NotFoundError(absl::StrCat("receiver ", id, " not found"));
+    db::WriteAuditLog(sql, "receiver.delete", actor, {{"id", id}});
+    return absl::OkStatus();
+  });
+}
+
+// ---- Subscriptions ----
+
+namespace {
+
+void InsertSubscriptionReceivers(soci::session& sql, long long sub_id, const Subscription& s) {
+  sql << "DELETE FROM subscription_receivers WHERE subscription_id = :id", soci::use(sub_id);
+  for (size_t i = 0; i < s.receivers.size(); ++i) {
+    int pos = static_cast<int>(i);
+    long long rid = static_cast<long long>(s.receivers[i].id);
+    std::string conf = s.receivers[i].configuration.dump();
+    sql << "INSERT INTO subscription_receivers (subscription_id, position, receiver_id, "
+           "configuration) VALUES (:s, :p, :r, CAST(:c AS jsonb))",
+        soci::use(sub_id), soci::use(pos), soci::use(rid), soci::use(conf);
+  }
+}
+
+nlohmann::json SubscriptionAudit(const Subscription& s) {
+  nlohmann::json receivers = nlohmann::json::array();
+  for (const auto& r : s.receivers) receivers.push_back(r.id);
+  return {{"id", s.id}, {"urn", s.urn}, {"receivers", receivers}, {"match", LabelsText(s.match)}};
+}
+
+// Loads subscriptions matching `where` (SQL over alias s) with their receivers.
+std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::string& where,
+                                            long long ns, const std::string& labels) {
+  std::vector<Subscription> out;
+  std::map<long long, size_t> index;
+  soci::rowset<soci::row> rs =
+      (sql.prepare << "SELECT s.id, s.urn, s.namespace_id, s.match::text, "
+                   << Micros("s.created_at") << ", " << Micros("s.updated_at")
+                   << " FROM subscriptions s WHERE " << where << " ORDER BY s.id",
+       soci::use(ns), soci::use(labels));
+  for (const soci::row& row : rs) {
+    Subscription s;
+    s.id = static_cast<uint64_t>(row.get<long long>(0));
+    s.urn = row.get<std::string>(1);
+    s.namespace_id = static_cast<uint64_t>(row.get<long long>(2));
+    s.match = LabelsFromText(row.get<std::string>(3));
+    s.created_at = TimeFromMicros(row.get<long long>(4));
+    s.updated_at = TimeFromMicros(row.get<long long>(5));
+    index[row.get<long long>(0)] = out.size();
+    out.push_back(std::move(s));
+  }
+  if (out.empty()) return out;
+  soci::rowset<soci::row> rr =
+      (sql.prepare << "SELECT sr.subscription_id, sr.receiver_id, sr.configuration::text "
+                      "FROM subscription_receivers sr JOIN subscriptions s ON s.id = "
+                      "sr.subscription_id WHERE "
+                   << where << " ORDER BY sr.subscription_id, sr.position",
+       soci::use(ns), soci::use(labels));
+  for (const soci::row& row : rr) {
+    auto it = index.find(row.get<long long>(0));
+    if (it == index.end()) continue;
+    out[it->second].receivers.push_back(SubscriptionReceiver{
+        static_cast<uint64_t>(row.get<long long>(1)), JsonFromText(row.get<std::string>(2))});
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> PostgresSubscriptionRepository::Create(const Subscription& s,
+                                                                absl::string_view actor) {
+  long long id = 0;
+  absl::Status st = pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    int taken = 0;
+    sql << "SELECT count(*) FROM subscriptions WHERE urn = :u", soci::use(s.urn), soci::into(taken);
+    if (taken > 0) {
+      return absl::AlreadyExistsError(absl::StrCat("subscription urn \"", s.urn, "\" already exists"));
+    }
+    long long ns = static_cast<long long>(s.namespace_id);
+    std::string match = LabelsText(s.match);
+    sql << "INSERT INTO subscriptions (urn, namespace_id, match) VALUES (:u, :n, CAST(:m AS jsonb)) "
+           "RETURNING id",
+        soci::use(s.urn), soci::use(ns), soci::use(match), soci::into(id);
+    InsertSubscriptionReceivers(sql, id, s);
+    Subscription audited = s;
+    audited.id = id;
+    db::WriteAuditLog(sql, "subscription.create", actor, SubscriptionAudit(audited));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return static_cast<uint64_t>(id);
+}
+
+absl::StatusOr<Subscription> PostgresSubscriptionRepository::Get(uint64_t id) {
+  std::vector<Subscription> found;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    found = LoadSubscriptions(sql, "s.id = :ns AND :l = ''", static_cast<long long>(id), "");
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  if (found.empty()) return absl::NotFoundError(absl::StrCat("subscription ", id, " not found"));
+  return found[0];
+}
+
+absl::StatusOr<std::vector<Subscription>> PostgresSubscriptionRepository::List(
+    uint64_t namespace_id, const Labels* labels) {
+  std::vector<Subscription> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    // Each placeholder is bound once: namespace 0 means "any".
+    std::string where = "(CAST(:ns AS bigint) IN (0, s.namespace_id))";
+    if (labels != nullptr) {
+      where += " AND s.match <@ CAST(:l AS jsonb)";
+      out = LoadSubscriptions(sql, where, static_cast<long long>(namespace_id), LabelsText(*labels));
+    } else {
+      where += " AND :l = ''";
+      out = LoadSubscriptions(sql, where, static_cast<long long>(namespace_id), "");
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status PostgresSubscriptionRepository::Update(const Subscription& s, absl::string_view actor) {
+  return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    int taken = 0;
+    long long key = static_cast<long long>(s.id);
+    sql << "SELECT count(*) FROM subscriptions WHERE urn = :u AND id <> :id", soci::use(s.urn),
+        soci::use(key), soci::into(taken);
+    if (taken > 0) {
+      return absl::AlreadyExistsError(absl::StrCat("subscription urn \"", s.urn, "\" already exists"));
+    }
+    long long ns = static_cast<long long>(s.namespace_id);
+    std::string match = LabelsText(s.match);
+    soci::statement stmt =
+        (sql.prepare << "UPDATE subscriptions SET urn = :u, namespace_id = :n, "
+                        "match = CAST(:m AS jsonb), updated_at = now() WHERE id = :id",
+         soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(key));
+    stmt.execute(true);
+    if (Affected(stmt) == 0) {
+      return absl::NotFoundError(absl::StrCat("subscription ", s.id, " not found"));
+    }
+    InsertSubscriptionReceivers(sql, key, s);
+    db::WriteAuditLog(sql, "subscription.update", actor, SubscriptionAudit(s));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresSubscriptionRepository::Delete(uint64_t id, absl::string_view actor) {
+  return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    long long key = static_cast<long long>(id);
+    soci::statement stmt =
+        (sql.prepare << "DELETE FROM subscriptions WHERE id = :id", soci::use(key));
+    stmt.execute(true);
+    if (Affected(stmt) == 0) return absl::NotFoundError(absl::StrCat("subscription ", id, " not found"));
+    db::WriteAuditLog(sql, "subscription.delete", actor, {{"id", id}});
+    return absl::OkStatus();
+  });
+}
+
+// ---- Templates ----
+
+namespace {
+
+const std::string kTemplateCols = "name, body, tags::text, variables::text, " +
+                                  Micros("created_at") + ", " + Micros("updated_at");
+
+Template TemplateFromRow(const soci::row& row) {
+  Template t;
+  t.name = row.get<std::string>(0);
+  t.body = row.get<std::string>(1);
+  for (const auto& tag : JsonFromText(row.get<std::string>(2))) {
+    if (tag.is_string()) t.tags.push_back(tag.get<std::string>());
+  }
+  for (const auto& v : JsonFromText(row.get<std::string>(3))) {
+    t.variables.push_back(TemplateVariable{v.value("name", ""), v.value("type", ""),
+                                           v.value("default", ""), v.value("description", "")});
+  }
+  t.created_at = TimeFromMicros(row.get<long long>(4));
+  t.updated_at = TimeFromMicros(row.get<long long>(5));
+  return t;
+}
+
+}  // namespace
+
+absl::Status PostgresTemplateRepository::Upsert(const Template& t, absl::string_view actor) {
+  return pool_->InTransaction([&](soci::session& sql) {
+    std::string tags = nlohmann::json(t.tags).dump();
+    nlohmann::json vars = nlohmann::json::array();
+    for (const auto& v : t.variables) {
+      vars.push_back({{"name", v.name}, {"type", v.type}, {"default", v.default_value},
+                      {"description", v.description}});
+    }
+    std::string vtext = vars.dump();
+    sql << "INSERT INTO templates (name, body, tags, variables) VALUES (:n, :b, CAST(:t AS jsonb), "
+           "CAST(:v AS jsonb)) ON CONFLICT (name) DO UPDATE SET body = EXCLUDED.body, "
+           "tags = EXCLUDED.tags, variables = EXCLUDED.variables, updated_at = now()",
+        soci::use(t.name), soci::use(t.body), soci::use(tags), soci::use(vtext);
+    db::WriteAuditLog(sql, "template.upsert", actor, {{"name", t.name}});
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<Template> PostgresTemplateRepository::Get(absl::string_view name) {
+  std::optional<Template> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    std::string n(name);
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT " << kTemplateCols << " FROM templates WHERE name = :n",
+         soci::use(n));
+    for (const soci::row& row : rs) out = TemplateFromRow(row);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  if (!out) return absl::NotFoundError(absl::StrCat("template \"", name, "\" not found"));
+  return *out;
+}
+
+absl::StatusOr<std::vector<Template>> PostgresTemplateRepository::List(absl::string_view tag) {
+  std::vector<Template> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    std::string filter = tag.empty() ? "[]" : nlohmann::json::array({std::string(tag)}).dump();
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT " << kTemplateCols
+                     << " FROM templates WHERE tags @> CAST(:t AS jsonb) ORDER BY name",
+         soci::use(filter));
+    for (const soci::row& row : rs) out.push_back(TemplateFromRow(row));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status PostgresTemplateRepository::Delete(absl::string_view name, absl::string_view actor) {
+  return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    std::string n(name);
+    soci::statement stmt = (sql.prepare << "DELETE FROM templates WHERE name = :n", soci::use(n));
+    stmt.execute(true);
+    if (Affected(stmt) == 0) return absl::NotFoundError(absl::StrCat("template \"", name, "\" not found"));
+    db::WriteAuditLog(sql, "template.delete", actor, {{"name", n}});
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace sluice::notification

@@ -1,0 +1,297 @@
+// Notifications, the delivery queue and alerts on PostgreSQL.
+#include "absl/strings/str_cat.h"
+#include "server/notification/store/sql_util.h"
+#include "server/notification/store/store.h"
+
+namespace sluice::notification {
+
+using namespace sqlutil;  // NOLINT: local helpers
+
+namespace {
+
+double Seconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
+
+const std::string kMessageCols =
+    "m.id, m.notification_id, m.receiver_id, m.receiver_type, m.status, m.try_count, "
+    "m.max_tries, m.last_error, " +
+    Micros("m.created_at") + ", " + Micros("m.updated_at") + ", " + Micros("m.expire_at") + ", " +
+    Micros("m.next_attempt_at");
+
+Message MessageFromRow(const soci::row& row) {
+  Message m;
+  m.id = static_cast<uint64_t>(row.get<long long>(0));
+  m.notification_id = static_cast<uint64_t>(row.get<long long>(1));
+  m.receiver_id = static_cast<uint64_t>(row.get<long long>(2));
+  m.receiver_type = row.get<std::string>(3);
+  m.status = row.get<std::string>(4);
+  m.try_count = row.get<int>(5);
+  m.max_tries = row.get<int>(6);
+  m.last_error = row.get<std::string>(7);
+  m.created_at = TimeFromMicros(row.get<long long>(8));
+  m.updated_at = TimeFromMicros(row.get<long long>(9));
+  m.expire_at = TimeFromMicros(row.get<long long>(10));
+  m.next_attempt_at = TimeFromMicros(row.get<long long>(11));
+  return m;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
+    const Notification& n, const std::vector<Delivery>& deliveries, int max_tries,
+    absl::Time expire_at) {
+  long long id = 0;
+  // One statement (atomic on its own, one round trip): the notification and
+  // its messages, or nothing when the idempotency key is already taken.
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
+    std::string data = n.data.dump(), labels = LabelsText(n.labels);
+    nlohmann::json rows = nlohmann::json::array();
+    for (const Delivery& d : deliveries) {
+      rows.push_back({{"receiver_id", d.receiver_id},
+                      {"receiver_type", d.receiver_type},
+                      {"config_override", d.config_override}});
+    }
+    std::string rows_text = rows.dump();
+    double exp = Seconds(expire_at);
+    soci::indicator ind = soci::i_null;
+    sql << "WITH n AS (INSERT INTO notifications (idempotency_key, template, data, labels, source) "
+           "VALUES (NULLIF(:k, ''), :t, CAST(:d AS jsonb), CAST(:l AS jsonb), :s) "
+           "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id), "
+           "m AS (INSERT INTO notification_messages (notification_id, receiver_id, receiver_type, "
+           "config_override, max_tries, expire_at) SELECT n.id, (x->>'receiver_id')::bigint, "
+           "x->>'receiver_type', x->'config_override', :mt, to_timestamp(:e) "
+           "FROM n, jsonb_array_elements(CAST(:rows AS jsonb)) x) "
+           "SELECT id FROM n",
+        soci::use(n.idempotency_key), soci::use(n.template_name), soci::use(data),
+        soci::use(labels), soci::use(n.source), soci::use(max_tries), soci::use(exp),
+        soci::use(rows_text), soci::into(id, ind);
+    if (!sql.got_data() || ind == soci::i_null) {
+      // A concurrent request with the same key won: return its id.
+      sql << "SELECT id FROM notifications WHERE idempotency_key = :k",
+          soci::use(n.idempotency_key), soci::into(id);
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return static_cast<uint64_t>(id);
+}
+
+absl::StatusOr<uint64_t> PostgresNotificationRepository::FindByIdempotencyKey(
+    absl::string_view key) {
+  long long id = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    std::string k(key);
+    soci::indicator ind = soci::i_null;
+    sql << "SELECT id FROM notifications WHERE idempotency_key = :k", soci::use(k),
+        soci::into(id, ind);
+    if (!sql.got_data() || ind == soci::i_null) id = 0;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return static_cast<uint64_t>(id);
+}
+
+absl::StatusOr<std::vector<Message>> PostgresNotificationRepository::ListMessages(
+    uint64_t notification_id) {
+  std::vector<Message> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
+    long long key = static_cast<long long>(notification_id);
+    int exists = 0;
+    sql << "SELECT count(*) FROM notifications WHERE id = :id", soci::use(key), soci::into(exists);
+    if (exists == 0) {
+      return absl::NotFoundError(absl::StrCat("notification ", notification_id, " not found"));
+    }
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT " << kMessageCols
+                     << " FROM notification_messages m WHERE m.notification_id = :id ORDER BY m.id",
+         soci::use(key));
+    for (const soci::row& row : rs) out.push_back(MessageFromRow(row));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<int> PostgresNotificationRepository::ExpireDue(absl::Time now) {
+  long long n = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    double t = Seconds(now);
+    soci::statement stmt =
+        (sql.prepare << "UPDATE notification_messages SET status = 'expired', updated_at = now(), "
+                        "last_error = CASE WHEN last_error = '' THEN 'expired before delivery' "
+                        "ELSE 'expired before delivery; last error: ' || last_error END "
+                        "WHERE status = 'enqueued' AND expire_at < to_timestamp(:t)",
+         soci::use(t));
+    stmt.execute(true);
+    n = Affected(stmt);
+    // A worker that died during the last try leaves a stale lease: do not
+    // exceed max_tries by claiming it again.
+    sql << "UPDATE notification_messages SET status = 'failed', updated_at = now(), "
+           "last_error = 'lease expired during the last try (worker lost); last error: ' || "
+           "last_error WHERE status = 'pending' AND lease_until < now() AND try_count >= max_tries";
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return static_cast<int>(n);
+}
+
+absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Claim(
+    int limit, absl::Duration lease) {
+  std::vector<ClaimedMessage> out;
+  absl::Status st = pool_->InTransaction([&](soci::session& sql) {
+    double lease_s = absl::ToDoubleSeconds(lease);
+    // Claim due rows, skipping those other workers (or replicas) hold.
+    soci::rowset<soci::row> rs =
+        (sql.prepare
+             << "WITH due AS (SELECT id FROM notification_messages "
+                "WHERE (status = 'enqueued' AND next_attempt_at <= now()) "
+                "OR (status = 'pending' AND lease_until < now()) "
+                "ORDER BY next_attempt_at, id LIMIT :lim FOR UPDATE SKIP LOCKED), "
+                "claimed AS (UPDATE notification_messages m SET status = 'pending', "
+                "try_count = m.try_count + 1, lease_until = now() + make_interval(secs => :lease), "
+                "updated_at = now() FROM due WHERE m.id = due.id RETURNING m.*) "
+                "SELECT "
+             << kMessageCols
+             << ", m.config_override::text, n.template, n.data::text, "
+                "COALESCE(r.configurations::text, ''), (r.id IS NOT NULL)::int, "
+                "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]') "
+                "FROM claimed m JOIN notifications n ON n.id = m.notification_id "
+                "LEFT JOIN receivers r ON r.id = m.receiver_id "
+                "LEFT JOIN templates t ON t.name = n.template ORDER BY m.id",
+         soci::use(limit), soci::use(lease_s));
+    for (const soci::row& row : rs) {
+      ClaimedMessage c;
+      c.message = MessageFromRow(row);
+      c.config_override = JsonFromText(row.get<std::string>(12));
+      c.template_name = row.get<std::string>(13);
+      c.data = JsonFromText(row.get<std::string>(14));
+      c.receiver_config = JsonFromText(row.get<std::string>(15));
+      c.receiver_exists = row.get<int>(16) != 0;
+      if (!row.get<std::string>(17).empty()) {
+        Template t;
+        t.name = row.get<std::string>(17);
+        t.body = row.get<std::string>(18);
+        for (const auto& v : JsonFromText(row.get<std::string>(19))) {
+          t.variables.push_back(TemplateVariable{v.value("name", ""), v.value("type", ""),
+                                                 v.value("default", ""), v.value("description", "")});
+        }
+        c.user_template = std::move(t);
+      }
+      out.push_back(std::move(c));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status PostgresNotificationRepository::MarkPublished(uint64_t message_id) {
+  return pool_->Run([&](soci::session& sql) {
+    long long id = static_cast<long long>(message_id);
+    sql << "UPDATE notification_messages SET status = 'published', lease_until = NULL, "
+           "updated_at = now() WHERE id = :id",
+        soci::use(id);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresNotificationRepository::MarkFailed(uint64_t message_id,
+                                                        absl::string_view error) {
+  return pool_->Run([&](soci::session& sql) {
+    long long id = static_cast<long long>(message_id);
+    std::string e(error);
+    sql << "UPDATE notification_messages SET status = 'failed', last_error = :e, "
+           "lease_until = NULL, updated_at = now() WHERE id = :id",
+        soci::use(e), soci::use(id);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresNotificationRepository::MarkRetry(uint64_t message_id,
+                                                       absl::string_view error,
+                                                       absl::Time next_attempt_at) {
+  return pool_->Run([&](soci::session& sql) {
+    long long id = static_cast<long long>(message_id);
+    std::string e(error);
+    double t = Seconds(next_attempt_at);
+    sql << "UPDATE notification_messages SET status = 'enqueued', last_error = :e, "
+           "next_attempt_at = to_timestamp(:t), lease_until = NULL, updated_at = now() "
+           "WHERE id = :id",
+        soci::use(e), soci::use(t), soci::use(id);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PostgresNotificationRepository::Release(uint64_t message_id) {
+  return pool_->Run([&](soci::session& sql) {
+    long long id = static_cast<long long>(message_id);
+    sql << "UPDATE notification_messages SET status = 'enqueued', try_count = try_count - 1, "
+           "lease_until = NULL, updated_at = now() WHERE id = :id AND status = 'pending'",
+        soci::use(id);
+    return absl::OkStatus();
+  });
+}
+
+// ---- Alerts ----
+
+absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {
+  return pool_->InTransaction([&](soci::session& sql) {
+    for (const Alert& a : alerts) {
+      std::string labels = LabelsText(a.labels), annotations = LabelsText(a.annotations);
+      double starts = a.starts_at == absl::InfinitePast() ? Seconds(absl::Now()) : Seconds(a.starts_at);
+      double ends = a.ends_at ? Seconds(*a.ends_at) : -1;
+      long long nid = static_cast<long long>(a.notification_id);
+      sql << "INSERT INTO alerts (provider_type, provider_id, status, labels, annotations, "
+             "starts_at, ends_at, generator_url, fingerprint, group_key, notification_id) VALUES "
+             "(:pt, :pi, :s, CAST(:l AS jsonb), CAST(:a AS jsonb), to_timestamp(:st), "
+             "to_timestamp(NULLIF(:en, -1)), :g, :f, :k, NULLIF(:n, 0))",
+          soci::use(a.provider_type), soci::use(a.provider_id), soci::use(a.status),
+          soci::use(labels), soci::use(annotations), soci::use(starts), soci::use(ends),
+          soci::use(a.generator_url), soci::use(a.fingerprint), soci::use(a.group_key),
+          soci::use(nid);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<Alert>> PostgresAlertRepository::List(absl::string_view provider_type,
+                                                                 absl::string_view provider_id,
+                                                                 absl::Time from, absl::Time to) {
+  std::vector<Alert> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    std::string pt(provider_type), pi(provider_id);
+    double f = from == absl::InfinitePast() ? -1e10 : Seconds(from);
+    double t = to == absl::InfiniteFuture() ? 1e10 : Seconds(to);
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT id, status, labels::text, annotations::text, "
+                     << Micros("starts_at") << ", COALESCE(" << Micros("ends_at")
+                     << ", -1), generator_url, fingerprint, group_key, "
+                        "COALESCE(notification_id, 0), "
+                     << Micros("created_at")
+                     << " FROM alerts WHERE provider_type = :pt AND provider_id = :pi AND "
+                        "starts_at >= to_timestamp(:f) AND starts_at <= to_timestamp(:t) "
+                        "ORDER BY starts_at DESC, id DESC",
+         soci::use(pt), soci::use(pi), soci::use(f), soci::use(t));
+    for (const soci::row& row : rs) {
+      Alert a;
+      a.id = static_cast<uint64_t>(row.get<long long>(0));
+      a.provider_type = pt;
+      a.provider_id = pi;
+      a.status = row.get<std::string>(1);
+      a.labels = LabelsFromText(row.get<std::string>(2));
+      a.annotations = LabelsFromText(row.get<std::string>(3));
+      a.starts_at = TimeFromMicros(row.get<long long>(4));
+      if (row.get<long long>(5) >= 0) a.ends_at = TimeFromMicros(row.get<long long>(5));
+      a.generator_url = row.get<std::string>(6);
+      a.fingerprint = row.get<std::string>(7);
+      a.group_key = row.get<std::string>(8);
+      a.notification_id = static_cast<uint64_t>(row.get<long long>(9));
+      a.created_at = TimeFromMicros(row.get<long long>(10));
+      out.push_back(std::move(a));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace sluice::notification

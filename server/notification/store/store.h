@@ -1,0 +1,92 @@
+// PostgreSQL (SOCI) implementations of the notification repositories.
+// Schema: migrations/0001_notification_schema.up.sql. Mutations of
+// receivers, subscriptions and templates write an audit_logs row in the same
+// transaction.
+#ifndef SLUICE_SERVER_NOTIFICATION_STORE_STORE_H_
+#define SLUICE_SERVER_NOTIFICATION_STORE_STORE_H_
+
+#include "common/db/migrate.h"
+#include "common/db/pool.h"
+#include "server/notification/core/repository.h"
+
+namespace sluice::db {
+// The notification component's migrations (tools/migrations.bzl).
+const MigrationSet& NotificationMigrations();
+}  // namespace sluice::db
+
+namespace sluice::notification {
+
+class PostgresReceiverRepository : public ReceiverRepository {
+ public:
+  explicit PostgresReceiverRepository(db::Pool* pool) : pool_(pool) {}
+  absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view actor) override;
+  absl::StatusOr<Receiver> Get(uint64_t id) override;
+  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) override;
+  absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) override;
+  absl::Status Update(const Receiver& r, absl::string_view actor) override;
+  absl::Status Delete(uint64_t id, absl::string_view actor) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+class PostgresSubscriptionRepository : public SubscriptionRepository {
+ public:
+  explicit PostgresSubscriptionRepository(db::Pool* pool) : pool_(pool) {}
+  absl::StatusOr<uint64_t> Create(const Subscription& s, absl::string_view actor) override;
+  absl::StatusOr<Subscription> Get(uint64_t id) override;
+  absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id,
+                                                 const Labels* labels) override;
+  absl::Status Update(const Subscription& s, absl::string_view actor) override;
+  absl::Status Delete(uint64_t id, absl::string_view actor) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+class PostgresTemplateRepository : public TemplateRepository {
+ public:
+  explicit PostgresTemplateRepository(db::Pool* pool) : pool_(pool) {}
+  absl::Status Upsert(const Template& t, absl::string_view actor) override;
+  absl::StatusOr<Template> Get(absl::string_view name) override;
+  absl::StatusOr<std::vector<Template>> List(absl::string_view tag) override;
+  absl::Status Delete(absl::string_view name, absl::string_view actor) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+class PostgresNotificationRepository : public NotificationRepository {
+ public:
+  explicit PostgresNotificationRepository(db::Pool* pool) : pool_(pool) {}
+  absl::StatusOr<uint64_t> Create(const Notification& n, const std::vector<Delivery>& deliveries,
+                                  int max_tries, absl::Time expire_at) override;
+  absl::StatusOr<uint64_t> FindByIdempotencyKey(absl::string_view key) override;
+  absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id) override;
+  absl::StatusOr<int> ExpireDue(absl::Time now) override;
+  absl::StatusOr<std::vector<ClaimedMessage>> Claim(int limit, absl::Duration lease) override;
+  absl::Status MarkPublished(uint64_t message_id) override;
+  absl::Status MarkFailed(uint64_t message_id, absl::string_view error) override;
+  absl::Status MarkRetry(uint64_t message_id, absl::string_view error,
+                         absl::Time next_attempt_at) override;
+  absl::Status Release(uint64_t message_id) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+class PostgresAlertRepository : public AlertRepository {
+ public:
+  explicit PostgresAlertRepository(db::Pool* pool) : pool_(pool) {}
+  absl::Status Insert(const std::vector<Alert>& alerts) override;
+  absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
+                                          absl::string_view provider_id, absl::Time from,
+                                          absl::Time to) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+}  // namespace sluice::notification
+
+#endif  // SLUICE_SERVER_NOTIFICATION_STORE_STORE_H_

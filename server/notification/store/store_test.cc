@@ -1,0 +1,293 @@
+// Repository tests on a real PostgreSQL (fresh database per test).
+#include "server/notification/store/store.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "common/db/testing/test_database.h"
+
+namespace sluice::db {
+const MigrationSet& CoreMigrations();
+}  // namespace sluice::db
+
+namespace sluice::notification {
+namespace {
+
+using nlohmann::json;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = db::TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = std::move(*db);
+    auto pool = db::Pool::Create(db_->dsn(), 4);
+    ASSERT_TRUE(pool.ok()) << pool.status();
+    pool_ = std::move(*pool);
+    auto applied = db::Migrate(*pool_, {db::CoreMigrations(), db::NotificationMigrations()});
+    ASSERT_TRUE(applied.ok()) << applied.status();
+  }
+  uint64_t AddReceiver(Labels labels) {
+    Receiver r;
+    r.name = "r";
+    r.type = "http";
+    r.labels = std::move(labels);
+    r.configurations = {{"url", "http://x"}};
+    return *receivers_.Create(r, "t@example.com");
+  }
+  uint64_t Enqueue(int n_messages, absl::Time expire = absl::Now() + absl::Hours(1),
+                   const std::string& key = "") {
+    uint64_t rid = AddReceiver({});
+    Notification n;
+    n.template_name = "system-default";
+    n.data = {{"k", "v"}};
+    n.idempotency_key = key;
+    std::vector<Delivery> ds(n_messages, Delivery{rid, "http", json::object()});
+    return *queue_.Create(n, ds, 3, expire);
+  }
+  std::unique_ptr<db::TestDatabase> db_;
+  std::unique_ptr<db::Pool> pool_;
+  PostgresReceiverRepository receivers_{nullptr};
+  PostgresSubscriptionRepository subs_{nullptr};
+  PostgresTemplateRepository templates_{nullptr};
+  PostgresNotificationRepository queue_{nullptr};
+  PostgresAlertRepository alerts_{nullptr};
+  void Bind() {
+    receivers_ = PostgresReceiverRepository(pool_.get());
+    subs_ = PostgresSubscriptionRepository(pool_.get());
+    templates_ = PostgresTemplateRepository(pool_.get());
+    queue_ = PostgresNotificationRepository(pool_.get());
+    alerts_ = PostgresAlertRepository(pool_.get());
+  }
+};
+
+TEST_F(StoreTest, ReceiverRoundTripLabelFilterAndDeleteGuard) {
+  Bind();
+  uint64_t a = AddReceiver({{"team", "x"}, {"env", "prod"}});
+  uint64_t b = AddReceiver({{"team", "x"}});
+  auto got = receivers_.Get(a);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->labels.at("env"), "prod");
+  EXPECT_EQ(got->configurations["url"], "http://x");
+  EXPECT_EQ(receivers_.List({{"team", "x"}})->size(), 2u);
+  EXPECT_EQ(receivers_.List({{"env", "prod"}})->size(), 1u);
+  EXPECT_EQ(receivers_.Get(999).status().code(), absl::StatusCode::kNotFound);
+  auto ids = [&](std::vector<Labels> sels) {
+    std::set<uint64_t> out;
+    auto list = receivers_.MatchAny(sels);
+    for (const auto& r : *list) out.insert(r.id);
+    return out;
+  };
+  EXPECT_EQ(ids({{{"team", "x"}, {"env", "prod"}}}), (std::set<uint64_t>{a}));
+  EXPECT_EQ(ids({{{"id", std::to_string(b)}}, {{"env", "prod"}}}), (std::set<uint64_t>{a, b}));
+  EXPECT_EQ(ids({{{"type", "http"}, {"team", "x"}}}), (std::set<uint64_t>{a, b}));
+  EXPECT_TRUE(ids({{{"type", "slack"}}}).empty());
+
+  Subscription s;
+  s.urn = "uses-b";
+  s.receivers = {{b, {{"channel", "c"}}}};
+  auto sid = subs_.Create(s, "t");
+  ASSERT_TRUE(sid.ok()) << sid.status();
+  absl::Status del = receivers_.Delete(b, "t");
+  EXPECT_EQ(del.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(del.message().find("uses-b"), std::string::npos);
+  EXPECT_EQ(subs_.Create(s, "t").status().code(), absl::StatusCode::kAlreadyExists);
+  ASSERT_TRUE(subs_.Delete(*sid, "t").ok());
+  EXPECT_TRUE(receivers_.Delete(b, "t").ok());
+  EXPECT_EQ(receivers_.Delete(b, "t").code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, SubscriptionMatchUsesContainment) {
+  Bind();
+  uint64_t r = AddReceiver({});
+  auto make = [&](const std::string& urn, Labels match, uint64_t ns) {
+    Subscription s;
+    s.urn = urn;
+    s.match = std::move(match);
+    s.namespace_id = ns;
+    s.receivers = {{r, json::object()}};
+    return *subs_.Create(s, "t");
+  };
+  make("all", {}, 0);
+  make("team", {{"team", "x"}}, 1);
+  make("team-sev", {{"team", "x"}, {"sev", "high"}}, 1);
+  make("other", {{"team", "y"}}, 2);
+  auto urns = [&](uint64_t ns, const Labels* l) {
+    std::set<std::string> out;
+    auto list = subs_.List(ns, l);
+    for (const auto& s : *list) out.insert(s.urn);
+    return out;
+  };
+  Labels labels = {{"team", "x"}, {"region", "eu"}};
+  EXPECT_EQ(urns(0, &labels), (std::set<std::string>{"all", "team"}));
+  Labels high = {{"team", "x"}, {"sev", "high"}};
+  EXPECT_EQ(urns(0, &high), (std::set<std::string>{"all", "team", "team-sev"}));
+  EXPECT_EQ(urns(1, nullptr), (std::set<std::string>{"team", "team-sev"}));
+  EXPECT_EQ(urns(0, nullptr).size(), 4u);
+  auto one = subs_.List(2, nullptr);
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].receivers.at(0).id, r);
+}
+
+TEST_F(StoreTest, TemplatesUpsertAndTagFilter) {
+  Bind();
+  Template t;
+  t.name = "a";
+  t.body = "{}";
+  t.tags = {"x", "y"};
+  t.variables = {{"v", "string", "d", "desc"}};
+  ASSERT_TRUE(templates_.Upsert(t, "t").ok());
+  t.body = "{\"v\": 1}";
+  ASSERT_TRUE(templates_.Upsert(t, "t").ok());
+  auto got = templates_.Get("a");
+  EXPECT_EQ(got->body, "{\"v\": 1}");
+  EXPECT_EQ(got->variables.at(0).default_value, "d");
+  EXPECT_EQ(templates_.List("y")->size(), 1u);
+  EXPECT_EQ(templates_.List("z")->size(), 0u);
+  EXPECT_TRUE(templates_.Delete("a", "t").ok());
+  EXPECT_EQ(templates_.Get("a").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, IdempotencyKeyReturnsFirstNotification) {
+  Bind();
+  uint64_t first = Enqueue(2, absl::Now() + absl::Hours(1), "k");
+  uint64_t again = Enqueue(2, absl::Now() + absl::Hours(1), "k");
+  EXPECT_EQ(first, again);
+  EXPECT_EQ(queue_.ListMessages(first)->size(), 2u);
+  EXPECT_EQ(*queue_.FindByIdempotencyKey("k"), first);
+  EXPECT_EQ(*queue_.FindByIdempotencyKey("other"), 0u);
+  EXPECT_EQ(queue_.ListMessages(12345).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, ConcurrentClaimsNeverOverlap) {
+  Bind();
+  uint64_t n = Enqueue(40);
+  std::vector<std::vector<uint64_t>> got(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      while (true) {
+        auto batch = queue_.Claim(3, absl::Seconds(60));
+        if (!batch.ok() || batch->empty()) return;
+        for (const auto& c : *batch) got[i].push_back(c.message.id);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<uint64_t> all;
+  size_t total = 0;
+  for (const auto& g : got) {
+    total += g.size();
+    all.insert(g.begin(), g.end());
+  }
+  EXPECT_EQ(total, 40u);
+  EXPECT_EQ(all.size(), 40u);
+  auto messages = queue_.ListMessages(n);
+  for (const Message& m : *messages) {
+    EXPECT_EQ(m.status, kPending);
+    EXPECT_EQ(m.try_count, 1);
+  }
+}
+
+TEST_F(StoreTest, ClaimCarriesEverythingAndOutcomesAreRecorded) {
+  Bind();
+  Template t;
+  t.name = "mine";
+  t.body = R"({"x": "{{k}}"})";
+  ASSERT_TRUE(templates_.Upsert(t, "t").ok());
+  uint64_t rid = AddReceiver({});
+  Notification n;
+  n.template_name = "mine";
+  n.data = {{"k", "v"}};
+  uint64_t nid = *queue_.Create(n, {{rid, "http", {{"url", "http://override"}}}}, 3,
+                                absl::Now() + absl::Hours(1));
+  auto batch = queue_.Claim(10, absl::Seconds(60));
+  ASSERT_EQ(batch->size(), 1u);
+  const ClaimedMessage& c = (*batch)[0];
+  EXPECT_TRUE(c.receiver_exists);
+  EXPECT_EQ(c.receiver_config["url"], "http://x");
+  EXPECT_EQ(c.config_override["url"], "http://override");
+  EXPECT_EQ(c.data["k"], "v");
+  ASSERT_TRUE(c.user_template.has_value());
+  EXPECT_EQ(c.user_template->body, t.body);
+
+  // Retry in the future: not claimable now; then failed.
+  ASSERT_TRUE(queue_.MarkRetry(c.message.id, "HTTP 503", absl::Now() + absl::Hours(1)).ok());
+  EXPECT_TRUE(queue_.Claim(10, absl::Seconds(60))->empty());
+  Message m = (*queue_.ListMessages(nid))[0];
+  EXPECT_EQ(m.status, kEnqueued);
+  EXPECT_EQ(m.last_error, "HTTP 503");
+  ASSERT_TRUE(queue_.MarkFailed(c.message.id, "HTTP 400").ok());
+  EXPECT_EQ((*queue_.ListMessages(nid))[0].status, kFailed);
+}
+
+TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
+  Bind();
+  uint64_t n = Enqueue(1);
+  ASSERT_EQ(queue_.Claim(10, absl::Milliseconds(1))->size(), 1u);
+  absl::SleepFor(absl::Milliseconds(50));
+  auto again = queue_.Claim(10, absl::Seconds(60));  // the first worker "crashed"
+  ASSERT_EQ(again->size(), 1u);
+  EXPECT_EQ((*again)[0].message.try_count, 2);
+  ASSERT_TRUE(queue_.MarkPublished((*again)[0].message.id).ok());
+  EXPECT_EQ((*queue_.ListMessages(n))[0].status, kPublished);
+
+  // A stale lease on the last try is failed, not claimed a 4th time.
+  uint64_t last = Enqueue(1);
+  for (int i = 0; i < 3; ++i) {
+    auto c = queue_.Claim(10, absl::Milliseconds(1));
+    ASSERT_EQ(c->size(), 1u) << i;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(*queue_.ExpireDue(absl::Now()), 0);
+  EXPECT_TRUE(queue_.Claim(10, absl::Seconds(60))->empty());
+  Message lost = (*queue_.ListMessages(last))[0];
+  EXPECT_EQ(lost.status, kFailed);
+  EXPECT_EQ(lost.try_count, 3);
+
+  // Release (shutdown) puts a claimed message back as it was.
+  uint64_t r = Enqueue(1);
+  auto claimed = queue_.Claim(10, absl::Seconds(60));
+  ASSERT_EQ(claimed->size(), 1u);
+  ASSERT_TRUE(queue_.Release((*claimed)[0].message.id).ok());
+  Message back = (*queue_.ListMessages(r))[0];
+  EXPECT_EQ(back.status, kEnqueued);
+  EXPECT_EQ(back.try_count, 0);
+
+  uint64_t old = Enqueue(2, absl::Now() - absl::Seconds(1));
+  EXPECT_EQ(*queue_.ExpireDue(absl::Now()), 2);
+  auto old_messages = queue_.ListMessages(old);
+  for (const Message& m : *old_messages) {
+    EXPECT_EQ(m.status, kExpired);
+    EXPECT_EQ(m.last_error, "expired before delivery");
+  }
+}
+
+TEST_F(StoreTest, AlertsStoredAndFilteredByTime) {
+  Bind();
+  Alert a;
+  a.provider_type = "alertmanager";
+  a.provider_id = "p";
+  a.status = "firing";
+  a.labels = {{"alertname", "X"}};
+  a.starts_at = absl::FromUnixSeconds(1000);
+  a.fingerprint = "f1";
+  Alert b = a;
+  b.starts_at = absl::FromUnixSeconds(2000);
+  b.ends_at = absl::FromUnixSeconds(2500);
+  b.fingerprint = "f2";
+  ASSERT_TRUE(alerts_.Insert({a, b}).ok());
+  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].fingerprint, "f2");  // newest first
+  EXPECT_EQ(*(*all)[0].ends_at, absl::FromUnixSeconds(2500));
+  EXPECT_FALSE((*all)[1].ends_at.has_value());
+  EXPECT_EQ(alerts_.List("alertmanager", "p", absl::FromUnixSeconds(1500), absl::InfiniteFuture())->size(),
+            1u);
+  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture())->size(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice::notification

@@ -1,0 +1,36 @@
+// sluice.server.v1beta1.ServerService: server identity and an echo RPC.
+#ifndef SLUICE_SERVER_SERVER_SERVICE_H_
+#define SLUICE_SERVER_SERVER_SERVICE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "proto/sluice/server/v1beta1/server.grpc.pb.h"
+
+namespace sluice::server {
+
+// The version sluice-server reports.
+inline constexpr char kVersion[] = "0.1.0";
+
+class ServerServiceImpl final : public sluice::server::v1beta1::ServerService::Service {
+ public:
+  // `services` are the fully-qualified gRPC service names this process hosts.
+  ServerServiceImpl(absl::Time started_at, std::vector<std::string> services);
+
+  grpc::Status GetServerInfo(grpc::ServerContext* context,
+                             const v1beta1::GetServerInfoRequest* request,
+                             v1beta1::GetServerInfoResponse* response) override;
+
+  // InvalidArgument "message: ..." when the message exceeds 4096 bytes.
+  grpc::Status Echo(grpc::ServerContext* context, const v1beta1::EchoRequest* request,
+                    v1beta1::EchoResponse* response) override;
+
+ private:
+  absl::Time started_at_;
+  std::vector<std::string> services_;
+};
+
+}  // namespace sluice::server
+
+#endif  // SLUICE_SERVER_SERVER_SERVICE_H_

@@ -1,0 +1,206 @@
+#include "sink/sinks/grpc/grpc_sink.h"
+
+#include <chrono>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "google/protobuf/text_format.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/byte_buffer.h"
+
+namespace sluice::sink {
+namespace {
+
+ErrorType Classify(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    case grpc::StatusCode::ABORTED:
+      return ErrorType::kSinkRetryableError;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::NOT_FOUND:
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::UNIMPLEMENTED:
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return ErrorType::kSink4xxError;
+    default:
+      return ErrorType::kSink5xxError;
+  }
+}
+
+std::string Flatten(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  std::string out;
+  if (!buffer.Dump(&slices).ok()) return out;
+  out.reserve(buffer.Length());
+  for (const grpc::Slice& s : slices) {
+    out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
+  GrpcSinkConfig c;
+  auto host = env.Require("SINK_GRPC_SERVICE_HOST");
+  if (!host.ok()) return host.status();
+  c.host = *host;
+  auto port_text = env.Require("SINK_GRPC_SERVICE_PORT");
+  if (!port_text.ok()) return port_text.status();
+  auto port = env.GetInt("SINK_GRPC_SERVICE_PORT", 0);
+  if (!port.ok()) return port.status();
+  if (*port <= 0 || *port > 65535) {
+    return absl::InvalidArgumentError("SINK_GRPC_SERVICE_PORT must be 1-65535");
+  }
+  c.port = static_cast<int>(*port);
+  auto method = env.Require("SINK_GRPC_METHOD_URL");
+  if (!method.ok()) return method.status();
+  absl::string_view m = absl::StripAsciiWhitespace(*method);
+  absl::ConsumePrefix(&m, "/");
+  std::vector<absl::string_view> parts = absl::StrSplit(m, '/');
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_GRPC_METHOD_URL must be <package.Service>/<Method>, got \"", *method, "\""));
+  }
+  c.method = absl::StrCat("/", m);
+  auto cls = env.Require("SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS");
+  if (!cls.ok()) return cls.status();
+  if (!ctx.find_message) {
+    return absl::InvalidArgumentError(
+        "SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS needs a schema registry (INPUT_SCHEMA_DATA_TYPE=protobuf)");
+  }
+  auto d = ctx.find_message(*cls);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS: ", d.status().message()));
+  }
+  auto owned = OwnedDescriptor::Copy(*d);
+  if (!owned.ok()) return owned.status();
+  c.owned_response = *std::move(owned);
+  c.response = c.owned_response->get();
+  const auto* success = c.response->FindFieldByName("success");
+  if (success == nullptr || success->type() != google::protobuf::FieldDescriptor::TYPE_BOOL ||
+      success->is_repeated()) {
+    return absl::InvalidArgumentError(absl::StrCat("SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS: ",
+                                                   c.response->full_name(),
+                                                   " has no bool field `success`"));
+  }
+  auto deadline = env.GetInt("SINK_GRPC_ARG_DEADLINE_MS", 0);
+  if (!deadline.ok()) return deadline.status();
+  c.deadline_ms = *deadline;
+  for (absl::string_view kv :
+       absl::StrSplit(env.GetOr("SINK_GRPC_METADATA", ""), ',', absl::SkipWhitespace())) {
+    size_t colon = kv.find(':');
+    if (colon == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SINK_GRPC_METADATA: \"", kv, "\" is not key:value"));
+    }
+    c.metadata.emplace_back(
+        absl::AsciiStrToLower(absl::StripAsciiWhitespace(kv.substr(0, colon))),
+        std::string(absl::StripAsciiWhitespace(kv.substr(colon + 1))));
+  }
+  return c;
+}
+
+GrpcSink::GrpcSink(GrpcSinkConfig config, Metrics* metrics)
+    : config_(std::move(config)), metrics_(metrics) {}
+
+absl::StatusOr<std::unique_ptr<GrpcSink>> GrpcSink::Create(GrpcSinkConfig config,
+                                                           Metrics* metrics) {
+  std::unique_ptr<GrpcSink> sink(new GrpcSink(std::move(config), metrics));
+  sink->channel_ = grpc::CreateChannel(absl::StrCat(sink->config_.host, ":", sink->config_.port),
+                                       grpc::InsecureChannelCredentials());
+  sink->stub_ = std::make_unique<grpc::GenericStub>(sink->channel_);
+  sink->success_field_ = sink->config_.response->FindFieldByName("success");
+  return sink;
+}
+
+absl::StatusOr<std::unique_ptr<Sink>> GrpcSink::CreateFromContext(const SinkContext& ctx) {
+  auto config = GrpcSinkConfig::FromEnv(*ctx.env, ctx);
+  if (!config.ok()) return config.status();
+  auto sink = Create(*std::move(config), ctx.metrics);
+  if (!sink.ok()) return sink.status();
+  return std::unique_ptr<Sink>(std::move(*sink));
+}
+
+std::vector<FailedMessage> GrpcSink::Prepare(const std::vector<Message>& batch) {
+  // The request is the record's bytes as they are: nothing to convert.
+  prepared_ = batch;
+  return {};
+}
+
+std::vector<FailedMessage> GrpcSink::Execute() {
+  struct Call {
+    grpc::ClientContext context;
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<grpc::ByteBuffer>> reader;
+  };
+  grpc::CompletionQueue cq;
+  std::vector<std::unique_ptr<Call>> calls;
+  calls.reserve(prepared_.size());
+  for (size_t i = 0; i < prepared_.size(); ++i) {
+    auto call = std::make_unique<Call>();
+    if (config_.deadline_ms > 0) {
+      call->context.set_deadline(std::chrono::system_clock::now() +
+                                 std::chrono::milliseconds(config_.deadline_ms));
+    }
+    for (const auto& [k, v] : config_.metadata) call->context.AddMetadata(k, v);
+    const std::string& value = prepared_[i].value;
+    grpc::Slice slice(value.data(), value.size());
+    grpc::ByteBuffer request(&slice, 1);
+    call->reader = stub_->PrepareUnaryCall(&call->context, config_.method, request, &cq);
+    call->reader->StartCall();
+    call->reader->Finish(&call->response, &call->status, reinterpret_cast<void*>(i));
+    calls.push_back(std::move(call));
+  }
+  std::vector<FailedMessage> failed;
+  std::unique_ptr<google::protobuf::Message> response(
+      factory_.GetPrototype(config_.response)->New());
+  for (size_t done = 0; done < calls.size(); ++done) {
+    void* tag;
+    bool ok;
+    if (!cq.Next(&tag, &ok)) break;
+    size_t i = reinterpret_cast<size_t>(tag);
+    Call& call = *calls[i];
+    if (!call.status.ok()) {
+      failed.push_back(FailedMessage{
+          prepared_[i], Classify(call.status.error_code()),
+          absl::StrCat("grpc ", config_.method, ": code ", call.status.error_code(), ": ",
+                       call.status.error_message())});
+      continue;
+    }
+    response->Clear();
+    if (!response->ParseFromString(Flatten(call.response))) {
+      failed.push_back(FailedMessage{prepared_[i], ErrorType::kSinkUnknownError,
+                                     absl::StrCat("grpc ", config_.method, ": response is not a ",
+                                                  config_.response->full_name())});
+      continue;
+    }
+    if (!response->GetReflection()->GetBool(*response, success_field_)) {
+      std::string text;
+      google::protobuf::TextFormat::PrintToString(*response, &text);
+      failed.push_back(FailedMessage{
+          prepared_[i], ErrorType::kSinkUnknownError,
+          absl::StrCat("grpc ", config_.method, ": success=false: ",
+                       absl::StripTrailingAsciiWhitespace(text))});
+    }
+  }
+  cq.Shutdown();
+  void* tag;
+  bool ok;
+  while (cq.Next(&tag, &ok)) {
+  }
+  prepared_.clear();
+  return failed;
+}
+
+}  // namespace sluice::sink

@@ -1,0 +1,160 @@
+#include "sink/sinks/grpc/grpc_sink.h"
+
+#include <atomic>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+#include "sink/sinks/testdata/test_message.grpc.pb.h"
+
+namespace sluice::sink {
+namespace {
+
+using ::sluice::sink::testing::PushResponse;
+using ::sluice::sink::testing::TestMessage;
+using ::sluice::sink::testing::TestSinkService;
+using ::testing::HasSubstr;
+
+absl::StatusOr<const google::protobuf::Descriptor*> FindGenerated(absl::string_view name) {
+  const auto* d =
+      google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(std::string(name));
+  if (d == nullptr) return absl::NotFoundError(absl::StrCat("no message ", name));
+  return d;
+}
+
+// Accepts orders unless their number says otherwise: "bad*" -> success=false,
+// "down*" -> UNAVAILABLE, "invalid*" -> INVALID_ARGUMENT.
+class FakeService final : public TestSinkService::Service {
+ public:
+  grpc::Status Push(grpc::ServerContext* ctx, const TestMessage* req, PushResponse* resp) override {
+    ++calls;
+    auto team = ctx->client_metadata().find("x-team");
+    if (team != ctx->client_metadata().end()) last_team = std::string(team->second.data(), team->second.size());
+    const std::string& o = req->order_number();
+    if (absl::StartsWith(o, "down")) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "down");
+    if (absl::StartsWith(o, "invalid")) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "invalid");
+    }
+    resp->set_success(!absl::StartsWith(o, "bad"));
+    if (!resp->success()) resp->set_error("rejected " + o);
+    return grpc::Status::OK;
+  }
+  std::atomic<int> calls{0};
+  std::string last_team;
+};
+
+class GrpcSinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder b;
+    b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    b.RegisterService(&service_);
+    server_ = b.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+  void TearDown() override { server_->Shutdown(); }
+
+  std::unique_ptr<Sink> MakeSink(std::map<std::string, std::string> extra = {}) {
+    std::map<std::string, std::string> vars = {
+        {"SINK_GRPC_SERVICE_HOST", "127.0.0.1"},
+        {"SINK_GRPC_SERVICE_PORT", std::to_string(port_)},
+        {"SINK_GRPC_METHOD_URL", "sluice.sink.testing.TestSinkService/Push"},
+        {"SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS", "sluice.sink.testing.PushResponse"}};
+    for (auto& [k, v] : extra) vars[k] = v;
+    env_ = Env(vars);
+    auto sink = GrpcSink::CreateFromContext(SinkContext{&env_, &metrics_, &FindGenerated});
+    EXPECT_TRUE(sink.ok()) << sink.status();
+    return sink.ok() ? *std::move(sink) : nullptr;
+  }
+
+  static Message Record(int64_t offset, const std::string& order) {
+    TestMessage pb;
+    pb.set_order_number(order);
+    Message m;
+    m.offset = offset;
+    m.value = pb.SerializeAsString();
+    return m;
+  }
+
+  FakeService service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  Env env_;
+  NoopMetrics metrics_;
+};
+
+TEST_F(GrpcSinkTest, SendsRawBytesAndChecksSuccess) {
+  auto sink = MakeSink({{"SINK_GRPC_METADATA", "x-team:core"}});
+  ASSERT_NE(sink, nullptr);
+  auto failed = sink->Push({Record(1, "A"), Record(2, "bad-1"), Record(3, "B")});
+  EXPECT_EQ(service_.calls.load(), 3);
+  EXPECT_EQ(service_.last_team, "core");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message.offset, 2);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkUnknownError);
+  EXPECT_THAT(failed[0].error, HasSubstr("rejected bad-1"));
+}
+
+TEST_F(GrpcSinkTest, CallErrorsAreClassified) {
+  auto sink = MakeSink();
+  ASSERT_NE(sink, nullptr);
+  auto failed = sink->Push({Record(1, "down"), Record(2, "invalid"), Record(3, "ok")});
+  ASSERT_EQ(failed.size(), 2u);
+  std::map<int64_t, ErrorType> by_offset;
+  for (const auto& f : failed) by_offset[f.message.offset] = f.error_type;
+  EXPECT_EQ(by_offset[1], ErrorType::kSinkRetryableError);
+  EXPECT_EQ(by_offset[2], ErrorType::kSink4xxError);
+}
+
+TEST_F(GrpcSinkTest, UnknownMethodIs4xx) {
+  auto sink = MakeSink({{"SINK_GRPC_METHOD_URL", "sluice.sink.testing.TestSinkService/Nope"}});
+  ASSERT_NE(sink, nullptr);
+  auto failed = sink->Push({Record(1, "A")});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+}
+
+TEST_F(GrpcSinkTest, UnreachableServerIsRetryable) {
+  server_->Shutdown();
+  auto sink = MakeSink({{"SINK_GRPC_ARG_DEADLINE_MS", "2000"}});
+  ASSERT_NE(sink, nullptr);
+  auto failed = sink->Push({Record(1, "A")});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+}
+
+TEST(GrpcSinkConfigTest, ErrorsNameTheVariable) {
+  NoopMetrics metrics;
+  std::map<std::string, std::string> base = {
+      {"SINK_GRPC_SERVICE_HOST", "h"},
+      {"SINK_GRPC_SERVICE_PORT", "1"},
+      {"SINK_GRPC_METHOD_URL", "a.B/C"},
+      {"SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS", "sluice.sink.testing.PushResponse"}};
+  for (const char* missing : {"SINK_GRPC_SERVICE_HOST", "SINK_GRPC_SERVICE_PORT",
+                              "SINK_GRPC_METHOD_URL", "SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS"}) {
+    auto vars = base;
+    vars.erase(missing);
+    Env env(vars);
+    auto c = GrpcSinkConfig::FromEnv(env, SinkContext{&env, &metrics, &FindGenerated});
+    ASSERT_FALSE(c.ok()) << missing;
+    EXPECT_THAT(c.status().message(), HasSubstr(missing));
+  }
+  auto vars = base;
+  vars["SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS"] = "sluice.sink.testing.TestMessage";  // no success
+  Env env(vars);
+  auto c = GrpcSinkConfig::FromEnv(env, SinkContext{&env, &metrics, &FindGenerated});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("success"));
+  vars = base;
+  vars["SINK_GRPC_METHOD_URL"] = "nomethod";
+  Env env2(vars);
+  c = GrpcSinkConfig::FromEnv(env2, SinkContext{&env2, &metrics, &FindGenerated});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("SINK_GRPC_METHOD_URL"));
+}
+
+}  // namespace
+}  // namespace sluice::sink

@@ -1,0 +1,383 @@
+#include "sink/sinks/jdbc/jdbc_sink.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace sluice::sink {
+namespace {
+
+// The per-connection staging table of upserts.
+constexpr char kStageTable[] = "sluice_sink_stage";
+
+// Appends `v` in COPY text format (backslash escapes; \N for NULL).
+void AppendCopyField(const std::optional<std::string>& v, std::string* out) {
+  if (!v) {
+    out->append("\\N");
+    return;
+  }
+  for (char c : *v) {
+    switch (c) {
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default: out->push_back(c);
+    }
+  }
+}
+
+// Owns a PGresult.
+struct ResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using Result = std::unique_ptr<PGresult, ResultDeleter>;
+
+}  // namespace
+
+std::string JdbcUrlToConninfo(absl::string_view url) {
+  absl::string_view u = absl::StripAsciiWhitespace(url);
+  if (absl::ConsumePrefix(&u, "jdbc:")) {
+    // jdbc:postgresql://host:port/db?user=x -> postgresql://host:port/db?user=x
+    return std::string(u);
+  }
+  return std::string(u);
+}
+
+std::string QuoteIdentifier(absl::string_view name) {
+  std::vector<std::string> parts;
+  for (absl::string_view p : absl::StrSplit(name, '.')) {
+    parts.push_back(absl::StrCat("\"", absl::StrReplaceAll(p, {{"\"", "\"\""}}), "\""));
+  }
+  return absl::StrJoin(parts, ".");
+}
+
+absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
+  JdbcSinkConfig c;
+  auto url = env.Require("SINK_JDBC_URL");
+  if (!url.ok()) return url.status();
+  c.conninfo = JdbcUrlToConninfo(*url);
+  c.user = env.GetOr("SINK_JDBC_USERNAME", "");
+  c.password = env.GetOr("SINK_JDBC_PASSWORD", "");
+  auto table = env.Require("SINK_JDBC_TABLE_NAME");
+  if (!table.ok()) return table.status();
+  c.table = *table;
+  auto pool = env.GetInt("SINK_JDBC_CONNECTION_POOL_MAX_SIZE", 10);
+  if (!pool.ok()) return pool.status();
+  if (*pool <= 0) {
+    return absl::InvalidArgumentError("SINK_JDBC_CONNECTION_POOL_MAX_SIZE must be > 0");
+  }
+  c.pool_max_size = static_cast<int>(*pool);
+  auto cls = env.Require("INPUT_SCHEMA_PROTO_CLASS");
+  if (!cls.ok()) return cls.status();
+  if (!ctx.find_message) {
+    return absl::InvalidArgumentError(
+        "SINK_TYPE=jdbc needs INPUT_SCHEMA_DATA_TYPE=protobuf and INPUT_SCHEMA_PROTO_CLASS");
+  }
+  auto d = ctx.find_message(*cls);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("INPUT_SCHEMA_PROTO_CLASS: ", d.status().message()));
+  }
+  auto owned = OwnedDescriptor::Copy(*d);
+  if (!owned.ok()) return owned.status();
+  c.descriptor = *std::move(owned);
+  auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
+  if (!mapping.ok()) return mapping.status();
+  auto cols = ParseColumnMapping(*mapping, c.descriptor->get());
+  if (!cols.ok()) return cols.status();
+  c.columns = *std::move(cols);
+  for (absl::string_view k :
+       absl::StrSplit(env.GetOr("SINK_JDBC_UNIQUE_KEYS", ""), ',', absl::SkipWhitespace())) {
+    std::string key(absl::StripAsciiWhitespace(k));
+    bool mapped = std::any_of(c.columns.begin(), c.columns.end(),
+                              [&](const ColumnMapping& m) { return m.column == key; });
+    if (!mapped) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SINK_JDBC_UNIQUE_KEYS: \"", key,
+          "\" is not a column of INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING"));
+    }
+    c.unique_keys.push_back(std::move(key));
+  }
+  return c;
+}
+
+JdbcSink::JdbcSink(JdbcSinkConfig config, Metrics* metrics)
+    : config_(std::move(config)), metrics_(metrics) {
+  for (const ColumnMapping& c : config_.columns) {
+    std::vector<int> numbers;
+    for (const auto* f : c.path) numbers.push_back(f->number());
+    numbers_.push_back(std::move(numbers));
+  }
+}
+
+JdbcSink::~JdbcSink() {
+  if (conn_ != nullptr) PQfinish(conn_);
+}
+
+absl::Status JdbcSink::Connect() {
+  if (conn_ != nullptr) {
+    PQfinish(conn_);
+    conn_ = nullptr;
+  }
+  stage_ready_ = false;  // temp tables die with their session
+  std::vector<const char*> keys = {"dbname"};
+  std::vector<const char*> values = {config_.conninfo.c_str()};
+  if (!config_.user.empty()) {
+    keys.push_back("user");
+    values.push_back(config_.user.c_str());
+  }
+  if (!config_.password.empty()) {
+    keys.push_back("password");
+    values.push_back(config_.password.c_str());
+  }
+  keys.push_back("application_name");
+  values.push_back("sluice-sink");
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  // expand_dbname=1: the "dbname" value may itself be a DSN or a URI.
+  conn_ = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+    std::string err = conn_ != nullptr ? PQerrorMessage(conn_) : "out of memory";
+    if (conn_ != nullptr) PQfinish(conn_);
+    conn_ = nullptr;
+    return absl::UnavailableError(
+        absl::StrCat("jdbc sink: cannot connect to SINK_JDBC_URL: ",
+                     absl::StripTrailingAsciiWhitespace(err)));
+  }
+  // The upsert's INSERT ... SELECT from an unanalysed temp table can cross
+  // jit_above_cost; compiling it costs far more than the statement saves.
+  Result r(PQexec(conn_, "SET jit = off"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<JdbcSink>> JdbcSink::Create(JdbcSinkConfig config,
+                                                           Metrics* metrics) {
+  std::unique_ptr<JdbcSink> sink(new JdbcSink(std::move(config), metrics));
+  absl::Status s = sink->Connect();
+  if (!s.ok()) return s;
+  return sink;
+}
+
+absl::StatusOr<std::unique_ptr<Sink>> JdbcSink::CreateFromContext(const SinkContext& ctx) {
+  auto config = JdbcSinkConfig::FromEnv(*ctx.env, ctx);
+  if (!config.ok()) return config.status();
+  auto sink = Create(*std::move(config), ctx.metrics);
+  if (!sink.ok()) return sink.status();
+  return std::unique_ptr<Sink>(std::move(*sink));
+}
+
+std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) {
+  std::vector<FailedMessage> failed;
+  values_.clear();
+  messages_.clear();
+  rows_ = 0;
+  const size_t ncols = config_.columns.size();
+  values_.reserve(batch.size() * ncols);
+  // Unique-key tuple -> row index, to keep the last row of equal keys.
+  absl::flat_hash_map<std::string, size_t> seen;
+  std::vector<size_t> key_cols;
+  for (const std::string& k : config_.unique_keys) {
+    for (size_t i = 0; i < ncols; ++i) {
+      if (config_.columns[i].column == k) key_cols.push_back(i);
+    }
+  }
+  std::vector<std::optional<std::string>> row(ncols);
+  for (const Message& m : batch) {
+    if (m.decoded == nullptr) {
+      failed.push_back(FailedMessage{m, ErrorType::kInvalidMessageError,
+                                     "jdbc sink: message was not decoded as protobuf"});
+      continue;
+    }
+    bool complete = true;
+    for (size_t i = 0; i < ncols; ++i) {
+      row[i] = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
+      // A scalar path always has a value; nullopt then means the message's
+      // type lacks the path (only unset messages/timestamps read as NULL).
+      if (!row[i] && !config_.columns[i].path.back()->message_type() &&
+          !config_.columns[i].path.back()->is_repeated()) {
+        complete = false;
+      }
+    }
+    if (!complete) {
+      failed.push_back(FailedMessage{
+          m, ErrorType::kInvalidMessageError,
+          absl::StrCat("jdbc sink: ", m.decoded->GetDescriptor()->full_name(),
+                       " does not match INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING")});
+      row.assign(ncols, std::nullopt);
+      continue;
+    }
+    messages_.push_back(m);
+    if (!key_cols.empty()) {
+      std::string key;
+      for (size_t i : key_cols) {
+        if (row[i]) {
+          absl::StrAppend(&key, "v", row[i]->size(), ":", *row[i]);
+        } else {
+          key.append("n");
+        }
+      }
+      auto [it, inserted] = seen.emplace(std::move(key), rows_);
+      if (!inserted) {
+        // Overwrite the earlier row in place: the later offset wins.
+        std::move(row.begin(), row.end(), values_.begin() + it->second * ncols);
+        row.assign(ncols, std::nullopt);
+        continue;
+      }
+    }
+    for (auto& v : row) values_.push_back(std::move(v));
+    row.assign(ncols, std::nullopt);
+    ++rows_;
+  }
+  return failed;
+}
+
+std::string JdbcSink::ColumnList() const {
+  std::string out = "(";
+  for (size_t i = 0; i < config_.columns.size(); ++i) {
+    absl::StrAppend(&out, i ? "," : "", QuoteIdentifier(config_.columns[i].column));
+  }
+  out.push_back(')');
+  return out;
+}
+
+std::string JdbcSink::UpsertSql() const {
+  std::string cols = ColumnList();
+  std::string sql = absl::StrCat("INSERT INTO ", QuoteIdentifier(config_.table), " ", cols,
+                                 " SELECT ", cols.substr(1, cols.size() - 2), " FROM ",
+                                 kStageTable, " ON CONFLICT (");
+  for (size_t i = 0; i < config_.unique_keys.size(); ++i) {
+    absl::StrAppend(&sql, i ? "," : "", QuoteIdentifier(config_.unique_keys[i]));
+  }
+  sql.append(") DO ");
+  std::vector<std::string> sets;
+  for (const ColumnMapping& c : config_.columns) {
+    if (std::find(config_.unique_keys.begin(), config_.unique_keys.end(), c.column) !=
+        config_.unique_keys.end()) {
+      continue;
+    }
+    std::string q = QuoteIdentifier(c.column);
+    sets.push_back(absl::StrCat(q, "=EXCLUDED.", q));
+  }
+  if (sets.empty()) {
+    sql.append("NOTHING");
+  } else {
+    absl::StrAppend(&sql, "UPDATE SET ", absl::StrJoin(sets, ","));
+  }
+  return sql;
+}
+
+ErrorType JdbcSink::Classify(const char* sqlstate) const {
+  absl::string_view s = sqlstate == nullptr ? "" : sqlstate;
+  if (absl::StartsWith(s, "08") || absl::StartsWith(s, "40") || absl::StartsWith(s, "53") ||
+      absl::StartsWith(s, "57")) {
+    return ErrorType::kSinkRetryableError;
+  }
+  if (absl::StartsWith(s, "22") || absl::StartsWith(s, "23") || absl::StartsWith(s, "42")) {
+    return ErrorType::kSink4xxError;
+  }
+  return ErrorType::kSink5xxError;
+}
+
+std::vector<FailedMessage> JdbcSink::Execute() {
+  std::vector<FailedMessage> failed;
+  if (rows_ == 0) {
+    messages_.clear();
+    return failed;
+  }
+  auto fail_all = [&](ErrorType type, std::string cause) {
+    for (Message& m : messages_) failed.push_back(FailedMessage{std::move(m), type, cause});
+  };
+  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+    absl::Status s = Connect();
+    if (!s.ok()) {
+      fail_all(ErrorType::kSinkRetryableError, std::string(s.message()));
+      values_.clear();
+      messages_.clear();
+      return failed;
+    }
+  }
+  // COPY text format: one line per row, tab-separated, \N for NULL.
+  std::string data;
+  data.reserve(rows_ * config_.columns.size() * 16);
+  const size_t ncols = config_.columns.size();
+  for (size_t r = 0; r < rows_; ++r) {
+    for (size_t c = 0; c < ncols; ++c) {
+      if (c) data.push_back('\t');
+      AppendCopyField(values_[r * ncols + c], &data);
+    }
+    data.push_back('\n');
+  }
+
+  std::string error;
+  ErrorType type = ErrorType::kSink5xxError;
+  auto check = [&](PGresult* raw) -> bool {
+    Result res(raw);
+    ExecStatusType st = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_COPY_IN) return true;
+    const char* state = res ? PQresultErrorField(res.get(), PG_DIAG_SQLSTATE) : nullptr;
+    error = absl::StrCat("jdbc sink: ", absl::StripTrailingAsciiWhitespace(PQerrorMessage(conn_)));
+    type = PQstatus(conn_) != CONNECTION_OK ? ErrorType::kSinkRetryableError : Classify(state);
+    return false;
+  };
+  // `begin` opens the transaction in the same round trip: PQexec stops at
+  // the COPY of a multi-statement string.
+  auto copy = [&](const std::string& target, bool begin) -> bool {
+    if (!check(PQexec(conn_, absl::StrCat(begin ? "BEGIN; " : "", "COPY ", target, " ",
+                                          ColumnList(), " FROM STDIN")
+                                 .c_str()))) {
+      return false;
+    }
+    if (PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) != 1 ||
+        PQputCopyEnd(conn_, nullptr) != 1) {
+      error = absl::StrCat("jdbc sink: COPY: ", PQerrorMessage(conn_));
+      type = ErrorType::kSinkRetryableError;
+      return false;
+    }
+    bool ok = true;
+    while (PGresult* r = PQgetResult(conn_)) ok = check(r) && ok;
+    return ok;
+  };
+
+  bool ok;
+  if (config_.unique_keys.empty()) {
+    // One COPY statement is atomic: the batch lands entirely or not at all.
+    ok = copy(QuoteIdentifier(config_.table), /*begin=*/false);
+  } else {
+    // Upsert: COPY into a per-connection temp table, then one
+    // INSERT ... SELECT ... ON CONFLICT, in one transaction.
+    ok = true;
+    if (!stage_ready_) {
+      ok = check(PQexec(conn_, absl::StrCat("CREATE TEMP TABLE IF NOT EXISTS ", kStageTable,
+                                            " (LIKE ", QuoteIdentifier(config_.table),
+                                            " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+                                   .c_str()));
+      stage_ready_ = ok;
+    }
+    ok = ok && copy(kStageTable, /*begin=*/true);
+    ok = ok && check(PQexec(conn_, absl::StrCat(UpsertSql(), "; COMMIT").c_str()));
+    if (!ok && PQstatus(conn_) == CONNECTION_OK) Result r(PQexec(conn_, "ROLLBACK"));
+  }
+  if (!ok) {
+    fail_all(type, error);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      PQfinish(conn_);
+      conn_ = nullptr;  // reconnect on the next batch
+    }
+  }
+  values_.clear();
+  messages_.clear();
+  rows_ = 0;
+  return failed;
+}
+
+}  // namespace sluice::sink

@@ -1,0 +1,98 @@
+// SINK_TYPE=jdbc: writes each batch into a PostgreSQL table (Firehose's JDBC
+// sink, firehose: sink/jdbc) through libpq. Columns come from
+// INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING. A batch is ONE `COPY ... FROM STDIN`
+// (atomic by itself); with SINK_JDBC_UNIQUE_KEYS it is one transaction of a
+// COPY into a per-connection temp table and one
+// `INSERT ... SELECT ... ON CONFLICT (keys) DO UPDATE`. Values go in as text
+// and PostgreSQL converts them to the column types.
+#ifndef SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
+#define SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "google/protobuf/descriptor.h"
+#include "sink/message.h"
+#include "sink/metrics.h"
+#include "sink/sinks/common/proto_values.h"
+#include "sink/sinks/sink_context.h"
+
+typedef struct pg_conn PGconn;
+
+namespace sluice::sink {
+
+// Parsed SINK_JDBC_* configuration.
+struct JdbcSinkConfig {
+  // libpq connection string: Firehose's `jdbc:postgresql://host:port/db?k=v`
+  // becomes the URI `postgresql://host:port/db?k=v`; a libpq DSN
+  // (`host=... dbname=...`) or a `postgresql://` URI is used as is.
+  std::string conninfo;
+  std::string user;        // SINK_JDBC_USERNAME (optional; overrides the URL's)
+  std::string password;    // SINK_JDBC_PASSWORD (optional)
+  std::string table;       // SINK_JDBC_TABLE_NAME, may be schema-qualified ("s.t")
+  std::vector<std::string> unique_keys;  // SINK_JDBC_UNIQUE_KEYS, columns
+  int pool_max_size = 10;  // SINK_JDBC_CONNECTION_POOL_MAX_SIZE (see JdbcSink)
+  std::vector<ColumnMapping> columns;    // INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING
+  // INPUT_SCHEMA_PROTO_CLASS, copied out of the registry (see OwnedDescriptor).
+  std::shared_ptr<const OwnedDescriptor> descriptor;
+
+  // InvalidArgument naming the variable when one is missing or malformed
+  // (including a unique key that is not a mapped column).
+  static absl::StatusOr<JdbcSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
+};
+
+// Converts SINK_JDBC_URL to a libpq connection string (see `conninfo`).
+std::string JdbcUrlToConninfo(absl::string_view url);
+
+// Quotes a (possibly schema-qualified) SQL identifier: a.b -> "a"."b",
+// doubling embedded quotes.
+std::string QuoteIdentifier(absl::string_view name);
+
+// The sink. Each instance holds one connection: a sink is used by one worker
+// thread at a time, so one connection per worker is the pool
+// (SINK_JDBC_CONNECTION_POOL_MAX_SIZE is validated and bounds nothing more).
+class JdbcSink : public TwoStageSink {
+ public:
+  // Connects; Unavailable when the database cannot be reached.
+  static absl::StatusOr<std::unique_ptr<JdbcSink>> Create(JdbcSinkConfig config, Metrics* metrics);
+  // Registry factory.
+  static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
+  ~JdbcSink() override;
+
+  // Renders each message's row. A message with no decoded protobuf, or whose
+  // type lacks a mapped nested path, fails with INVALID_MESSAGE_ERROR. Rows with equal unique keys keep the last one, as
+  // per-row upserts in offset order would.
+  std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
+  // Writes the rows in one transaction. On error every prepared message fails:
+  // SINK_RETRYABLE_ERROR for a lost connection (reconnected on the next
+  // batch), serialization failures and resource errors; SINK_4XX_ERROR for
+  // constraint, data and schema errors (SQLSTATE classes 22, 23, 42);
+  // SINK_5XX_ERROR otherwise.
+  std::vector<FailedMessage> Execute() override;
+  absl::string_view Name() const override { return "jdbc"; }
+
+ private:
+  JdbcSink(JdbcSinkConfig config, Metrics* metrics);
+  absl::Status Connect();
+  std::string ColumnList() const;  // ("c1","c2",...)
+  std::string UpsertSql() const;   // INSERT ... SELECT FROM stage ON CONFLICT ...
+  ErrorType Classify(const char* sqlstate) const;
+
+  JdbcSinkConfig config_;
+  Metrics* metrics_;
+  PGconn* conn_ = nullptr;
+  bool stage_ready_ = false;  // the upsert temp table exists on conn_
+  // Field-number path of each column, resolved per message against its own
+  // descriptor, so that messages decoded with a refreshed schema work.
+  std::vector<std::vector<int>> numbers_;
+  // Prepared batch: values row-major (nullopt = SQL NULL) and the messages.
+  std::vector<std::optional<std::string>> values_;
+  std::vector<Message> messages_;
+  size_t rows_ = 0;
+};
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
