@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "integration/sink_harness.h"
 #include "proto/sluice/sink/v1beta1/sink_control.grpc.pb.h"
+#include "third_party/grpc_reflection/reflection.grpc.pb.h"
 #include "sink/sample/sample_gen.h"
 
 namespace sluice::integration {
@@ -80,6 +82,23 @@ TEST(SinkControl, StatusPauseResumeAndTestFilter) {
   ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(15)))
       << sink->Stderr();
   auto stub = pb::SinkControl::NewStub(channel);
+  {
+    // Reflection (for grpcurl) lists the control API and the health service.
+    auto refl = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+    grpc::ClientContext ctx;
+    auto stream = refl->ServerReflectionInfo(&ctx);
+    grpc::reflection::v1alpha::ServerReflectionRequest req;
+    req.set_list_services("");
+    ASSERT_TRUE(stream->Write(req));
+    stream->WritesDone();
+    grpc::reflection::v1alpha::ServerReflectionResponse resp;
+    ASSERT_TRUE(stream->Read(&resp));
+    std::set<std::string> names;
+    for (const auto& s : resp.list_services_response().service()) names.insert(s.name());
+    EXPECT_TRUE(names.count("sluice.sink.v1beta1.SinkControl"));
+    EXPECT_TRUE(names.count("grpc.health.v1.Health"));
+    EXPECT_TRUE(stream->Finish().ok());
+  }
   ProduceSamples(broker.bootstrap, "orders", 0, 100);
   ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") == 100; },
                       absl::Seconds(30)));
