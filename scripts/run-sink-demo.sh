@@ -19,8 +19,12 @@ BIN="$(bazel info bazel-bin 2>/dev/null)"
 tmp="$(mktemp -d)"
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  # Newest first: the sink commits and leaves the group while the broker is
+  # still up, then the producer, the registry and the broker stop.
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${pids[$i]}" 2>/dev/null || true
+    wait "${pids[$i]}" 2>/dev/null || true
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: install, build, start a private PostgreSQL kept in ./.sluice/,
-# migrate, start sluice-server and sluice-gateway (and the sink demo when it
-# is built), print the URLs, and stop everything cleanly on Ctrl-C.
+# migrate, start sluice-server and sluice-gateway and the streaming demo
+# (scripts/run-sink-demo.sh), print the URLs, and stop everything cleanly on Ctrl-C.
 #
 # Ports (override with env): SLUICE_HTTP_PORT 8080, SLUICE_GRPC_PORT 8081,
 # SLUICE_METRICS_PORT 9091, SLUICE_PG_PORT 54329.
@@ -15,7 +15,9 @@ PG_PORT="${SLUICE_PG_PORT:-54329}"
 state="$root/.sluice"
 
 ./scripts/install-deps.sh
-bazel build //server:sluice-server //gateway:sluice-gateway_gen
+bazel build //server:sluice-server //gateway:sluice-gateway_gen //cli:sluicectl \
+  //sink:sluice-sink //sink/devbroker:sluice-devbroker //sink/sample:sluice-sample-producer \
+  //sink/sample:sample_cc_descriptor_set
 mkdir -p "$state/logs"
 
 pids=()
@@ -52,10 +54,10 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-if [ -x scripts/run-sink-demo.sh ]; then
-  ./scripts/run-sink-demo.sh "$state/sink" &
-  pids+=($!)
-fi
+# The streaming pipeline: dev broker → sample producer → sluice-sink (JEXL
+# filter + log sink). Its output (the kept records) goes to logs/sink.log.
+./scripts/run-sink-demo.sh >"$state/logs/sink.log" 2>&1 &
+pids+=($!)
 
 cat <<MSG
 
@@ -64,10 +66,12 @@ Sluice is running.
   OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json
   gRPC:             localhost:$GRPC_PORT  (reflection enabled)
   Metrics:          http://localhost:$METRICS_PORT/metrics
+  Sink demo:        dev broker + sample producer + sluice-sink (JEXL filter, log sink);
+                    control API localhost:8082 (reflection), records in $state/logs/sink.log
   PostgreSQL:       $dsn
   Logs:             $state/logs/
 Press Ctrl-C to stop.
 MSG
-tail -n 0 -F "$state/logs/server.log" "$state/logs/gateway.log" &
+tail -n 0 -F "$state/logs/server.log" "$state/logs/gateway.log" "$state/logs/sink.log" &
 pids+=($!)
 wait -n "${pids[@]}" || true

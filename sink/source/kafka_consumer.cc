@@ -12,6 +12,8 @@ namespace sluice::sink {
 namespace {
 
 constexpr char kCommitMetric[] = "firehose_source_kafka_messages_commit_total";
+// Upper bound on a synchronous commit (see CommitSync).
+constexpr absl::Duration kSyncCommitTimeout = absl::Seconds(10);
 
 rd_kafka_topic_partition_list_t* ToList(const std::vector<PartitionOffset>& offsets) {
   auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
@@ -242,23 +244,54 @@ absl::Status KafkaConsumer::Poll(int max_records, absl::Duration timeout,
 absl::Status KafkaConsumer::Commit(const std::vector<PartitionOffset>& offsets, bool async) {
   if (offsets.empty()) return absl::OkStatus();
   rd_kafka_topic_partition_list_t* list = ToList(offsets);
-  rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, async ? 1 : 0);
   absl::Status status;
-  if (!async) {
-    bool ok = err == RD_KAFKA_RESP_ERR_NO_ERROR;
-    for (int i = 0; ok && i < list->cnt; ++i) {
-      if (list->elems[i].err) {
-        err = list->elems[i].err;
-        ok = false;
-      }
+  if (async) {
+    if (rd_kafka_resp_err_t err = rd_kafka_commit(rk_, list, 1); err) {
+      metrics_->Increment(kCommitMetric, {{"success", "false"}});
     }
-    // A synchronous commit also triggers the commit callback on the next
-    // poll, which counts the outcome.
-    if (!ok) status = KafkaError(err, "committing offsets");
-  } else if (err) {
-    metrics_->Increment(kCommitMetric, {{"success", "false"}});
+  } else {
+    status = CommitSync(list);
   }
   rd_kafka_topic_partition_list_destroy(list);
+  return status;
+}
+
+absl::Status KafkaConsumer::CommitSync(rd_kafka_topic_partition_list_t* list) {
+  // rd_kafka_commit(..., async=0) waits without a bound; with the coordinator
+  // gone (broker down during shutdown or a revoke) the worker would hang
+  // forever. Commit through a private queue and wait at most
+  // kSyncCommitTimeout: on timeout the offsets stay uncommitted and the
+  // records are redelivered (at-least-once, nothing lost).
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk_);
+  rd_kafka_resp_err_t err = rd_kafka_commit_queue(rk_, list, q, nullptr, nullptr);
+  absl::Status status;
+  if (err) {
+    status = KafkaError(err, "committing offsets");
+  } else {
+    absl::Time deadline = absl::Now() + kSyncCommitTimeout;
+    rd_kafka_event_t* ev = nullptr;
+    while (ev == nullptr && absl::Now() < deadline) {
+      ev = rd_kafka_queue_poll(q, 100);
+      if (ev != nullptr && rd_kafka_event_type(ev) != RD_KAFKA_EVENT_OFFSET_COMMIT) {
+        rd_kafka_event_destroy(ev);
+        ev = nullptr;
+      }
+    }
+    if (ev == nullptr) {
+      status = absl::DeadlineExceededError(absl::StrCat(
+          "committing offsets: no answer from the group coordinator within ",
+          absl::FormatDuration(kSyncCommitTimeout)));
+    } else {
+      err = rd_kafka_event_error(ev);
+      if (const rd_kafka_topic_partition_list_t* res = rd_kafka_event_topic_partition_list(ev)) {
+        for (int i = 0; !err && i < res->cnt; ++i) err = res->elems[i].err;
+      }
+      if (err) status = KafkaError(err, "committing offsets");
+      rd_kafka_event_destroy(ev);
+    }
+  }
+  rd_kafka_queue_destroy(q);
+  metrics_->Increment(kCommitMetric, {{"success", status.ok() ? "true" : "false"}});
   return status;
 }
 

@@ -46,6 +46,9 @@ class KafkaConsumer : public Consumer {
   static void CommitCb(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                        rd_kafka_topic_partition_list_t* offsets, void* opaque);
   void OnRebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
+  // Synchronous commit bounded in time; DeadlineExceeded when the coordinator
+  // does not answer (e.g. the broker is down).
+  absl::Status CommitSync(rd_kafka_topic_partition_list_t* list);
   void Convert(rd_kafka_message_t* m, int64_t now_ms, std::vector<Message>* out);
 
   rd_kafka_t* rk_;
