@@ -68,10 +68,10 @@ def sluice_cc_proto(name, srcs, deps = [], grpc = False, proto_deps = [], visibi
         visibility = visibility,
     )
     includes = []
-    if pkg.startswith("third_party/googleapis/"):
+    if pkg == "third_party/googleapis":
         # Generated headers live under .../third_party/googleapis/google/api/; make
         # `#include "google/api/http.pb.h"` resolve from the googleapis root.
-        includes = ["/".join([".."] * (pkg.count("/") - 1))]
+        includes = ["."]
     native.cc_library(
         name = name,
         srcs = [o for o in outs if o.endswith(".cc")],
