@@ -35,6 +35,13 @@ class AccessTx {
   // AlreadyExists when a pending appeal exists for the same account,
   // resource and role.
   virtual absl::Status InsertAppeal(pb::Appeal* appeal) = 0;
+  // InsertAppeal, then Audit(audit) with audit.data["id"] set to the new
+  // appeal's id. A store may write all of it in one statement.
+  virtual absl::Status InsertAppealAudited(pb::Appeal* appeal, AuditEntry audit) {
+    if (auto st = InsertAppeal(appeal); !st.ok()) return st;
+    audit.data["id"] = appeal->id();
+    return Audit(audit);
+  }
   // Writes status, revoke fields, updated_at and every approval's status,
   // actor, reason and approvers.
   virtual absl::Status UpdateAppeal(const pb::Appeal& appeal) = 0;

@@ -197,7 +197,12 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
               p.extension_window.empty() ? "" : " (outside the extension window)"));
         }
       }
-      auto ins = tx.InsertAppeal(&a);
+      // The appeal, its approvals and its audit row (one statement in the
+      // PostgreSQL store).
+      auto ins = tx.InsertAppealAudited(
+          &a, {"appeal.create", creator,
+               {{"resource_id", a.resource_id()}, {"account_id", a.account_id()},
+                {"role", a.role()}, {"status", a.status()}}});
       if (absl::IsAlreadyExists(ins)) {
         return absl::AlreadyExistsError(absl::StrCat("a pending appeal already exists for account ",
                                                      a.account_id(), ", resource ",
@@ -208,13 +213,6 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
         pb::Grant g = **existing;
         g.set_pending_appeal_id(a.id());
         if (auto u = tx.UpdateGrant(g); !u.ok()) return u;
-      }
-      if (auto au = tx.Audit({"appeal.create", creator,
-                              {{"id", a.id()}, {"resource_id", a.resource_id()},
-                               {"account_id", a.account_id()}, {"role", a.role()},
-                               {"status", a.status()}}});
-          !au.ok()) {
-        return au;
       }
       if (a.status() == "active") {
         if (auto ac = Activate(tx, &a, p.config, p.policy, &undo); !ac.ok()) return ac;

@@ -346,8 +346,8 @@ absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
 absl::StatusOr<pb::Resource> PostgresResourceRepository::Get(const std::string& id) {
   if (!IsUuid(id)) return NotFoundResource(id);
   absl::StatusOr<pb::Resource> out = NotFoundResource(id);
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    // One round trip: this is on the appeal-creation hot path.
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    // One round trip (no liveness ping): this is on the appeal-creation hot path.
     PgRows rows = PgExec(sql, absl::StrCat("SELECT ", kResourceCols,
                                            " FROM resources WHERE id = CAST($1 AS uuid)"),
                          {id});
