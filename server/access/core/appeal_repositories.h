@@ -42,6 +42,18 @@ class AccessTx {
     audit.data["id"] = appeal->id();
     return Audit(audit);
   }
+  // InsertAppealAudited when no active grant exists for the appeal's account,
+  // resource and role (true); otherwise writes nothing and returns false. Lets
+  // the common case skip a separate grant lookup.
+  virtual absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
+                                                             AuditEntry audit) {
+    auto existing =
+        FindActiveGrant(appeal->account_id(), appeal->resource_id(), appeal->role(), false);
+    if (!existing.ok()) return existing.status();
+    if (existing->has_value()) return false;
+    if (auto st = InsertAppealAudited(appeal, std::move(audit)); !st.ok()) return st;
+    return true;
+  }
   // Writes status, revoke fields, updated_at and every approval's status,
   // actor, reason and approvers.
   virtual absl::Status UpdateAppeal(const pb::Appeal& appeal) = 0;

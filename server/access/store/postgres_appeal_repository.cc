@@ -286,15 +286,23 @@ class SociTx : public AccessTx {
     return *found;
   }
 
-  absl::Status InsertAppeal(pb::Appeal* a) override { return Insert(a, nullptr); }
+  absl::Status InsertAppeal(pb::Appeal* a) override {
+    return Insert(a, nullptr, /*unless_active_grant=*/false).status();
+  }
 
   absl::Status InsertAppealAudited(pb::Appeal* a, AuditEntry audit) override {
-    return Insert(a, &audit);
+    return Insert(a, &audit, /*unless_active_grant=*/false).status();
+  }
+
+  absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* a, AuditEntry audit) override {
+    return Insert(a, &audit, /*unless_active_grant=*/true);
   }
 
   // The appeal, its approvals and (when `audit` is set) its audit_logs row,
-  // with data.id = the new appeal's id, in one statement.
-  absl::Status Insert(pb::Appeal* a, const AuditEntry* audit) {
+  // with data.id = the new appeal's id, in one statement. With
+  // `unless_active_grant`, nothing is written (false) when an active grant
+  // exists for the appeal's account, resource and role.
+  absl::StatusOr<bool> Insert(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant) {
     std::string data = AppealData(*a);
     // The appeal and all its approvals in one statement (one round trip on
     // the create path): one result row per approval, or one row with step -1
@@ -313,8 +321,10 @@ class SociTx : public AccessTx {
       PgRows inserted = PgExec(
           sql_,
           "WITH a AS (INSERT INTO appeals (resource_id, policy_id, policy_version, status, "
-          "account_id, account_type, role, created_by, data) VALUES (CAST($1 AS uuid), $2, "
-          "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb)) RETURNING id), "
+          "account_id, account_type, role, created_by, data) SELECT CAST($1 AS uuid), $2, "
+          "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb) WHERE $15 <> '1' OR NOT "
+          "EXISTS (SELECT 1 FROM grants g WHERE g.status = 'active' AND g.account_id = $5 AND "
+          "g.resource_id = CAST($1 AS uuid) AND g.role = $7) RETURNING id), "
           "p AS (INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, "
           "approvers, policy_id, policy_version) SELECT a.id, x.step_index, x.name, x.status, "
           "x.actor, x.reason, x.approvers, x.policy_id, x.policy_version FROM a, "
@@ -328,7 +338,8 @@ class SociTx : public AccessTx {
           {a->resource_id(), a->policy_id(), absl::StrCat(a->policy_version()), a->status(),
            a->account_id(), a->account_type(), a->role(), a->created_by(), data, rows.dump(),
            audit ? audit->action : "", audit ? audit->actor : "",
-           audit ? audit->data.dump() : "{}", audit ? "1" : "0"});
+           audit ? audit->data.dump() : "{}", audit ? "1" : "0",
+           unless_active_grant ? "1" : "0"});
       for (const auto& r : inserted) {
         id = r.get<std::string>(0);
         int i = r.get<int>(2);
@@ -342,8 +353,9 @@ class SociTx : public AccessTx {
     } catch (const soci::soci_error& e) {
       return db::FromSociError(e, "insert appeal");
     }
+    if (id.empty()) return false;  // an active grant exists; nothing written
     a->set_id(id);
-    return absl::OkStatus();
+    return true;
   }
 
   absl::Status UpdateAppeal(const pb::Appeal& a) override {

@@ -236,6 +236,47 @@ TEST_F(RepositoriesTest, InsertAppealAuditedWritesApprovalsAndAudit) {
   ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertAppeal(&bare); }).ok());
   EXPECT_FALSE(bare.id().empty());
   EXPECT_NE(bare.id(), a.id());
+
+  // With an active grant for (account, resource, role), nothing is written.
+  pb::Grant g;
+  g.set_status("active");
+  g.set_status_in_provider("active");
+  g.set_account_id("u@x.com");
+  g.set_account_type("user");
+  g.set_resource_id(rid);
+  g.set_role("admin");
+  g.set_is_permanent(true);
+  g.set_source("import");
+  g.set_owner("c@x.com");
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertGrant(&g); }).ok());
+  pb::Appeal granted = bare;
+  granted.clear_id();
+  granted.set_role("admin");
+  absl::StatusOr<bool> wrote = false;
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+    wrote = tx.InsertAppealUnlessActiveGrant(&granted, audit());
+    return wrote.status();
+  }).ok());
+  EXPECT_FALSE(*wrote);
+  EXPECT_TRUE(granted.id().empty());
+  pb::Appeal other = granted;
+  other.set_role("owner");
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+    wrote = tx.InsertAppealUnlessActiveGrant(&other, audit());
+    return wrote.status();
+  }).ok());
+  EXPECT_TRUE(*wrote);
+  EXPECT_FALSE(other.id().empty());
+  ASSERT_TRUE(pool_->Run([&](soci::session& sql) {
+    sql << "SELECT count(*) FROM appeals WHERE role = 'admin'", soci::into(n);
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(n, 0);
+  ASSERT_TRUE(pool_->Run([&](soci::session& sql) {
+    sql << "SELECT count(*) FROM audit_logs WHERE action = 'appeal.create'", soci::into(n);
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(n, 2);
 }
 
 TEST_F(RepositoriesTest, JobLockIsExclusive) {
