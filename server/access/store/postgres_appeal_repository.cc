@@ -318,8 +318,8 @@ class SociTx : public AccessTx {
     }
     std::string id;
     try {
-      PgRows inserted = PgExec(
-          sql_,
+      PgRows inserted = PgExecPrepared(
+          sql_, "sluice_access_insert_appeal",
           "WITH a AS (INSERT INTO appeals (resource_id, policy_id, policy_version, status, "
           "account_id, account_type, role, created_by, data) SELECT CAST($1 AS uuid), $2, "
           "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb) WHERE $15 <> '1' OR NOT "
