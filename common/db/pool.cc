@@ -1,5 +1,6 @@
 #include "common/db/pool.h"
 
+#include <libpq-fe.h>
 #include <soci/postgresql/soci-postgresql.h>
 
 #include "absl/strings/match.h"
@@ -60,17 +61,84 @@ absl::Status Pool::Run(const std::function<absl::Status(soci::session&)>& fn) {
   }
 }
 
+namespace {
+
+// True when the session has no live libpq connection as far as libpq knows
+// (no round trip).
+bool ConnectionBad(soci::session& sql) {
+  // Every session of a Pool is opened with the postgresql backend.
+  auto* be = static_cast<soci::postgresql_session_backend*>(sql.get_backend());
+  return be == nullptr || be->conn_ == nullptr || PQstatus(be->conn_) != CONNECTION_OK;
+}
+
+// Maps an exception thrown while using `sql` and reopens the session when the
+// connection was lost.
+absl::Status Recover(soci::session& sql, const std::exception& e) {
+  absl::Status st = FromSociError(e, "database");
+  if (absl::IsUnavailable(st)) {
+    try {
+      sql.reconnect();
+    } catch (const std::exception& re) {
+      spdlog::warn("db reconnect failed: {}", re.what());
+    }
+  }
+  return st;
+}
+
+}  // namespace
+
+absl::Status Pool::RunIdempotent(const std::function<absl::Status(soci::session&)>& fn) {
+  soci::session sql(*pool_);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (!sql.get_backend() || ConnectionBad(sql)) sql.reconnect();
+      return fn(sql);
+    } catch (const std::exception& e) {
+      // A connection lost since the last use fails the first statement; `fn`
+      // is safe to repeat, so it runs once more on the reopened connection.
+      if (attempt == 0 && ConnectionBad(sql)) {
+        try {
+          sql.reconnect();
+          continue;
+        } catch (const std::exception&) {
+        }
+      }
+      return Recover(sql, e);
+    }
+  }
+}
+
 absl::Status Pool::InTransaction(const std::function<absl::Status(soci::session&)>& fn) {
-  return Run([&](soci::session& sql) -> absl::Status {
-    soci::transaction tx(sql);  // rolls back in its destructor unless committed
+  soci::session sql(*pool_);
+  try {
+    if (!sql.get_backend() || ConnectionBad(sql)) sql.reconnect();
+    try {
+      sql.begin();
+    } catch (const std::exception&) {
+      // BEGIN on a connection lost since the last use (server restart) did
+      // nothing: reopen once and begin again. This replaces a liveness ping.
+      if (!ConnectionBad(sql)) throw;
+      sql.reconnect();
+      sql.begin();
+    }
+  } catch (const std::exception& e) {
+    return Recover(sql, e);
+  }
+  try {
     absl::Status st = fn(sql);
     if (!st.ok()) {
-      tx.rollback();
+      sql.rollback();
       return st;
     }
-    tx.commit();
+    sql.commit();
     return absl::OkStatus();
-  });
+  } catch (const std::exception& e) {
+    try {
+      if (!ConnectionBad(sql)) sql.rollback();
+    } catch (const std::exception&) {
+    }
+    return Recover(sql, e);
+  }
 }
 
 std::string QuoteIdent(absl::string_view ident) {

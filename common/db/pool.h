@@ -32,7 +32,14 @@ class Pool {
   // otherwise; `fn`'s own status is returned as is.
   absl::Status Run(const std::function<absl::Status(soci::session&)>& fn);
 
+  // Like Run without its liveness round trip, for `fn` that is safe to run
+  // twice (reads): when `fn` fails because the connection was lost since its
+  // last use, the session is reopened and `fn` runs once more.
+  absl::Status RunIdempotent(const std::function<absl::Status(soci::session&)>& fn);
+
   // Like Run, inside BEGIN … COMMIT; rolls back when `fn` fails or throws.
+  // No liveness round trip: a BEGIN that fails on a connection lost since the
+  // last use reopens the session and begins again (once).
   absl::Status InTransaction(const std::function<absl::Status(soci::session&)>& fn);
 
   int size() const { return size_; }

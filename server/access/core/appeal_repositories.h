@@ -35,6 +35,25 @@ class AccessTx {
   // AlreadyExists when a pending appeal exists for the same account,
   // resource and role.
   virtual absl::Status InsertAppeal(pb::Appeal* appeal) = 0;
+  // InsertAppeal, then Audit(audit) with audit.data["id"] set to the new
+  // appeal's id. A store may write all of it in one statement.
+  virtual absl::Status InsertAppealAudited(pb::Appeal* appeal, AuditEntry audit) {
+    if (auto st = InsertAppeal(appeal); !st.ok()) return st;
+    audit.data["id"] = appeal->id();
+    return Audit(audit);
+  }
+  // InsertAppealAudited when no active grant exists for the appeal's account,
+  // resource and role (true); otherwise writes nothing and returns false. Lets
+  // the common case skip a separate grant lookup.
+  virtual absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
+                                                             AuditEntry audit) {
+    auto existing =
+        FindActiveGrant(appeal->account_id(), appeal->resource_id(), appeal->role(), false);
+    if (!existing.ok()) return existing.status();
+    if (existing->has_value()) return false;
+    if (auto st = InsertAppealAudited(appeal, std::move(audit)); !st.ok()) return st;
+    return true;
+  }
   // Writes status, revoke fields, updated_at and every approval's status,
   // actor, reason and approvers.
   virtual absl::Status UpdateAppeal(const pb::Appeal& appeal) = 0;

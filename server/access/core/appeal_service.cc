@@ -181,40 +181,46 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
   absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
     for (Prepared& p : prepared) {
       pb::Appeal& a = p.appeal;
-      auto existing = tx.FindActiveGrant(a.account_id(), a.resource_id(), a.role(), true);
-      if (!existing.ok()) return existing.status();
-      if (existing->has_value()) {
-        const pb::Grant& g = **existing;
-        bool in_window = false;
-        if (!g.is_permanent() && g.has_expiration_date() && !p.extension_window.empty()) {
-          auto window = ParseDurationField("allow_active_access_extension_in", p.extension_window);
-          in_window = window.ok() && FromTimestamp(g.expiration_date()) - now <= *window;
-        }
-        if (!in_window) {
-          return absl::AlreadyExistsError(absl::StrCat(
-              "account ", a.account_id(), " already has an active grant ", g.id(), " for role ",
-              a.role(), " on resource ", a.resource_id(),
-              p.extension_window.empty() ? "" : " (outside the extension window)"));
-        }
-      }
-      auto ins = tx.InsertAppeal(&a);
-      if (absl::IsAlreadyExists(ins)) {
+      AuditEntry audit{"appeal.create", creator,
+                       {{"resource_id", a.resource_id()}, {"account_id", a.account_id()},
+                        {"role", a.role()}, {"status", a.status()}}};
+      auto pending_exists = [&a] {
         return absl::AlreadyExistsError(absl::StrCat("a pending appeal already exists for account ",
                                                      a.account_id(), ", resource ",
                                                      a.resource_id(), " and role ", a.role()));
-      }
-      if (!ins.ok()) return ins;
-      if (existing->has_value() && a.status() == "pending") {
-        pb::Grant g = **existing;
-        g.set_pending_appeal_id(a.id());
-        if (auto u = tx.UpdateGrant(g); !u.ok()) return u;
-      }
-      if (auto au = tx.Audit({"appeal.create", creator,
-                              {{"id", a.id()}, {"resource_id", a.resource_id()},
-                               {"account_id", a.account_id()}, {"role", a.role()},
-                               {"status", a.status()}}});
-          !au.ok()) {
-        return au;
+      };
+      // Common case first: no active grant, so the appeal, its approvals and
+      // its audit row go in at once (one statement in the PostgreSQL store).
+      auto inserted = tx.InsertAppealUnlessActiveGrant(&a, audit);
+      if (absl::IsAlreadyExists(inserted.status())) return pending_exists();
+      if (!inserted.ok()) return inserted.status();
+      if (!*inserted) {
+        // An active grant exists: lock it and allow only an extension.
+        auto existing = tx.FindActiveGrant(a.account_id(), a.resource_id(), a.role(), true);
+        if (!existing.ok()) return existing.status();
+        if (existing->has_value()) {
+          const pb::Grant& g = **existing;
+          bool in_window = false;
+          if (!g.is_permanent() && g.has_expiration_date() && !p.extension_window.empty()) {
+            auto window =
+                ParseDurationField("allow_active_access_extension_in", p.extension_window);
+            in_window = window.ok() && FromTimestamp(g.expiration_date()) - now <= *window;
+          }
+          if (!in_window) {
+            return absl::AlreadyExistsError(absl::StrCat(
+                "account ", a.account_id(), " already has an active grant ", g.id(), " for role ",
+                a.role(), " on resource ", a.resource_id(),
+                p.extension_window.empty() ? "" : " (outside the extension window)"));
+          }
+        }
+        auto ins = tx.InsertAppealAudited(&a, audit);
+        if (absl::IsAlreadyExists(ins)) return pending_exists();
+        if (!ins.ok()) return ins;
+        if (existing->has_value() && a.status() == "pending") {
+          pb::Grant g = **existing;
+          g.set_pending_appeal_id(a.id());
+          if (auto u = tx.UpdateGrant(g); !u.ok()) return u;
+        }
       }
       if (a.status() == "active") {
         if (auto ac = Activate(tx, &a, p.config, p.policy, &undo); !ac.ok()) return ac;

@@ -4,6 +4,12 @@
 #include <soci/postgresql/soci-postgresql.h>
 
 #include <cstdlib>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace sluice::access {
 
@@ -28,23 +34,64 @@ long long PgRows::Row::get<long long>(int col) const {
   return std::atoll(PQgetvalue(const_cast<pg_result*>(res_), row_, col));
 }
 
-PgRows PgExec(soci::session& sql, const std::string& query, const std::vector<std::string>& params) {
-  auto* backend = static_cast<soci::postgresql_session_backend*>(sql.get_backend());
-  std::vector<const char*> values;
-  values.reserve(params.size());
-  for (const auto& p : params) values.push_back(p.c_str());
-  PGresult* res = PQexecParams(backend->conn_, query.c_str(), static_cast<int>(params.size()),
-                               nullptr, values.data(), nullptr, nullptr, 0);
+namespace {
+
+// Throws unless `res` succeeded; returns it otherwise.
+PGresult* Check(PGconn* conn, PGresult* res) {
   ExecStatusType status = PQresultStatus(res);
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     std::string msg = PQresultErrorMessage(res);
     const char* state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
     std::string sqlstate = state ? state : "";
     PQclear(res);
-    if (sqlstate.empty() && PQstatus(backend->conn_) != CONNECTION_OK) sqlstate = "08006";
+    if (sqlstate.empty() && PQstatus(conn) != CONNECTION_OK) sqlstate = "08006";
     throw soci::postgresql_soci_error(msg, sqlstate.size() == 5 ? sqlstate.c_str() : "XX000");
   }
-  return PgRows(res);
+  return res;
+}
+
+std::vector<const char*> Values(const std::vector<std::string>& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p.c_str());
+  return values;
+}
+
+// Statements prepared on each connection, keyed by the connection and its
+// backend pid (a reopened connection is a new key).
+absl::Mutex prepared_mu;
+std::map<std::pair<const PGconn*, int>, std::set<std::string>>* prepared
+    ABSL_GUARDED_BY(prepared_mu) = new std::map<std::pair<const PGconn*, int>, std::set<std::string>>;
+
+}  // namespace
+
+PgRows PgExec(soci::session& sql, const std::string& query, const std::vector<std::string>& params) {
+  auto* backend = static_cast<soci::postgresql_session_backend*>(sql.get_backend());
+  std::vector<const char*> values = Values(params);
+  return PgRows(Check(backend->conn_,
+                      PQexecParams(backend->conn_, query.c_str(), static_cast<int>(params.size()),
+                                   nullptr, values.data(), nullptr, nullptr, 0)));
+}
+
+PgRows PgExecPrepared(soci::session& sql, const char* name, const std::string& query,
+                      const std::vector<std::string>& params) {
+  auto* backend = static_cast<soci::postgresql_session_backend*>(sql.get_backend());
+  PGconn* conn = backend->conn_;
+  std::pair<const PGconn*, int> key{conn, PQbackendPID(conn)};
+  bool known;
+  {
+    absl::MutexLock lock(&prepared_mu);
+    known = (*prepared)[key].count(name) > 0;
+  }
+  if (!known) {
+    PQclear(Check(conn, PQprepare(conn, name, query.c_str(), static_cast<int>(params.size()),
+                                  nullptr)));
+    absl::MutexLock lock(&prepared_mu);
+    (*prepared)[key].insert(name);
+  }
+  std::vector<const char*> values = Values(params);
+  return PgRows(Check(conn, PQexecPrepared(conn, name, static_cast<int>(params.size()),
+                                           values.data(), nullptr, nullptr, 0)));
 }
 
 }  // namespace sluice::access

@@ -67,6 +67,12 @@ class PgRows {
 // Throws soci::postgresql_soci_error on failure.
 PgRows PgExec(soci::session& sql, const std::string& query, const std::vector<std::string>& params);
 
+// Like PgExec, as the named prepared statement `name` (a fixed identifier,
+// one per distinct `query`): prepared on first use on each connection
+// (PQprepare) and then executed without parsing or planning it again.
+PgRows PgExecPrepared(soci::session& sql, const char* name, const std::string& query,
+                      const std::vector<std::string>& params);
+
 }  // namespace sluice::access
 
 #endif  // SLUICE_SERVER_ACCESS_STORE_PG_EXEC_H_

@@ -287,21 +287,26 @@ class SociTx : public AccessTx {
   }
 
   absl::Status InsertAppeal(pb::Appeal* a) override {
-    std::string data = AppealData(*a), id;
-    int version = static_cast<int>(a->policy_version());
-    try {
-      sql_ << "INSERT INTO appeals (resource_id, policy_id, policy_version, status, account_id, "
-              "account_type, role, created_by, data) VALUES (CAST(:r AS uuid), :pi, :pv, :s, :ai, "
-              ":at, :ro, :cb, CAST(:d AS jsonb)) RETURNING id::text",
-          use(a->resource_id()), use(a->policy_id()), use(version), use(a->status()),
-          use(a->account_id()), use(a->account_type()), use(a->role()), use(a->created_by()),
-          use(data), soci::into(id);
-    } catch (const soci::soci_error& e) {
-      return db::FromSociError(e, "insert appeal");
-    }
-    a->set_id(id);
-    if (a->approvals().empty()) return absl::OkStatus();
-    // All approvals in one statement (one round trip on the create path).
+    return Insert(a, nullptr, /*unless_active_grant=*/false).status();
+  }
+
+  absl::Status InsertAppealAudited(pb::Appeal* a, AuditEntry audit) override {
+    return Insert(a, &audit, /*unless_active_grant=*/false).status();
+  }
+
+  absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* a, AuditEntry audit) override {
+    return Insert(a, &audit, /*unless_active_grant=*/true);
+  }
+
+  // The appeal, its approvals and (when `audit` is set) its audit_logs row,
+  // with data.id = the new appeal's id, in one statement. With
+  // `unless_active_grant`, nothing is written (false) when an active grant
+  // exists for the appeal's account, resource and role.
+  absl::StatusOr<bool> Insert(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant) {
+    std::string data = AppealData(*a);
+    // The appeal and all its approvals in one statement (one round trip on
+    // the create path): one result row per approval, or one row with step -1
+    // when there are none.
     nlohmann::json rows = nlohmann::json::array();
     for (int i = 0; i < a->approvals_size(); ++i) {
       const pb::Approval& p = a->approvals(i);
@@ -311,26 +316,46 @@ class SociTx : public AccessTx {
                       {"actor", p.actor()}, {"reason", p.reason()}, {"approvers", approvers},
                       {"policy_id", p.policy_id()}, {"policy_version", p.policy_version()}});
     }
-    std::string rows_text = rows.dump();
-    PgRows inserted = PgExec(
-        sql_,
-        "INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, approvers, "
-        "policy_id, policy_version) SELECT CAST($1 AS uuid), x.step_index, x.name, x.status, "
-        "x.actor, x.reason, x.approvers, x.policy_id, x.policy_version FROM "
-        "jsonb_to_recordset(CAST($2 AS jsonb)) AS x(step_index int, name text, status text, "
-        "actor text, reason text, approvers jsonb, policy_id text, policy_version int) "
-        "RETURNING id::text, step_index",
-        {id, rows_text});
-    for (const auto& r : inserted) {
-      int i = r.get<int>(1);
-      if (i < 0 || i >= a->approvals_size()) continue;
-      pb::Approval* p = a->mutable_approvals(i);
-      p->set_id(r.get<std::string>(0));
-      p->set_appeal_id(id);
-      *p->mutable_created_at() = a->created_at();
-      *p->mutable_updated_at() = a->created_at();
+    std::string id;
+    try {
+      PgRows inserted = PgExecPrepared(
+          sql_, "sluice_access_insert_appeal",
+          "WITH a AS (INSERT INTO appeals (resource_id, policy_id, policy_version, status, "
+          "account_id, account_type, role, created_by, data) SELECT CAST($1 AS uuid), $2, "
+          "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb) WHERE $15 <> '1' OR NOT "
+          "EXISTS (SELECT 1 FROM grants g WHERE g.status = 'active' AND g.account_id = $5 AND "
+          "g.resource_id = CAST($1 AS uuid) AND g.role = $7) RETURNING id), "
+          "p AS (INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, "
+          "approvers, policy_id, policy_version) SELECT a.id, x.step_index, x.name, x.status, "
+          "x.actor, x.reason, x.approvers, x.policy_id, x.policy_version FROM a, "
+          "jsonb_to_recordset(CAST($10 AS jsonb)) AS x(step_index int, name text, status text, "
+          "actor text, reason text, approvers jsonb, policy_id text, policy_version int) "
+          "RETURNING id, step_index), "
+          "l AS (INSERT INTO audit_logs (action, actor, data) SELECT $11, $12, "
+          "CAST($13 AS jsonb) || jsonb_build_object('id', a.id::text) FROM a WHERE $14 = '1') "
+          "SELECT a.id::text, COALESCE(p.id::text, ''), COALESCE(p.step_index, -1) "
+          "FROM a LEFT JOIN p ON true",
+          {a->resource_id(), a->policy_id(), absl::StrCat(a->policy_version()), a->status(),
+           a->account_id(), a->account_type(), a->role(), a->created_by(), data, rows.dump(),
+           audit ? audit->action : "", audit ? audit->actor : "",
+           audit ? audit->data.dump() : "{}", audit ? "1" : "0",
+           unless_active_grant ? "1" : "0"});
+      for (const auto& r : inserted) {
+        id = r.get<std::string>(0);
+        int i = r.get<int>(2);
+        if (i < 0 || i >= a->approvals_size()) continue;
+        pb::Approval* p = a->mutable_approvals(i);
+        p->set_id(r.get<std::string>(1));
+        p->set_appeal_id(id);
+        *p->mutable_created_at() = a->created_at();
+        *p->mutable_updated_at() = a->created_at();
+      }
+    } catch (const soci::soci_error& e) {
+      return db::FromSociError(e, "insert appeal");
     }
-    return absl::OkStatus();
+    if (id.empty()) return false;  // an active grant exists; nothing written
+    a->set_id(id);
+    return true;
   }
 
   absl::Status UpdateAppeal(const pb::Appeal& a) override {

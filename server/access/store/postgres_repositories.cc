@@ -346,11 +346,11 @@ absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
 absl::StatusOr<pb::Resource> PostgresResourceRepository::Get(const std::string& id) {
   if (!IsUuid(id)) return NotFoundResource(id);
   absl::StatusOr<pb::Resource> out = NotFoundResource(id);
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    // One round trip: this is on the appeal-creation hot path.
-    PgRows rows = PgExec(sql, absl::StrCat("SELECT ", kResourceCols,
-                                           " FROM resources WHERE id = CAST($1 AS uuid)"),
-                         {id});
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    // One round trip (no liveness ping): this is on the appeal-creation hot path.
+    static const std::string* query = new std::string(
+        absl::StrCat("SELECT ", kResourceCols, " FROM resources WHERE id = CAST($1 AS uuid)"));
+    PgRows rows = PgExecPrepared(sql, "sluice_access_get_resource", *query, {id});
     for (const auto& r : rows) out = ResourceFromRow(r);
     return absl::OkStatus();
   });

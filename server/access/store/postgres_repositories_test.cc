@@ -1,5 +1,6 @@
 // Repository tests against real PostgreSQL (fresh database per test).
 #include "server/access/store/postgres_repositories.h"
+#include "server/access/store/postgres_appeal_repository.h"
 
 #include <gtest/gtest.h>
 
@@ -155,6 +156,127 @@ TEST_F(RepositoriesTest, ProviderSyncSemantics) {
   ASSERT_TRUE(providers.Delete(created->provider.id(), {"provider.delete", "a@x.com"}).ok());
   EXPECT_TRUE(resources.Get(id_a)->is_deleted());
   EXPECT_TRUE(absl::IsNotFound(providers.Delete(created->provider.id(), {"provider.delete", "a"})));
+}
+
+// The appeal, its approvals and its audit row go in together; a duplicate
+// pending appeal writes nothing.
+TEST_F(RepositoriesTest, InsertAppealAuditedWritesApprovalsAndAudit) {
+  PostgresProviderRepository providers(pool_.get());
+  StoredProvider sp;
+  sp.provider.set_type("noop");
+  sp.provider.set_urn("urn1");
+  sp.provider.mutable_config()->set_type("noop");
+  auto created = providers.Create(sp, {Res("t", "a")}, {"provider.create", "a@x.com"});
+  ASSERT_TRUE(created.ok()) << created.status();
+  PostgresResourceRepository resources(pool_.get());
+  auto list = resources.List(ResourceFilter{});
+  ASSERT_TRUE(list.ok() && list->size() == 1u);
+  std::string rid = (*list)[0].id();
+
+  PostgresAppealRepository appeals(pool_.get());
+  pb::Appeal a;
+  a.set_resource_id(rid);
+  a.set_policy_id("p1");
+  a.set_policy_version(3);
+  a.set_status("pending");
+  a.set_account_id("u@x.com");
+  a.set_account_type("user");
+  a.set_role("viewer");
+  a.set_created_by("c@x.com");
+  for (const char* step : {"first", "second"}) {
+    pb::Approval* p = a.add_approvals();
+    p->set_name(step);
+    p->set_status("pending");
+    p->add_approvers("o@x.com");
+    p->set_policy_id("p1");
+    p->set_policy_version(3);
+  }
+  auto audit = [] { return AuditEntry{"appeal.create", "c@x.com", {{"role", "viewer"}}}; };
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertAppealAudited(&a, audit()); }).ok());
+  ASSERT_FALSE(a.id().empty());
+  ASSERT_EQ(a.approvals_size(), 2);
+  EXPECT_FALSE(a.approvals(0).id().empty());
+  EXPECT_NE(a.approvals(0).id(), a.approvals(1).id());
+  EXPECT_EQ(a.approvals(1).appeal_id(), a.id());
+
+  absl::StatusOr<pb::Appeal> got = absl::NotFoundError("");
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+    got = tx.GetAppeal(a.id(), false);
+    return got.status();
+  }).ok());
+  ASSERT_EQ(got->approvals_size(), 2);
+  EXPECT_EQ(got->approvals(0).name(), "first");
+  EXPECT_EQ(got->approvals(0).id(), a.approvals(0).id());
+  EXPECT_EQ(got->approvals(1).name(), "second");
+  EXPECT_EQ(got->approvals(1).approvers(0), "o@x.com");
+  EXPECT_EQ(got->policy_version(), 3u);
+
+  pb::Appeal dup = a;
+  dup.clear_id();
+  EXPECT_TRUE(absl::IsAlreadyExists(
+      appeals.InTransaction([&](AccessTx& tx) { return tx.InsertAppealAudited(&dup, audit()); })));
+
+  std::string data;
+  int n = 0;
+  ASSERT_TRUE(pool_->Run([&](soci::session& sql) {
+    sql << "SELECT count(*) FROM audit_logs WHERE action = 'appeal.create'", soci::into(n);
+    sql << "SELECT data::text FROM audit_logs WHERE action = 'appeal.create'", soci::into(data);
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(n, 1);
+  auto j = nlohmann::json::parse(data);
+  EXPECT_EQ(j["id"], a.id());
+  EXPECT_EQ(j["role"], "viewer");
+
+  // Without approvals: still one appeal, no approval rows.
+  pb::Appeal bare = a;
+  bare.clear_id();
+  bare.clear_approvals();
+  bare.set_role("editor");
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertAppeal(&bare); }).ok());
+  EXPECT_FALSE(bare.id().empty());
+  EXPECT_NE(bare.id(), a.id());
+
+  // With an active grant for (account, resource, role), nothing is written.
+  pb::Grant g;
+  g.set_status("active");
+  g.set_status_in_provider("active");
+  g.set_account_id("u@x.com");
+  g.set_account_type("user");
+  g.set_resource_id(rid);
+  g.set_role("admin");
+  g.set_is_permanent(true);
+  g.set_source("import");
+  g.set_owner("c@x.com");
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertGrant(&g); }).ok());
+  pb::Appeal granted = bare;
+  granted.clear_id();
+  granted.set_role("admin");
+  absl::StatusOr<bool> wrote = false;
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+    wrote = tx.InsertAppealUnlessActiveGrant(&granted, audit());
+    return wrote.status();
+  }).ok());
+  EXPECT_FALSE(*wrote);
+  EXPECT_TRUE(granted.id().empty());
+  pb::Appeal other = granted;
+  other.set_role("owner");
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+    wrote = tx.InsertAppealUnlessActiveGrant(&other, audit());
+    return wrote.status();
+  }).ok());
+  EXPECT_TRUE(*wrote);
+  EXPECT_FALSE(other.id().empty());
+  ASSERT_TRUE(pool_->Run([&](soci::session& sql) {
+    sql << "SELECT count(*) FROM appeals WHERE role = 'admin'", soci::into(n);
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(n, 0);
+  ASSERT_TRUE(pool_->Run([&](soci::session& sql) {
+    sql << "SELECT count(*) FROM audit_logs WHERE action = 'appeal.create'", soci::into(n);
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(n, 2);
 }
 
 TEST_F(RepositoriesTest, JobLockIsExclusive) {
