@@ -11,15 +11,6 @@ namespace {
 namespace pb = ::sluice::access::v1beta1;
 
 // Runs one unary call and prints the response or the error.
-template <typename Resp>
-void Finish(const grpc::Status& st, const Resp& resp, const Options& options, int* exit_code) {
-  if (!st.ok()) {
-    *exit_code = PrintError(st);
-    return;
-  }
-  PrintMessage(resp, options);
-}
-
 void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
   auto* group = app.add_subcommand("policy", "manage policies (versioned approval flows)");
   group->require_subcommand(1);
@@ -35,11 +26,7 @@ void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
       *exit_code = PrintError(st);
       return;
     }
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::CreatePolicyResponse resp;
-    Finish(pb::PolicyService::NewStub(client.channel())->CreatePolicy(ctx.get(), req, &resp), resp,
-           options, exit_code);
+    CallAndPrint<pb::PolicyService>(options, exit_code, req, &pb::PolicyService::Stub::CreatePolicy);
   });
 
   auto* update = group->add_subcommand("update", "create the next version of a policy from a file");
@@ -52,20 +39,13 @@ void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
       return;
     }
     req.set_id(id->empty() ? req.policy().id() : *id);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::UpdatePolicyResponse resp;
-    Finish(pb::PolicyService::NewStub(client.channel())->UpdatePolicy(ctx.get(), req, &resp), resp,
-           options, exit_code);
+    CallAndPrint<pb::PolicyService>(options, exit_code, req, &pb::PolicyService::Stub::UpdatePolicy);
   });
 
   auto* list = group->add_subcommand("list", "list the latest version of every policy");
   list->callback([&options, exit_code] {
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::ListPoliciesResponse resp;
-    Finish(pb::PolicyService::NewStub(client.channel())->ListPolicies(ctx.get(), {}, &resp), resp,
-           options, exit_code);
+    CallAndPrint<pb::PolicyService>(options, exit_code, pb::ListPoliciesRequest{},
+                               &pb::PolicyService::Stub::ListPolicies);
   });
 
   auto* get = group->add_subcommand("get", "show a policy (latest version unless --version)");
@@ -75,11 +55,7 @@ void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
     pb::GetPolicyRequest req;
     req.set_id(*id);
     req.set_version(*version);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::GetPolicyResponse resp;
-    Finish(pb::PolicyService::NewStub(client.channel())->GetPolicy(ctx.get(), req, &resp), resp,
-           options, exit_code);
+    CallAndPrint<pb::PolicyService>(options, exit_code, req, &pb::PolicyService::Stub::GetPolicy);
   });
 }
 
@@ -97,11 +73,7 @@ void AddProviderCommands(CLI::App& app, const Options& options, int* exit_code) 
       *exit_code = PrintError(st);
       return;
     }
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::CreateProviderResponse resp;
-    Finish(pb::ProviderService::NewStub(client.channel())->CreateProvider(ctx.get(), req, &resp),
-           resp, options, exit_code);
+    CallAndPrint<pb::ProviderService>(options, exit_code, req, &pb::ProviderService::Stub::CreateProvider);
   });
 
   auto* update = group->add_subcommand("update", "change a provider (set fields only)");
@@ -114,20 +86,13 @@ void AddProviderCommands(CLI::App& app, const Options& options, int* exit_code) 
       *exit_code = PrintError(st);
       return;
     }
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::UpdateProviderResponse resp;
-    Finish(pb::ProviderService::NewStub(client.channel())->UpdateProvider(ctx.get(), req, &resp),
-           resp, options, exit_code);
+    CallAndPrint<pb::ProviderService>(options, exit_code, req, &pb::ProviderService::Stub::UpdateProvider);
   });
 
   auto* list = group->add_subcommand("list", "list providers");
   list->callback([&options, exit_code] {
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::ListProvidersResponse resp;
-    Finish(pb::ProviderService::NewStub(client.channel())->ListProviders(ctx.get(), {}, &resp),
-           resp, options, exit_code);
+    CallAndPrint<pb::ProviderService>(options, exit_code, pb::ListProvidersRequest{},
+                               &pb::ProviderService::Stub::ListProviders);
   });
 
   auto* get = group->add_subcommand("get", "show a provider");
@@ -135,11 +100,7 @@ void AddProviderCommands(CLI::App& app, const Options& options, int* exit_code) 
   get->callback([&options, exit_code, id] {
     pb::GetProviderRequest req;
     req.set_id(*id);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::GetProviderResponse resp;
-    Finish(pb::ProviderService::NewStub(client.channel())->GetProvider(ctx.get(), req, &resp),
-           resp, options, exit_code);
+    CallAndPrint<pb::ProviderService>(options, exit_code, req, &pb::ProviderService::Stub::GetProvider);
   });
 }
 

@@ -6,20 +6,8 @@
 #include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
 
 namespace sluice::cli {
-namespace {
 
 namespace pb = ::sluice::access::v1beta1;
-
-template <typename Resp>
-void Done(const grpc::Status& st, const Resp& resp, const Options& options, int* exit_code) {
-  if (!st.ok()) {
-    *exit_code = PrintError(st);
-    return;
-  }
-  PrintMessage(resp, options);
-}
-
-}  // namespace
 
 void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
   auto* appeal = app.add_subcommand("appeal", "request access and manage appeals");
@@ -41,11 +29,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
       *exit_code = PrintError(st);
       return;
     }
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::CreateAppealResponse resp;
-    Done(pb::AppealService::NewStub(client.channel())->CreateAppeal(ctx.get(), req, &resp), resp,
-         options, exit_code);
+    CallAndPrint<pb::AppealService>(options, exit_code, req, &pb::AppealService::Stub::CreateAppeal);
   });
 
   auto* list = appeal->add_subcommand("list", "list appeals");
@@ -59,11 +43,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
     for (const auto& a : *accounts) req.add_account_ids(a);
     req.set_size(*size);
     req.set_offset(*offset);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::ListAppealsResponse resp;
-    Done(pb::AppealService::NewStub(client.channel())->ListAppeals(ctx.get(), req, &resp), resp,
-         options, exit_code);
+    CallAndPrint<pb::AppealService>(options, exit_code, req, &pb::AppealService::Stub::ListAppeals);
   });
 
   auto* get = appeal->add_subcommand("get", "show an appeal");
@@ -71,11 +51,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
   get->callback([&options, exit_code, id] {
     pb::GetAppealRequest req;
     req.set_id(*id);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::GetAppealResponse resp;
-    Done(pb::AppealService::NewStub(client.channel())->GetAppeal(ctx.get(), req, &resp), resp,
-         options, exit_code);
+    CallAndPrint<pb::AppealService>(options, exit_code, req, &pb::AppealService::Stub::GetAppeal);
   });
 
   auto* cancel = appeal->add_subcommand("cancel", "cancel your pending appeal");
@@ -83,11 +59,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
   cancel->callback([&options, exit_code, id] {
     pb::CancelAppealRequest req;
     req.set_id(*id);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::CancelAppealResponse resp;
-    Done(pb::AppealService::NewStub(client.channel())->CancelAppeal(ctx.get(), req, &resp), resp,
-         options, exit_code);
+    CallAndPrint<pb::AppealService>(options, exit_code, req, &pb::AppealService::Stub::CancelAppeal);
   });
 
   auto* revoke = appeal->add_subcommand("revoke", "revoke an active appeal's access");
@@ -97,11 +69,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
     pb::RevokeAppealRequest req;
     req.set_id(*id);
     req.set_reason(*reason);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::RevokeAppealResponse resp;
-    Done(pb::AppealService::NewStub(client.channel())->RevokeAppeal(ctx.get(), req, &resp), resp,
-         options, exit_code);
+    CallAndPrint<pb::AppealService>(options, exit_code, req, &pb::AppealService::Stub::RevokeAppeal);
   });
 
   auto* approval = app.add_subcommand("approval", "approve or reject an appeal's step");
@@ -119,11 +87,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
       req.set_approval_name(*step);
       req.set_action(act);
       req.set_reason(*reason);
-      Client client(options);
-      auto ctx = client.NewContext();
-      pb::UpdateApprovalResponse resp;
-      Done(pb::ApprovalService::NewStub(client.channel())->UpdateApproval(ctx.get(), req, &resp),
-           resp, options, exit_code);
+      CallAndPrint<pb::ApprovalService>(options, exit_code, req, &pb::ApprovalService::Stub::UpdateApproval);
     });
   }
 
@@ -140,22 +104,14 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
     for (const auto& a : *accounts) req.add_account_ids(a);
     req.set_size(*size);
     req.set_offset(*offset);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::ListGrantsResponse resp;
-    Done(pb::GrantService::NewStub(client.channel())->ListGrants(ctx.get(), req, &resp), resp,
-         options, exit_code);
+    CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::ListGrants);
   });
   auto* gget = grant->add_subcommand("get", "show a grant");
   gget->add_option("id", *id, "grant id")->required();
   gget->callback([&options, exit_code, id] {
     pb::GetGrantRequest req;
     req.set_id(*id);
-    Client client(options);
-    auto ctx = client.NewContext();
-    pb::GetGrantResponse resp;
-    Done(pb::GrantService::NewStub(client.channel())->GetGrant(ctx.get(), req, &resp), resp,
-         options, exit_code);
+    CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::GetGrant);
   });
 }
 

@@ -49,6 +49,24 @@ void PrintMessage(const google::protobuf::Message& message, const Options& optio
 int PrintError(const grpc::Status& status);
 int PrintError(const absl::Status& status);
 
+// Calls unary RPC `method` of gRPC service `Service` with `req` and prints the
+// response, or prints the error and sets `*exit_code` to 1. Usage:
+//   CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::GetGrant);
+template <typename Service, typename Req, typename Resp>
+void CallAndPrint(const Options& options, int* exit_code, const Req& req,
+                  grpc::Status (Service::Stub::*method)(grpc::ClientContext*, const Req&, Resp*)) {
+  Client client(options);
+  auto stub = Service::NewStub(client.channel());
+  auto ctx = client.NewContext();
+  Resp resp;
+  grpc::Status st = ((*stub).*method)(ctx.get(), req, &resp);
+  if (!st.ok()) {
+    *exit_code = PrintError(st);
+    return;
+  }
+  PrintMessage(resp, options);
+}
+
 // A command group adds its subcommands to `app`; the callbacks set `*exit_code`.
 using CommandGroup = void (*)(CLI::App& app, const Options& options, int* exit_code);
 

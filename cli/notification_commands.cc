@@ -31,21 +31,6 @@ std::unique_ptr<pb::NotificationService::Stub> Stub(const Client& client) {
   return pb::NotificationService::NewStub(client.channel());
 }
 
-// Runs one unary call and prints its reply (or the error).
-template <typename Req, typename Resp, typename Fn>
-void Call(const Options& options, int* exit_code, const Req& req, Fn fn) {
-  Client client(options);
-  auto stub = Stub(client);
-  auto ctx = client.NewContext();
-  Resp resp;
-  grpc::Status st = fn(stub.get(), ctx.get(), req, &resp);
-  if (!st.ok()) {
-    *exit_code = PrintError(st);
-    return;
-  }
-  PrintMessage(resp, options);
-}
-
 // Reads -f into `msg` (root key optional); sets exit code on error.
 template <typename Msg>
 bool ReadFile(Msg* msg, int* exit_code, const std::string& root = "") {
@@ -101,9 +86,8 @@ void AddNotification(CLI::App& app, const Options& options, int* exit_code) {
   msgs->callback([&options, exit_code] {
     pb::ListNotificationMessagesRequest req;
     req.set_id(F().id);
-    Call<pb::ListNotificationMessagesRequest, pb::ListNotificationMessagesResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->ListNotificationMessages(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::ListNotificationMessages);
   });
 }
 
@@ -115,9 +99,8 @@ void AddReceiver(CLI::App& app, const Options& options, int* exit_code) {
   create->callback([&options, exit_code] {
     pb::CreateReceiverRequest req;
     if (!ReadFile(&req, exit_code)) return;
-    Call<pb::CreateReceiverRequest, pb::CreateReceiverResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->CreateReceiver(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::CreateReceiver);
   });
   auto* update = group->add_subcommand("update", "replace a receiver from a file");
   update->add_option("id", F().id, "receiver id")->required();
@@ -126,36 +109,32 @@ void AddReceiver(CLI::App& app, const Options& options, int* exit_code) {
     pb::UpdateReceiverRequest req;
     if (!ReadFile(&req, exit_code)) return;
     req.set_id(F().id);
-    Call<pb::UpdateReceiverRequest, pb::UpdateReceiverResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->UpdateReceiver(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::UpdateReceiver);
   });
   auto* list = group->add_subcommand("list", "list receivers");
   AddLabelsOption(list, "--label", "filter k=v (repeatable)");
   list->callback([&options, exit_code] {
     pb::ListReceiversRequest req;
     for (const auto& [k, v] : LabelFlags()) (*req.mutable_labels())[k] = v;
-    Call<pb::ListReceiversRequest, pb::ListReceiversResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->ListReceivers(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::ListReceivers);
   });
   auto* get = group->add_subcommand("get", "show a receiver");
   get->add_option("id", F().id, "receiver id")->required();
   get->callback([&options, exit_code] {
     pb::GetReceiverRequest req;
     req.set_id(F().id);
-    Call<pb::GetReceiverRequest, pb::GetReceiverResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->GetReceiver(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::GetReceiver);
   });
   auto* del = group->add_subcommand("delete", "delete a receiver");
   del->add_option("id", F().id, "receiver id")->required();
   del->callback([&options, exit_code] {
     pb::DeleteReceiverRequest req;
     req.set_id(F().id);
-    Call<pb::DeleteReceiverRequest, pb::DeleteReceiverResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->DeleteReceiver(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::DeleteReceiver);
   });
 }
 
@@ -167,9 +146,8 @@ void AddSubscription(CLI::App& app, const Options& options, int* exit_code) {
   create->callback([&options, exit_code] {
     pb::CreateSubscriptionRequest req;
     if (!ReadFile(&req, exit_code)) return;
-    Call<pb::CreateSubscriptionRequest, pb::CreateSubscriptionResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->CreateSubscription(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::CreateSubscription);
   });
   auto* update = group->add_subcommand("update", "replace a subscription from a file");
   update->add_option("id", F().id, "subscription id")->required();
@@ -178,9 +156,8 @@ void AddSubscription(CLI::App& app, const Options& options, int* exit_code) {
     pb::UpdateSubscriptionRequest req;
     if (!ReadFile(&req, exit_code)) return;
     req.set_id(F().id);
-    Call<pb::UpdateSubscriptionRequest, pb::UpdateSubscriptionResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->UpdateSubscription(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::UpdateSubscription);
   });
   auto* list = group->add_subcommand("list", "list subscriptions");
   AddLabelsOption(list, "--match", "labels k=v the subscriptions must match (repeatable)");
@@ -189,27 +166,24 @@ void AddSubscription(CLI::App& app, const Options& options, int* exit_code) {
     pb::ListSubscriptionsRequest req;
     req.set_namespace_id(F().namespace_id);
     for (const auto& [k, v] : LabelFlags()) (*req.mutable_match())[k] = v;
-    Call<pb::ListSubscriptionsRequest, pb::ListSubscriptionsResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->ListSubscriptions(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::ListSubscriptions);
   });
   auto* get = group->add_subcommand("get", "show a subscription");
   get->add_option("id", F().id, "subscription id")->required();
   get->callback([&options, exit_code] {
     pb::GetSubscriptionRequest req;
     req.set_id(F().id);
-    Call<pb::GetSubscriptionRequest, pb::GetSubscriptionResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->GetSubscription(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::GetSubscription);
   });
   auto* del = group->add_subcommand("delete", "delete a subscription");
   del->add_option("id", F().id, "subscription id")->required();
   del->callback([&options, exit_code] {
     pb::DeleteSubscriptionRequest req;
     req.set_id(F().id);
-    Call<pb::DeleteSubscriptionRequest, pb::DeleteSubscriptionResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->DeleteSubscription(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::DeleteSubscription);
   });
 }
 
@@ -221,36 +195,32 @@ void AddTemplate(CLI::App& app, const Options& options, int* exit_code) {
   create->callback([&options, exit_code] {
     pb::UpsertTemplateRequest req;
     if (!ReadFile(&req, exit_code)) return;
-    Call<pb::UpsertTemplateRequest, pb::UpsertTemplateResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->UpsertTemplate(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::UpsertTemplate);
   });
   auto* list = group->add_subcommand("list", "list templates (built-in ones included)");
   list->add_option("--tag", F().tag, "only templates with this tag");
   list->callback([&options, exit_code] {
     pb::ListTemplatesRequest req;
     req.set_tag(F().tag);
-    Call<pb::ListTemplatesRequest, pb::ListTemplatesResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->ListTemplates(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::ListTemplates);
   });
   auto* get = group->add_subcommand("get", "show a template");
   get->add_option("name", F().name, "template name")->required();
   get->callback([&options, exit_code] {
     pb::GetTemplateRequest req;
     req.set_name(F().name);
-    Call<pb::GetTemplateRequest, pb::GetTemplateResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->GetTemplate(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::GetTemplate);
   });
   auto* del = group->add_subcommand("delete", "delete a template");
   del->add_option("name", F().name, "template name")->required();
   del->callback([&options, exit_code] {
     pb::DeleteTemplateRequest req;
     req.set_name(F().name);
-    Call<pb::DeleteTemplateRequest, pb::DeleteTemplateResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->DeleteTemplate(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::DeleteTemplate);
   });
   auto* render = group->add_subcommand("render", "render a template with variables from a file");
   render->add_option("name", F().name, "template name")->required();
@@ -259,9 +229,8 @@ void AddTemplate(CLI::App& app, const Options& options, int* exit_code) {
     pb::RenderTemplateRequest req;
     if (!ReadFile(&req, exit_code)) return;
     req.set_name(F().name);
-    Call<pb::RenderTemplateRequest, pb::RenderTemplateResponse>(
-        options, exit_code, req,
-        [](auto* s, auto* c, const auto& r, auto* o) { return s->RenderTemplate(c, r, o); });
+    CallAndPrint<pb::NotificationService>(options, exit_code, req,
+                                          &pb::NotificationService::Stub::RenderTemplate);
   });
 }
 
