@@ -10,222 +10,12 @@
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 #include "server/access/store/pg_exec.h"
+#include "server/access/store/sql_rows.h"
 
 namespace sluice::access {
 namespace {
 
 using soci::use;
-
-// A query whose parameters are all text, $1..$n (SQL built from fixed
-// fragments; every value is bound, never spliced). Runs in one round trip.
-class Query {
- public:
-  std::string Param(std::string value) {
-    values_.push_back(std::move(value));
-    return absl::StrCat("$", values_.size());
-  }
-  // A text[] parameter.
-  std::string ArrayParam(const std::vector<std::string>& values) {
-    std::string lit = "{";
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (i) lit += ",";
-      lit += "\"";
-      for (char c : values[i]) {
-        if (c == '"' || c == '\\') lit += '\\';
-        lit += c;
-      }
-      lit += "\"";
-    }
-    lit += "}";
-    return absl::StrCat("CAST(", Param(lit), " AS text[])");
-  }
-  void Where(const std::string& cond) { where_.push_back(cond); }
-  // `col = ANY(values)` when values is non-empty.
-  void In(const std::string& col, const std::vector<std::string>& values) {
-    if (!values.empty()) Where(absl::StrCat(col, " = ANY(", ArrayParam(values), ")"));
-  }
-  void Eq(const std::string& col, const std::string& value) {
-    if (!value.empty()) Where(absl::StrCat(col, " = ", Param(value)));
-  }
-  std::string WhereClause() const {
-    return where_.empty() ? "" : absl::StrCat(" WHERE ", absl::StrJoin(where_, " AND "));
-  }
-  PgRows Rows(soci::session& sql, const std::string& text) const {
-    return PgExec(sql, text, values_);
-  }
-  long long Count(soci::session& sql, const std::string& text) const {
-    PgRows rows = PgExec(sql, text, values_);
-    return rows.size() == 0 ? 0 : rows[0].get<long long>(0);
-  }
-
- private:
-  std::vector<std::string> values_, where_;
-};
-
-std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
-                        const std::string& prefix, const std::string& fallback) {
-  std::vector<std::string> parts;
-  for (const auto& [col, desc] : order) {
-    parts.push_back(absl::StrCat(prefix, col, desc ? " DESC" : " ASC"));  // col is allow-listed
-  }
-  parts.push_back(fallback);
-  return absl::StrCat(" ORDER BY ", absl::StrJoin(parts, ", "));
-}
-
-google::protobuf::Timestamp FromMicros(long long micros) {
-  google::protobuf::Timestamp ts;
-  ts.set_seconds(micros / 1000000);
-  ts.set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
-  return ts;
-}
-
-std::string Micros(const std::string& col) {
-  return absl::StrCat("COALESCE((extract(epoch from ", col, ") * 1000000)::bigint, -1)");
-}
-
-// NULL when the timestamp is unset.
-std::string TsParam(const google::protobuf::Timestamp& ts) {
-  if (ts.seconds() == 0 && ts.nanos() == 0) return "";
-  return absl::StrCat(ts.seconds() * 1000000 + ts.nanos() / 1000);
-}
-
-std::vector<std::string> JsonStrings(const std::string& text) {
-  std::vector<std::string> out;
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_array()) {
-    for (const auto& v : j) {
-      if (v.is_string()) out.push_back(v.get<std::string>());
-    }
-  }
-  return out;
-}
-
-std::string JsonArray(const google::protobuf::RepeatedPtrField<std::string>& values) {
-  nlohmann::json arr = nlohmann::json::array();
-  for (const auto& v : values) arr.push_back(v);
-  return arr.dump();
-}
-
-const std::string& AppealCols() {
-  static const std::string* cols = new std::string(absl::StrCat(
-      "a.id::text, a.resource_id::text, a.policy_id, a.policy_version, a.status, a.account_id, "
-      "a.account_type, a.role, a.created_by, a.data::text, a.revoked_by, ",
-      Micros("a.revoked_at"), ", a.revoke_reason, ", Micros("a.created_at"), ", ",
-      Micros("a.updated_at")));
-  return *cols;
-}
-constexpr int kAppealColCount = 15;
-
-pb::Appeal AppealFromRow(const PgRows::Row& r, int o = 0) {
-  pb::Appeal a;
-  (void)JsonStringToProto(r.get<std::string>(o + 9), &a);
-  a.set_id(r.get<std::string>(o + 0));
-  a.set_resource_id(r.get<std::string>(o + 1));
-  a.set_policy_id(r.get<std::string>(o + 2));
-  a.set_policy_version(static_cast<uint32_t>(r.get<int>(o + 3)));
-  a.set_status(r.get<std::string>(o + 4));
-  a.set_account_id(r.get<std::string>(o + 5));
-  a.set_account_type(r.get<std::string>(o + 6));
-  a.set_role(r.get<std::string>(o + 7));
-  a.set_created_by(r.get<std::string>(o + 8));
-  a.set_revoked_by(r.get<std::string>(o + 10));
-  long long revoked = r.get<long long>(o + 11);
-  if (revoked >= 0) *a.mutable_revoked_at() = FromMicros(revoked);
-  a.set_revoke_reason(r.get<std::string>(o + 12));
-  *a.mutable_created_at() = FromMicros(r.get<long long>(o + 13));
-  *a.mutable_updated_at() = FromMicros(r.get<long long>(o + 14));
-  return a;
-}
-
-const std::string& ApprovalCols() {
-  static const std::string* cols = new std::string(absl::StrCat(
-      "p.id::text, p.appeal_id::text, p.name, p.status, p.actor, p.reason, p.approvers::text, "
-      "p.policy_id, p.policy_version, ",
-      Micros("p.created_at"), ", ", Micros("p.updated_at")));
-  return *cols;
-}
-constexpr int kApprovalColCount = 11;
-
-pb::Approval ApprovalFromRow(const PgRows::Row& r, int o = 0) {
-  pb::Approval a;
-  a.set_id(r.get<std::string>(o + 0));
-  a.set_appeal_id(r.get<std::string>(o + 1));
-  a.set_name(r.get<std::string>(o + 2));
-  a.set_status(r.get<std::string>(o + 3));
-  a.set_actor(r.get<std::string>(o + 4));
-  a.set_reason(r.get<std::string>(o + 5));
-  for (auto& e : JsonStrings(r.get<std::string>(o + 6))) a.add_approvers(e);
-  a.set_policy_id(r.get<std::string>(o + 7));
-  a.set_policy_version(static_cast<uint32_t>(r.get<int>(o + 8)));
-  *a.mutable_created_at() = FromMicros(r.get<long long>(o + 9));
-  *a.mutable_updated_at() = FromMicros(r.get<long long>(o + 10));
-  return a;
-}
-
-const std::string& GrantCols() {
-  static const std::string* cols = new std::string(absl::StrCat(
-      "g.id::text, g.status, g.status_in_provider, g.account_id, g.account_type, g.group_id, "
-      "g.group_type, g.resource_id::text, g.role, g.permissions::text, g.is_permanent::int, ",
-      Micros("g.expiration_date"), ", g.expiration_date_reason, COALESCE(g.appeal_id::text, ''), "
-      "COALESCE(g.pending_appeal_id::text, ''), g.source, g.revoked_by, ",
-      Micros("g.revoked_at"), ", g.revoke_reason, g.owner, ", Micros("g.created_at"), ", ",
-      Micros("g.updated_at")));
-  return *cols;
-}
-constexpr int kGrantColCount = 22;
-
-pb::Grant GrantFromRow(const PgRows::Row& r, int o = 0) {
-  pb::Grant g;
-  g.set_id(r.get<std::string>(o + 0));
-  g.set_status(r.get<std::string>(o + 1));
-  g.set_status_in_provider(r.get<std::string>(o + 2));
-  g.set_account_id(r.get<std::string>(o + 3));
-  g.set_account_type(r.get<std::string>(o + 4));
-  g.set_group_id(r.get<std::string>(o + 5));
-  g.set_group_type(r.get<std::string>(o + 6));
-  g.set_resource_id(r.get<std::string>(o + 7));
-  g.set_role(r.get<std::string>(o + 8));
-  for (auto& p : JsonStrings(r.get<std::string>(o + 9))) g.add_permissions(p);
-  g.set_is_permanent(r.get<int>(o + 10) != 0);
-  long long exp = r.get<long long>(o + 11);
-  if (exp >= 0) *g.mutable_expiration_date() = FromMicros(exp);
-  g.set_expiration_date_reason(r.get<std::string>(o + 12));
-  g.set_appeal_id(r.get<std::string>(o + 13));
-  g.set_pending_appeal_id(r.get<std::string>(o + 14));
-  g.set_source(r.get<std::string>(o + 15));
-  g.set_revoked_by(r.get<std::string>(o + 16));
-  long long revoked = r.get<long long>(o + 17);
-  if (revoked >= 0) *g.mutable_revoked_at() = FromMicros(revoked);
-  g.set_revoke_reason(r.get<std::string>(o + 18));
-  g.set_owner(r.get<std::string>(o + 19));
-  *g.mutable_created_at() = FromMicros(r.get<long long>(o + 20));
-  *g.mutable_updated_at() = FromMicros(r.get<long long>(o + 21));
-  return g;
-}
-
-constexpr char kResourceCols[] =
-    "r.id::text, r.provider_type, r.provider_urn, r.type, r.urn, r.name, r.details::text, "
-    "r.labels::text, r.is_deleted::int";
-constexpr int kResourceColCount = 9;
-
-pb::Resource ResourceFromRow(const PgRows::Row& row, int o) {
-  pb::Resource r;
-  r.set_id(row.get<std::string>(o + 0));
-  r.set_provider_type(row.get<std::string>(o + 1));
-  r.set_provider_urn(row.get<std::string>(o + 2));
-  r.set_type(row.get<std::string>(o + 3));
-  r.set_urn(row.get<std::string>(o + 4));
-  r.set_name(row.get<std::string>(o + 5));
-  (void)JsonStringToProto(row.get<std::string>(o + 6), r.mutable_details());
-  auto labels = nlohmann::json::parse(row.get<std::string>(o + 7), nullptr, false);
-  if (labels.is_object()) {
-    for (auto& [k, v] : labels.items()) {
-      if (v.is_string()) (*r.mutable_labels())[k] = v.get<std::string>();
-    }
-  }
-  r.set_is_deleted(row.get<int>(o + 8) != 0);
-  return r;
-}
 
 // Approvals of `appeal_ids`, grouped by appeal id, in step order.
 std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
@@ -454,12 +244,12 @@ class SociTx : public AccessTx {
  private:
   absl::StatusOr<std::vector<pb::Grant>> LockWithResources(const Query& q, const std::string& tail) {
     std::vector<pb::Grant> out;
-    for (const auto& r : q.Rows(sql_, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
+    for (const auto& r : q.Rows(sql_, absl::StrCat("SELECT ", GrantCols(), ", ", kJoinedResourceCols,
                                                    " FROM grants g JOIN resources r ON r.id = "
                                                    "g.resource_id",
                                                    q.WhereClause(), tail))) {
       pb::Grant g = GrantFromRow(r);
-      *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
+      *g.mutable_resource() = JoinedResourceFromRow(r, kGrantColCount);
       out.push_back(std::move(g));
     }
     return out;
@@ -493,7 +283,7 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     std::string from = " FROM appeals a JOIN resources r ON r.id = a.resource_id";
     *total = static_cast<int>(q.Count(sql, absl::StrCat("SELECT count(*)", from, q.WhereClause())));
     std::vector<std::string> ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kResourceCols, from,
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kJoinedResourceCols, from,
                                                   q.WhereClause(),
                                                   OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
@@ -501,7 +291,7 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
                                                               "a.", "a.id"),
                                                   " LIMIT ", f.size, " OFFSET ", f.offset))) {
       pb::Appeal a = AppealFromRow(r);
-      *a.mutable_resource() = ResourceFromRow(r, kAppealColCount);
+      *a.mutable_resource() = JoinedResourceFromRow(r, kAppealColCount);
       ids.push_back(a.id());
       out.push_back(std::move(a));
     }
@@ -528,7 +318,7 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
     std::string from = " FROM approvals p JOIN appeals a ON a.id = p.appeal_id JOIN resources r ON r.id = a.resource_id";
     *total = static_cast<int>(q.Count(sql, absl::StrCat("SELECT count(*)", from, q.WhereClause())));
     for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), ", ", AppealCols(), ", ",
-                                                  kResourceCols, from, q.WhereClause(),
+                                                  kJoinedResourceCols, from, q.WhereClause(),
                                                   OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
                                                                   : f.order_by,
@@ -537,7 +327,7 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
       pb::Approval p = ApprovalFromRow(r);
       pb::Appeal* a = p.mutable_appeal();
       *a = AppealFromRow(r, kApprovalColCount);
-      *a->mutable_resource() = ResourceFromRow(r, kApprovalColCount + kAppealColCount);
+      *a->mutable_resource() = JoinedResourceFromRow(r, kApprovalColCount + kAppealColCount);
       out.push_back(std::move(p));
     }
     return absl::OkStatus();
@@ -573,7 +363,7 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
     *total = static_cast<int>(q.Count(
         sql, absl::StrCat("SELECT count(*) FROM grants g", need_resource ? join : "", q.WhereClause())));
     std::vector<std::string> appeal_ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kJoinedResourceCols,
                                                   " FROM grants g", join, q.WhereClause(),
                                                   OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
@@ -581,7 +371,7 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
                                                               "g.", "g.id"),
                                                   " LIMIT ", f.size, " OFFSET ", f.offset))) {
       pb::Grant g = GrantFromRow(r);
-      *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
+      *g.mutable_resource() = JoinedResourceFromRow(r, kGrantColCount);
       if (!g.appeal_id().empty()) appeal_ids.push_back(g.appeal_id());
       out.push_back(std::move(g));
     }
@@ -609,12 +399,12 @@ absl::StatusOr<pb::Grant> PostgresAppealRepository::GetGrant(const std::string& 
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     Query q;
     q.Where(absl::StrCat("g.id = CAST(", q.Param(id), " AS uuid)"));
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kJoinedResourceCols,
                                                   " FROM grants g JOIN resources r ON r.id = "
                                                   "g.resource_id",
                                                   q.WhereClause()))) {
       pb::Grant g = GrantFromRow(r);
-      *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
+      *g.mutable_resource() = JoinedResourceFromRow(r, kGrantColCount);
       out = std::move(g);
     }
     if (out.ok() && !out->appeal_id().empty()) {

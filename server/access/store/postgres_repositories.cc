@@ -1,5 +1,7 @@
 #include "server/access/store/postgres_repositories.h"
 
+#include "server/access/store/sql_rows.h"
+
 #include <soci/soci.h>
 
 #include "absl/strings/str_cat.h"
@@ -15,17 +17,6 @@ using soci::use;
 
 void Audit(soci::session& sql, const AuditEntry& a) {
   db::WriteAuditLog(sql, a.action, a.actor, a.data);
-}
-
-google::protobuf::Timestamp FromMicros(long long micros) {
-  google::protobuf::Timestamp ts;
-  ts.set_seconds(micros / 1000000);
-  ts.set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
-  return ts;
-}
-
-long long ToMicros(const google::protobuf::Timestamp& ts) {
-  return static_cast<long long>(ts.seconds()) * 1000000 + ts.nanos() / 1000;
 }
 
 // Column list and row decoder for providers.

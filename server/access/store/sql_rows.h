@@ -1,0 +1,114 @@
+// Row codecs shared by the access repositories: a text-parameter query
+// builder, column lists with their decoders (appeal, approval, grant,
+// resource), and timestamp/JSON conversions between Postgres and protos.
+#ifndef SLUICE_SERVER_ACCESS_STORE_SQL_ROWS_H_
+#define SLUICE_SERVER_ACCESS_STORE_SQL_ROWS_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <soci/soci.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "server/access/core/json.h"
+#include "server/access/core/appeal_repositories.h"
+#include "server/access/store/pg_exec.h"
+
+namespace sluice::access {
+
+// A query whose parameters are all text, $1..$n (SQL built from fixed
+// fragments; every value is bound, never spliced). Runs in one round trip.
+class Query {
+ public:
+  std::string Param(std::string value) {
+    values_.push_back(std::move(value));
+    return absl::StrCat("$", values_.size());
+  }
+  // A text[] parameter.
+  std::string ArrayParam(const std::vector<std::string>& values) {
+    std::string lit = "{";
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i) lit += ",";
+      lit += "\"";
+      for (char c : values[i]) {
+        if (c == '"' || c == '\\') lit += '\\';
+        lit += c;
+      }
+      lit += "\"";
+    }
+    lit += "}";
+    return absl::StrCat("CAST(", Param(lit), " AS text[])");
+  }
+  void Where(const std::string& cond) { where_.push_back(cond); }
+  // `col = ANY(values)` when values is non-empty.
+  void In(const std::string& col, const std::vector<std::string>& values) {
+    if (!values.empty()) Where(absl::StrCat(col, " = ANY(", ArrayParam(values), ")"));
+  }
+  void Eq(const std::string& col, const std::string& value) {
+    if (!value.empty()) Where(absl::StrCat(col, " = ", Param(value)));
+  }
+  std::string WhereClause() const {
+    return where_.empty() ? "" : absl::StrCat(" WHERE ", absl::StrJoin(where_, " AND "));
+  }
+  PgRows Rows(soci::session& sql, const std::string& text) const {
+    return PgExec(sql, text, values_);
+  }
+  long long Count(soci::session& sql, const std::string& text) const {
+    PgRows rows = PgExec(sql, text, values_);
+    return rows.size() == 0 ? 0 : rows[0].get<long long>(0);
+  }
+
+ private:
+  std::vector<std::string> values_, where_;
+};
+
+// Column lists (SELECT fragments) with their counts, and the decoders that
+// read a row starting at column `o`. Counts let a query join several lists.
+const std::string& AppealCols();  // aliases: appeals a
+constexpr int kAppealColCount = 15;
+pb::Appeal AppealFromRow(const PgRows::Row& r, int o = 0);
+
+const std::string& ApprovalCols();  // aliases: approvals p
+constexpr int kApprovalColCount = 11;
+pb::Approval ApprovalFromRow(const PgRows::Row& r, int o = 0);
+
+const std::string& GrantCols();  // aliases: grants g
+constexpr int kGrantColCount = 22;
+pb::Grant GrantFromRow(const PgRows::Row& r, int o = 0);
+
+// A resource joined to an appeal or grant (alias r; no timestamps).
+constexpr char kJoinedResourceCols[] =
+    "r.id::text, r.provider_type, r.provider_urn, r.type, r.urn, r.name, r.details::text, "
+    "r.labels::text, r.is_deleted::int";
+constexpr int kJoinedResourceColCount = 9;
+pb::Resource JoinedResourceFromRow(const PgRows::Row& row, int o);
+
+// " ORDER BY <prefix><col> ASC|DESC, ..., <fallback>". Columns must come
+// from an allow-list: they are spliced, not bound.
+std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
+                        const std::string& prefix, const std::string& fallback);
+
+// Timestamp from microseconds since the epoch.
+google::protobuf::Timestamp FromMicros(long long micros);
+
+// Microseconds since the epoch of `ts` (0 for an unset timestamp).
+long long ToMicros(const google::protobuf::Timestamp& ts);
+
+// SQL reading timestamptz column `col` as microseconds (-1 when NULL).
+std::string Micros(const std::string& col);
+
+// A text parameter for a timestamp in microseconds; "" (bound as NULL) when unset.
+std::string TsParam(const google::protobuf::Timestamp& ts);
+
+// The string elements of JSON array text (anything else is skipped).
+std::vector<std::string> JsonStrings(const std::string& text);
+
+// `values` as JSON array text.
+std::string JsonArray(const google::protobuf::RepeatedPtrField<std::string>& values);
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_STORE_SQL_ROWS_H_
