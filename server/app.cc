@@ -1,5 +1,6 @@
 #include "server/app.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -99,6 +100,10 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   builder.AddListeningPort(absl::StrCat("0.0.0.0:", config.grpc_port),
                            grpc::InsecureServerCredentials(), &app->grpc_port_);
   builder.SetMaxReceiveMessageSize(16 << 20);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS,
+                              std::min(4, config.grpc_threads));
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+                              config.grpc_threads);
   for (auto& s : app->services_) builder.RegisterService(s.get());
   for (auto* s : module_services) builder.RegisterService(s);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;

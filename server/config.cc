@@ -48,7 +48,8 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
   if (root.IsNull()) return c;
   if (!root.IsMap()) return absl::InvalidArgumentError("config: top level must be a mapping");
   if (auto st = CheckKeys(root, "", {"grpc_port", "metrics_port", "log_level",
-                                     "shutdown_grace_seconds", "db", "encryption_key",
+                                     "shutdown_grace_seconds", "grpc_threads", "db",
+                                     "encryption_key",
                                      "access", "notification"});
       !st.ok()) {
     return st;
@@ -56,6 +57,7 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
   for (auto st : {Read(root, "grpc_port", &c.grpc_port), Read(root, "metrics_port", &c.metrics_port),
                   Read(root, "log_level", &c.log_level),
                   Read(root, "shutdown_grace_seconds", &c.shutdown_grace_seconds),
+                  Read(root, "grpc_threads", &c.grpc_threads),
                   Read(root, "encryption_key", &c.encryption_key)}) {
     if (!st.ok()) return st;
   }
@@ -112,6 +114,7 @@ absl::Status Validate(const Config& c) {
   if (c.metrics_port < 0 || c.metrics_port > 65535) {
     return absl::InvalidArgumentError("metrics_port must be 0-65535");
   }
+  if (c.grpc_threads < 1) return absl::InvalidArgumentError("grpc_threads must be at least 1");
   if (c.db.pool_size < 1) return absl::InvalidArgumentError("db.pool_size must be at least 1");
   if (c.db.dsn.empty()) {
     return absl::InvalidArgumentError(

@@ -21,6 +21,10 @@ struct Config {
   int metrics_port = 9091;  // Prometheus /metrics port; 0 disables it
   std::string log_level = "info";
   int shutdown_grace_seconds = 30;  // in-flight RPCs get this long on SIGTERM
+  // RPC threads kept alive between requests (gRPC sync-server MAX_POLLERS).
+  // More start under load; with too few, every burst creates and destroys
+  // threads, which cost a third of the CPU of a create-appeal storm.
+  int grpc_threads = 64;
   struct Db {
     std::string dsn;           // libpq DSN or postgres:// URL (env SLUICE_DB_DSN)
     int pool_size = 8;         // connections kept open
@@ -47,7 +51,7 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path, Config base = {})
 // SLUICE_LOG_LEVEL from the process environment.
 absl::StatusOr<Config> ApplyEnv(Config config);
 
-// Checks ranges (ports 0-65535, pool ≥ 1, a DSN present). InvalidArgument
+// Checks ranges (ports 0-65535, pool ≥ 1, grpc_threads ≥ 1, a DSN present). InvalidArgument
 // naming the setting.
 absl::Status Validate(const Config& config);
 

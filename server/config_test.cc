@@ -10,6 +10,16 @@ TEST(Config, DefaultsMatchTheReadme) {
   EXPECT_EQ(c.grpc_port, 8081);
   EXPECT_EQ(c.metrics_port, 9091);
   EXPECT_TRUE(c.db.auto_migrate);
+  EXPECT_EQ(c.grpc_threads, 64);
+}
+
+TEST(Config, GrpcThreadsIsReadAndMustBePositive) {
+  auto c = ParseConfigYaml("grpc_threads: 8\ndb:\n  dsn: host=x\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->grpc_threads, 8);
+  EXPECT_TRUE(Validate(*c).ok());
+  c->grpc_threads = 0;
+  EXPECT_NE(Validate(*c).message().find("grpc_threads"), std::string::npos);
 }
 
 TEST(Config, YamlOverridesOnlyGivenKeys) {
