@@ -103,6 +103,24 @@ class AppealRepository {
   virtual ~AppealRepository() = default;
   // Runs `fn` in one transaction; commits when it returns OK.
   virtual absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) = 0;
+  // AccessTx::InsertAppealUnlessActiveGrant on its own: true when the appeal
+  // (ids assigned), its approvals and its audit row were written; false,
+  // writing nothing, when an active grant exists for its account, resource
+  // and role; AlreadyExists when a pending appeal does. The create-appeal
+  // fast path: a store that writes it as one statement needs no explicit
+  // transaction (PostgreSQL: one round trip instead of BEGIN/INSERT/COMMIT).
+  virtual absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
+                                                             AuditEntry audit) {
+    bool inserted = false;
+    absl::Status st = InTransaction([&](AccessTx& tx) -> absl::Status {
+      auto r = tx.InsertAppealUnlessActiveGrant(appeal, std::move(audit));
+      if (!r.ok()) return r.status();
+      inserted = *r;
+      return absl::OkStatus();
+    });
+    if (!st.ok()) return st;
+    return inserted;
+  }
   // Appeals with approvals and resource expanded; `total` counts all matches.
   virtual absl::StatusOr<std::vector<pb::Appeal>> ListAppeals(const AppealFilter& f,
                                                                int* total) = 0;

@@ -176,23 +176,36 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::Create(
 
 absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
     std::vector<Prepared> prepared, const std::string& creator) {
+  auto audit_of = [&creator](const pb::Appeal& a) {
+    return AuditEntry{"appeal.create", creator,
+                      {{"resource_id", a.resource_id()}, {"account_id", a.account_id()},
+                       {"role", a.role()}, {"status", a.status()}}};
+  };
+  auto pending_exists = [](const pb::Appeal& a) {
+    return absl::AlreadyExistsError(absl::StrCat("a pending appeal already exists for account ",
+                                                 a.account_id(), ", resource ", a.resource_id(),
+                                                 " and role ", a.role()));
+  };
+  // The most common request, one appeal that stays pending, is a single
+  // atomic write when no active grant exists: no explicit transaction.
+  if (prepared.size() == 1 && prepared[0].appeal.status() == "pending") {
+    pb::Appeal& a = prepared[0].appeal;
+    auto inserted = appeals_->InsertAppealUnlessActiveGrant(&a, audit_of(a));
+    if (absl::IsAlreadyExists(inserted.status())) return pending_exists(a);
+    if (!inserted.ok()) return inserted.status();
+    if (*inserted) return std::vector<pb::Appeal>{std::move(a)};
+    // An active grant exists: the transaction below decides on extension.
+  }
   std::vector<std::function<void()>> undo;
   absl::Time now = clock_();
   absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
     for (Prepared& p : prepared) {
       pb::Appeal& a = p.appeal;
-      AuditEntry audit{"appeal.create", creator,
-                       {{"resource_id", a.resource_id()}, {"account_id", a.account_id()},
-                        {"role", a.role()}, {"status", a.status()}}};
-      auto pending_exists = [&a] {
-        return absl::AlreadyExistsError(absl::StrCat("a pending appeal already exists for account ",
-                                                     a.account_id(), ", resource ",
-                                                     a.resource_id(), " and role ", a.role()));
-      };
+      AuditEntry audit = audit_of(a);
       // Common case first: no active grant, so the appeal, its approvals and
       // its audit row go in at once (one statement in the PostgreSQL store).
       auto inserted = tx.InsertAppealUnlessActiveGrant(&a, audit);
-      if (absl::IsAlreadyExists(inserted.status())) return pending_exists();
+      if (absl::IsAlreadyExists(inserted.status())) return pending_exists(a);
       if (!inserted.ok()) return inserted.status();
       if (!*inserted) {
         // An active grant exists: lock it and allow only an extension.
@@ -214,7 +227,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
           }
         }
         auto ins = tx.InsertAppealAudited(&a, audit);
-        if (absl::IsAlreadyExists(ins)) return pending_exists();
+        if (absl::IsAlreadyExists(ins)) return pending_exists(a);
         if (!ins.ok()) return ins;
         if (existing->has_value() && a.status() == "pending") {
           pb::Grant g = **existing;

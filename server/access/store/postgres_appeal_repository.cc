@@ -93,6 +93,15 @@ class SociTx : public AccessTx {
   // `unless_active_grant`, nothing is written (false) when an active grant
   // exists for the appeal's account, resource and role.
   absl::StatusOr<bool> Insert(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant) {
+    try {
+      return InsertOrThrow(a, audit, unless_active_grant);
+    } catch (const soci::soci_error& e) {
+      return db::FromSociError(e, "insert appeal");
+    }
+  }
+
+  // Insert, throwing the driver's error.
+  bool InsertOrThrow(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant) {
     std::string data = AppealData(*a);
     // The appeal and all its approvals in one statement (one round trip on
     // the create path): one result row per approval, or one row with step -1
@@ -107,41 +116,37 @@ class SociTx : public AccessTx {
                       {"policy_id", p.policy_id()}, {"policy_version", p.policy_version()}});
     }
     std::string id;
-    try {
-      PgRows inserted = PgExecPrepared(
-          sql_, "sluice_access_insert_appeal",
-          "WITH a AS (INSERT INTO appeals (resource_id, policy_id, policy_version, status, "
-          "account_id, account_type, role, created_by, data) SELECT CAST($1 AS uuid), $2, "
-          "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb) WHERE $15 <> '1' OR NOT "
-          "EXISTS (SELECT 1 FROM grants g WHERE g.status = 'active' AND g.account_id = $5 AND "
-          "g.resource_id = CAST($1 AS uuid) AND g.role = $7) RETURNING id), "
-          "p AS (INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, "
-          "approvers, policy_id, policy_version) SELECT a.id, x.step_index, x.name, x.status, "
-          "x.actor, x.reason, x.approvers, x.policy_id, x.policy_version FROM a, "
-          "jsonb_to_recordset(CAST($10 AS jsonb)) AS x(step_index int, name text, status text, "
-          "actor text, reason text, approvers jsonb, policy_id text, policy_version int) "
-          "RETURNING id, step_index), "
-          "l AS (INSERT INTO audit_logs (action, actor, data) SELECT $11, $12, "
-          "CAST($13 AS jsonb) || jsonb_build_object('id', a.id::text) FROM a WHERE $14 = '1') "
-          "SELECT a.id::text, COALESCE(p.id::text, ''), COALESCE(p.step_index, -1) "
-          "FROM a LEFT JOIN p ON true",
-          {a->resource_id(), a->policy_id(), absl::StrCat(a->policy_version()), a->status(),
-           a->account_id(), a->account_type(), a->role(), a->created_by(), data, rows.dump(),
-           audit ? audit->action : "", audit ? audit->actor : "",
-           audit ? audit->data.dump() : "{}", audit ? "1" : "0",
-           unless_active_grant ? "1" : "0"});
-      for (const auto& r : inserted) {
-        id = r.get<std::string>(0);
-        int i = r.get<int>(2);
-        if (i < 0 || i >= a->approvals_size()) continue;
-        pb::Approval* p = a->mutable_approvals(i);
-        p->set_id(r.get<std::string>(1));
-        p->set_appeal_id(id);
-        *p->mutable_created_at() = a->created_at();
-        *p->mutable_updated_at() = a->created_at();
-      }
-    } catch (const soci::soci_error& e) {
-      return db::FromSociError(e, "insert appeal");
+    PgRows inserted = PgExecPrepared(
+        sql_, "sluice_access_insert_appeal",
+        "WITH a AS (INSERT INTO appeals (resource_id, policy_id, policy_version, status, "
+        "account_id, account_type, role, created_by, data) SELECT CAST($1 AS uuid), $2, "
+        "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb) WHERE $15 <> '1' OR NOT "
+        "EXISTS (SELECT 1 FROM grants g WHERE g.status = 'active' AND g.account_id = $5 AND "
+        "g.resource_id = CAST($1 AS uuid) AND g.role = $7) RETURNING id), "
+        "p AS (INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, "
+        "approvers, policy_id, policy_version) SELECT a.id, x.step_index, x.name, x.status, "
+        "x.actor, x.reason, x.approvers, x.policy_id, x.policy_version FROM a, "
+        "jsonb_to_recordset(CAST($10 AS jsonb)) AS x(step_index int, name text, status text, "
+        "actor text, reason text, approvers jsonb, policy_id text, policy_version int) "
+        "RETURNING id, step_index), "
+        "l AS (INSERT INTO audit_logs (action, actor, data) SELECT $11, $12, "
+        "CAST($13 AS jsonb) || jsonb_build_object('id', a.id::text) FROM a WHERE $14 = '1') "
+        "SELECT a.id::text, COALESCE(p.id::text, ''), COALESCE(p.step_index, -1) "
+        "FROM a LEFT JOIN p ON true",
+        {a->resource_id(), a->policy_id(), absl::StrCat(a->policy_version()), a->status(),
+         a->account_id(), a->account_type(), a->role(), a->created_by(), data, rows.dump(),
+         audit ? audit->action : "", audit ? audit->actor : "",
+         audit ? audit->data.dump() : "{}", audit ? "1" : "0",
+         unless_active_grant ? "1" : "0"});
+    for (const auto& r : inserted) {
+      id = r.get<std::string>(0);
+      int i = r.get<int>(2);
+      if (i < 0 || i >= a->approvals_size()) continue;
+      pb::Approval* p = a->mutable_approvals(i);
+      p->set_id(r.get<std::string>(1));
+      p->set_appeal_id(id);
+      *p->mutable_created_at() = a->created_at();
+      *p->mutable_updated_at() = a->created_at();
     }
     if (id.empty()) return false;  // an active grant exists; nothing written
     a->set_id(id);
@@ -265,6 +270,20 @@ absl::Status PostgresAppealRepository::InTransaction(
     SociTx tx(sql);
     return fn(tx);
   });
+}
+
+absl::StatusOr<bool> PostgresAppealRepository::InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
+                                                                            AuditEntry audit) {
+  bool inserted = false;
+  // A failed attempt wrote nothing (the statement is atomic), so it is safe
+  // to repeat once on a connection reopened after the server restarted; if
+  // the first one did commit, the repeat fails with AlreadyExists (pending).
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    inserted = SociTx(sql).InsertOrThrow(appeal, &audit, /*unless_active_grant=*/true);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return inserted;
 }
 
 absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
