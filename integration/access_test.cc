@@ -353,8 +353,8 @@ std::pair<int, std::string> Ctl(const Stack& stack, std::vector<std::string> arg
   argv.insert(argv.end(), args.begin(), args.end());
   auto p = Process::Start(argv);
   if (!p.ok()) return {-1, std::string(p.status().message())};
-  int code = (*p)->WaitExit(absl::Seconds(30));
-  return {code, (*p)->Log()};
+  int code = (*p)->Wait(absl::Seconds(30));
+  return {code, (*p)->Output()};
 }
 
 TEST_F(AccessTest, SluicectlPolicyAndProvider) {

@@ -52,7 +52,7 @@ TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
                             "--cluster.listen-address="},
                            {}, dir + "/alertmanager.log");
   ASSERT_TRUE(am.ok());
-  ASSERT_TRUE(WaitForPort(port, absl::Seconds(30)).ok()) << (*am)->Log();
+  ASSERT_TRUE(WaitForPort(port, absl::Seconds(30)).ok()) << (*am)->Output();
 
   // Post an alert to Alertmanager's v2 API (retry while it finishes starting).
   std::string am_url = absl::StrCat("http://127.0.0.1:", port, "/api/v2/alerts");
@@ -66,11 +66,11 @@ TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
     if (posted.status == 200) break;
     absl::SleepFor(absl::Milliseconds(200));
   }
-  ASSERT_EQ(posted.status, 200) << posted.body << (*am)->Log();
+  ASSERT_EQ(posted.status, 200) << posted.body << (*am)->Output();
 
   // Alertmanager → gateway → server → queue → our endpoint.
   ASSERT_TRUE(fake->WaitForRequests("/am-sink", 1, absl::Seconds(40)))
-      << (*am)->Log() << stack->get()->server().Log();
+      << (*am)->Output() << stack->get()->server().Output();
   json got = fake->Requests("/am-sink")[0].Json();
   EXPECT_EQ(got["version"], "4");
   EXPECT_EQ(got["status"], "firing");

@@ -461,8 +461,8 @@ std::pair<int, std::string> Ctl(const Stack& stack, const std::string& email,
   argv.insert(argv.end(), args.begin(), args.end());
   auto p = Process::Start(argv);
   if (!p.ok()) return {-1, std::string(p.status().message())};
-  int code = (*p)->WaitExit(absl::Seconds(30));
-  return {code, (*p)->Log()};
+  int code = (*p)->Wait(absl::Seconds(30));
+  return {code, (*p)->Output()};
 }
 
 TEST_F(AppealTest, SluicectlAppealApprovalGrant) {

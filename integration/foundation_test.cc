@@ -149,21 +149,21 @@ TEST_F(FoundationTest, SluicectlServerInfo) {
   auto ctl = Process::Start({Runfile("cli/sluicectl"), "--host", stack_->grpc_target(), "--email",
                              "carol@example.com", "--json", "server-info"});
   ASSERT_TRUE(ctl.ok());
-  EXPECT_EQ((*ctl)->WaitExit(absl::Seconds(20)), 0) << (*ctl)->Log();
-  auto out = nlohmann::json::parse((*ctl)->Log(), nullptr, false);
-  EXPECT_EQ(out["caller_email"], "carol@example.com") << (*ctl)->Log();
+  EXPECT_EQ((*ctl)->Wait(absl::Seconds(20)), 0) << (*ctl)->Output();
+  auto out = nlohmann::json::parse((*ctl)->Output(), nullptr, false);
+  EXPECT_EQ(out["caller_email"], "carol@example.com") << (*ctl)->Output();
 
   auto down = Process::Start({Runfile("cli/sluicectl"), "--host", "127.0.0.1:1", "server-info"});
   ASSERT_TRUE(down.ok());
-  EXPECT_EQ((*down)->WaitExit(absl::Seconds(40)), 1);
-  EXPECT_NE((*down)->Log().find("error: 14:"), std::string::npos) << (*down)->Log();
+  EXPECT_EQ((*down)->Wait(absl::Seconds(40)), 1);
+  EXPECT_NE((*down)->Output().find("error: 14:"), std::string::npos) << (*down)->Output();
 }
 
 // Runs last in this suite (gtest runs in declaration order): it stops the server.
 TEST_F(FoundationTest, ZBackendDownIsUnavailableAndShutdownIsClean) {
   int status = stack_->server().Stop(absl::Seconds(15));
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << stack_->server().Log();
-  EXPECT_NE(stack_->server().Log().find("msg=\"stopped\""), std::string::npos);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << stack_->server().Output();
+  EXPECT_NE(stack_->server().Output().find("msg=\"stopped\""), std::string::npos);
   auto r = Http("GET", Url("/api/v1beta1/server-info"));
   ExpectRpcStatus(r, 503, 14);
   auto health = Http("GET", Url("/healthz"));

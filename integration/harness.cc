@@ -1,137 +1,14 @@
 #include "integration/harness.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 namespace sluice::integration {
-
-std::string Runfile(absl::string_view path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  if (srcdir && ws) return absl::StrCat(srcdir, "/", ws, "/", path);
-  return std::string(path);
-}
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
-}
-
-absl::Status WaitForPort(int port, absl::Duration timeout) {
-  absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(port);
-    int rc = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    close(fd);
-    if (rc == 0) return absl::OkStatus();
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  return absl::DeadlineExceededError(absl::StrCat("port ", port, " not listening"));
-}
-
-absl::StatusOr<std::unique_ptr<Process>> Process::Start(std::vector<std::string> argv,
-                                                        std::map<std::string, std::string> env,
-                                                        std::string log_path) {
-  std::unique_ptr<Process> p(new Process());
-  if (log_path.empty()) {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    log_path = absl::StrCat(tmp ? tmp : "/tmp", "/proc-", getpid(), "-", rand(), ".log");
-  }
-  p->log_path_ = log_path;
-  pid_t pid = fork();
-  if (pid < 0) return absl::InternalError("fork failed");
-  if (pid == 0) {
-    int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    setpgid(0, 0);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(args[0], args.data());
-    fprintf(stderr, "exec %s failed\n", args[0]);
-    _exit(127);
-  }
-  p->pid_ = pid;
-  return p;
-}
-
-bool Process::Running() {
-  if (reaped_) return false;
-  pid_t r = waitpid(pid_, &status_, WNOHANG);
-  if (r == pid_) reaped_ = true;
-  return !reaped_;
-}
-
-int Process::WaitExit(absl::Duration timeout) {
-  absl::Time deadline = absl::Now() + timeout;
-  while (Running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(20));
-  if (Running()) return -1;
-  return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
-}
-
-int Process::Stop(absl::Duration grace) {
-  if (!Running()) return reaped_ ? status_ : -1;
-  kill(pid_, SIGTERM);
-  absl::Time deadline = absl::Now() + grace;
-  while (Running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(20));
-  if (Running()) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status_, 0);
-    reaped_ = true;
-  }
-  return status_;
-}
-
-void Process::Kill9() {
-  if (!Running()) return;
-  kill(pid_, SIGKILL);
-  waitpid(pid_, &status_, 0);
-  reaped_ = true;
-}
-
-Process::~Process() { Stop(absl::Seconds(5)); }
-
-std::string Process::Log() const {
-  std::ifstream in(log_path_);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 nlohmann::json HttpResponse::Json() const {
   return nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -209,7 +86,7 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(Options options) {
   if (!gw.ok()) return gw.status();
   s->gateway_ = std::move(*gw);
   if (auto st = WaitForPort(s->http_port_, absl::Seconds(20)); !st.ok()) {
-    return absl::UnavailableError(absl::StrCat("gateway did not start: ", s->gateway_->Log()));
+    return absl::UnavailableError(absl::StrCat("gateway did not start: ", s->gateway_->Output()));
   }
   return s;
 }
@@ -221,11 +98,11 @@ absl::Status Stack::StartServer() {
   argv.insert(argv.end(), options_.server_args.begin(), options_.server_args.end());
   auto env = options_.server_env;
   env["SLUICE_DB_DSN"] = db_->dsn();
-  auto server = Process::Start(argv, env, absl::StrCat(log_dir_, "/server-", grpc_port_, ".log"));
+  auto server = Process::Start(argv, env, absl::StrCat(log_dir_, "/server-", grpc_port_, "-", ++server_starts_, ".log"));
   if (!server.ok()) return server.status();
   server_ = std::move(*server);
   if (auto st = WaitForPort(grpc_port_, absl::Seconds(60)); !st.ok()) {
-    return absl::UnavailableError(absl::StrCat("sluice-server did not start: ", server_->Log()));
+    return absl::UnavailableError(absl::StrCat("sluice-server did not start: ", server_->Output()));
   }
   return absl::OkStatus();
 }

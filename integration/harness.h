@@ -1,10 +1,8 @@
-// End-to-end test harness: real child processes (sluice-server, gateway,
-// other tools), free ports, HTTP calls through libcurl, and a Stack that
-// brings up a fresh database + server + gateway for one test.
+// End-to-end test harness: HTTP calls through libcurl, and a Stack that
+// brings up a fresh database + sluice-server + sluice-gateway (real child
+// processes, see process.h) for one test.
 #ifndef SLUICE_INTEGRATION_HARNESS_H_
 #define SLUICE_INTEGRATION_HARNESS_H_
-
-#include <sys/types.h>
 
 #include <map>
 #include <memory>
@@ -15,53 +13,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/db/testing/test_database.h"
+#include "integration/process.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::integration {
-
-// Absolute path of a runfile given its workspace-relative path, e.g.
-// "server/sluice-server" (uses TEST_SRCDIR/TEST_WORKSPACE under bazel test).
-std::string Runfile(absl::string_view path);
-
-// A port on 127.0.0.1 that was free a moment ago.
-int FreePort();
-
-// Polls until 127.0.0.1:`port` accepts TCP connections; DeadlineExceeded after `timeout`.
-absl::Status WaitForPort(int port, absl::Duration timeout);
-
-// A child process with stdout+stderr appended to a log file.
-class Process {
- public:
-  // Starts `argv` with the current environment plus `env`. InternalError when
-  // fork/exec fails.
-  static absl::StatusOr<std::unique_ptr<Process>> Start(
-      std::vector<std::string> argv, std::map<std::string, std::string> env = {},
-      std::string log_path = "");
-
-  ~Process();  // Stop()s if still running
-
-  // SIGTERM, then SIGKILL after `grace`; returns the exit status (as waitpid),
-  // or -1 if it had already been reaped.
-  int Stop(absl::Duration grace = absl::Seconds(10));
-  // SIGKILL now and reap.
-  void Kill9();
-  // True while the child has not exited.
-  bool Running();
-  // Exit code after it exited on its own; -1 while running or if signalled.
-  int WaitExit(absl::Duration timeout);
-
-  pid_t pid() const { return pid_; }
-  const std::string& log_path() const { return log_path_; }
-  // The log file's content so far.
-  std::string Log() const;
-
- private:
-  Process() = default;
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-  int status_ = 0;
-  std::string log_path_;
-};
 
 // One HTTP exchange.
 struct HttpResponse {
@@ -110,7 +65,7 @@ class Stack {
   std::unique_ptr<Process> server_;
   std::unique_ptr<Process> gateway_;
   std::string http_base_, grpc_target_, log_dir_;
-  int grpc_port_ = 0, http_port_ = 0, metrics_port_ = 0;
+  int grpc_port_ = 0, http_port_ = 0, metrics_port_ = 0, server_starts_ = 0;
 };
 
 }  // namespace sluice::integration

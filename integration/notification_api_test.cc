@@ -123,8 +123,8 @@ TEST_F(NotificationApiTest, SecretsAreMaskedAndKeptOnUpdate) {
   auto psql = Process::Start({"/usr/bin/psql", stack_->database().dsn(), "-tAc",
                               absl::StrCat("SELECT configurations->>'token' FROM receivers WHERE id=", id)});
   ASSERT_TRUE(psql.ok());
-  EXPECT_EQ((*psql)->WaitExit(absl::Seconds(10)), 0);
-  EXPECT_EQ((*psql)->Log().rfind("v1:", 0), 0u) << (*psql)->Log();
+  EXPECT_EQ((*psql)->Wait(absl::Seconds(10)), 0);
+  EXPECT_EQ((*psql)->Output().rfind("v1:", 0), 0u) << (*psql)->Output();
 }
 
 TEST_F(NotificationApiTest, ListReceiversByLabels) {

@@ -31,8 +31,8 @@ class NotificationCliTest : public ::testing::Test {
     argv.insert(argv.end(), args.begin(), args.end());
     auto p = Process::Start(argv, {}, TempPath(absl::StrCat("ctl-", ++runs_, ".log")));
     if (!p.ok()) return {-1, ""};
-    int code = (*p)->WaitExit(absl::Seconds(30));
-    return {code, (*p)->Log()};
+    int code = (*p)->Wait(absl::Seconds(30));
+    return {code, (*p)->Output()};
   }
   std::string File(const std::string& name, const std::string& text) {
     std::string path = TempPath(name);

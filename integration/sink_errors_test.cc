@@ -25,14 +25,14 @@ TEST(SinkErrors, PoisonMessageStopsTheWorkerAndIsNotCommitted) {
   ProduceRaw(broker.bootstrap, "poison", 0, values);
 
   auto env = SinkEnv(broker.bootstrap, "poison", "poison-group", SampleDescriptorUrl());
-  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+  auto sink = StartSink(env, dir + "/sink");
   EXPECT_EQ(sink->Wait(absl::Seconds(30)), 1) << sink->Stderr();
   std::string err = sink->Stderr();
   EXPECT_NE(err.find("DESERIALIZATION_ERROR"), std::string::npos) << err;
   EXPECT_NE(err.find("topic poison partition 0 offset 5"), std::string::npos) << err;
   EXPECT_EQ(Committed(broker.bootstrap, "poison-group", "poison", 1)[0], 5)
       << "offsets below the poison message are committed, the poison message is not";
-  EXPECT_GE(CountLines(sink->Stdout(), "topic=poison"), 5);
+  EXPECT_GE(CountLines(sink->Output(), "topic=poison"), 5);
 }
 
 TEST(SinkErrors, UndecodableMessagesGoToTheKafkaDlqWithHeaders) {
@@ -51,11 +51,11 @@ TEST(SinkErrors, UndecodableMessagesGoToTheKafkaDlqWithHeaders) {
   env["DLQ_KAFKA_TOPIC"] = "dead-letters";
   env["ERROR_TYPES_FOR_DLQ"] = "DESERIALIZATION_ERROR";
   env["ERROR_TYPES_FOR_FAILING"] = "UNKNOWN_FIELDS_ERROR";
-  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+  auto sink = StartSink(env, dir + "/sink");
   ASSERT_TRUE(WaitFor([&] { return CommittedSum(broker.bootstrap, "dlq-group", "in", 1) == 8; },
                       absl::Seconds(30)))
       << sink->Stderr();
-  EXPECT_EQ(CountLines(sink->Stdout(), "topic=in"), 6);
+  EXPECT_EQ(CountLines(sink->Output(), "topic=in"), 6);
   auto dead = ReadAll(broker.bootstrap, "dead-letters", 2, absl::Seconds(10));
   ASSERT_EQ(dead.size(), 2u);
   EXPECT_EQ(dead[0].value, "\xff\x01 broken");

@@ -33,10 +33,10 @@ TEST(SinkGroup, TwoMembersShareThePartitions) {
   std::string dir = TempDir("sink_group");
   DevBroker broker = DevBroker::Start({"orders:4"}, dir);
   auto env = SinkEnv(broker.bootstrap, "orders", "shared", SampleDescriptorUrl());
-  auto a = Process::Start({"sink/sluice-sink"}, env, dir + "/a.out", dir + "/a.err");
+  auto a = StartSink(env, dir + "/a");
   ASSERT_TRUE(WaitFor([&] { return a->Stderr().find("assigned [") != std::string::npos; },
                       absl::Seconds(20)));
-  auto b = Process::Start({"sink/sluice-sink"}, env, dir + "/b.out", dir + "/b.err");
+  auto b = StartSink(env, dir + "/b");
   // After the rebalance each member holds two partitions.
   auto two_each = [&] {
     auto last = [](const std::string& err) {
@@ -51,7 +51,7 @@ TEST(SinkGroup, TwoMembersShareThePartitions) {
   ProduceSamples(broker.bootstrap, "orders", 0, 400);
   ASSERT_TRUE(WaitFor([&] { return CommittedSum(broker.bootstrap, "shared", "orders", 4) == 400; },
                       absl::Seconds(30)));
-  auto oa = Orders(a->Stdout()), ob = Orders(b->Stdout());
+  auto oa = Orders(a->Output()), ob = Orders(b->Output());
   EXPECT_GT(oa.size(), 0u);
   EXPECT_GT(ob.size(), 0u);
   std::set<std::string> all(oa.begin(), oa.end());
@@ -71,7 +71,7 @@ TEST(SinkGroup, KillNineThenRestartLosesNothing) {
   auto env = SinkEnv(broker.bootstrap, "orders", "restart", SampleDescriptorUrl());
   env["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS"] = "50";
   const int kTotal = 4000;
-  auto first = Process::Start({"sink/sluice-sink"}, env, dir + "/1.out", dir + "/1.err");
+  auto first = StartSink(env, dir + "/1");
   ASSERT_TRUE(WaitFor([&] { return first->Stderr().find("assigned [") != std::string::npos; },
                       absl::Seconds(20)));
   // Produce in the background, ~4000 records over ~2 s.
@@ -81,16 +81,16 @@ TEST(SinkGroup, KillNineThenRestartLosesNothing) {
       absl::SleepFor(absl::Milliseconds(100));
     }
   });
-  ASSERT_TRUE(WaitFor([&] { return Orders(first->Stdout()).size() >= 1000; }, absl::Seconds(30)));
+  ASSERT_TRUE(WaitFor([&] { return Orders(first->Output()).size() >= 1000; }, absl::Seconds(30)));
   first->Signal(SIGKILL);
   EXPECT_EQ(first->Wait(absl::Seconds(5)), 128 + SIGKILL);
   int64_t committed_at_kill = CommittedSum(broker.bootstrap, "restart", "orders", 2);
-  auto second = Process::Start({"sink/sluice-sink"}, env, dir + "/2.out", dir + "/2.err");
+  auto second = StartSink(env, dir + "/2");
   producer.join();
   ASSERT_TRUE(WaitFor([&] { return CommittedSum(broker.bootstrap, "restart", "orders", 2) == kTotal; },
                       absl::Seconds(60)))
       << second->Stderr();
-  auto o1 = Orders(first->Stdout()), o2 = Orders(second->Stdout());
+  auto o1 = Orders(first->Output()), o2 = Orders(second->Output());
   std::set<std::string> all(o1.begin(), o1.end());
   all.insert(o2.begin(), o2.end());
   EXPECT_EQ(all.size(), static_cast<size_t>(kTotal)) << "every record delivered at least once";

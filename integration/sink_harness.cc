@@ -1,108 +1,35 @@
 #include "integration/sink_harness.h"
 
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "librdkafka/rdkafka.h"
 #include "sink/sample/sample_gen.h"
 
 namespace sluice::integration {
 
-std::unique_ptr<Process> Process::Start(const std::vector<std::string>& argv,
-                                        const std::map<std::string, std::string>& env,
-                                        const std::string& out_path, const std::string& err_path) {
-  auto p = std::make_unique<Process>();
-  p->out_path_ = out_path;
-  p->err_path_ = err_path;
-  std::vector<std::string> env_strings;
-  for (const char* keep : {"PATH", "HOME", "TMPDIR", "TEST_TMPDIR", "LD_LIBRARY_PATH"}) {
-    if (const char* v = getenv(keep); v != nullptr && env.count(keep) == 0) {
-      env_strings.push_back(absl::StrCat(keep, "=", v));
-    }
+std::unique_ptr<Process> StartChild(std::vector<std::string> argv,
+                                    std::map<std::string, std::string> env,
+                                    const std::string& path_prefix) {
+  Process::Options o;
+  o.env = std::move(env);
+  o.clean_env = true;
+  o.stdout_path = path_prefix + ".out";
+  o.stderr_path = path_prefix + ".err";
+  auto p = Process::Start(std::move(argv), std::move(o));
+  if (!p.ok()) {
+    std::fprintf(stderr, "cannot start a child process: %s\n", std::string(p.status().message()).c_str());
+    std::abort();
   }
-  for (const auto& [k, v] : env) env_strings.push_back(absl::StrCat(k, "=", v));
-  pid_t pid = fork();
-  if (pid == 0) {
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> args, envp;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    execve(args[0], args.data(), envp.data());
-    _exit(127);
-  }
-  p->pid_ = pid;
-  return p;
+  return std::move(*p);
 }
 
-Process::~Process() {
-  if (pid_ > 0 && !reaped_) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status_, 0);
-  }
-}
-
-void Process::Signal(int sig) {
-  if (!reaped_) kill(pid_, sig);
-}
-
-bool Process::Running() {
-  if (reaped_) return false;
-  if (waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
-  return !reaped_;
-}
-
-int Process::Wait(absl::Duration timeout) {
-  absl::Time deadline = absl::Now() + timeout;
-  while (Running()) {
-    if (absl::Now() > deadline) return -1;
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  if (WIFEXITED(status_)) return WEXITSTATUS(status_);
-  if (WIFSIGNALED(status_)) return 128 + WTERMSIG(status_);
-  return -1;
-}
-
-static std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Process::Stdout() const { return ReadFile(out_path_); }
-std::string Process::Stderr() const { return ReadFile(err_path_); }
-
-std::string TempDir(const std::string& name) {
-  const char* base = getenv("TEST_TMPDIR");
-  std::string dir = absl::StrCat(base ? base : "/tmp", "/", name);
-  mkdir(dir.c_str(), 0755);
-  return dir;
-}
-
-bool WaitFor(const std::function<bool()>& cond, absl::Duration timeout) {
-  absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (cond()) return true;
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  return cond();
+std::unique_ptr<Process> StartSink(std::map<std::string, std::string> env,
+                                   const std::string& path_prefix) {
+  return StartChild({"sink/sluice-sink"}, std::move(env), path_prefix);
 }
 
 DevBroker DevBroker::Start(const std::vector<std::string>& topics, const std::string& dir) {
@@ -112,9 +39,9 @@ DevBroker DevBroker::Start(const std::vector<std::string>& topics, const std::st
     argv.push_back(t);
   }
   DevBroker b;
-  b.process = Process::Start(argv, {}, dir + "/broker.out", dir + "/broker.err");
-  WaitFor([&] { return b.process->Stdout().find('\n') != std::string::npos; }, absl::Seconds(10));
-  std::string out = b.process->Stdout();
+  b.process = StartChild(argv, {}, dir + "/broker");
+  WaitFor([&] { return b.process->Output().find('\n') != std::string::npos; }, absl::Seconds(10));
+  std::string out = b.process->Output();
   b.bootstrap = out.substr(0, out.find('\n'));
   return b;
 }
@@ -252,26 +179,6 @@ std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const s
       {"METRIC_STATSD_HOST", "127.0.0.1"},
       {"METRIC_STATSD_PORT", "9"},
   };
-}
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-int CountLines(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (line.find(needle) != absl::string_view::npos) ++n;
-  }
-  return n;
 }
 
 }  // namespace sluice::integration

@@ -4,48 +4,27 @@
 #ifndef SLUICE_INTEGRATION_SINK_HARNESS_H_
 #define SLUICE_INTEGRATION_SINK_HARNESS_H_
 
-#include <sys/types.h>
-
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
+#include "integration/process.h"
 
 namespace sluice::integration {
 
-// A child process with stdout/stderr redirected to files.
-class Process {
- public:
-  // Starts `argv` with exactly `env` (plus PATH/HOME/TMPDIR from this process).
-  static std::unique_ptr<Process> Start(const std::vector<std::string>& argv,
-                                        const std::map<std::string, std::string>& env,
-                                        const std::string& out_path, const std::string& err_path);
-  ~Process();  // SIGKILLs and reaps a running child
+// Starts `argv` (a runfiles-relative path) with exactly `env` (plus PATH,
+// HOME, TMPDIR, TEST_TMPDIR), stdout in `path_prefix`.out and stderr in
+// `path_prefix`.err. Aborts the test binary when fork fails.
+std::unique_ptr<Process> StartChild(std::vector<std::string> argv,
+                                    std::map<std::string, std::string> env,
+                                    const std::string& path_prefix);
 
-  void Signal(int sig);
-  // Exit code, 128+signal when killed, or -1 on timeout.
-  int Wait(absl::Duration timeout);
-  bool Running();
-  std::string Stdout() const;
-  std::string Stderr() const;
-  pid_t pid() const { return pid_; }
-
- private:
-  pid_t pid_ = -1;
-  int status_ = -1;
-  bool reaped_ = false;
-  std::string out_path_, err_path_;
-};
-
-// A fresh directory under TEST_TMPDIR.
-std::string TempDir(const std::string& name);
-
-// Polls `cond` every 50 ms until true or `timeout`.
-bool WaitFor(const std::function<bool()>& cond, absl::Duration timeout);
+// StartChild of sink/sluice-sink.
+std::unique_ptr<Process> StartSink(std::map<std::string, std::string> env,
+                                   const std::string& path_prefix);
 
 // A sluice-devbroker child and its bootstrap address.
 struct DevBroker {
@@ -86,12 +65,6 @@ std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const s
 
 // file:// URL of the sample descriptor set in the runfiles.
 std::string SampleDescriptorUrl();
-
-// A free TCP port on 127.0.0.1 (bound then released).
-int FreePort();
-
-// Lines of `text` containing `needle`.
-int CountLines(const std::string& text, const std::string& needle);
 
 }  // namespace sluice::integration
 

@@ -36,16 +36,16 @@ TEST(SinkLog, FiltersPushesCommitsAndStopsCleanly) {
   env["FILTER_JEXL_EXPRESSION"] = "sampleLogMessage.getDriverId() == \"driver-3\"";
   int prom_port = FreePort();
   env["METRIC_PROMETHEUS_PORT"] = std::to_string(prom_port);
-  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+  auto sink = StartSink(env, dir + "/sink");
 
   // Records 3, 13, 23, ... have driver-3: 40 of 400.
-  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") >= 40; },
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=orders") >= 40; },
                       absl::Seconds(30)))
       << sink->Stderr();
   // Every offset is committed, the 360 filtered-out ones included.
   ASSERT_TRUE(WaitFor([&] { return CommittedSum(broker.bootstrap, "log-group", "orders", 4) == 400; },
                       absl::Seconds(15)));
-  std::string out = sink->Stdout();
+  std::string out = sink->Output();
   EXPECT_EQ(CountLines(out, "topic=orders"), 40);
   EXPECT_EQ(CountLines(out, "driver_id: \"driver-3\""), 40);
   EXPECT_NE(out.find("tags: ["), std::string::npos);
@@ -74,8 +74,8 @@ TEST(SinkLog, SigtermExitsEvenWhenTheBrokerIsGone) {
   ASSERT_FALSE(broker.bootstrap.empty());
   ProduceSamples(broker.bootstrap, "orders", 0, 20);
   auto env = SinkEnv(broker.bootstrap, "orders", "gone-group", SampleDescriptorUrl());
-  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
-  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") >= 20; },
+  auto sink = StartSink(env, dir + "/sink");
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=orders") >= 20; },
                       absl::Seconds(30)))
       << sink->Stderr();
   // As `make run` stops it: the broker gets SIGTERM at the same moment.
@@ -93,14 +93,14 @@ TEST(SinkLog, StartUpErrorsNameTheVariable) {
   std::string dir = TempDir("sink_log_config");
   auto env = SinkEnv("127.0.0.1:1", "orders", "g", SampleDescriptorUrl());
   env["SINK_TYPE"] = "carrier-pigeon";
-  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/a.out", dir + "/a.err");
+  auto sink = StartSink(env, dir + "/a");
   EXPECT_EQ(sink->Wait(absl::Seconds(10)), 2);
   EXPECT_NE(sink->Stderr().find("unknown SINK_TYPE \"carrier-pigeon\""), std::string::npos)
       << sink->Stderr();
 
   env = SinkEnv("127.0.0.1:1", "orders", "g", SampleDescriptorUrl());
   env.erase("SOURCE_KAFKA_CONSUMER_GROUP_ID");
-  sink = Process::Start({"sink/sluice-sink"}, env, dir + "/b.out", dir + "/b.err");
+  sink = StartSink(env, dir + "/b");
   EXPECT_EQ(sink->Wait(absl::Seconds(10)), 2);
   EXPECT_NE(sink->Stderr().find("SOURCE_KAFKA_CONSUMER_GROUP_ID is required"), std::string::npos);
 
@@ -109,7 +109,7 @@ TEST(SinkLog, StartUpErrorsNameTheVariable) {
   env["FILTER_DATA_SOURCE"] = "MESSAGE";
   env["FILTER_SCHEMA_PROTO_CLASS"] = "sluice.sample.SampleLogMessage";
   env["FILTER_JEXL_EXPRESSION"] = "sampleLogMessage.getDriverId() == = 1";
-  sink = Process::Start({"sink/sluice-sink"}, env, dir + "/c.out", dir + "/c.err");
+  sink = StartSink(env, dir + "/c");
   EXPECT_EQ(sink->Wait(absl::Seconds(10)), 2);
   EXPECT_NE(sink->Stderr().find("column"), std::string::npos) << sink->Stderr();
 }

@@ -36,9 +36,9 @@ TEST(SinkSchema, RefreshPicksUpANewFieldWithoutRestart) {
   mkdir(www.c_str(), 0755);
   Copy("sink/sample/sample_cc.desc", www + "/sample.desc");
   int port = FreePort();
-  auto http = Process::Start({"/usr/bin/python3", "-m", "http.server", std::to_string(port),
-                              "--bind", "127.0.0.1", "--directory", www},
-                             {}, dir + "/http.out", dir + "/http.err");
+  auto http = StartChild({"/usr/bin/python3", "-m", "http.server", std::to_string(port), "--bind",
+                          "127.0.0.1", "--directory", www},
+                         {}, dir + "/http");
   std::string url = absl::StrCat("http://127.0.0.1:", port, "/sample.desc");
   ASSERT_TRUE(WaitFor([&] { return system(("curl -sf -o /dev/null " + url).c_str()) == 0; },
                       absl::Seconds(10)));
@@ -46,20 +46,20 @@ TEST(SinkSchema, RefreshPicksUpANewFieldWithoutRestart) {
   auto env = SinkEnv(broker.bootstrap, "orders", "schema-group", url);
   env["SCHEMA_REGISTRY_STENCIL_CACHE_AUTO_REFRESH"] = "true";
   env["SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS"] = "300";
-  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+  auto sink = StartSink(env, dir + "/sink");
   ProduceSamples(broker.bootstrap, "orders", 0, 5, /*v2=*/true);
-  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") == 5; },
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=orders") == 5; },
                       absl::Seconds(30)))
       << sink->Stderr();
-  EXPECT_EQ(CountLines(sink->Stdout(), "vehicle_type"), 0) << "v1 does not know field 10";
+  EXPECT_EQ(CountLines(sink->Output(), "vehicle_type"), 0) << "v1 does not know field 10";
 
   Copy("sink/sample/testdata/sample_v2_cc.desc", www + "/sample.desc");
   ASSERT_TRUE(WaitFor([&] { return sink->Stderr().find("loaded a new schema") != std::string::npos; },
                       absl::Seconds(10)));
   ProduceSamples(broker.bootstrap, "orders", 100, 5, /*v2=*/true);
-  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") == 10; },
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=orders") == 10; },
                       absl::Seconds(20)));
-  EXPECT_EQ(CountLines(sink->Stdout(), "vehicle_type: \"bike\""), 5) << sink->Stdout();
+  EXPECT_EQ(CountLines(sink->Output(), "vehicle_type: \"bike\""), 5) << sink->Output();
   sink->Signal(SIGTERM);
   EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0);
   http->Signal(SIGTERM);
@@ -77,7 +77,7 @@ TEST(SinkControl, StatusPauseResumeAndTestFilter) {
   env["FILTER_DATA_SOURCE"] = "MESSAGE";
   env["FILTER_SCHEMA_PROTO_CLASS"] = "sluice.sample.SampleLogMessage";
   env["FILTER_JEXL_EXPRESSION"] = "sampleLogMessage.getAmountPaidCents() >= 0";
-  auto sink = Process::Start({"sink/sluice-sink"}, env, dir + "/sink.out", dir + "/sink.err");
+  auto sink = StartSink(env, dir + "/sink");
   auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
   ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(15)))
       << sink->Stderr();
@@ -100,7 +100,7 @@ TEST(SinkControl, StatusPauseResumeAndTestFilter) {
     EXPECT_TRUE(stream->Finish().ok());
   }
   ProduceSamples(broker.bootstrap, "orders", 0, 100);
-  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") == 100; },
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=orders") == 100; },
                       absl::Seconds(30)));
 
   pb::GetStatusResponse status;
@@ -128,7 +128,7 @@ TEST(SinkControl, StatusPauseResumeAndTestFilter) {
   absl::SleepFor(absl::Milliseconds(500));  // the workers apply it within a poll slice
   ProduceSamples(broker.bootstrap, "orders", 100, 50);
   absl::SleepFor(absl::Seconds(2));
-  EXPECT_EQ(CountLines(sink->Stdout(), "topic=orders"), 100) << "paused: nothing consumed";
+  EXPECT_EQ(CountLines(sink->Output(), "topic=orders"), 100) << "paused: nothing consumed";
   {
     grpc::ClientContext ctx;
     status.Clear();
@@ -158,7 +158,7 @@ TEST(SinkControl, StatusPauseResumeAndTestFilter) {
     pb::ResumeResponse r;
     ASSERT_TRUE(stub->Resume(&ctx, {}, &r).ok());
   }
-  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Stdout(), "topic=orders") == 150; },
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=orders") == 150; },
                       absl::Seconds(15)));
   ASSERT_TRUE(WaitFor([&] { return CommittedSum(broker.bootstrap, "control-group", "orders", 2) == 150; },
                       absl::Seconds(10)));

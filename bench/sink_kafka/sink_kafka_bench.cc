@@ -209,7 +209,17 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
   env["APPLICATION_THREAD_COUNT"] = std::to_string(threads);
   int port = si::FreePort();
   env["SINK_CONTROL_PORT"] = std::to_string(port);
-  auto p = si::Process::Start({"sink/sluice-sink"}, env, "/dev/null", dir + "/" + group + ".err");
+  si::Process::Options options;
+  options.env = env;
+  options.clean_env = true;
+  options.stdout_path = "/dev/null";  // the log sink's records
+  options.stderr_path = dir + "/" + group + ".err";
+  auto started = si::Process::Start({"sink/sluice-sink"}, std::move(options));
+  if (!started.ok()) {
+    std::printf("cannot start sluice-sink: %s\n", std::string(started.status().message()).c_str());
+    std::exit(1);
+  }
+  auto p = std::move(*started);
   SinkRun r;
   // Wait until every worker holds partitions.
   si::WaitFor([&] { return si::CountLines(p->Stderr(), "assigned [") >= threads; },
