@@ -5,18 +5,40 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::db {
 
-Pool::Pool(std::string dsn, int size) : dsn_(std::move(dsn)), size_(size) {}
+class Pool::Lease {
+ public:
+  explicit Lease(Pool* pool) : pool_(pool), pos_(pool->pool_->lease()) {}
+  ~Lease() {
+    pool_->last_used_[pos_] = absl::Now();
+    pool_->pool_->give_back(pos_);
+  }
+  soci::session& session() { return pool_->pool_->at(pos_); }
+  // Time since the session was last given back.
+  absl::Duration idle() const { return absl::Now() - pool_->last_used_[pos_]; }
+
+ private:
+  Pool* pool_;
+  size_t pos_;
+};
+
+Pool::Pool(std::string dsn, int size, absl::Duration alive_check_after)
+    : dsn_(std::move(dsn)),
+      size_(size),
+      alive_check_after_(alive_check_after),
+      last_used_(size, absl::Now()) {}
 
 Pool::~Pool() = default;
 
-absl::StatusOr<std::unique_ptr<Pool>> Pool::Create(absl::string_view dsn, int size) {
+absl::StatusOr<std::unique_ptr<Pool>> Pool::Create(absl::string_view dsn, int size,
+                                                   absl::Duration alive_check_after) {
   if (size < 1) return absl::InvalidArgumentError("db pool size must be at least 1");
   if (dsn.empty()) return absl::InvalidArgumentError("db dsn is empty");
-  std::unique_ptr<Pool> pool(new Pool(std::string(dsn), size));
+  std::unique_ptr<Pool> pool(new Pool(std::string(dsn), size, alive_check_after));
   pool->pool_ = std::make_unique<soci::connection_pool>(size);
   for (int i = 0; i < size; ++i) {
     try {
@@ -40,25 +62,6 @@ absl::Status FromSociError(const std::exception& e, absl::string_view what) {
     return absl::UnavailableError(msg);
   }
   return absl::InternalError(msg);
-}
-
-absl::Status Pool::Run(const std::function<absl::Status(soci::session&)>& fn) {
-  soci::session sql(*pool_);
-  try {
-    // A connection broken since the last use (server restart) is reopened once.
-    if (!sql.get_backend() || !sql.is_connected()) sql.reconnect();
-    return fn(sql);
-  } catch (const std::exception& e) {
-    absl::Status st = FromSociError(e, "database");
-    if (absl::IsUnavailable(st)) {
-      try {
-        sql.reconnect();
-      } catch (const std::exception& re) {
-        spdlog::warn("db reconnect failed: {}", re.what());
-      }
-    }
-    return st;
-  }
 }
 
 namespace {
@@ -87,8 +90,25 @@ absl::Status Recover(soci::session& sql, const std::exception& e) {
 
 }  // namespace
 
+absl::Status Pool::Run(const std::function<absl::Status(soci::session&)>& fn) {
+  Lease lease(this);
+  soci::session& sql = lease.session();
+  try {
+    // A connection broken since the last use (server restart) is reopened
+    // once; after a short idle time it is taken as alive without a ping.
+    if (!sql.get_backend() || ConnectionBad(sql) ||
+        (lease.idle() >= alive_check_after_ && !sql.is_connected())) {
+      sql.reconnect();
+    }
+    return fn(sql);
+  } catch (const std::exception& e) {
+    return Recover(sql, e);
+  }
+}
+
 absl::Status Pool::RunIdempotent(const std::function<absl::Status(soci::session&)>& fn) {
-  soci::session sql(*pool_);
+  Lease lease(this);
+  soci::session& sql = lease.session();
   for (int attempt = 0;; ++attempt) {
     try {
       if (!sql.get_backend() || ConnectionBad(sql)) sql.reconnect();
@@ -109,7 +129,8 @@ absl::Status Pool::RunIdempotent(const std::function<absl::Status(soci::session&
 }
 
 absl::Status Pool::InTransaction(const std::function<absl::Status(soci::session&)>& fn) {
-  soci::session sql(*pool_);
+  Lease lease(this);
+  soci::session& sql = lease.session();
   try {
     if (!sql.get_backend() || ConnectionBad(sql)) sql.reconnect();
     try {

@@ -7,12 +7,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <soci/soci.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace sluice::db {
 
@@ -23,16 +25,23 @@ class Pool {
   // ("host=... dbname=...") or a `postgres://` / `postgresql://` URL.
   // Unavailable (with libpq's message) when the server cannot be reached;
   // InvalidArgument for size < 1.
-  static absl::StatusOr<std::unique_ptr<Pool>> Create(absl::string_view dsn, int size);
+  // `alive_check_after`: Run checks a connection with a round trip ("/* ping
+  // */") only when it has been idle at least this long; a connection used
+  // more recently is taken as alive (HikariCP's aliveBypassWindowMs, 500 ms,
+  // is the same idea).
+  static absl::StatusOr<std::unique_ptr<Pool>> Create(
+      absl::string_view dsn, int size, absl::Duration alive_check_after = absl::Seconds(1));
 
   ~Pool();
 
-  // Runs `fn` with a pooled session (blocks while all are busy). Database
-  // errors thrown inside become Unavailable for connection loss and Internal
-  // otherwise; `fn`'s own status is returned as is.
+  // Runs `fn` with a pooled session (blocks while all are busy). A session
+  // idle for `alive_check_after` is pinged first and reopened when the server
+  // dropped it. Database errors thrown inside become Unavailable for
+  // connection loss (the session is reopened for the next caller) and
+  // Internal otherwise; `fn`'s own status is returned as is.
   absl::Status Run(const std::function<absl::Status(soci::session&)>& fn);
 
-  // Like Run without its liveness round trip, for `fn` that is safe to run
+  // Like Run without any liveness round trip, for `fn` that is safe to run
   // twice (reads): when `fn` fails because the connection was lost since its
   // last use, the session is reopened and `fn` runs once more.
   absl::Status RunIdempotent(const std::function<absl::Status(soci::session&)>& fn);
@@ -46,10 +55,15 @@ class Pool {
   const std::string& dsn() const { return dsn_; }
 
  private:
-  Pool(std::string dsn, int size);
+  class Lease;  // one leased session; gives it back when destroyed
+  Pool(std::string dsn, int size, absl::Duration alive_check_after);
   std::string dsn_;
   int size_;
+  absl::Duration alive_check_after_;
   std::unique_ptr<soci::connection_pool> pool_;
+  // When each pool position was last given back; read and written only by
+  // the holder of its lease.
+  std::vector<absl::Time> last_used_;
 };
 
 // Converts a SOCI/libpq exception into a Status: Unavailable for connection
