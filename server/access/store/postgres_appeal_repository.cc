@@ -249,12 +249,12 @@ class SociTx : public AccessTx {
  private:
   absl::StatusOr<std::vector<pb::Grant>> LockWithResources(const Query& q, const std::string& tail) {
     std::vector<pb::Grant> out;
-    for (const auto& r : q.Rows(sql_, absl::StrCat("SELECT ", GrantCols(), ", ", kJoinedResourceCols,
+    for (const auto& r : q.Rows(sql_, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
                                                    " FROM grants g JOIN resources r ON r.id = "
                                                    "g.resource_id",
                                                    q.WhereClause(), tail))) {
       pb::Grant g = GrantFromRow(r);
-      *g.mutable_resource() = JoinedResourceFromRow(r, kGrantColCount);
+      *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
       out.push_back(std::move(g));
     }
     return out;
@@ -302,7 +302,7 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     std::string from = " FROM appeals a JOIN resources r ON r.id = a.resource_id";
     *total = static_cast<int>(q.Count(sql, absl::StrCat("SELECT count(*)", from, q.WhereClause())));
     std::vector<std::string> ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kJoinedResourceCols, from,
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kResourceCols, from,
                                                   q.WhereClause(),
                                                   OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
@@ -310,7 +310,7 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
                                                               "a.", "a.id"),
                                                   " LIMIT ", f.size, " OFFSET ", f.offset))) {
       pb::Appeal a = AppealFromRow(r);
-      *a.mutable_resource() = JoinedResourceFromRow(r, kAppealColCount);
+      *a.mutable_resource() = ResourceFromRow(r, kAppealColCount);
       ids.push_back(a.id());
       out.push_back(std::move(a));
     }
@@ -337,7 +337,7 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
     std::string from = " FROM approvals p JOIN appeals a ON a.id = p.appeal_id JOIN resources r ON r.id = a.resource_id";
     *total = static_cast<int>(q.Count(sql, absl::StrCat("SELECT count(*)", from, q.WhereClause())));
     for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), ", ", AppealCols(), ", ",
-                                                  kJoinedResourceCols, from, q.WhereClause(),
+                                                  kResourceCols, from, q.WhereClause(),
                                                   OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
                                                                   : f.order_by,
@@ -346,7 +346,7 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
       pb::Approval p = ApprovalFromRow(r);
       pb::Appeal* a = p.mutable_appeal();
       *a = AppealFromRow(r, kApprovalColCount);
-      *a->mutable_resource() = JoinedResourceFromRow(r, kApprovalColCount + kAppealColCount);
+      *a->mutable_resource() = ResourceFromRow(r, kApprovalColCount + kAppealColCount);
       out.push_back(std::move(p));
     }
     return absl::OkStatus();
@@ -382,7 +382,7 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
     *total = static_cast<int>(q.Count(
         sql, absl::StrCat("SELECT count(*) FROM grants g", need_resource ? join : "", q.WhereClause())));
     std::vector<std::string> appeal_ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kJoinedResourceCols,
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
                                                   " FROM grants g", join, q.WhereClause(),
                                                   OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
@@ -390,7 +390,7 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
                                                               "g.", "g.id"),
                                                   " LIMIT ", f.size, " OFFSET ", f.offset))) {
       pb::Grant g = GrantFromRow(r);
-      *g.mutable_resource() = JoinedResourceFromRow(r, kGrantColCount);
+      *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
       if (!g.appeal_id().empty()) appeal_ids.push_back(g.appeal_id());
       out.push_back(std::move(g));
     }
@@ -418,12 +418,12 @@ absl::StatusOr<pb::Grant> PostgresAppealRepository::GetGrant(const std::string& 
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     Query q;
     q.Where(absl::StrCat("g.id = CAST(", q.Param(id), " AS uuid)"));
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kJoinedResourceCols,
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
                                                   " FROM grants g JOIN resources r ON r.id = "
                                                   "g.resource_id",
                                                   q.WhereClause()))) {
       pb::Grant g = GrantFromRow(r);
-      *g.mutable_resource() = JoinedResourceFromRow(r, kGrantColCount);
+      *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
       out = std::move(g);
     }
     if (out.ok() && !out->appeal_id().empty()) {

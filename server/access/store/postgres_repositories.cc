@@ -39,33 +39,6 @@ absl::StatusOr<StoredProvider> ProviderFromRow(const soci::row& r) {
   return s;
 }
 
-constexpr char kResourceCols[] =
-    "id::text, provider_type, provider_urn, type, urn, name, details::text, labels::text, "
-    "is_deleted::int, (extract(epoch from created_at) * 1000000)::bigint, "
-    "(extract(epoch from updated_at) * 1000000)::bigint";
-
-template <typename RowT>
-pb::Resource ResourceFromRow(const RowT& r) {
-  pb::Resource res;
-  res.set_id(r.template get<std::string>(0));
-  res.set_provider_type(r.template get<std::string>(1));
-  res.set_provider_urn(r.template get<std::string>(2));
-  res.set_type(r.template get<std::string>(3));
-  res.set_urn(r.template get<std::string>(4));
-  res.set_name(r.template get<std::string>(5));
-  (void)JsonStringToProto(r.template get<std::string>(6), res.mutable_details());
-  nlohmann::json labels = nlohmann::json::parse(r.template get<std::string>(7), nullptr, false);
-  if (labels.is_object()) {
-    for (auto& [k, v] : labels.items()) {
-      if (v.is_string()) (*res.mutable_labels())[k] = v.template get<std::string>();
-    }
-  }
-  res.set_is_deleted(r.template get<int>(8) != 0);
-  *res.mutable_created_at() = FromMicros(r.template get<long long>(9));
-  *res.mutable_updated_at() = FromMicros(r.template get<long long>(10));
-  return res;
-}
-
 std::string ResourcesJson(const std::vector<pb::Resource>& resources) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : resources) {
@@ -314,19 +287,21 @@ absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
     for (const auto& seg : path) node = &(*node)[seg];
     *node = value;
   }
-  std::string contains_text = contains.dump();
-  int deleted = f.is_deleted ? 1 : 0;
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    soci::rowset<soci::row> rows =
-        (sql.prepare << absl::StrCat(
-             "SELECT ", kResourceCols,
-             " FROM resources WHERE is_deleted = (:del = 1) "
-             "AND (:pt = '' OR provider_type = :pt) AND (:pu = '' OR provider_urn = :pu) "
-             "AND (:ty = '' OR type = :ty) AND (:urn = '' OR urn = :urn) "
-             "AND (:nm = '' OR name = :nm) AND details @> CAST(:dt AS jsonb) "
-             "ORDER BY provider_type, provider_urn, type, urn"),
-         use(deleted, "del"), use(f.provider_type, "pt"), use(f.provider_urn, "pu"),
-         use(f.type, "ty"), use(f.urn, "urn"), use(f.name, "nm"), use(contains_text, "dt"));
+    Query q;
+    q.Where(f.is_deleted ? "r.is_deleted" : "NOT r.is_deleted");
+    q.Eq("r.provider_type", f.provider_type);
+    q.Eq("r.provider_urn", f.provider_urn);
+    q.Eq("r.type", f.type);
+    q.Eq("r.urn", f.urn);
+    q.Eq("r.name", f.name);
+    if (!f.details.empty()) {
+      q.Where(absl::StrCat("r.details @> CAST(", q.Param(contains.dump()), " AS jsonb)"));
+    }
+    PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", kResourceCols, " FROM resources r",
+                                           q.WhereClause(),
+                                           " ORDER BY r.provider_type, r.provider_urn, r.type, "
+                                           "r.urn"));
     for (const auto& r : rows) out.push_back(ResourceFromRow(r));
     return absl::OkStatus();
   });
@@ -340,7 +315,7 @@ absl::StatusOr<pb::Resource> PostgresResourceRepository::Get(const std::string& 
   absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
     // One round trip (no liveness ping): this is on the appeal-creation hot path.
     static const std::string* query = new std::string(
-        absl::StrCat("SELECT ", kResourceCols, " FROM resources WHERE id = CAST($1 AS uuid)"));
+        absl::StrCat("SELECT ", kResourceCols, " FROM resources r WHERE r.id = CAST($1 AS uuid)"));
     PgRows rows = PgExecPrepared(sql, "sluice_access_get_resource", *query, {id});
     for (const auto& r : rows) out = ResourceFromRow(r);
     return absl::OkStatus();

@@ -142,8 +142,7 @@ pb::Grant GrantFromRow(const PgRows::Row& r, int o) {
   return g;
 }
 
-
-pb::Resource JoinedResourceFromRow(const PgRows::Row& row, int o) {
+pb::Resource ResourceFromRow(const PgRows::Row& row, int o) {
   pb::Resource r;
   r.set_id(row.get<std::string>(o + 0));
   r.set_provider_type(row.get<std::string>(o + 1));
@@ -159,6 +158,8 @@ pb::Resource JoinedResourceFromRow(const PgRows::Row& row, int o) {
     }
   }
   r.set_is_deleted(row.get<int>(o + 8) != 0);
+  *r.mutable_created_at() = FromMicros(row.get<long long>(o + 9));
+  *r.mutable_updated_at() = FromMicros(row.get<long long>(o + 10));
   return r;
 }
 

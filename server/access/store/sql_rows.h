@@ -79,12 +79,13 @@ const std::string& GrantCols();  // aliases: grants g
 constexpr int kGrantColCount = 22;
 pb::Grant GrantFromRow(const PgRows::Row& r, int o = 0);
 
-// A resource joined to an appeal or grant (alias r; no timestamps).
-constexpr char kJoinedResourceCols[] =
+// A resource (alias r), on its own or joined to an appeal or grant.
+constexpr char kResourceCols[] =
     "r.id::text, r.provider_type, r.provider_urn, r.type, r.urn, r.name, r.details::text, "
-    "r.labels::text, r.is_deleted::int";
-constexpr int kJoinedResourceColCount = 9;
-pb::Resource JoinedResourceFromRow(const PgRows::Row& row, int o);
+    "r.labels::text, r.is_deleted::int, (extract(epoch from r.created_at) * 1000000)::bigint, "
+    "(extract(epoch from r.updated_at) * 1000000)::bigint";
+constexpr int kResourceColCount = 11;
+pb::Resource ResourceFromRow(const PgRows::Row& row, int o = 0);
 
 // " ORDER BY <prefix><col> ASC|DESC, ..., <fallback>". Columns must come
 // from an allow-list: they are spliced, not bound.
