@@ -101,9 +101,9 @@ int main(int argc, char** argv) {
     if (k == "--creates") creates = std::atoi(argv[i + 1]);
     if (k == "--calls") calls = std::atoi(argv[i + 1]);
   }
-  std::string config = "/tmp/access_bench_config.yaml";
-  std::ofstream(config) << "db:\n  pool_size: 16\naccess:\n  grant_expiry_interval: 1h\n";
-  auto stack_or = Stack::Start(Stack::Options{{"--config", config}, {}});
+  Stack::Options opts;
+  opts.config_yaml = "db:\n  pool_size: 16\naccess:\n  grant_expiry_interval: 1h\n";
+  auto stack_or = Stack::Start(opts);
   if (!stack_or.ok()) {
     std::fprintf(stderr, "cannot start the stack: %s\n", std::string(stack_or.status().message()).c_str());
     return 1;

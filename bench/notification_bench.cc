@@ -33,9 +33,8 @@ TEST(NotificationBench, AcceptAndDeliver) {
   const int kGrpc = EnvInt("BENCH_GRPC_NOTIFICATIONS", 4000);
   const int kRest = EnvInt("BENCH_REST_NOTIFICATIONS", 2000);
   const int kThreads = 8;
-  std::string config = WriteNotificationConfig("bench.yaml", "  workers: 0\n");
   Stack::Options opts;
-  opts.server_args = {"--config", config};
+  opts.config_yaml = "notification:\n  workers: 0\n";
   opts.server_env = {{"SLUICE_LOG_LEVEL", "warn"}, {"SLUICE_DB_POOL_SIZE", "16"}};
   auto stack = Stack::Start(opts);
   ASSERT_TRUE(stack.ok()) << stack.status();
@@ -85,9 +84,10 @@ TEST(NotificationBench, AcceptAndDeliver) {
 
   // --- 2. Delivery rate: the queue holds kGrpc + kRest messages.
   const size_t total = kGrpc + kRest;
-  WriteNotificationConfig("bench.yaml",
-                          "  workers: 8\n  batch_size: 32\n  poll_interval_ms: 50\n");
-  ASSERT_TRUE((*stack)->RestartServer().ok());
+  ASSERT_TRUE((*stack)
+                  ->RestartServer("notification:\n  workers: 8\n  batch_size: 32\n"
+                                  "  poll_interval_ms: 50\n")
+                  .ok());
   t0 = absl::Now();
   bool all = fake->WaitForRequests("/bench", total, absl::Minutes(5));
   double deliver_s = absl::ToDoubleSeconds(absl::Now() - t0);

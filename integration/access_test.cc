@@ -19,10 +19,9 @@ const std::vector<std::string> kAlice = {"X-Auth-Email: alice@example.com"};
 class AccessTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string dir = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
-    std::string config = dir + "/access_test_config.yaml";
-    std::ofstream(config) << "access:\n  resource_sync_interval: 1s\n";
-    auto stack = Stack::Start(Stack::Options{{"--config", config}, {}});
+    Stack::Options opts;
+    opts.config_yaml = "access:\n  resource_sync_interval: 1s\n";
+    auto stack = Stack::Start(opts);
     ASSERT_TRUE(stack.ok()) << stack.status();
     stack_ = std::move(*stack).release();
   }

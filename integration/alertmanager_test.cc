@@ -19,8 +19,7 @@ constexpr char kAlertmanager[] = "/usr/bin/prometheus-alertmanager";
 TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
   if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
   Stack::Options opts;
-  opts.server_args = {"--config", WriteNotificationConfig(
-                                      "am.yaml", "  workers: 2\n  poll_interval_ms: 100\n")};
+  opts.config_yaml = "notification:\n  workers: 2\n  poll_interval_ms: 100\n";
   auto stack = Stack::Start(opts);
   ASSERT_TRUE(stack.ok()) << stack.status();
   NotificationApi api(stack->get());

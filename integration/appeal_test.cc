@@ -31,10 +31,9 @@ const std::string kAlice = "alice@example.com";
 class AppealTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string dir = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
-    std::string config = dir + "/appeal_test_config.yaml";
-    std::ofstream(config) << "access:\n  grant_expiry_interval: 500ms\n";
-    auto stack = Stack::Start(Stack::Options{{"--config", config}, {}});
+    Stack::Options opts;
+    opts.config_yaml = "access:\n  grant_expiry_interval: 500ms\n";
+    auto stack = Stack::Start(opts);
     ASSERT_TRUE(stack.ok()) << stack.status();
     stack_ = std::move(*stack).release();
   }

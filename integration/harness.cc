@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -96,6 +97,12 @@ absl::Status Stack::StartServer() {
                                    std::to_string(grpc_port_), "--metrics_port",
                                    std::to_string(metrics_port_)};
   argv.insert(argv.end(), options_.server_args.begin(), options_.server_args.end());
+  if (!options_.config_yaml.empty()) {
+    std::string path = absl::StrCat(log_dir_, "/server-", grpc_port_, ".yaml");
+    std::ofstream(path) << options_.config_yaml;
+    argv.push_back("--config");
+    argv.push_back(path);
+  }
   auto env = options_.server_env;
   env["SLUICE_DB_DSN"] = db_->dsn();
   auto server = Process::Start(argv, env, absl::StrCat(log_dir_, "/server-", grpc_port_, "-", ++server_starts_, ".log"));
@@ -107,8 +114,9 @@ absl::Status Stack::StartServer() {
   return absl::OkStatus();
 }
 
-absl::Status Stack::RestartServer() {
+absl::Status Stack::RestartServer(std::string config_yaml) {
   server_->Stop();
+  if (!config_yaml.empty()) options_.config_yaml = std::move(config_yaml);
   return StartServer();
 }
 

@@ -40,6 +40,9 @@ class Stack {
   struct Options {
     std::vector<std::string> server_args;
     std::map<std::string, std::string> server_env;
+    // sluice-server's YAML config file content (passed with --config);
+    // empty: no config file.
+    std::string config_yaml;
   };
   static absl::StatusOr<std::unique_ptr<Stack>> Start(Options options);
   static absl::StatusOr<std::unique_ptr<Stack>> Start() { return Start(Options{}); }
@@ -54,8 +57,9 @@ class Stack {
   Process& server() { return *server_; }
   Process& gateway() { return *gateway_; }
 
-  // Restarts sluice-server on the same ports and database.
-  absl::Status RestartServer();
+  // Restarts sluice-server on the same ports and database; a non-empty
+  // `config_yaml` replaces Options::config_yaml first.
+  absl::Status RestartServer(std::string config_yaml = "");
 
  private:
   Stack() = default;

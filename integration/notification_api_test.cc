@@ -13,7 +13,7 @@ class NotificationApiTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     Stack::Options opts;
-    opts.server_args = {"--config", WriteNotificationConfig("api.yaml", "  workers: 1\n")};
+    opts.config_yaml = "notification:\n  workers: 1\n";
     auto stack = Stack::Start(opts);
     ASSERT_TRUE(stack.ok()) << stack.status();
     stack_ = std::move(*stack).release();

@@ -17,8 +17,7 @@ class NotificationCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     Stack::Options opts;
-    opts.server_args = {"--config", WriteNotificationConfig(
-                                        "cli.yaml", "  workers: 1\n  poll_interval_ms: 100\n")};
+    opts.config_yaml = "notification:\n  workers: 1\n  poll_interval_ms: 100\n";
     auto stack = Stack::Start(opts);
     ASSERT_TRUE(stack.ok()) << stack.status();
     stack_ = std::move(*stack);

@@ -25,10 +25,8 @@ class NotificationDeliveryTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     Stack::Options opts;
-    opts.server_args = {"--config",
-                        WriteNotificationConfig("delivery.yaml",
-                                                "  workers: 2\n  poll_interval_ms: 100\n"
-                                                "  retry_backoff_ms: 200\n")};
+    opts.config_yaml =
+        "notification:\n  workers: 2\n  poll_interval_ms: 100\n  retry_backoff_ms: 200\n";
     auto stack = Stack::Start(opts);
     ASSERT_TRUE(stack.ok()) << stack.status();
     stack_ = std::move(*stack).release();
@@ -328,9 +326,8 @@ TEST_F(NotificationDeliveryTest, AlertHookToHttpSlackAndPagerDuty) {
 
 // Queued messages survive a restart: the first server has no workers.
 TEST(NotificationRestartTest, QueuedMessagesAreDeliveredAfterRestart) {
-  std::string config = WriteNotificationConfig("restart.yaml", "  workers: 0\n");
   Stack::Options opts;
-  opts.server_args = {"--config", config};
+  opts.config_yaml = "notification:\n  workers: 0\n";
   auto stack = Stack::Start(opts);
   ASSERT_TRUE(stack.ok()) << stack.status();
   auto fake = FakeHttpServer::Start();
@@ -345,8 +342,8 @@ TEST(NotificationRestartTest, QueuedMessagesAreDeliveredAfterRestart) {
   EXPECT_EQ(fake->Requests().size(), 0u);
   EXPECT_EQ(api.Messages(ids[0])[0]["status"], "enqueued");
 
-  WriteNotificationConfig("restart.yaml", "  workers: 2\n  poll_interval_ms: 100\n");
-  ASSERT_TRUE((*stack)->RestartServer().ok());
+  ASSERT_TRUE(
+      (*stack)->RestartServer("notification:\n  workers: 2\n  poll_interval_ms: 100\n").ok());
   for (uint64_t id : ids) EXPECT_EQ(api.WaitSettled(id)[0]["status"], "published");
   EXPECT_EQ(fake->Requests("/later").size(), 5u);
 }
@@ -359,10 +356,8 @@ namespace {
 
 // Messages still waiting past message_validity_seconds become `expired`.
 TEST(NotificationExpiryTest, UndeliveredMessagesExpire) {
-  std::string config =
-      WriteNotificationConfig("expiry.yaml", "  workers: 0\n  message_validity_seconds: 1\n");
   Stack::Options opts;
-  opts.server_args = {"--config", config};
+  opts.config_yaml = "notification:\n  workers: 0\n  message_validity_seconds: 1\n";
   auto stack = Stack::Start(opts);
   ASSERT_TRUE(stack.ok()) << stack.status();
   auto fake = FakeHttpServer::Start();
@@ -371,8 +366,8 @@ TEST(NotificationExpiryTest, UndeliveredMessagesExpire) {
                       {"configurations", {{"url", fake->Url("/late")}}}});
   uint64_t id = api.Notify({{"receivers", {{{"grp", "late"}}}}, {"data", {{"x", 1}}}});
   absl::SleepFor(absl::Milliseconds(1500));
-  WriteNotificationConfig("expiry.yaml", "  workers: 1\n  poll_interval_ms: 100\n");
-  ASSERT_TRUE((*stack)->RestartServer().ok());
+  ASSERT_TRUE(
+      (*stack)->RestartServer("notification:\n  workers: 1\n  poll_interval_ms: 100\n").ok());
   nlohmann::json m = api.WaitSettled(id)[0];
   EXPECT_EQ(m["status"], "expired") << m.dump();
   EXPECT_EQ(m["try_count"], 0);

@@ -21,13 +21,6 @@ inline std::string TempPath(const std::string& name) {
   return absl::StrCat(dir ? dir : "/tmp", "/", name);
 }
 
-// Writes a sluice-server config whose `notification:` section is `yaml_body`.
-inline std::string WriteNotificationConfig(const std::string& name, const std::string& yaml_body) {
-  std::string path = TempPath(name);
-  std::ofstream(path) << "notification:\n" << yaml_body;
-  return path;
-}
-
 // A uint64 JSON value (proto3 JSON renders uint64 as a string).
 inline uint64_t U64(const nlohmann::json& j) {
   if (j.is_number()) return j.get<uint64_t>();
