@@ -30,6 +30,8 @@ enum class NodeKind : uint8_t {
   kAnd,      // short-circuit
   kOr,       // short-circuit
   kTernary,  // children[0] ? children[1] : children[2]
+  kCoalesce, // children[0] ?? children[1]: the right side only when the left is null
+  kElvis,    // children[0] ?: children[1]: the right side only when the left is a zero value
 };
 
 enum class Op : uint8_t {
@@ -45,6 +47,9 @@ struct Node {
   Op op = Op::kNone;
   Builtin builtin = Builtin::kNone;
   bool negate = false;  // "not in", "not contains", ...
+  // kMember / kMethod / kIndex at or after a `?.` in a chain: a null
+  // receiver gives null instead of an error.
+  bool nil_safe = false;
   // Source span [begin, end) in bytes; error messages quote it.
   uint32_t begin = 0;
   uint32_t end = 0;

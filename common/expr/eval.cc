@@ -61,12 +61,14 @@ class Evaluator {
       case NodeKind::kMember: {
         absl::StatusOr<Value> recv = Eval(*n.children[0]);
         if (!recv.ok()) return recv;
+        if (n.nil_safe && recv->is_null()) return Value();
         return Member(n, *recv);
       }
       case NodeKind::kMethod: return Method(n);
       case NodeKind::kIndex: {
         absl::StatusOr<Value> c = Eval(*n.children[0]);
         if (!c.ok()) return c;
+        if (n.nil_safe && c->is_null()) return Value();
         absl::StatusOr<Value> k = Eval(*n.children[1]);
         if (!k.ok()) return k;
         absl::StatusOr<Value> v = Index(*c, *k);
@@ -99,6 +101,13 @@ class Evaluator {
         absl::StatusOr<bool> c = Condition(*n.children[0], "?:");
         if (!c.ok()) return c.status();
         return Eval(*n.children[*c ? 1 : 2]);
+      }
+      case NodeKind::kCoalesce:
+      case NodeKind::kElvis: {
+        absl::StatusOr<Value> l = Eval(*n.children[0]);
+        if (!l.ok()) return l;
+        bool use_left = n.kind == NodeKind::kCoalesce ? !l->is_null() : !l->IsZero();
+        return use_left ? l : Eval(*n.children[1]);
       }
       case NodeKind::kBinary: return Binary(n);
     }
@@ -151,6 +160,7 @@ class Evaluator {
   absl::StatusOr<Value> Method(const Node& n) const {
     absl::StatusOr<Value> recv = Eval(*n.children[0]);
     if (!recv.ok()) return recv;
+    if (n.nil_safe && recv->is_null()) return Value();
     int nargs = static_cast<int>(n.children.size()) - 1;
     if (nargs == 0) {  // the common getter call: no argument values to build
       if (const pb::Message* m = recv->message()) {

@@ -32,7 +32,8 @@ const nlohmann::json& Appeal() {
     "empty_list": [],
     "empty_map": {},
     "nothing": null,
-    "big": 18446744073709551615
+    "big": 18446744073709551615,
+    "ops": {"eq": 1, "div": 2}
   })"));
   return *doc;
 }
@@ -177,6 +178,30 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"'a' + 'b' == 'ab'", true}, Case{"1 + 1 in [2]", true},
                       Case{"- 2 + 3", 1}, Case{"1 - -1", 2}));
 
+// JEXL's word operators, and nil handling shared by JEXL 3.3 and expr-lang:
+// ?? (null coalescing), ?: (elvis) and ?. (nil-safe navigation, which also
+// covers the rest of its chain).
+INSTANTIATE_TEST_SUITE_P(
+    WordOperatorsAndNilHandling, EvalTest,
+    ::testing::Values(
+        Case{"1 eq 1", true}, Case{"1 ne 1", false}, Case{"1 lt 2", true}, Case{"2 le 1", false},
+        Case{"3 gt 2.5", true}, Case{"2 ge 2", true}, Case{"7 div 2", 3}, Case{"7 mod 3", 1},
+        Case{"$appeal.role eq 'viewer' and $appeal.count gt 2", true},
+        Case{"1 + 2 eq 3", true}, Case{"8 div 2 * 2", 8},
+        Case{"$appeal.nothing ?? 'fallback'", "fallback"}, Case{"$appeal.role ?? 'x'", "viewer"},
+        Case{"$appeal.details.missing ?? $appeal.nothing ?? 3", 3},
+        Case{"false ?? true", false}, Case{"$appeal.count ?? 0", 3},
+        Case{"'' ?: 'empty'", "empty"}, Case{"0 ?: 5", 5}, Case{"$appeal.role ?: 'x'", "viewer"},
+        Case{"$appeal.nothing ?: false", false},
+        Case{"$appeal.nothing?.x", nullptr}, Case{"$appeal.nothing?.x.y", nullptr},
+        Case{"$appeal.nothing?.size()", nullptr}, Case{"$appeal.nothing?.['k']", nullptr},
+        Case{"$appeal.details?.foo.foo", "foobar"},
+        Case{"$appeal.details.missing?.foo ?? 'none'", "none"},
+        Case{"$appeal.labels?.[1]", "b"},
+        Case{"$appeal.nothing?.x == nil ? 'no' : 'yes'", "no"},
+        // the words stay field names after a dot
+        Case{"$appeal.ops.eq + $appeal.ops.div", 3}));
+
 // The access API's examples from the issue.
 INSTANTIATE_TEST_SUITE_P(
     Appeals, EvalTest,
@@ -260,7 +285,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"$appeal.role.nope()", "no method 'nope' on a string"},
         ErrorCase{"$appeal.role.startsWith(1)", "needs a string argument, got int"},
         ErrorCase{"$appeal.role.length(1)", "'length' takes 0 arguments, got 1"},
-        ErrorCase{"$appeal.nothing.size()", "no method 'size' on null"}));
+        ErrorCase{"$appeal.nothing.size()", "no method 'size' on null"},
+        // ?. guards only its own chain
+        ErrorCase{"($appeal.nothing?.x).y", "cannot read field 'y' of null"},
+        ErrorCase{"$appeal.nothing?.x + 1", "cannot apply '+' to null and int"}));
 
 TEST(Program, TruthinessHelpers) {
   struct T {

@@ -21,6 +21,11 @@ Tok Keyword(absl::string_view w) {
       {"not", Tok::kNot},           {"in", Tok::kIn},
       {"contains", Tok::kContains}, {"startsWith", Tok::kStartsWith},
       {"endsWith", Tok::kEndsWith}, {"matches", Tok::kMatches},
+      // JEXL's word operators.
+      {"eq", Tok::kEq},             {"ne", Tok::kNe},
+      {"lt", Tok::kLt},             {"le", Tok::kLe},
+      {"gt", Tok::kGt},             {"ge", Tok::kGe},
+      {"div", Tok::kSlash},         {"mod", Tok::kPercent},
   };
   for (const auto& [word, tok] : kWords) {
     if (w == word) return tok;
@@ -120,6 +125,7 @@ class Lexer {
         {"!", Tok::kBang},     {"+", Tok::kPlus},      {"-", Tok::kMinus},    {"*", Tok::kStar},
         {"/", Tok::kSlash},    {"%", Tok::kPercent},   {"(", Tok::kLParen},   {")", Tok::kRParen},
         {"[", Tok::kLBracket}, {"]", Tok::kRBracket},  {",", Tok::kComma},    {".", Tok::kDot},
+        {"??", Tok::kCoalesce}, {"?.", Tok::kSafeDot}, {"?:", Tok::kElvis},
         {"?", Tok::kQuestion}, {":", Tok::kColon},
     };
     absl::string_view rest = src_.substr(pos_);

@@ -20,6 +20,8 @@ enum class Tok : uint8_t {
   kLParen, kRParen, kLBracket, kRBracket, kComma, kDot, kQuestion, kColon,
   // JEXL: =~ (matches / in), =^ (startsWith), =$ (endsWith) and negations
   kReq, kRne, kSeq, kSne, kEeq, kEne,
+  // ?? (null coalescing), ?. (nil-safe navigation), ?: (elvis)
+  kCoalesce, kSafeDot, kElvis,
 };
 
 struct Token {
@@ -33,6 +35,13 @@ struct Token {
 
 // True for identifiers and keywords (both may follow '.').
 inline bool IsWord(Tok t) { return t == Tok::kIdent || (t >= Tok::kTrue && t <= Tok::kMatches); }
+// IsWord, or a word spelling of an operator (JEXL's `eq`, `div`, ...), so
+// `x.eq` still reads field "eq".
+inline bool IsWord(const Token& t) {
+  if (IsWord(t.type)) return true;
+  char c = t.text.empty() ? '\0' : t.text[0];
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 // Splits `source` into tokens ending with kEnd. Errors are InvalidArgument
 // formatted by FormatAt (column + caret snippet).

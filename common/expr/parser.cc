@@ -102,7 +102,15 @@ class Parser {
     DepthGuard guard(this);
     if (guard.exceeded()) return ErrorAt(Cur().begin, "expression nested too deeply");
     auto cond = Or();
-    if (!cond.ok() || Cur().type != Tok::kQuestion) return cond;
+    if (!cond.ok()) return cond;
+    if (Cur().type == Tok::kCoalesce || Cur().type == Tok::kElvis) {
+      // JEXL: at the ternary's level, right-associative.
+      NodeKind kind = Advance().type == Tok::kCoalesce ? NodeKind::kCoalesce : NodeKind::kElvis;
+      auto alt = Expr();
+      if (!alt.ok()) return alt;
+      return MakeBinary(kind, Op::kNone, *std::move(cond), *std::move(alt));
+    }
+    if (Cur().type != Tok::kQuestion) return cond;
     Advance();
     auto a = Expr();
     if (!a.ok()) return a;
@@ -287,10 +295,19 @@ class Parser {
 
   NodeOr Postfix() {
     auto n = Primary();
+    bool nil_safe = false;  // a `?.` earlier in this chain
     while (n.ok()) {
-      if (Cur().type == Tok::kDot) {
+      Tok link = Cur().type;
+      if (link == Tok::kSafeDot) {
+        nil_safe = true;
         Advance();
-        if (!IsWord(Cur().type)) {
+        // `a?.[k]` indexes; `a?.b` reads a member like `a.b`.
+        link = Cur().type == Tok::kLBracket ? Tok::kLBracket : Tok::kDot;
+      } else if (link == Tok::kDot) {
+        Advance();
+      }
+      if (link == Tok::kDot) {
+        if (!IsWord(Cur())) {
           absl::Status s = Unexpected();
           return absl::InvalidArgumentError(absl::StrCat(s.message(), "\n(expected a field name)"));
         }
@@ -305,8 +322,11 @@ class Parser {
           if (absl::Status s = Args(&kids, &end); !s.ok()) return s;
         }
         n = Make(kind, begin, end, std::move(kids));
-        if (n.ok()) (*n)->name = name.text;
-      } else if (Cur().type == Tok::kLBracket) {
+        if (n.ok()) {
+          (*n)->name = name.text;
+          (*n)->nil_safe = nil_safe;
+        }
+      } else if (link == Tok::kLBracket) {
         Advance();
         auto key = Expr();
         if (!key.ok()) return key;
@@ -317,6 +337,7 @@ class Parser {
         kids.push_back(*std::move(n));
         kids.push_back(*std::move(key));
         n = Make(NodeKind::kIndex, begin, end, std::move(kids));
+        if (n.ok()) (*n)->nil_safe = nil_safe;
       } else {
         break;
       }
