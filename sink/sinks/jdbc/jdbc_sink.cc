@@ -180,6 +180,7 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
   std::vector<FailedMessage> failed;
   values_.clear();
   messages_.clear();
+  message_rows_.clear();
   rows_ = 0;
   const size_t ncols = config_.columns.size();
   values_.reserve(batch.size() * ncols);
@@ -217,6 +218,7 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
       continue;
     }
     messages_.push_back(m);
+    message_rows_.push_back(rows_);
     if (!key_cols.empty()) {
       std::string key;
       for (size_t i : key_cols) {
@@ -230,6 +232,7 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
       if (!inserted) {
         // Overwrite the earlier row in place: the later offset wins.
         std::move(row.begin(), row.end(), values_.begin() + it->second * ncols);
+        message_rows_.back() = it->second;
         row.assign(ncols, std::nullopt);
         continue;
       }
@@ -288,45 +291,30 @@ ErrorType JdbcSink::Classify(const char* sqlstate) const {
   return ErrorType::kSink5xxError;
 }
 
-std::vector<FailedMessage> JdbcSink::Execute() {
-  std::vector<FailedMessage> failed;
-  if (rows_ == 0) {
-    messages_.clear();
-    return failed;
-  }
-  auto fail_all = [&](ErrorType type, std::string cause) {
-    for (Message& m : messages_) failed.push_back(FailedMessage{std::move(m), type, cause});
-  };
-  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
-    absl::Status s = Connect();
-    if (!s.ok()) {
-      fail_all(ErrorType::kSinkRetryableError, std::string(s.message()));
-      values_.clear();
-      messages_.clear();
-      return failed;
-    }
-  }
+JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
+  WriteOutcome out;
   // COPY text format: one line per row, tab-separated, \N for NULL.
   std::string data;
-  data.reserve(rows_ * config_.columns.size() * 16);
   const size_t ncols = config_.columns.size();
-  for (size_t r = 0; r < rows_; ++r) {
+  data.reserve(rows.size() * ncols * 16);
+  for (size_t r : rows) {
     for (size_t c = 0; c < ncols; ++c) {
       if (c) data.push_back('\t');
       AppendCopyField(values_[r * ncols + c], &data);
     }
     data.push_back('\n');
   }
-
-  std::string error;
-  ErrorType type = ErrorType::kSink5xxError;
   auto check = [&](PGresult* raw) -> bool {
     Result res(raw);
     ExecStatusType st = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_COPY_IN) return true;
     const char* state = res ? PQresultErrorField(res.get(), PG_DIAG_SQLSTATE) : nullptr;
-    error = absl::StrCat("jdbc sink: ", absl::StripTrailingAsciiWhitespace(PQerrorMessage(conn_)));
-    type = PQstatus(conn_) != CONNECTION_OK ? ErrorType::kSinkRetryableError : Classify(state);
+    out.error = absl::StrCat("jdbc sink: ", absl::StripTrailingAsciiWhitespace(PQerrorMessage(conn_)));
+    bool connected = PQstatus(conn_) == CONNECTION_OK;
+    out.type = connected ? Classify(state) : ErrorType::kSinkRetryableError;
+    // Data exceptions (22) and integrity violations (23) belong to rows.
+    absl::string_view sqlstate = state == nullptr ? "" : state;
+    out.row_level = connected && (absl::StartsWith(sqlstate, "22") || absl::StartsWith(sqlstate, "23"));
     return false;
   };
   // `begin` opens the transaction in the same round trip: PQexec stops at
@@ -339,45 +327,92 @@ std::vector<FailedMessage> JdbcSink::Execute() {
     }
     if (PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) != 1 ||
         PQputCopyEnd(conn_, nullptr) != 1) {
-      error = absl::StrCat("jdbc sink: COPY: ", PQerrorMessage(conn_));
-      type = ErrorType::kSinkRetryableError;
+      out.error = absl::StrCat("jdbc sink: COPY: ", PQerrorMessage(conn_));
+      out.type = ErrorType::kSinkRetryableError;
       return false;
     }
     bool ok = true;
     while (PGresult* r = PQgetResult(conn_)) ok = check(r) && ok;
     return ok;
   };
-
-  bool ok;
   if (config_.unique_keys.empty()) {
-    // One COPY statement is atomic: the batch lands entirely or not at all.
-    ok = copy(QuoteIdentifier(config_.table), /*begin=*/false);
+    // One COPY statement is atomic: the rows land entirely or not at all.
+    out.ok = copy(QuoteIdentifier(config_.table), /*begin=*/false);
   } else {
     // Upsert: COPY into a per-connection temp table, then one
     // INSERT ... SELECT ... ON CONFLICT, in one transaction.
-    ok = true;
+    out.ok = true;
     if (!stage_ready_) {
-      ok = check(PQexec(conn_, absl::StrCat("CREATE TEMP TABLE IF NOT EXISTS ", kStageTable,
-                                            " (LIKE ", QuoteIdentifier(config_.table),
-                                            " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
-                                   .c_str()));
-      stage_ready_ = ok;
+      out.ok = check(PQexec(conn_, absl::StrCat("CREATE TEMP TABLE IF NOT EXISTS ", kStageTable,
+                                                " (LIKE ", QuoteIdentifier(config_.table),
+                                                " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+                                       .c_str()));
+      stage_ready_ = out.ok;
     }
-    ok = ok && copy(kStageTable, /*begin=*/true);
-    ok = ok && check(PQexec(conn_, absl::StrCat(UpsertSql(), "; COMMIT").c_str()));
-    if (!ok && PQstatus(conn_) == CONNECTION_OK) Result r(PQexec(conn_, "ROLLBACK"));
+    out.ok = out.ok && copy(kStageTable, /*begin=*/true);
+    out.ok = out.ok && check(PQexec(conn_, absl::StrCat(UpsertSql(), "; COMMIT").c_str()));
+    if (!out.ok && PQstatus(conn_) == CONNECTION_OK) Result r(PQexec(conn_, "ROLLBACK"));
   }
-  if (!ok) {
-    fail_all(type, error);
+  return out;
+}
+
+void JdbcSink::Isolate(std::vector<size_t> rows, WriteOutcome failure, int* budget,
+                       std::vector<int>* row_failure, std::vector<WriteOutcome>* failures) {
+  if (rows.size() == 1 || *budget <= 0 || !failure.row_level) {
+    failures->push_back(std::move(failure));
+    for (size_t r : rows) (*row_failure)[r] = static_cast<int>(failures->size()) - 1;
+    return;
+  }
+  std::vector<size_t> right(rows.begin() + rows.size() / 2, rows.end());
+  rows.resize(rows.size() / 2);
+  for (std::vector<size_t>* half : {&rows, &right}) {
+    --*budget;
+    WriteOutcome o = Write(*half);
+    if (!o.ok) Isolate(std::move(*half), std::move(o), budget, row_failure, failures);
+  }
+}
+
+std::vector<FailedMessage> JdbcSink::Execute() {
+  std::vector<FailedMessage> failed;
+  auto done = [&] {
+    values_.clear();
+    messages_.clear();
+    message_rows_.clear();
+    rows_ = 0;
+    return failed;
+  };
+  if (rows_ == 0) return done();
+  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
+    absl::Status s = Connect();
+    if (!s.ok()) {
+      for (Message& m : messages_) {
+        failed.push_back(
+            FailedMessage{std::move(m), ErrorType::kSinkRetryableError, std::string(s.message())});
+      }
+      return done();
+    }
+  }
+  std::vector<size_t> all(rows_);
+  for (size_t r = 0; r < rows_; ++r) all[r] = r;
+  WriteOutcome first = Write(all);
+  if (!first.ok) {
+    // A data or constraint error names no row: bisect the batch so that the
+    // other rows are written and only the rows at fault fail (one bad row of
+    // n costs about 2*log2(n) more statements; kIsolationBudget bounds it).
+    std::vector<int> row_failure(rows_, -1);  // index into failures
+    std::vector<WriteOutcome> failures;
+    int budget = kIsolationBudget;
+    Isolate(std::move(all), std::move(first), &budget, &row_failure, &failures);
+    for (size_t i = 0; i < messages_.size(); ++i) {
+      int f = row_failure[message_rows_[i]];
+      if (f >= 0) failed.push_back(FailedMessage{std::move(messages_[i]), failures[f].type, failures[f].error});
+    }
     if (PQstatus(conn_) != CONNECTION_OK) {
       PQfinish(conn_);
       conn_ = nullptr;  // reconnect on the next batch
     }
   }
-  values_.clear();
-  messages_.clear();
-  rows_ = 0;
-  return failed;
+  return done();
 }
 
 }  // namespace sluice::sink

@@ -65,12 +65,19 @@ class JdbcSink : public TwoStageSink {
   // type lacks a mapped nested path, fails with INVALID_MESSAGE_ERROR. Rows with equal unique keys keep the last one, as
   // per-row upserts in offset order would.
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
-  // Writes the rows in one transaction. On error every prepared message fails:
+  // Writes the rows in one transaction. On a data or constraint error
+  // (SQLSTATE classes 22, 23), which names no row, the batch is bisected
+  // (at most kIsolationBudget more writes) so that the other rows are written
+  // and only the messages of the rows at fault fail, as SINK_4XX_ERROR: a
+  // poison row no longer sends its whole batch to the DLQ (Firehose fails
+  // the batch). Other errors fail every prepared message:
   // SINK_RETRYABLE_ERROR for a lost connection (reconnected on the next
   // batch), serialization failures and resource errors; SINK_4XX_ERROR for
-  // constraint, data and schema errors (SQLSTATE classes 22, 23, 42);
-  // SINK_5XX_ERROR otherwise.
+  // schema errors (class 42); SINK_5XX_ERROR otherwise.
   std::vector<FailedMessage> Execute() override;
+  // Most extra writes one batch spends finding its bad rows; rows still
+  // undecided then fail with the error of their group.
+  static constexpr int kIsolationBudget = 64;
   absl::string_view Name() const override { return "jdbc"; }
 
  private:
@@ -79,6 +86,20 @@ class JdbcSink : public TwoStageSink {
   std::string ColumnList() const;  // ("c1","c2",...)
   std::string UpsertSql() const;   // INSERT ... SELECT FROM stage ON CONFLICT ...
   ErrorType Classify(const char* sqlstate) const;
+  // Result of writing some prepared rows in one statement/transaction.
+  struct WriteOutcome {
+    bool ok = false;
+    ErrorType type = ErrorType::kSink5xxError;
+    std::string error;
+    bool row_level = false;  // SQLSTATE class 22 or 23 on a live connection
+  };
+  // Writes rows (indices into the prepared rows) atomically.
+  WriteOutcome Write(const std::vector<size_t>& rows);
+  // `rows` failed together with `failure`: bisects them (spending `budget`)
+  // until every failing row group is found; marks each failing row with the
+  // index of its failure in `failures`.
+  void Isolate(std::vector<size_t> rows, WriteOutcome failure, int* budget,
+               std::vector<int>* row_failure, std::vector<WriteOutcome>* failures);
 
   JdbcSinkConfig config_;
   Metrics* metrics_;
@@ -90,6 +111,7 @@ class JdbcSink : public TwoStageSink {
   // Prepared batch: values row-major (nullopt = SQL NULL) and the messages.
   std::vector<std::optional<std::string>> values_;
   std::vector<Message> messages_;
+  std::vector<size_t> message_rows_;  // row of each message (equal keys share one)
   size_t rows_ = 0;
 };
 

@@ -128,27 +128,69 @@ TEST_F(JdbcSinkTest, UpsertOnUniqueKeysLastOffsetWins) {
   EXPECT_THAT(rows[1], ElementsAre("B", "40"));
 }
 
-TEST_F(JdbcSinkTest, ConstraintErrorFailsWholeBatchAs4xxAndWritesNothing) {
+TEST_F(JdbcSinkTest, ConstraintErrorFailsOnlyTheBadRowAs4xx) {
   auto sink = MakeSink();
   ASSERT_NE(sink, nullptr);
   auto failed = sink->Push({Record(1, "A", 1), Record(2, "B", -5)});  // CHECK violation
-  ASSERT_EQ(failed.size(), 2u);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message.offset, 2);
   EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
   EXPECT_THAT(failed[0].error, HasSubstr("check constraint"));
-  EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "0");
+  EXPECT_EQ(Query("SELECT order_number FROM orders")[0][0], "A");
   // The sink keeps working.
   EXPECT_TRUE(sink->Push({Record(3, "C", 1)}).empty());
-  EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "1");
+  EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "2");
 }
 
-TEST_F(JdbcSinkTest, UpsertErrorRollsBackAndSinkRecovers) {
+TEST_F(JdbcSinkTest, BadRowsAreIsolatedAndTheRestOfTheBatchIsWritten) {
+  auto sink = MakeSink();
+  ASSERT_NE(sink, nullptr);
+  std::vector<Message> batch;
+  for (int i = 0; i < 200; ++i) {
+    batch.push_back(Record(i, absl::StrCat("O", i), i == 17 || i == 150 ? -1 : i));
+  }
+  batch.push_back(Record(200, "O3", 5));  // duplicate primary key of row 3
+  auto failed = sink->Push(batch);
+  std::vector<int64_t> offsets;
+  for (const auto& f : failed) offsets.push_back(f.message.offset);
+  EXPECT_THAT(offsets, ElementsAre(17, 150, 200));
+  EXPECT_THAT(failed[2].error, HasSubstr("duplicate key"));
+  EXPECT_EQ(failed[2].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "198");
+  EXPECT_EQ(Query("SELECT amount FROM orders WHERE order_number = 'O3'")[0][0], "3");
+}
+
+TEST_F(JdbcSinkTest, IsolationIsBoundedWhenEveryRowIsBad) {
+  auto sink = MakeSink();
+  ASSERT_NE(sink, nullptr);
+  std::vector<Message> batch;
+  for (int i = 0; i < 500; ++i) batch.push_back(Record(i, absl::StrCat("O", i), -1));
+  auto failed = sink->Push(batch);
+  EXPECT_EQ(failed.size(), 500u);  // each one reported, none silently dropped
+  EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "0");
+}
+
+TEST_F(JdbcSinkTest, SchemaErrorFailsTheWholeBatchWithoutBisecting) {
+  auto sink = MakeSink();
+  ASSERT_NE(sink, nullptr);
+  ASSERT_TRUE(db_->Query("ALTER TABLE orders DROP COLUMN past").ok());
+  auto failed = sink->Push({Record(1, "A", 1), Record(2, "B", 2)});
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_THAT(failed[0].error, HasSubstr("past"));
+}
+
+TEST_F(JdbcSinkTest, UpsertErrorFailsOnlyTheMessagesOfTheBadRow) {
   auto sink = MakeSink({{"SINK_JDBC_UNIQUE_KEYS", "order_number"}});
   ASSERT_NE(sink, nullptr);
-  auto failed = sink->Push({Record(1, "A", 1), Record(2, "B", -1)});
-  ASSERT_EQ(failed.size(), 2u);
+  // B's two messages collapse into one row, which violates the CHECK.
+  auto failed = sink->Push({Record(1, "A", 1), Record(2, "B", 5), Record(3, "B", -1)});
+  std::vector<int64_t> offsets;
+  for (const auto& f : failed) offsets.push_back(f.message.offset);
+  EXPECT_THAT(offsets, ElementsAre(2, 3));
   EXPECT_EQ(failed[1].error_type, ErrorType::kSink4xxError);
-  EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "0");
-  EXPECT_TRUE(sink->Push({Record(3, "A", 7)}).empty());
+  EXPECT_EQ(Query("SELECT order_number, amount FROM orders")[0][0], "A");
+  EXPECT_TRUE(sink->Push({Record(4, "A", 7)}).empty());
   EXPECT_EQ(Query("SELECT amount FROM orders")[0][0], "7");
 }
 
