@@ -89,7 +89,10 @@ class NotificationRepository {
 class AlertRepository {
  public:
   virtual ~AlertRepository() = default;
-  // Stores the group's alerts (with notification_id set on each).
+  // Stores the group's alerts (with notification_id set on each). An alert
+  // with a fingerprint already stored for the provider with the same
+  // starts_at is the same instance resent: its row is updated (status,
+  // ends_at, annotations, notification_id), not duplicated.
   virtual absl::Status Insert(const std::vector<Alert>& alerts) = 0;
   // Alerts of one provider with starts_at in [from, to], newest first.
   virtual absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,

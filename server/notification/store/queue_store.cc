@@ -240,10 +240,18 @@ absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {
       double starts = a.starts_at == absl::InfinitePast() ? Seconds(absl::Now()) : Seconds(a.starts_at);
       double ends = a.ends_at ? Seconds(*a.ends_at) : -1;
       long long nid = static_cast<long long>(a.notification_id);
+      // A resend of a stored alert instance (same fingerprint and startsAt)
+      // updates it: firing -> resolved, new ends_at and annotations.
       sql << "INSERT INTO alerts (provider_type, provider_id, status, labels, annotations, "
              "starts_at, ends_at, generator_url, fingerprint, group_key, notification_id) VALUES "
              "(:pt, :pi, :s, CAST(:l AS jsonb), CAST(:a AS jsonb), to_timestamp(:st), "
-             "to_timestamp(NULLIF(:en, -1)), :g, :f, :k, NULLIF(:n, 0))",
+             "to_timestamp(NULLIF(:en, -1)), :g, :f, :k, NULLIF(:n, 0)) "
+             "ON CONFLICT (provider_type, provider_id, fingerprint, starts_at) "
+             "WHERE fingerprint <> '' DO UPDATE SET status = EXCLUDED.status, "
+             "annotations = EXCLUDED.annotations, ends_at = EXCLUDED.ends_at, "
+             "generator_url = EXCLUDED.generator_url, group_key = EXCLUDED.group_key, "
+             "notification_id = COALESCE(EXCLUDED.notification_id, alerts.notification_id), "
+             "updated_at = now()",
           soci::use(a.provider_type), soci::use(a.provider_id), soci::use(a.status),
           soci::use(labels), soci::use(annotations), soci::use(starts), soci::use(ends),
           soci::use(a.generator_url), soci::use(a.fingerprint), soci::use(a.group_key),

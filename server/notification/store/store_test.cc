@@ -289,5 +289,46 @@ TEST_F(StoreTest, AlertsStoredAndFilteredByTime) {
   EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture())->size(), 0u);
 }
 
+TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
+  Bind();
+  Alert a;
+  a.provider_type = "alertmanager";
+  a.provider_id = "p";
+  a.status = "firing";
+  a.labels = {{"alertname", "X"}};
+  a.annotations = {{"summary", "first"}};
+  a.starts_at = absl::FromUnixSeconds(1000);
+  a.fingerprint = "f1";
+  ASSERT_TRUE(alerts_.Insert({a}).ok());
+  ASSERT_TRUE(alerts_.Insert({a}).ok());  // repeat_interval resend
+  Alert resolved = a;
+  resolved.status = "resolved";
+  resolved.ends_at = absl::FromUnixSeconds(1600);
+  resolved.annotations = {{"summary", "over"}};
+  ASSERT_TRUE(alerts_.Insert({resolved}).ok());
+  Alert again = a;  // the same alert firing again later: a new instance
+  again.starts_at = absl::FromUnixSeconds(5000);
+  Alert other_provider = a;
+  other_provider.provider_id = "q";
+  Alert no_fingerprint = a;  // older senders: every post is stored
+  no_fingerprint.fingerprint = "";
+  ASSERT_TRUE(alerts_.Insert({again, other_provider, no_fingerprint, no_fingerprint}).ok());
+  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture());
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 4u);  // instance @5000, instance @1000, two without fingerprint
+  EXPECT_EQ((*all)[0].starts_at, absl::FromUnixSeconds(5000));
+  int resolved_rows = 0;
+  for (const Alert& x : *all) {
+    if (x.fingerprint == "f1" && x.starts_at == absl::FromUnixSeconds(1000)) {
+      ++resolved_rows;
+      EXPECT_EQ(x.status, "resolved");
+      EXPECT_EQ(*x.ends_at, absl::FromUnixSeconds(1600));
+      EXPECT_EQ(x.annotations.at("summary"), "over");
+    }
+  }
+  EXPECT_EQ(resolved_rows, 1);
+  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture())->size(), 1u);
+}
+
 }  // namespace
 }  // namespace sluice::notification
