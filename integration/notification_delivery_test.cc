@@ -128,6 +128,12 @@ TEST_F(NotificationDeliveryTest, IdempotentRepeatSendsOnce) {
   EXPECT_NE(third, first);
   api_.WaitSettled(third);
   EXPECT_EQ(fake_->Requests("/idem").size(), 2u);
+  // Keys are per caller: another team's order-42-shipped is sent too.
+  uint64_t other = api_.Notify(
+      body, {"Idempotency-Key: order-42-shipped", "X-Auth-Email: other-team@example.com"});
+  EXPECT_NE(other, first);
+  api_.WaitSettled(other);
+  EXPECT_EQ(fake_->Requests("/idem").size(), 3u);
 }
 
 TEST_F(NotificationDeliveryTest, RetriesThenPublishedAndPermanentFailure) {

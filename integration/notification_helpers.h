@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -37,7 +38,9 @@ class NotificationApi {
   }
   HttpResponse Call(absl::string_view method, absl::string_view path, const nlohmann::json& body = {},
                     std::vector<std::string> headers = {}) const {
-    headers.push_back("X-Auth-Email: tester@example.com");
+    bool has_caller = false;
+    for (const auto& h : headers) has_caller |= absl::StartsWithIgnoreCase(h, "X-Auth-Email:");
+    if (!has_caller) headers.push_back("X-Auth-Email: tester@example.com");
     return Http(method, Url(path), body.is_null() ? "" : body.dump(), headers);
   }
   // POST /receivers; returns the id (0 and a test failure otherwise).

@@ -225,7 +225,7 @@ grpc::Status NotificationGrpcService::PostNotification(grpc::ServerContext* ctx,
     if (req->has_data()) n.data = StructToJson(req->data());
     n.template_name = req->template_();
     n.labels = LabelsFromMap(req->labels());
-    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx));
+    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), CallerEmail(*ctx));
     if (!id.ok()) return id.status();
     resp->set_notification_id(*id);
     return absl::OkStatus();

@@ -39,7 +39,13 @@ absl::StatusOr<uint64_t> NotificationService::Enqueue(const Notification& n,
 }
 
 absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& req,
-                                                   absl::string_view idempotency_key) {
+                                                   absl::string_view key,
+                                                   absl::string_view caller) {
+  // Stored as "<caller>\n<key>": neither an HTTP header nor gRPC metadata can
+  // hold a newline, so scoped keys never collide. Without a caller the key
+  // is stored as given.
+  std::string idempotency_key =
+      key.empty() || caller.empty() ? std::string(key) : absl::StrCat(caller, "\n", key);
   if (!idempotency_key.empty()) {
     auto earlier = notifications_->FindByIdempotencyKey(idempotency_key);
     if (!earlier.ok()) return earlier.status();
@@ -55,7 +61,7 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
   if (!selectors.ok()) return selectors.status();
 
   Notification n;
-  n.idempotency_key = std::string(idempotency_key);
+  n.idempotency_key = std::move(idempotency_key);
   n.template_name = req.template_name.empty() ? kDefaultTemplate : req.template_name;
   if (FindBuiltinTemplate(n.template_name) == nullptr) {
     auto t = templates_->Get(n.template_name);
