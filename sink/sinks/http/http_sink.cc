@@ -1,5 +1,7 @@
 #include "sink/sinks/http/http_sink.h"
 
+#include <algorithm>
+
 #include <curl/curl.h>
 
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -198,6 +201,23 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
       c.url_fields.push_back(f);
     }
   }
+  auto oauth = env.GetBool("SINK_HTTP_OAUTH2_ENABLE", false);
+  if (!oauth.ok()) return oauth.status();
+  if (*oauth) {
+    OAuth2Config o;
+    for (auto [name, field] : {std::pair{"SINK_HTTP_OAUTH2_ACCESS_TOKEN_URL", &o.token_url},
+                               std::pair{"SINK_HTTP_OAUTH2_CLIENT_NAME", &o.client_name},
+                               std::pair{"SINK_HTTP_OAUTH2_CLIENT_SECRET", &o.client_secret}}) {
+      auto v = env.Require(name);
+      if (!v.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(v.status().message(), " (SINK_HTTP_OAUTH2_ENABLE=true)"));
+      }
+      *field = *v;
+    }
+    o.scope = env.GetOr("SINK_HTTP_OAUTH2_SCOPE", "");
+    c.oauth2 = std::move(o);
+  }
   return c;
 }
 
@@ -220,6 +240,9 @@ absl::StatusOr<std::unique_ptr<HttpSink>> HttpSink::Create(HttpSinkConfig config
   curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS,
                     static_cast<long>(sink->config_.max_connections));
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(sink->config_.max_connections));
+  if (sink->config_.oauth2) {
+    sink->oauth2_ = std::make_unique<OAuth2TokenSource>(*sink->config_.oauth2, NewCurlHttpClient());
+  }
   return sink;
 }
 
@@ -392,8 +415,59 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
   return failed;
 }
 
+void HttpSink::Authorize(size_t i, const std::string& token) {
+  std::vector<std::string>& headers = requests_[i].headers;
+  headers.erase(std::remove_if(headers.begin(), headers.end(),
+                               [](const std::string& h) {
+                                 return absl::StartsWithIgnoreCase(h, "Authorization:");
+                               }),
+                headers.end());
+  headers.push_back(absl::StrCat("Authorization: Bearer ", token));
+}
+
 std::vector<FailedMessage> HttpSink::Execute() {
   std::vector<FailedMessage> failed;
+  std::vector<size_t> all(requests_.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (oauth2_ == nullptr) {
+    Send(all, &failed, nullptr);
+    requests_.clear();
+    return failed;
+  }
+  auto fail = [&](const std::vector<size_t>& which, const absl::Status& why) {
+    for (size_t i : which) {
+      for (Message& m : requests_[i].messages) {
+        failed.push_back(FailedMessage{std::move(m), ErrorType::kSinkRetryableError,
+                                       absl::StrCat("http sink: ", why.message())});
+      }
+    }
+  };
+  auto token = oauth2_->Token();
+  if (!token.ok()) {
+    fail(all, token.status());
+  } else {
+    for (size_t i : all) Authorize(i, *token);
+    std::vector<size_t> unauthorized;
+    Send(all, &failed, &unauthorized);
+    if (!unauthorized.empty()) {
+      // The token was revoked or expired early: one more try with a new one.
+      oauth2_->Invalidate();
+      token = oauth2_->Token();
+      if (!token.ok()) {
+        fail(unauthorized, token.status());
+      } else {
+        for (size_t i : unauthorized) Authorize(i, *token);
+        Send(unauthorized, &failed, nullptr);
+      }
+    }
+  }
+  requests_.clear();
+  return failed;
+}
+
+void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed_out,
+                    std::vector<size_t>* unauthorized) {
+  std::vector<FailedMessage>& failed = *failed_out;
   CURLM* multi = static_cast<CURLM*>(multi_);
   struct InFlight {
     CURL* easy;
@@ -401,11 +475,11 @@ std::vector<FailedMessage> HttpSink::Execute() {
     std::string response;
     char error[CURL_ERROR_SIZE] = {0};
   };
-  std::vector<InFlight> flights(requests_.size());
-  std::map<CURL*, size_t> index;
-  for (size_t i = 0; i < requests_.size(); ++i) {
-    const Request& r = requests_[i];
-    InFlight& f = flights[i];
+  std::vector<InFlight> flights(which.size());
+  std::map<CURL*, size_t> index;  // easy handle -> position in `which`
+  for (size_t k = 0; k < which.size(); ++k) {
+    const Request& r = requests_[which[k]];
+    InFlight& f = flights[k];
     if (!idle_handles_.empty()) {
       f.easy = static_cast<CURL*>(idle_handles_.back());
       idle_handles_.pop_back();
@@ -429,19 +503,19 @@ std::vector<FailedMessage> HttpSink::Execute() {
     curl_easy_setopt(f.easy, CURLOPT_WRITEFUNCTION, &CollectBody);
     curl_easy_setopt(f.easy, CURLOPT_WRITEDATA, &f.response);
     curl_easy_setopt(f.easy, CURLOPT_ERRORBUFFER, f.error);
-    index[f.easy] = i;
+    index[f.easy] = k;
     curl_multi_add_handle(multi, f.easy);
   }
 
-  int running = static_cast<int>(requests_.size());
+  int running = static_cast<int>(which.size());
   while (running > 0) {
     if (curl_multi_perform(multi, &running) != CURLM_OK) break;
     int queued;
     while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
       if (msg->msg != CURLMSG_DONE) continue;
-      size_t i = index[msg->easy_handle];
-      Request& r = requests_[i];
-      InFlight& f = flights[i];
+      size_t k = index[msg->easy_handle];
+      Request& r = requests_[which[k]];
+      InFlight& f = flights[k];
       CURLcode code = msg->data.result;
       if (code != CURLE_OK) {
         ErrorType type =
@@ -456,6 +530,10 @@ std::vector<FailedMessage> HttpSink::Execute() {
       metrics_->Increment("firehose_sink_http_response_code_total",
                           {{"status_code", absl::StrCat(status)}});
       int s = static_cast<int>(status);
+      if (s == 401 && unauthorized != nullptr) {
+        unauthorized->push_back(which[k]);
+        continue;
+      }
       if (InRanges(config_.log_ranges, s)) {
         std::fprintf(stderr, "http sink: %s %s -> %d\nrequest body: %s\n", config_.method.c_str(),
                      r.url.c_str(), s, r.body.c_str());
@@ -479,8 +557,6 @@ std::vector<FailedMessage> HttpSink::Execute() {
     curl_slist_free_all(f.headers);
     idle_handles_.push_back(f.easy);
   }
-  requests_.clear();
-  return failed;
 }
 
 }  // namespace sluice::sink

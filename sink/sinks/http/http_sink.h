@@ -21,6 +21,7 @@
 #include "sink/metrics.h"
 #include "sink/sinks/common/proto_values.h"
 #include "sink/sinks/http/json_template.h"
+#include "sink/sinks/http/oauth2.h"
 #include "sink/sinks/sink_context.h"
 
 namespace sluice::sink {
@@ -51,6 +52,9 @@ struct HttpSinkConfig {
   // Owners of the two descriptors above: private copies, because the schema
   // registry frees an old pool after a refresh (see OwnedDescriptor).
   std::vector<std::shared_ptr<const OwnedDescriptor>> owned;
+  // SINK_HTTP_OAUTH2_ENABLE=true: the token endpoint, client and scope
+  // (SINK_HTTP_OAUTH2_ACCESS_TOKEN_URL, _CLIENT_NAME, _CLIENT_SECRET required).
+  std::optional<OAuth2Config> oauth2;
 
   // Reads the variables. InvalidArgument naming the variable on a missing or
   // bad value. `find_message` may be null (json input); then the json data
@@ -82,7 +86,10 @@ class HttpSink : public TwoStageSink {
   // SINK_UNKNOWN_ERROR otherwise); another non-2xx drops them and counts
   // firehose_sink_messages_drop_total; a connection error or timeout fails them
   // with SINK_RETRYABLE_ERROR. Every response counts
-  // firehose_sink_http_response_code_total{status_code}.
+  // firehose_sink_http_response_code_total{status_code}. With OAuth2 each
+  // request carries `Authorization: Bearer <token>`; a 401 drops the cached
+  // token and the request is sent once more with a new one; no token
+  // (endpoint down or refusing) fails the batch with SINK_RETRYABLE_ERROR.
   std::vector<FailedMessage> Execute() override;
   absl::string_view Name() const override { return "http"; }
 
@@ -102,6 +109,13 @@ class HttpSink : public TwoStageSink {
       const Message& m) const;
   absl::StatusOr<std::string> DynamicUrl(const Message& m) const;
   bool InRanges(const std::vector<std::pair<int, int>>& ranges, int status) const;
+  // Sends requests_[i] for each i in `which` concurrently and records the
+  // failed messages. With `unauthorized` set, a 401 answer only adds its
+  // index there (the caller retries it with a fresh token).
+  void Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed,
+            std::vector<size_t>* unauthorized);
+  // Sets (or replaces) the Authorization header of requests_[i].
+  void Authorize(size_t i, const std::string& token);
 
   HttpSinkConfig config_;
   Metrics* metrics_;
@@ -109,6 +123,7 @@ class HttpSink : public TwoStageSink {
   void* share_ = nullptr;               // CURLSH*
   std::vector<void*> idle_handles_;     // CURL* kept for reuse
   std::vector<Request> requests_;
+  std::unique_ptr<OAuth2TokenSource> oauth2_;  // when config_.oauth2
   mutable google::protobuf::DynamicMessageFactory factory_;
 };
 

@@ -25,7 +25,8 @@ std::string HttpRequest::Header(const std::string& name) const {
   return "";
 }
 
-absl::StatusOr<std::unique_ptr<HttpTestServer>> HttpTestServer::Start(Handler handler) {
+absl::StatusOr<std::unique_ptr<HttpTestServer>> HttpTestServer::StartWithResponses(
+    ResponseHandler handler) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
   int one = 1;
@@ -40,12 +41,20 @@ absl::StatusOr<std::unique_ptr<HttpTestServer>> HttpTestServer::Start(Handler ha
   }
   socklen_t len = sizeof(addr);
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  if (!handler) handler = [](const HttpRequest&) { return 200; };
   std::unique_ptr<HttpTestServer> s(new HttpTestServer(fd, ntohs(addr.sin_port), std::move(handler)));
   return s;
 }
 
-HttpTestServer::HttpTestServer(int listen_fd, int port, Handler handler)
+absl::StatusOr<std::unique_ptr<HttpTestServer>> HttpTestServer::Start(Handler handler) {
+  if (!handler) handler = [](const HttpRequest&) { return 200; };
+  return StartWithResponses([handler = std::move(handler)](const HttpRequest& r) {
+    Response resp;
+    resp.status = handler(r);
+    return resp;
+  });
+}
+
+HttpTestServer::HttpTestServer(int listen_fd, int port, ResponseHandler handler)
     : listen_fd_(listen_fd), port_(port), handler_(std::move(handler)) {
   if (pipe(stop_pipe_) != 0) std::abort();
   acceptor_ = std::thread([this] { AcceptLoop(); });
@@ -177,10 +186,12 @@ void HttpTestServer::Serve(int fd, int connection) {
       absl::MutexLock l(&mu_);
       requests_.push_back(req);
     }
-    int status = handler_(req);
-    std::string resp = absl::StrCat("HTTP/1.1 ", status, " ", Reason(status),
-                                    "\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n",
-                                    close_after ? "Connection: close\r\n" : "", "\r\nok");
+    Response answer = handler_(req);
+    std::string resp = absl::StrCat("HTTP/1.1 ", answer.status, " ", Reason(answer.status),
+                                    "\r\nContent-Length: ", answer.body.size(),
+                                    "\r\nContent-Type: ", answer.content_type, "\r\n",
+                                    close_after ? "Connection: close\r\n" : "", "\r\n",
+                                    answer.body);
     if (!SendAll(fd, resp) || close_after) break;
   }
   absl::MutexLock l(&mu_);

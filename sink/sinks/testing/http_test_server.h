@@ -34,9 +34,19 @@ class HttpTestServer {
  public:
   // Returns the status to answer; runs on the connection's thread (may block).
   using Handler = std::function<int(const HttpRequest&)>;
+  // A whole answer.
+  struct Response {
+    int status = 200;
+    std::string body = "ok";
+    std::string content_type = "text/plain";
+  };
+  using ResponseHandler = std::function<Response(const HttpRequest&)>;
 
-  // Starts listening; `handler` defaults to always 200.
+  // Starts listening; `handler` defaults to always 200 (body "ok").
   static absl::StatusOr<std::unique_ptr<HttpTestServer>> Start(Handler handler = nullptr);
+  // Starts listening, answering each request with `handler`'s response.
+  static absl::StatusOr<std::unique_ptr<HttpTestServer>> StartWithResponses(
+      ResponseHandler handler);
   ~HttpTestServer();
 
   int port() const { return port_; }
@@ -48,13 +58,13 @@ class HttpTestServer {
   int connections() const;
 
  private:
-  HttpTestServer(int listen_fd, int port, Handler handler);
+  HttpTestServer(int listen_fd, int port, ResponseHandler handler);
   void AcceptLoop();
   void Serve(int fd, int connection);
 
   const int listen_fd_;
   const int port_;
-  const Handler handler_;
+  const ResponseHandler handler_;
   int stop_pipe_[2] = {-1, -1};
   std::thread acceptor_;
   mutable absl::Mutex mu_;
