@@ -2,8 +2,9 @@
 // fresh database + sluice-server + sluice-gateway (integration harness) and
 // measures, with a C++ gRPC client:
 //   1. CreateAppeal throughput (pending appeals, one manual step; 32 client
-//      threads; and fully auto-approved ones, which also grant in the noop
-//      provider and write the grant);
+//      threads; again with grpc_threads=2, gRPC's default, for the ratio; and
+//      fully auto-approved ones, which also grant in the noop provider and
+//      write the grant);
 //   2. ListGrants p50/p99 on 1,000,000 grants (seeded with INSERT … SELECT
 //      generate_series) filtered by account and status, over gRPC;
 //   3. the same call through the gateway (HTTP/JSON) and the latency ratio.
@@ -59,8 +60,9 @@ std::string Setup(const Stack& s, const std::string& name, const std::string& st
   return r.Json()["resources"][0]["id"];
 }
 
-void CreateThroughput(const Stack& s, const std::string& resource_id, const std::string& label,
-                      int total, int threads) {
+// Creates `total` appeals from `threads` client threads; returns appeals/s.
+double CreateThroughput(const Stack& s, const std::string& resource_id, const std::string& label,
+                        int total, int threads) {
   auto channel = grpc::CreateChannel(s.grpc_target(), grpc::InsecureChannelCredentials());
   std::atomic<int> next{0}, errors{0};
   std::vector<std::thread> pool;
@@ -89,6 +91,7 @@ void CreateThroughput(const Stack& s, const std::string& resource_id, const std:
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
   std::printf("create-appeal (%s): %d appeals in %.2f s = %.0f appeals/s over gRPC (%d threads, %d errors)\n",
               label.c_str(), total, secs, total / secs, threads, errors.load());
+  return total / secs;
 }
 
 }  // namespace
@@ -101,8 +104,9 @@ int main(int argc, char** argv) {
     if (k == "--creates") creates = std::atoi(argv[i + 1]);
     if (k == "--calls") calls = std::atoi(argv[i + 1]);
   }
+  const std::string config = "db:\n  pool_size: 16\naccess:\n  grant_expiry_interval: 1h\n";
   Stack::Options opts;
-  opts.config_yaml = "db:\n  pool_size: 16\naccess:\n  grant_expiry_interval: 1h\n";
+  opts.config_yaml = config;
   auto stack_or = Stack::Start(opts);
   if (!stack_or.ok()) {
     std::fprintf(stderr, "cannot start the stack: %s\n", std::string(stack_or.status().message()).c_str());
@@ -116,7 +120,13 @@ int main(int argc, char** argv) {
                                   R"({"name":"owner","strategy":"manual","approvers":["o@example.com"]})");
   std::string auto_rid = Setup(stack, "bench-auto", R"({"name":"auto","strategy":"auto","approve_if":"true"})");
   CreateThroughput(stack, pending_rid, "warmup", 500, 16);
-  CreateThroughput(stack, pending_rid, "pending", creates, 32);
+  double pending = CreateThroughput(stack, pending_rid, "pending", creates, 32);
+  // The same run with gRPC's default of 2 idle RPC threads, for the ratio.
+  if (!stack.RestartServer("grpc_threads: 2\n" + config).ok()) return 1;
+  CreateThroughput(stack, pending_rid, "warmup, grpc_threads=2", 500, 16);
+  double two_threads = CreateThroughput(stack, pending_rid, "pending, grpc_threads=2", creates, 32);
+  std::printf("  grpc_threads=64 vs 2: %.2fx\n", pending / two_threads);
+  if (!stack.RestartServer(config).ok()) return 1;
   CreateThroughput(stack, auto_rid, "auto-approved+granted", creates / 2, 32);
 
   // 2. Seed grants: 100k accounts x 10 roles; 80% active.

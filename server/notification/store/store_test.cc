@@ -265,15 +265,21 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
   }
 }
 
-TEST_F(StoreTest, AlertsStoredAndFilteredByTime) {
-  Bind();
+// A firing alertmanager alert of provider "p" named X.
+Alert FiringAlert(const std::string& fingerprint, int64_t starts_at) {
   Alert a;
   a.provider_type = "alertmanager";
   a.provider_id = "p";
   a.status = "firing";
   a.labels = {{"alertname", "X"}};
-  a.starts_at = absl::FromUnixSeconds(1000);
-  a.fingerprint = "f1";
+  a.starts_at = absl::FromUnixSeconds(starts_at);
+  a.fingerprint = fingerprint;
+  return a;
+}
+
+TEST_F(StoreTest, AlertsStoredAndFilteredByTime) {
+  Bind();
+  Alert a = FiringAlert("f1", 1000);
   Alert b = a;
   b.starts_at = absl::FromUnixSeconds(2000);
   b.ends_at = absl::FromUnixSeconds(2500);
@@ -291,14 +297,8 @@ TEST_F(StoreTest, AlertsStoredAndFilteredByTime) {
 
 TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
   Bind();
-  Alert a;
-  a.provider_type = "alertmanager";
-  a.provider_id = "p";
-  a.status = "firing";
-  a.labels = {{"alertname", "X"}};
+  Alert a = FiringAlert("f1", 1000);
   a.annotations = {{"summary", "first"}};
-  a.starts_at = absl::FromUnixSeconds(1000);
-  a.fingerprint = "f1";
   ASSERT_TRUE(alerts_.Insert({a}).ok());
   ASSERT_TRUE(alerts_.Insert({a}).ok());  // repeat_interval resend
   Alert resolved = a;
