@@ -23,8 +23,9 @@ class PoolTest : public ::testing::Test {
     return pool.ok() ? std::move(*pool) : nullptr;
   }
 
-  // Ends every server session on the test database except the caller's,
-  // as a server restart or an admin's pg_terminate_backend would.
+  // Ends every server session on the test database (the admin session is on
+  // another database), as a server restart or an admin's pg_terminate_backend
+  // would.
   void TerminateSessions() {
     soci::session admin(soci::postgresql, db_->admin_dsn());
     admin << "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = :d",
