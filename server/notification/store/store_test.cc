@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -328,6 +329,53 @@ TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
   }
   EXPECT_EQ(resolved_rows, 1);
   EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture())->size(), 1u);
+}
+
+}  // namespace
+}  // namespace sluice::notification
+
+namespace sluice::notification {
+namespace {
+
+// Migration 0002 on a database that already holds resent alerts: one row
+// per instance survives (the newest), rows without a fingerprint stay.
+TEST(AlertMigrationTest, ExistingDuplicatesCollapseToTheNewestRow) {
+  auto db = db::TestDatabase::Create();
+  ASSERT_TRUE(db.ok()) << db.status();
+  auto pool = db::Pool::Create((*db)->dsn(), 1);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  db::MigrationSet first = db::NotificationMigrations();
+  first.migrations.erase(std::remove_if(first.migrations.begin(), first.migrations.end(),
+                                        [](const db::Migration& m) { return m.version > 1; }),
+                         first.migrations.end());
+  ASSERT_TRUE(db::Migrate(**pool, {db::CoreMigrations(), first}).ok());
+  ASSERT_TRUE((*pool)->Run([](soci::session& sql) {
+                  for (const char* status : {"firing", "firing", "resolved"}) {
+                    sql << "INSERT INTO alerts (provider_type, provider_id, status, starts_at, "
+                           "fingerprint) VALUES ('alertmanager', 'p', :s, "
+                           "to_timestamp(1000), 'f1')",
+                        soci::use(std::string(status));
+                  }
+                  for (int i = 0; i < 2; ++i) {
+                    sql << "INSERT INTO alerts (provider_type, provider_id, status, starts_at) "
+                           "VALUES ('alertmanager', 'p', 'firing', to_timestamp(1000))";
+                  }
+                  return absl::OkStatus();
+                }).ok());
+  auto applied = db::Migrate(**pool, {db::CoreMigrations(), db::NotificationMigrations()});
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_GE(*applied, 1);
+  PostgresAlertRepository alerts(pool->get());
+  auto all = alerts.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture());
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 3u);  // f1 once, two without a fingerprint
+  int f1 = 0;
+  for (const Alert& a : *all) {
+    if (a.fingerprint != "f1") continue;
+    ++f1;
+    EXPECT_EQ(a.status, "resolved");  // the newest row was kept
+  }
+  EXPECT_EQ(f1, 1);
 }
 
 }  // namespace
