@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "integration/sink_harness.h"
 #include "sink/sample/sample_gen.h"
 
@@ -33,6 +34,34 @@ TEST(SinkErrors, PoisonMessageStopsTheWorkerAndIsNotCommitted) {
   EXPECT_EQ(Committed(broker.bootstrap, "poison-group", "poison", 1)[0], 5)
       << "offsets below the poison message are committed, the poison message is not";
   EXPECT_GE(CountLines(sink->Output(), "topic=poison"), 5);
+}
+
+TEST(SinkErrors, AFailureNeitherRoutedNorFatalHoldsTheCommitAndSaysWhere) {
+  std::string dir = TempDir("sink_held");
+  DevBroker broker = DevBroker::Start({"held:1"}, dir);
+  std::vector<std::string> values = Values(0, 3);
+  values.push_back("\xff\xff broken");
+  for (auto& v : Values(4, 8)) values.push_back(v);
+  ProduceRaw(broker.bootstrap, "held", 0, values);
+
+  auto env = SinkEnv(broker.bootstrap, "held", "held-group", SampleDescriptorUrl());
+  env["ERROR_TYPES_FOR_FAILING"] = "UNKNOWN_FIELDS_ERROR";  // not DESERIALIZATION_ERROR
+  auto sink = StartSink(env, dir + "/sink");
+  ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=held") == 7; },
+                      absl::Seconds(30)))
+      << sink->Stderr();
+  ASSERT_TRUE(WaitFor(
+      [&] { return sink->Stderr().find("topic=held partition=0 offset=3") != std::string::npos; },
+      absl::Seconds(10)))
+      << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("still failing after the retries"), std::string::npos);
+  EXPECT_TRUE(WaitFor([&] { return Committed(broker.bootstrap, "held-group", "held", 1)[0] == 3; },
+                      absl::Seconds(10)));
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(Committed(broker.bootstrap, "held-group", "held", 1)[0], 3)
+      << "the failed record and everything after it stay uncommitted";
+  sink->Signal(SIGTERM);
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
 }
 
 TEST(SinkErrors, UndecodableMessagesGoToTheKafkaDlqWithHeaders) {

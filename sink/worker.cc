@@ -144,6 +144,17 @@ absl::Status Worker::ProcessBatch() {
     control_->SetLastError(absl::StrCat(ErrorTypeName(result.failed.front().error_type), " at ",
                                         m.topic, "/", m.partition, "@", m.offset, ": ",
                                         result.failed.front().error));
+    if (result.fatal.ok()) {
+      // Nothing routed or stopped on them: say where the commit now waits.
+      spdlog::warn(
+          "worker {}: {} record(s) still failing after the retries, first {} topic={} "
+          "partition={} offset={}; that partition's commit stays at this offset until a restart "
+          "or rebalance redelivers it (DLQ_SINK_ENABLE=true routes such records, "
+          "RETRY_FAIL_AFTER_MAX_ATTEMPTS_ENABLE=true stops instead)",
+          options_.id, result.failed.size(),
+          std::string(ErrorTypeName(result.failed.front().error_type)),
+          m.topic, m.partition, m.offset);
+    }
   }
   if (!batch_.empty()) {
     metrics_->Observe("firehose_pipeline_end_latency_milliseconds", {},
