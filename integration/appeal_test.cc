@@ -451,6 +451,31 @@ TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
   // A grant the database refuses (unknown role) fails the appeal; nothing is recorded.
   ExpectCode(Appeal(rs[0]["id"], "editor", "", kAlice, "no_such_role"), 400, 9, "GRANT failed");
   EXPECT_EQ(Call("GET", "/grants?account_ids=no_such_role").Json()["total"], 0);
+
+  // The same auto-approved appeal sent 10 times at once (a double click, a
+  // client retry): one grant; the others are AlreadyExists, and their
+  // rollback must not revoke the access the winner holds.
+  std::atomic<int> ok{0}, exists{0}, other{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 10; ++i) {
+    threads.emplace_back([&] {
+      auto r = Appeal(rs[0]["id"], "editor", "", kAlice, "sluice_grantee");
+      if (r.status == 200) {
+        ++ok;
+      } else if (r.Json().value("code", 0) == 6) {
+        ++exists;
+      } else {
+        ++other;
+        ADD_FAILURE() << r.body;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 1);
+  EXPECT_EQ(exists.load(), 9);
+  EXPECT_EQ(Call("GET", "/grants?account_ids=sluice_grantee&statuses=active").Json()["total"], 1);
+  EXPECT_TRUE(has("SELECT")) << "a losing duplicate revoked the winner's access";
+  EXPECT_TRUE(has("INSERT"));
 }
 
 std::pair<int, std::string> Ctl(const Stack& stack, const std::string& email,

@@ -50,6 +50,12 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
   std::vector<std::function<void()>> undo;
   pb::Appeal result;
   absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    // The access key first, then the row: the order creation uses too, so
+    // the two never wait on each other in a cycle.
+    if (auto s = tx.LockAccess(current->account_id(), current->resource_id(), current->role());
+        !s.ok()) {
+      return s;
+    }
     auto appeal = tx.GetAppeal(id, /*for_update=*/true);
     if (!appeal.ok()) return appeal.status();
     *appeal->mutable_resource() = current->resource();

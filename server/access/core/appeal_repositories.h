@@ -57,6 +57,16 @@ class AccessTx {
   // Writes status, revoke fields, updated_at and every approval's status,
   // actor, reason and approvers.
   virtual absl::Status UpdateAppeal(const pb::Appeal& appeal) = 0;
+  // Waits until no other transaction holds (account, resource, role), then
+  // holds it until this one ends, so that concurrent creations of the same
+  // access see each other's grant instead of both granting (and the loser's
+  // rollback revoking the winner's access). A store whose transactions
+  // already run one at a time may do nothing.
+  virtual absl::Status LockAccess(const std::string& account_id, const std::string& resource_id,
+                                  const std::string& role) {
+    (void)account_id, (void)resource_id, (void)role;
+    return absl::OkStatus();
+  }
   // The active grant for (account, resource, role), locked when `for_update`.
   virtual absl::StatusOr<std::optional<pb::Grant>> FindActiveGrant(
       const std::string& account_id, const std::string& resource_id, const std::string& role,

@@ -202,6 +202,9 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
     for (Prepared& p : prepared) {
       pb::Appeal& a = p.appeal;
       AuditEntry audit = audit_of(a);
+      // Identical requests racing (a double click, a retry) queue here; the
+      // later ones then find the first one's pending appeal or grant.
+      if (auto st = tx.LockAccess(a.account_id(), a.resource_id(), a.role()); !st.ok()) return st;
       // Common case first: no active grant, so the appeal, its approvals and
       // its audit row go in at once (one statement in the PostgreSQL store).
       auto inserted = tx.InsertAppealUnlessActiveGrant(&a, audit);

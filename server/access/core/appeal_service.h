@@ -78,6 +78,7 @@ class AppealService {
   absl::StatusOr<std::vector<pb::Appeal>> CreatePrepared(std::vector<Prepared> prepared,
                                                          const std::string& creator);
   // Grants in the provider and records the grant (replacing an extended one).
+  // The caller holds tx.LockAccess for the appeal's account, resource and role.
   absl::Status Activate(AccessTx& tx, pb::Appeal* appeal, const pb::ProviderConfig& config,
                         const pb::Policy& policy, std::vector<std::function<void()>>* undo);
   absl::Status Deactivate(AccessTx& tx, pb::Grant* grant, const pb::ProviderConfig& config,

@@ -55,6 +55,9 @@ std::string AppealData(const pb::Appeal& appeal) {
   return ProtoToJsonString(copy);
 }
 
+// Advisory-lock class of LockAccess keys ("SLCA"), apart from other locks.
+constexpr int32_t kAccessLockClass = 0x534C4341;
+
 class SociTx : public AccessTx {
  public:
   explicit SociTx(soci::session& sql) : sql_(sql) {}
@@ -243,6 +246,20 @@ class SociTx : public AccessTx {
 
   absl::Status Audit(const AuditEntry& e) override {
     db::WriteAuditLog(sql_, e.action, e.actor, e.data);
+    return absl::OkStatus();
+  }
+
+  // pg_advisory_xact_lock(class, FNV-1a of the key): released at commit or
+  // rollback. A hash collision only serializes two unrelated keys.
+  absl::Status LockAccess(const std::string& account_id, const std::string& resource_id,
+                          const std::string& role) override {
+    uint32_t h = 2166136261u;
+    for (const std::string* part : {&account_id, &resource_id, &role}) {
+      for (unsigned char c : *part) h = (h ^ c) * 16777619u;
+      h = (h ^ 0xFF) * 16777619u;  // separator: ("ab","c") != ("a","bc")
+    }
+    int32_t key = static_cast<int32_t>(h);
+    sql_ << "SELECT pg_advisory_xact_lock(" << kAccessLockClass << ", " << key << ")";
     return absl::OkStatus();
   }
 

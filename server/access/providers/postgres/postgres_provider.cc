@@ -44,6 +44,9 @@ std::string Quote(const std::string& value) {
   return out + "'";
 }
 
+// Advisory-lock class ("SLAC") of the per-object lock around GRANT/REVOKE.
+constexpr int32_t kAclLockClass = 0x534C4143;
+
 // GRANT/REVOKE object clause: TABLE "s"."t" or DATABASE "d".
 absl::StatusOr<std::string> ObjectClause(const v1beta1::Resource& r) {
   if (r.type() == "database") return absl::StrCat("DATABASE ", db::QuoteIdent(r.urn()));
@@ -190,9 +193,16 @@ class PostgresProvider : public ProviderClient {
         grant ? absl::StrCat("GRANT ", *privs, " ON ", *object, " TO ", db::QuoteIdent(req.account_id))
               : absl::StrCat("REVOKE ", *privs, " ON ", *object, " FROM ",
                              db::QuoteIdent(req.account_id));
+    // PostgreSQL rejects concurrent GRANT/REVOKE on one object ("tuple
+    // concurrently updated": both rewrite its ACL). Ours queue on an
+    // advisory lock keyed by the object, held until COMMIT.
+    uint32_t h = 2166136261u;
+    for (unsigned char c : *object) h = (h ^ c) * 16777619u;
+    std::string locked = absl::StrCat("BEGIN; SELECT pg_advisory_xact_lock(", kAclLockClass, ", ",
+                                      static_cast<int32_t>(h), "); ", stmt, "; COMMIT");
     try {
       soci::session sql(soci::postgresql, *dsn);
-      sql << stmt;
+      sql << locked;
     } catch (const soci::postgresql_soci_error& e) {
       // Revoking from a role that no longer exists (42704) is already done.
       if (!grant && e.sqlstate() == "42704") return absl::OkStatus();
