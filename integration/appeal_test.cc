@@ -1,106 +1,25 @@
 // Access API part 2 end to end through the gateway (HTTP/JSON): appeals, the
-// approval flow, grants, expiry, extension, bulk revoke, the postgres
-// provider in a real database, and 50 concurrent approvals.
+// approval flow, grants, expiry, extension, bulk revoke, sluicectl, the IAM
+// creator profile and requirements. Concurrency: appeal_concurrency_test.cc.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <fstream>
 #include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
-#include <soci/postgresql/soci-postgresql.h>
-#include <soci/soci.h>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "integration/harness.h"
+#include "integration/appeal_fixture.h"
 
 namespace sluice::integration {
 namespace {
 
 using nlohmann::json;
-
-std::vector<std::string> As(const std::string& email) { return {"X-Auth-Email: " + email}; }
-const std::string kAlice = "alice@example.com";
-
-class AppealTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    Stack::Options opts;
-    opts.config_yaml = "access:\n  grant_expiry_interval: 500ms\n";
-    auto stack = Stack::Start(opts);
-    ASSERT_TRUE(stack.ok()) << stack.status();
-    stack_ = std::move(*stack).release();
-  }
-  static void TearDownTestSuite() {
-    delete stack_;
-    stack_ = nullptr;
-  }
-  static HttpResponse Call(absl::string_view method, absl::string_view path,
-                           const json& body = nullptr, const std::string& as = kAlice) {
-    return Http(method, absl::StrCat(stack_->http_base(), "/api/v1beta1", path),
-                body.is_null() ? "" : body.dump(), as.empty() ? std::vector<std::string>{} : As(as));
-  }
-  // Creates policy `id` from `policy` (steps etc.), a noop provider pointing
-  // at it, sets details.owner on its resource; returns the resource id.
-  static std::string Setup(const std::string& id, json policy,
-                           const std::string& owner = "owner@example.com") {
-    policy["id"] = id;
-    auto p = Call("POST", "/policies", policy);
-    EXPECT_EQ(p.status, 200) << p.body;
-    json provider = {{"type", "noop"},
-                     {"urn", "noop-" + id},
-                     {"allowed_account_types", {"user"}},
-                     {"resources",
-                      {{{"type", "noop"},
-                        {"policy", {{"id", id}, {"version", 1}}},
-                        {"roles", {{{"id", "viewer"}}, {{"id", "admin"}}}}}}}};
-    auto pr = Call("POST", "/providers", provider);
-    EXPECT_EQ(pr.status, 200) << pr.body;
-    auto rs = Call("GET", "/resources?urn=noop-" + id).Json()["resources"];
-    EXPECT_EQ(rs.size(), 1u);
-    std::string rid = rs[0]["id"];
-    EXPECT_EQ(Call("PUT", "/resources/" + rid, json{{"details", {{"owner", owner}}}}).status, 200);
-    return rid;
-  }
-  static HttpResponse Appeal(const std::string& resource_id, const std::string& role = "viewer",
-                             const std::string& duration = "", const std::string& as = kAlice,
-                             const std::string& account_id = "") {
-    json r = {{"id", resource_id}, {"role", role}};
-    if (!duration.empty()) r["options"] = {{"duration", duration}};
-    json body = {{"resources", {r}}};
-    if (!account_id.empty()) body["account_id"] = account_id;
-    return Call("POST", "/appeals", body, as);
-  }
-  static json Act(const std::string& appeal_id, const std::string& step, const std::string& action,
-                  const std::string& as, long want = 200) {
-    auto r = Call("POST", "/appeals/" + appeal_id + "/approvals/" + step,
-                  json{{"action", action}, {"reason", "because"}}, as);
-    EXPECT_EQ(r.status, want) << r.body;
-    return r.Json();
-  }
-  static json TwoStep() {
-    return json::parse(R"({"steps": [
-      {"name": "owner", "strategy": "manual", "approvers": ["$appeal.resource.details.owner"]},
-      {"name": "lead", "strategy": "manual", "approvers": ["lead@example.com"]}],
-      "appeal": {"allow_permanent_access": true}})");
-  }
-  static Stack* stack_;
-};
-Stack* AppealTest::stack_ = nullptr;
-
-void ExpectCode(const HttpResponse& r, long http, int code, absl::string_view needle = "") {
-  EXPECT_EQ(r.status, http) << r.body;
-  EXPECT_EQ(r.Json().value("code", -1), code) << r.body;
-  if (!needle.empty()) {
-    EXPECT_NE(r.Json().value("message", "").find(std::string(needle)), std::string::npos) << r.body;
-  }
-}
 
 TEST_F(AppealTest, TwoStepManualFlowGrantAndRevoke) {
   std::string rid = Setup("two-step", TwoStep());
@@ -370,112 +289,6 @@ TEST_F(AppealTest, BulkRevokeGrantListAndApprovers) {
   EXPECT_GE(my_appeals.Json()["total"].get<int>(), 1);
   auto by_provider = Call("GET", "/appeals?provider_urns=noop-approvers&statuses=pending");
   EXPECT_EQ(by_provider.Json()["total"], 1) << by_provider.body;
-}
-
-TEST_F(AppealTest, FiftyConcurrentApprovalsGiveOneTransition) {
-  std::string rid = Setup("race", json::parse(R"({"steps": [
-      {"name": "owner", "strategy": "manual", "approvers": ["owner@example.com"]}],
-      "appeal": {"allow_permanent_access": true}})"));
-  std::string id = Appeal(rid).Json()["appeals"][0]["id"];
-  std::atomic<int> ok{0}, precondition{0}, other{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 50; ++i) {
-    threads.emplace_back([&] {
-      auto r = Call("POST", "/appeals/" + id + "/approvals/owner", json{{"action", "approve"}},
-                    "owner@example.com");
-      if (r.status == 200) {
-        ++ok;
-      } else if (r.status == 400 && r.Json().value("code", 0) == 9) {
-        ++precondition;
-      } else {
-        ++other;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(ok.load(), 1);
-  EXPECT_EQ(precondition.load(), 49);
-  EXPECT_EQ(other.load(), 0);
-  auto grants = Call("GET", "/grants?resource_ids=" + rid);
-  EXPECT_EQ(grants.Json()["total"], 1) << grants.body;
-  json logs = Call("GET", "/audit-logs?action=grant.create&size=1000").Json()["audit_logs"];
-  int for_this = 0;
-  for (const auto& l : logs) for_this += l["data"].value("appeal_id", "") == id;
-  EXPECT_EQ(for_this, 1);
-}
-
-TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
-  std::string dsn = stack_->database().dsn();
-  {
-    soci::session sql(soci::postgresql, dsn);
-    sql << "CREATE TABLE public.pg_target (id int)";
-    sql << "DROP ROLE IF EXISTS sluice_grantee";
-    sql << "CREATE ROLE sluice_grantee";
-  }
-  auto has = [&](const std::string& priv) {
-    soci::session sql(soci::postgresql, dsn);
-    int v = 0;
-    sql << "SELECT has_table_privilege('sluice_grantee', 'public.pg_target', :p)::int", soci::into(v),
-        soci::use(priv);
-    return v != 0;
-  };
-  json policy = json::parse(R"({"id": "pg-auto", "steps": [{"name": "auto", "strategy": "auto", "approve_if": "true"}],
-                                "appeal": {"allow_permanent_access": true, "allow_on_behalf": true}})");
-  ASSERT_EQ(Call("POST", "/policies", policy).status, 200);
-  json creds = json::object();
-  for (absl::string_view kv : absl::StrSplit(dsn, ' ', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
-    creds[p.first] = p.second;
-  }
-  json provider = {{"type", "postgres"}, {"urn", "pg-real"}, {"allowed_account_types", {"user"}},
-                   {"credentials", creds},
-                   {"resources", {{{"type", "table"}, {"policy", {{"id", "pg-auto"}, {"version", 1}}},
-                                   {"filter", "$resource.urn == \"public.pg_target\""},
-                                   {"roles", {{{"id", "editor"}, {"permissions", {"SELECT", "INSERT"}}}}}}}}};
-  auto pr = Call("POST", "/providers", provider);
-  ASSERT_EQ(pr.status, 200) << pr.body;
-  auto rs = Call("GET", "/resources?provider_urn=pg-real").Json()["resources"];
-  ASSERT_EQ(rs.size(), 1u);
-  EXPECT_FALSE(has("SELECT"));
-  auto a = Appeal(rs[0]["id"], "editor", "", kAlice, "sluice_grantee");
-  ASSERT_EQ(a.status, 200) << a.body;
-  EXPECT_EQ(a.Json()["appeals"][0]["status"], "active");
-  EXPECT_TRUE(has("SELECT"));
-  EXPECT_TRUE(has("INSERT"));
-  EXPECT_FALSE(has("DELETE"));
-  auto r = Call("PUT", "/appeals/" + a.Json()["appeals"][0]["id"].get<std::string>() + "/revoke",
-                json{{"reason", "test"}});
-  ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_FALSE(has("SELECT"));
-  EXPECT_FALSE(has("INSERT"));
-  // A grant the database refuses (unknown role) fails the appeal; nothing is recorded.
-  ExpectCode(Appeal(rs[0]["id"], "editor", "", kAlice, "no_such_role"), 400, 9, "GRANT failed");
-  EXPECT_EQ(Call("GET", "/grants?account_ids=no_such_role").Json()["total"], 0);
-
-  // The same auto-approved appeal sent 10 times at once (a double click, a
-  // client retry): one grant; the others are AlreadyExists, and their
-  // rollback must not revoke the access the winner holds.
-  std::atomic<int> ok{0}, exists{0}, other{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 10; ++i) {
-    threads.emplace_back([&] {
-      auto r = Appeal(rs[0]["id"], "editor", "", kAlice, "sluice_grantee");
-      if (r.status == 200) {
-        ++ok;
-      } else if (r.Json().value("code", 0) == 6) {
-        ++exists;
-      } else {
-        ++other;
-        ADD_FAILURE() << r.body;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(ok.load(), 1);
-  EXPECT_EQ(exists.load(), 9);
-  EXPECT_EQ(Call("GET", "/grants?account_ids=sluice_grantee&statuses=active").Json()["total"], 1);
-  EXPECT_TRUE(has("SELECT")) << "a losing duplicate revoked the winner's access";
-  EXPECT_TRUE(has("INSERT"));
 }
 
 std::pair<int, std::string> Ctl(const Stack& stack, const std::string& email,

@@ -3,6 +3,8 @@
 #include "server/access/core/appeal_service.h"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -198,13 +200,21 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
   }
   std::vector<std::function<void()>> undo;
   absl::Time now = clock_();
+  // Every access the request touches, in one global order: requests naming
+  // the same resources in another order cannot deadlock.
+  std::set<std::tuple<std::string, std::string, std::string>> keys;
+  for (const Prepared& p : prepared) {
+    keys.emplace(p.appeal.account_id(), p.appeal.resource_id(), p.appeal.role());
+  }
   absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    // Identical requests racing (a double click, a retry) queue here; the
+    // later ones then find the first one's pending appeal or grant.
+    for (const auto& [account, resource, role] : keys) {
+      if (auto s = tx.LockAccess(account, resource, role); !s.ok()) return s;
+    }
     for (Prepared& p : prepared) {
       pb::Appeal& a = p.appeal;
       AuditEntry audit = audit_of(a);
-      // Identical requests racing (a double click, a retry) queue here; the
-      // later ones then find the first one's pending appeal or grant.
-      if (auto st = tx.LockAccess(a.account_id(), a.resource_id(), a.role()); !st.ok()) return st;
       // Common case first: no active grant, so the appeal, its approvals and
       // its audit row go in at once (one statement in the PostgreSQL store).
       auto inserted = tx.InsertAppealUnlessActiveGrant(&a, audit);
