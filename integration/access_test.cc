@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "integration/harness.h"
+#include "integration/suite_stack.h"
 
 namespace sluice::integration {
 namespace {
@@ -16,19 +17,9 @@ using nlohmann::json;
 
 const std::vector<std::string> kAlice = {"X-Auth-Email: alice@example.com"};
 
-class AccessTest : public ::testing::Test {
+class AccessTest : public SuiteStackTest {
  protected:
-  static void SetUpTestSuite() {
-    Stack::Options opts;
-    opts.config_yaml = "access:\n  resource_sync_interval: 1s\n";
-    auto stack = Stack::Start(opts);
-    ASSERT_TRUE(stack.ok()) << stack.status();
-    stack_ = std::move(*stack).release();
-  }
-  static void TearDownTestSuite() {
-    delete stack_;
-    stack_ = nullptr;
-  }
+  static void SetUpTestSuite() { StartSuiteStack("access:\n  resource_sync_interval: 1s\n"); }
   static std::string Url(absl::string_view path) {
     return absl::StrCat(stack_->http_base(), "/api/v1beta1", path);
   }
@@ -60,9 +51,7 @@ class AccessTest : public ::testing::Test {
                    {"policy", {{"id", policy_id}, {"version", version}}},
                    {"roles", {{{"id", "viewer"}, {"name", "Viewer"}}, {{"id", "admin"}}}}}}}};
   }
-  static Stack* stack_;
 };
-Stack* AccessTest::stack_ = nullptr;
 
 void ExpectError(const HttpResponse& r, long http, int code, absl::string_view needle = "") {
   EXPECT_EQ(r.status, http) << r.body;

@@ -1,7 +1,9 @@
 // Access API concurrency end to end: 50 approvals of one step, requests for
 // the same resources in other orders, and identical auto-approved appeals
 // against the postgres provider in a real database.
-#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -18,30 +20,35 @@ namespace {
 
 using nlohmann::json;
 
+// Runs `calls` at once, one thread each; counts the answers by rpcStatus
+// code, with 0 for HTTP 200.
+std::map<int, int> AtOnce(const std::vector<std::function<HttpResponse()>>& calls) {
+  std::mutex mu;
+  std::map<int, int> tally;
+  std::vector<std::thread> threads;
+  for (const auto& call : calls) {
+    threads.emplace_back([&, call] {
+      HttpResponse r = call();
+      int code = r.status == 200 ? 0 : r.Json().value("code", -1);
+      std::lock_guard<std::mutex> lock(mu);
+      ++tally[code];
+    });
+  }
+  for (auto& t : threads) t.join();
+  return tally;
+}
+
 TEST_F(AppealTest, FiftyConcurrentApprovalsGiveOneTransition) {
   std::string rid = Setup("race", json::parse(R"({"steps": [
       {"name": "owner", "strategy": "manual", "approvers": ["owner@example.com"]}],
       "appeal": {"allow_permanent_access": true}})"));
   std::string id = Appeal(rid).Json()["appeals"][0]["id"];
-  std::atomic<int> ok{0}, precondition{0}, other{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 50; ++i) {
-    threads.emplace_back([&] {
-      auto r = Call("POST", "/appeals/" + id + "/approvals/owner", json{{"action", "approve"}},
-                    "owner@example.com");
-      if (r.status == 200) {
-        ++ok;
-      } else if (r.status == 400 && r.Json().value("code", 0) == 9) {
-        ++precondition;
-      } else {
-        ++other;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(ok.load(), 1);
-  EXPECT_EQ(precondition.load(), 49);
-  EXPECT_EQ(other.load(), 0);
+  std::vector<std::function<HttpResponse()>> approvals(50, [&] {
+    return Call("POST", "/appeals/" + id + "/approvals/owner", json{{"action", "approve"}},
+                "owner@example.com");
+  });
+  // One success; the rest FailedPrecondition (9).
+  EXPECT_EQ(AtOnce(approvals), (std::map<int, int>{{0, 1}, {9, 49}}));
   auto grants = Call("GET", "/grants?resource_ids=" + rid);
   EXPECT_EQ(grants.Json()["total"], 1) << grants.body;
   json logs = Call("GET", "/audit-logs?action=grant.create&size=1000").Json()["audit_logs"];
@@ -55,32 +62,21 @@ TEST_F(AppealTest, RequestsNamingTheSameResourcesInOtherOrdersDoNotDeadlock) {
       {"name": "owner", "strategy": "manual", "approvers": ["owner@example.com"]}],
       "appeal": {"allow_permanent_access": true}})");
   std::string ra = Setup("order-a", manual), rb = Setup("order-b", manual);
-  std::atomic<int> ok{0}, exists{0}, other{0};
   for (int round = 0; round < 10; ++round) {
     // Two requests by one user for A+B and B+A at once: one creates both
-    // appeals, the other finds them pending (never a deadlock abort).
+    // appeals, the other finds them pending: AlreadyExists (6), never a
+    // deadlock abort (10).
     std::string user = absl::StrCat("order-", round, "@example.com");
-    std::vector<std::thread> threads;
+    std::vector<std::function<HttpResponse()>> both;
     for (bool reversed : {false, true}) {
-      threads.emplace_back([&, reversed, user] {
+      both.push_back([&, reversed, user] {
         json first = {{"id", reversed ? rb : ra}, {"role", "viewer"}};
         json second = {{"id", reversed ? ra : rb}, {"role", "viewer"}};
-        auto r = Call("POST", "/appeals", json{{"resources", {first, second}}}, user);
-        if (r.status == 200) {
-          ++ok;
-        } else if (r.Json().value("code", 0) == 6) {
-          ++exists;
-        } else {
-          ++other;
-          ADD_FAILURE() << r.body;
-        }
+        return Call("POST", "/appeals", json{{"resources", {first, second}}}, user);
       });
     }
-    for (auto& t : threads) t.join();
+    EXPECT_EQ(AtOnce(both), (std::map<int, int>{{0, 1}, {6, 1}})) << "round " << round;
   }
-  EXPECT_EQ(ok.load(), 10);
-  EXPECT_EQ(exists.load(), 10);
-  EXPECT_EQ(other.load(), 0);
 }
 
 TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
@@ -134,24 +130,10 @@ TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
   // The same auto-approved appeal sent 10 times at once (a double click, a
   // client retry): one grant; the others are AlreadyExists, and their
   // rollback must not revoke the access the winner holds.
-  std::atomic<int> ok{0}, exists{0}, other{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 10; ++i) {
-    threads.emplace_back([&] {
-      auto r = Appeal(rs[0]["id"], "editor", "", kAlice, "sluice_grantee");
-      if (r.status == 200) {
-        ++ok;
-      } else if (r.Json().value("code", 0) == 6) {
-        ++exists;
-      } else {
-        ++other;
-        ADD_FAILURE() << r.body;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(ok.load(), 1);
-  EXPECT_EQ(exists.load(), 9);
+  std::string rid = rs[0]["id"];
+  std::vector<std::function<HttpResponse()>> same(
+      10, [&] { return Appeal(rid, "editor", "", kAlice, "sluice_grantee"); });
+  EXPECT_EQ(AtOnce(same), (std::map<int, int>{{0, 1}, {6, 9}}));
   EXPECT_EQ(Call("GET", "/grants?account_ids=sluice_grantee&statuses=active").Json()["total"], 1);
   EXPECT_TRUE(has("SELECT")) << "a losing duplicate revoked the winner's access";
   EXPECT_TRUE(has("INSERT"));

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "integration/harness.h"
+#include "integration/suite_stack.h"
 
 namespace sluice::integration {
 
@@ -19,19 +20,9 @@ inline std::vector<std::string> As(const std::string& email) { return {"X-Auth-E
 // The default caller.
 inline const std::string kAlice = "alice@example.com";
 
-class AppealTest : public ::testing::Test {
+class AppealTest : public SuiteStackTest {
  protected:
-  static void SetUpTestSuite() {
-    Stack::Options opts;
-    opts.config_yaml = "access:\n  grant_expiry_interval: 500ms\n";
-    auto stack = Stack::Start(opts);
-    ASSERT_TRUE(stack.ok()) << stack.status();
-    stack_ = std::move(*stack).release();
-  }
-  static void TearDownTestSuite() {
-    delete stack_;
-    stack_ = nullptr;
-  }
+  static void SetUpTestSuite() { StartSuiteStack("access:\n  grant_expiry_interval: 500ms\n"); }
 
   // `method` /api/v1beta1`path` with an optional JSON body, as `as` (no
   // X-Auth-Email when empty).
@@ -94,8 +85,6 @@ class AppealTest : public ::testing::Test {
       {"name": "lead", "strategy": "manual", "approvers": ["lead@example.com"]}],
       "appeal": {"allow_permanent_access": true}})");
   }
-
-  static inline Stack* stack_ = nullptr;
 };
 
 // The rpcStatus of `r`: HTTP status, code and (optionally) a message part.

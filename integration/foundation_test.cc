@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "integration/harness.h"
+#include "integration/suite_stack.h"
 #include "proto/sluice/server/v1beta1/server.grpc.pb.h"
 #include "third_party/grpc_reflection/reflection.grpc.pb.h"
 
@@ -12,21 +13,11 @@ namespace {
 
 using nlohmann::json;
 
-class FoundationTest : public ::testing::Test {
+class FoundationTest : public SuiteStackTest {
  protected:
-  static void SetUpTestSuite() {
-    auto stack = Stack::Start();
-    ASSERT_TRUE(stack.ok()) << stack.status();
-    stack_ = std::move(*stack).release();
-  }
-  static void TearDownTestSuite() {
-    delete stack_;
-    stack_ = nullptr;
-  }
+  static void SetUpTestSuite() { StartSuiteStack(""); }
   std::string Url(absl::string_view path) { return absl::StrCat(stack_->http_base(), path); }
-  static Stack* stack_;
 };
-Stack* FoundationTest::stack_ = nullptr;
 
 void ExpectRpcStatus(const HttpResponse& r, long http, int code) {
   EXPECT_EQ(r.status, http) << r.body;

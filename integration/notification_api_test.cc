@@ -3,29 +3,18 @@
 #include <gtest/gtest.h>
 
 #include "integration/notification_helpers.h"
+#include "integration/suite_stack.h"
 
 namespace sluice::integration {
 namespace {
 
 using nlohmann::json;
 
-class NotificationApiTest : public ::testing::Test {
+class NotificationApiTest : public SuiteStackTest {
  protected:
-  static void SetUpTestSuite() {
-    Stack::Options opts;
-    opts.config_yaml = "notification:\n  workers: 1\n";
-    auto stack = Stack::Start(opts);
-    ASSERT_TRUE(stack.ok()) << stack.status();
-    stack_ = std::move(*stack).release();
-  }
-  static void TearDownTestSuite() {
-    delete stack_;
-    stack_ = nullptr;
-  }
+  static void SetUpTestSuite() { StartSuiteStack("notification:\n  workers: 1\n"); }
   NotificationApi api_{stack_};
-  static Stack* stack_;
 };
-Stack* NotificationApiTest::stack_ = nullptr;
 
 TEST_F(NotificationApiTest, RoutesAreInTheOpenApiDocument) {
   json doc = Http("GET", absl::StrCat(stack_->http_base(), "/api/openapi.json")).Json();

@@ -8,6 +8,7 @@
 
 #include "integration/fake_http_server.h"
 #include "integration/notification_helpers.h"
+#include "integration/suite_stack.h"
 
 namespace sluice::integration {
 namespace {
@@ -21,19 +22,11 @@ std::set<uint64_t> ReceiverIds(const json& messages) {
   return out;
 }
 
-class NotificationDeliveryTest : public ::testing::Test {
+class NotificationDeliveryTest : public SuiteStackTest {
  protected:
   static void SetUpTestSuite() {
-    Stack::Options opts;
-    opts.config_yaml =
-        "notification:\n  workers: 2\n  poll_interval_ms: 100\n  retry_backoff_ms: 200\n";
-    auto stack = Stack::Start(opts);
-    ASSERT_TRUE(stack.ok()) << stack.status();
-    stack_ = std::move(*stack).release();
-  }
-  static void TearDownTestSuite() {
-    delete stack_;
-    stack_ = nullptr;
+    StartSuiteStack(
+        "notification:\n  workers: 2\n  poll_interval_ms: 100\n  retry_backoff_ms: 200\n");
   }
   void SetUp() override {
     fake_ = FakeHttpServer::Start();
@@ -45,9 +38,7 @@ class NotificationDeliveryTest : public ::testing::Test {
   }
   NotificationApi api_{stack_};
   std::unique_ptr<FakeHttpServer> fake_;
-  static Stack* stack_;
 };
-Stack* NotificationDeliveryTest::stack_ = nullptr;
 
 TEST_F(NotificationDeliveryTest, SelectorsByLabelSubsetIdAndUnion) {
   uint64_t a = HttpReceiver("sel-a", "/a", {{"grp", "sel"}, {"env", "prod"}});
