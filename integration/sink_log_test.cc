@@ -2,6 +2,8 @@
 // commits of filtered-out records, Prometheus /metrics, SIGTERM → exit 0.
 #include <signal.h>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "absl/time/clock.h"
@@ -26,7 +28,6 @@ TEST(SinkLog, FiltersPushesCommitsAndStopsCleanly) {
   std::string dir = TempDir("sink_log");
   DevBroker broker = DevBroker::Start({"orders:4"}, dir);
   ASSERT_FALSE(broker.bootstrap.empty());
-  ProduceSamples(broker.bootstrap, "orders", 0, 400);
 
   auto env = SinkEnv(broker.bootstrap, "orders", "log-group", SampleDescriptorUrl());
   env["APPLICATION_THREAD_COUNT"] = "2";
@@ -37,6 +38,22 @@ TEST(SinkLog, FiltersPushesCommitsAndStopsCleanly) {
   int prom_port = FreePort();
   env["METRIC_PROMETHEUS_PORT"] = std::to_string(prom_port);
   auto sink = StartSink(env, dir + "/sink");
+  // Produce once the group is settled (two partitions per worker): a
+  // rebalance in the middle may redeliver records (at least once), and this
+  // test counts exact deliveries. sink_group_test covers rebalances.
+  auto settled = [&] {
+    std::string err = sink->Stderr();
+    for (int w = 0; w < 2; ++w) {
+      std::string tag = absl::StrCat("worker ", w, ": assigned [");
+      auto pos = err.rfind(tag);
+      if (pos == std::string::npos) return false;
+      std::string line = err.substr(pos, err.find('\n', pos) - pos);
+      if (std::count(line.begin(), line.end(), ',') != 1) return false;
+    }
+    return true;
+  };
+  ASSERT_TRUE(WaitFor(settled, absl::Seconds(30))) << sink->Stderr();
+  ProduceSamples(broker.bootstrap, "orders", 0, 400);
 
   // Records 3, 13, 23, ... have driver-3: 40 of 400.
   ASSERT_TRUE(WaitFor([&] { return CountLines(sink->Output(), "topic=orders") >= 40; },
