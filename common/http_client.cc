@@ -56,6 +56,16 @@ class CurlHttpClient : public HttpClient {
 
 }  // namespace
 
+std::string UrlEscape(absl::string_view s) {
+  std::string out;
+  char* e = curl_easy_escape(nullptr, s.data(), static_cast<int>(s.size()));
+  if (e != nullptr) {
+    out = e;
+    curl_free(e);
+  }
+  return out;
+}
+
 std::unique_ptr<HttpClient> NewCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
 
 absl::Status HttpStatusToError(absl::string_view what, const HttpResult& result) {

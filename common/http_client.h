@@ -37,6 +37,11 @@ class HttpClient {
 // libcurl-backed client; thread-safe (one easy handle per call).
 std::unique_ptr<HttpClient> NewCurlHttpClient();
 
+// Percent-encodes everything but RFC 3986 unreserved characters
+// (libcurl's curl_easy_escape), for query values, path segments,
+// application/x-www-form-urlencoded fields and Basic credentials.
+std::string UrlEscape(absl::string_view s);
+
 // Maps a non-2xx answer to a Status: 429 → ResourceExhausted, 5xx →
 // Unavailable (both retryable), other codes → FailedPrecondition. The
 // message names `what`, the status and the start of the body.

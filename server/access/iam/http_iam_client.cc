@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/http_client.h"
 #include "server/access/core/json.h"
 
 namespace sluice::access {
@@ -23,9 +24,7 @@ class HttpIamClient : public IamClient {
                                                   const std::string& email) override {
     CURL* curl = curl_easy_init();
     if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
-    char* escaped = curl_easy_escape(curl, email.c_str(), static_cast<int>(email.size()));
-    std::string url = absl::StrReplaceAll(iam.config().url(), {{"{user_id}", escaped}});
-    curl_free(escaped);
+    std::string url = absl::StrReplaceAll(iam.config().url(), {{"{user_id}", UrlEscape(email)}});
     struct curl_slist* headers = nullptr;
     for (const auto& [k, v] : iam.config().headers()) {
       headers = curl_slist_append(headers, absl::StrCat(k, ": ", v).c_str());

@@ -392,11 +392,7 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
         if (config_.parameter_placement == HttpSinkConfig::ParameterPlacement::kHeader) {
           r.headers.push_back(absl::StrCat(k, ": ", v));
         } else {
-          char* ek = curl_easy_escape(nullptr, k.data(), static_cast<int>(k.size()));
-          char* ev = curl_easy_escape(nullptr, v.data(), static_cast<int>(v.size()));
-          absl::StrAppend(&query, query.empty() ? "" : "&", ek, "=", ev);
-          curl_free(ek);
-          curl_free(ev);
+          absl::StrAppend(&query, query.empty() ? "" : "&", UrlEscape(k), "=", UrlEscape(v));
         }
       }
       if (!query.empty()) {

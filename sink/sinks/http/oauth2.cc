@@ -2,29 +2,12 @@
 
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::sink {
-
-std::string FormEncode(absl::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    if (absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
 
 OAuth2TokenSource::OAuth2TokenSource(OAuth2Config config, std::unique_ptr<HttpClient> http,
                                      std::function<absl::Time()> clock)
@@ -40,10 +23,10 @@ absl::StatusOr<std::string> OAuth2TokenSource::Token() {
       "Content-Type: application/x-www-form-urlencoded",
       "Accept: application/json",
       absl::StrCat("Authorization: Basic ",
-                   absl::Base64Escape(absl::StrCat(FormEncode(config_.client_name), ":",
-                                                   FormEncode(config_.client_secret))))};
+                   absl::Base64Escape(absl::StrCat(UrlEscape(config_.client_name), ":",
+                                                   UrlEscape(config_.client_secret))))};
   req.body = "grant_type=client_credentials";
-  if (!config_.scope.empty()) absl::StrAppend(&req.body, "&scope=", FormEncode(config_.scope));
+  if (!config_.scope.empty()) absl::StrAppend(&req.body, "&scope=", UrlEscape(config_.scope));
   auto resp = http_->Do(req);
   const std::string what = absl::StrCat("oauth2 token endpoint ", config_.token_url);
   if (!resp.ok()) {

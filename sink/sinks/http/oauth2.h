@@ -24,10 +24,6 @@ struct OAuth2Config {
   std::string scope;          // SINK_HTTP_OAUTH2_SCOPE (space-delimited; may be empty)
 };
 
-// Percent-encodes everything but RFC 3986 unreserved characters, as
-// application/x-www-form-urlencoded values and Basic credentials need.
-std::string FormEncode(absl::string_view s);
-
 // Fetches and caches one access token. Not thread-safe (one per sink).
 class OAuth2TokenSource {
  public:

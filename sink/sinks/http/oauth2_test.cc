@@ -33,7 +33,7 @@ class TokenEndpoint {
       resp.content_type = "application/json";
       // RFC 6749 §2.3.1: id and secret form-encoded, then Basic.
       std::string want = absl::StrCat(
-          "Basic ", absl::Base64Escape(absl::StrCat(FormEncode("sink id"), ":", FormEncode("s3cr&t"))));
+          "Basic ", absl::Base64Escape(absl::StrCat(UrlEscape("sink id"), ":", UrlEscape("s3cr&t"))));
       if (r.method != "POST" || r.Header("authorization") != want) {
         resp.status = 401;
         resp.body = R"({"error":"invalid_client","error_description":"bad credentials"})";
@@ -65,9 +65,9 @@ OAuth2Config Config(const TokenEndpoint& endpoint) {
   return OAuth2Config{endpoint.url(), "sink id", "s3cr&t", "orders:write sys:info"};
 }
 
-TEST(OAuth2, FormEncodeKeepsOnlyUnreservedCharacters) {
-  EXPECT_EQ(FormEncode("a-b_c.d~e"), "a-b_c.d~e");
-  EXPECT_EQ(FormEncode("s3cr&t :/"), "s3cr%26t%20%3A%2F");
+TEST(OAuth2, CredentialsAreEscapedKeepingOnlyUnreservedCharacters) {
+  EXPECT_EQ(UrlEscape("a-b_c.d~e"), "a-b_c.d~e");
+  EXPECT_EQ(UrlEscape("s3cr&t :/"), "s3cr%26t%20%3A%2F");
 }
 
 TEST(OAuth2, FetchesWithClientCredentialsAndCachesUntilNearExpiry) {

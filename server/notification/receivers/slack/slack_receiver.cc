@@ -1,7 +1,5 @@
 #include "server/notification/receivers/slack/slack_receiver.h"
 
-#include <curl/curl.h>
-
 #include "absl/strings/str_cat.h"
 #include "server/notification/receivers/config_util.h"
 
@@ -10,15 +8,6 @@ namespace {
 
 constexpr char kDefaultApi[] = "https://slack.com/api";
 
-std::string UrlEncode(const std::string& s) {
-  std::string out;
-  char* e = curl_easy_escape(nullptr, s.c_str(), static_cast<int>(s.size()));
-  if (e != nullptr) {
-    out = e;
-    curl_free(e);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -59,7 +48,7 @@ absl::Status SlackReceiver::Send(const nlohmann::json& config, const nlohmann::j
   if (StringOr(config, "channel_type", "channel") == "user") {
     HttpRequest lookup;
     lookup.method = "GET";
-    lookup.url = absl::StrCat(api, "/users.lookupByEmail?email=", UrlEncode(channel));
+    lookup.url = absl::StrCat(api, "/users.lookupByEmail?email=", UrlEscape(channel));
     lookup.headers = {auth};
     auto user = Call(lookup, "users.lookupByEmail");
     if (!user.ok()) return user.status();
