@@ -162,6 +162,17 @@ absl::Status Pool::InTransaction(const std::function<absl::Status(soci::session&
   }
 }
 
+std::string AdvisoryXactLockSql(int32_t lock_class,
+                                std::initializer_list<absl::string_view> key_parts) {
+  uint32_t h = 2166136261u;
+  for (absl::string_view part : key_parts) {
+    for (unsigned char c : part) h = (h ^ c) * 16777619u;
+    h = (h ^ 0xFF) * 16777619u;
+  }
+  return absl::StrCat("SELECT pg_advisory_xact_lock(", lock_class, ", ", static_cast<int32_t>(h),
+                      ")");
+}
+
 std::string QuoteIdent(absl::string_view ident) {
   std::string out = "\"";
   for (char c : ident) {

@@ -4,7 +4,9 @@
 #ifndef SLUICE_COMMON_DB_POOL_H_
 #define SLUICE_COMMON_DB_POOL_H_
 
+#include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +72,13 @@ class Pool {
 // failures, AlreadyExists for unique violations (SQLSTATE 23505), Internal
 // otherwise. `what` is prefixed to the message.
 absl::Status FromSociError(const std::exception& e, absl::string_view what);
+
+// "SELECT pg_advisory_xact_lock(lock_class, k)" with k a stable 32-bit
+// FNV-1a hash of `key_parts` (each followed by a separator, so ("ab","c")
+// and ("a","bc") differ): the lock is held until the transaction ends. A
+// hash collision only serializes two unrelated keys.
+std::string AdvisoryXactLockSql(int32_t lock_class,
+                                std::initializer_list<absl::string_view> key_parts);
 
 // Quotes `ident` as a PostgreSQL identifier ("a""b"), for names that cannot
 // be bound as parameters (database and role names in DDL).

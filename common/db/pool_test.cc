@@ -143,3 +143,38 @@ TEST_F(PoolTest, IdempotentWorkAndTransactionsSurviveADroppedConnection) {
 
 }  // namespace
 }  // namespace sluice::db
+
+namespace sluice::db {
+namespace {
+
+TEST(AdvisoryXactLockSql, StableKeysThatKeepPartsApart) {
+  std::string ab_c = AdvisoryXactLockSql(7, {"ab", "c"});
+  EXPECT_EQ(ab_c, AdvisoryXactLockSql(7, {"ab", "c"}));
+  EXPECT_NE(ab_c, AdvisoryXactLockSql(7, {"a", "bc"}));
+  EXPECT_NE(ab_c, AdvisoryXactLockSql(8, {"ab", "c"}));
+  EXPECT_EQ(ab_c.rfind("SELECT pg_advisory_xact_lock(7, ", 0), 0u) << ab_c;
+}
+
+TEST_F(PoolTest, AdvisoryXactLockIsHeldUntilTheTransactionEnds) {
+  auto pool = NewPool(1, absl::Seconds(1));
+  ASSERT_NE(pool, nullptr);
+  soci::session other(soci::postgresql, db_->dsn());
+  const std::string lock = AdvisoryXactLockSql(7, {"k"});
+  int key = 0;
+  ASSERT_TRUE(sscanf(lock.c_str(), "SELECT pg_advisory_xact_lock(7, %d)", &key) == 1);
+  auto try_lock = [&] {
+    int got = 0;
+    other << "SELECT pg_try_advisory_lock(7, " << key << ")::int", soci::into(got);
+    if (got) other << "SELECT pg_advisory_unlock(7, " << key << ")";
+    return got != 0;
+  };
+  ASSERT_TRUE(pool->InTransaction([&](soci::session& sql) {
+                    sql << lock;
+                    EXPECT_FALSE(try_lock()) << "held inside the transaction";
+                    return absl::OkStatus();
+                  }).ok());
+  EXPECT_TRUE(try_lock()) << "released at commit";
+}
+
+}  // namespace
+}  // namespace sluice::db

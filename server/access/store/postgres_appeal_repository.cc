@@ -249,17 +249,10 @@ class SociTx : public AccessTx {
     return absl::OkStatus();
   }
 
-  // pg_advisory_xact_lock(class, FNV-1a of the key): released at commit or
-  // rollback. A hash collision only serializes two unrelated keys.
+  // Released at commit or rollback.
   absl::Status LockAccess(const std::string& account_id, const std::string& resource_id,
                           const std::string& role) override {
-    uint32_t h = 2166136261u;
-    for (const std::string* part : {&account_id, &resource_id, &role}) {
-      for (unsigned char c : *part) h = (h ^ c) * 16777619u;
-      h = (h ^ 0xFF) * 16777619u;  // separator: ("ab","c") != ("a","bc")
-    }
-    int32_t key = static_cast<int32_t>(h);
-    sql_ << "SELECT pg_advisory_xact_lock(" << kAccessLockClass << ", " << key << ")";
+    sql_ << db::AdvisoryXactLockSql(kAccessLockClass, {account_id, resource_id, role});
     return absl::OkStatus();
   }
 

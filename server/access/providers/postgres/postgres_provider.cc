@@ -196,10 +196,8 @@ class PostgresProvider : public ProviderClient {
     // PostgreSQL rejects concurrent GRANT/REVOKE on one object ("tuple
     // concurrently updated": both rewrite its ACL). Ours queue on an
     // advisory lock keyed by the object, held until COMMIT.
-    uint32_t h = 2166136261u;
-    for (unsigned char c : *object) h = (h ^ c) * 16777619u;
-    std::string locked = absl::StrCat("BEGIN; SELECT pg_advisory_xact_lock(", kAclLockClass, ", ",
-                                      static_cast<int32_t>(h), "); ", stmt, "; COMMIT");
+    std::string locked = absl::StrCat("BEGIN; ", db::AdvisoryXactLockSql(kAclLockClass, {*object}),
+                                      "; ", stmt, "; COMMIT");
     try {
       soci::session sql(soci::postgresql, *dsn);
       sql << locked;
