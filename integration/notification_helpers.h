@@ -3,7 +3,6 @@
 #ifndef SLUICE_INTEGRATION_NOTIFICATION_HELPERS_H_
 #define SLUICE_INTEGRATION_NOTIFICATION_HELPERS_H_
 
-#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
