@@ -9,7 +9,7 @@ PKGS=(
   libgrpc++-dev libprotobuf-dev libprotoc-dev libabsl-dev libre2-dev
   librdkafka-dev libsoci-dev libpq-dev libboost-dev libcurl4-openssl-dev
   prometheus-cpp-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
-  nlohmann-json3-dev libkainjow-mustache-dev libssl-dev
+  nlohmann-json3-dev libkainjow-mustache-dev libssl-dev libjwt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # fuzzing (libFuzzer runtime comes with clang)
   clang libclang-rt-14-dev

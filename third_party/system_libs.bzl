@@ -36,6 +36,7 @@ _LIBS = {
     "spdlog": (["spdlog"], []),
     "yaml_cpp": (["yaml-cpp"], []),
     "openssl": (["libcrypto"], []),
+    "jwt": (["libjwt"], []),
     "nlohmann_json": ([], []),
     "cli11": ([], []),
     "mustache": ([], []),
