@@ -82,6 +82,7 @@ double CreateThroughput(const Stack& s, const std::string& resource_id, const st
         r->set_role("viewer");
         grpc::ClientContext ctx;
         ctx.AddMetadata("x-auth-email", "bench@example.com");
+        ctx.AddMetadata("x-sluice-proxy-token", s.proxy_token());
         pb::CreateAppealResponse resp;
         if (!stub->CreateAppeal(&ctx, req, &resp).ok()) ++errors;
       }
@@ -168,6 +169,7 @@ int main(int argc, char** argv) {
       req.add_statuses("active");
       grpc::ClientContext ctx;
       ctx.AddMetadata("x-auth-email", "bench@example.com");
+      ctx.AddMetadata("x-sluice-proxy-token", stack.proxy_token());
       pb::ListGrantsResponse resp;
       auto t0 = Clock::now();
       auto st = stub->ListGrants(&ctx, req, &resp);

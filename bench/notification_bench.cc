@@ -56,6 +56,8 @@ TEST(NotificationBench, AcceptAndDeliver) {
     threads.emplace_back([&] {
       while (next.fetch_add(1) < kGrpc) {
         grpc::ClientContext ctx;
+        ctx.AddMetadata("x-auth-email", "bench@example.com");
+        ctx.AddMetadata("x-sluice-proxy-token", (*stack)->proxy_token());
         pb::PostNotificationResponse resp;
         if (!stub->PostNotification(&ctx, req, &resp).ok()) ++errors;
       }

@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <yaml-cpp/yaml.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
@@ -48,12 +50,28 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
 }  // namespace
 
 Client::Client(const Options& options) : options_(options) {
-  channel_ = grpc::CreateChannel(options.host, grpc::InsecureChannelCredentials());
+  options_.auth_header = absl::AsciiStrToLower(options.auth_header);  // gRPC metadata keys
+  // --ca/--cert/--key imply --tls.
+  if (!options.tls.ca_file.empty() || !options.tls.cert_file.empty()) options_.tls.enabled = true;
+  auto creds = auth::MakeChannelCredentials(options_.tls);
+  if (!creds.ok()) std::exit(PrintError(creds.status()) + 1);
+  if (!options.proxy_token_file.empty()) {
+    auto token = auth::ReadFileToString(options.proxy_token_file, "--proxy-token-file");
+    if (!token.ok()) std::exit(PrintError(token.status()) + 1);
+    options_.proxy_token = *token;
+    while (!options_.proxy_token.empty() &&
+           (options_.proxy_token.back() == '\n' || options_.proxy_token.back() == '\r')) {
+      options_.proxy_token.pop_back();
+    }
+  }
+  channel_ = grpc::CreateChannel(options.host, *creds);
 }
 
 std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
   auto ctx = std::make_unique<grpc::ClientContext>();
-  if (!options_.email.empty()) ctx->AddMetadata("x-auth-email", options_.email);
+  if (!options_.email.empty()) ctx->AddMetadata(options_.auth_header, options_.email);
+  if (!options_.token.empty()) ctx->AddMetadata("authorization", "Bearer " + options_.token);
+  if (!options_.proxy_token.empty()) ctx->AddMetadata("x-sluice-proxy-token", options_.proxy_token);
   ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   return ctx;
 }

@@ -12,22 +12,36 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/auth/tls.h"
 
 namespace sluice::cli {
 
 // Global options (flags before or after the command).
 struct Options {
   std::string host = "127.0.0.1:8081";  // --host, or env SLUICE_HOST
-  std::string email;                    // --email, or env SLUICE_EMAIL: sent as x-auth-email
-  bool json = false;                    // --json: print compact JSON instead of indented
+  // --email, or env SLUICE_EMAIL: the identity header (header and
+  // insecure_dev modes), sent as `auth_header` metadata.
+  std::string email;
+  std::string auth_header = "x-auth-email";  // --auth-header, or env SLUICE_AUTH_HEADER
+  // --token, or env SLUICE_TOKEN: a bearer token (the JWT in jwt mode), sent
+  // as `authorization: Bearer <token>`.
+  std::string token;
+  // --proxy-token-file, or env SLUICE_PROXY_TOKEN (the value): the shared
+  // proxy token of header mode, sent as x-sluice-proxy-token.
+  std::string proxy_token_file;
+  std::string proxy_token;
+  auth::TlsClientOptions tls;  // --tls, --ca, --cert, --key
+  bool json = false;           // --json: print compact JSON instead of indented
 };
 
-// A connection to sluice-server.
+// A connection to sluice-server. A bad TLS or proxy-token option prints the
+// error and exits with code 2.
 class Client {
  public:
   explicit Client(const Options& options);
   std::shared_ptr<grpc::Channel> channel() const { return channel_; }
-  // A context carrying x-auth-email (when set) and a 30 s deadline.
+  // A context carrying the identity header, bearer token and proxy token
+  // (those set) and a 30 s deadline.
   std::unique_ptr<grpc::ClientContext> NewContext() const;
 
  private:

@@ -6,13 +6,6 @@
 
 namespace sluice {
 
-std::string CallerEmail(const grpc::ServerContext& context) {
-  const auto& md = context.client_metadata();
-  auto it = md.find(kAuthEmailMetadata);
-  if (it == md.end()) return "";
-  return std::string(it->second.data(), it->second.size());
-}
-
 bool IsEmail(absl::string_view s) {
   auto at = s.find('@');
   if (at == absl::string_view::npos || at == 0 || at + 1 >= s.size()) return false;
@@ -21,18 +14,6 @@ bool IsEmail(absl::string_view s) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ';') return false;
   }
   return true;
-}
-
-absl::StatusOr<std::string> RequireCallerEmail(const grpc::ServerContext& context) {
-  std::string email = CallerEmail(context);
-  if (email.empty()) {
-    return absl::UnauthenticatedError("missing X-Auth-Email header (x-auth-email metadata)");
-  }
-  if (!IsEmail(email)) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("X-Auth-Email \"", email, "\" is not an email address"));
-  }
-  return email;
 }
 
 grpc::Status RecoverFromException(absl::string_view method, const char* what) {

@@ -1,5 +1,6 @@
-// Helpers for gRPC handlers: caller identity from metadata and the recovery
-// path that turns an escaping exception into INTERNAL plus a log line.
+// Helpers for gRPC handlers: the recovery path that turns an escaping
+// exception into INTERNAL plus a log line. (Who is calling is decided by
+// common/auth/authenticator.h.)
 #ifndef SLUICE_COMMON_GRPC_UTIL_H_
 #define SLUICE_COMMON_GRPC_UTIL_H_
 
@@ -14,16 +15,6 @@
 #include "common/status.h"
 
 namespace sluice {
-
-// Metadata key carrying the caller's email. The gateway fills it from the
-// `X-Auth-Email` header set by the auth proxy (Guardian's convention).
-inline constexpr char kAuthEmailMetadata[] = "x-auth-email";
-
-// The `x-auth-email` metadata value, or "" when absent.
-std::string CallerEmail(const grpc::ServerContext& context);
-
-// The caller's email; Unauthenticated when it is missing or not an email.
-absl::StatusOr<std::string> RequireCallerEmail(const grpc::ServerContext& context);
 
 // True for a plausible email: one '@', non-empty local part and a dotted-or-
 // plain domain without spaces. Not RFC 5322; good enough to reject junk.

@@ -1,37 +1,88 @@
 // Command sluice-gateway is the REST/JSON sidecar of sluice-server: it
 // transcodes HTTP requests to the server's gRPC API (grpc-gateway v1) and
 // renders every error as an rpcStatus body {"code","message","details"}.
+//
+// It is the trusted hop of the server's `header` auth mode: it forwards the
+// identity header set by the auth proxy in front of it (and nothing a client
+// could use to impersonate someone else), and proves itself to the server
+// with the shared proxy token and/or a TLS client certificate.
 package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"flag"
+	"fmt"
+	"io/ioutil"
 	"log"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 )
 
+type options struct {
+	httpHost, backend                      string
+	httpPort                               int
+	authHeader, proxyTokenFile             string
+	backendTLS                             bool
+	backendCA, backendCert, backendKey     string
+	maxBodyBytes                           int64
+	readTimeout, writeTimeout, idleTimeout time.Duration
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
 func main() {
-	httpPort := flag.Int("http_port", 8080, "HTTP listen port")
-	backend := flag.String("backend", "127.0.0.1:8081", "sluice-server gRPC address (host:port)")
+	var o options
+	flag.StringVar(&o.httpHost, "http_host", "", "HTTP listen address (default: all interfaces)")
+	flag.IntVar(&o.httpPort, "http_port", 8080, "HTTP listen port")
+	flag.StringVar(&o.backend, "backend", "127.0.0.1:8081", "sluice-server gRPC address (host:port)")
+	flag.StringVar(&o.authHeader, "auth_header", envOr("SLUICE_AUTH_HEADER", "X-Auth-Email"),
+		"identity header set by the auth proxy, forwarded to the server (env SLUICE_AUTH_HEADER); must match the server's auth.header.identity_header")
+	flag.StringVar(&o.proxyTokenFile, "proxy_token_file", os.Getenv("SLUICE_PROXY_TOKEN_FILE"),
+		"file holding the shared proxy token sent to the server (env SLUICE_PROXY_TOKEN_FILE, or the token itself in SLUICE_PROXY_TOKEN)")
+	flag.BoolVar(&o.backendTLS, "backend_tls", false, "connect to the server with TLS")
+	flag.StringVar(&o.backendCA, "backend_ca", "", "CA certificate (PEM) that signed the server's certificate")
+	flag.StringVar(&o.backendCert, "backend_cert", "", "client certificate (PEM) for mTLS to the server")
+	flag.StringVar(&o.backendKey, "backend_key", "", "client key (PEM) for mTLS to the server")
+	flag.Int64Var(&o.maxBodyBytes, "max_body_bytes", 4<<20, "largest accepted request body (bytes)")
+	flag.DurationVar(&o.readTimeout, "read_timeout", 30*time.Second, "time to read a whole request")
+	flag.DurationVar(&o.writeTimeout, "write_timeout", 60*time.Second, "time to write a whole response")
+	flag.DurationVar(&o.idleTimeout, "idle_timeout", 120*time.Second, "keep-alive idle time")
 	flag.Parse()
+
+	token, err := proxyToken(o.proxyTokenFile)
+	if err != nil {
+		log.Fatalf("sluice-gateway: %v", err)
+	}
+	creds, err := backendCredentials(o)
+	if err != nil {
+		log.Fatalf("sluice-gateway: %v", err)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	conn, err := grpc.DialContext(ctx, *backend, grpc.WithInsecure(),
+	conn, err := grpc.DialContext(ctx, o.backend, creds,
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 	if err != nil {
-		log.Fatalf("sluice-gateway: dial %s: %v", *backend, err)
+		log.Fatalf("sluice-gateway: dial %s: %v", o.backend, err)
 	}
 	defer conn.Close()
 
-	gw := newGatewayMux()
+	gw := newGatewayMux(o.authHeader, token)
 	if err := registerHandlers(ctx, gw, conn); err != nil {
 		log.Fatalf("sluice-gateway: register handlers: %v", err)
 	}
@@ -39,12 +90,16 @@ func main() {
 	root := http.NewServeMux()
 	root.HandleFunc("/api/openapi.json", serveOpenAPI)
 	root.Handle("/healthz", healthHandler(conn))
-	root.Handle("/", gw)
+	root.Handle("/", limitBody(o.maxBodyBytes, gw))
 
 	srv := &http.Server{
-		Addr:              ":" + itoa(*httpPort),
+		Addr:              fmt.Sprintf("%s:%d", o.httpHost, o.httpPort),
 		Handler:           logRequests(root),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       o.readTimeout,
+		WriteTimeout:      o.writeTimeout,
+		IdleTimeout:       o.idleTimeout,
+		MaxHeaderBytes:    64 << 10,
 	}
 	go func() {
 		sig := make(chan os.Signal, 1)
@@ -54,9 +109,55 @@ func main() {
 		defer done()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
-	log.Printf("sluice-gateway: listening on :%d, backend %s", *httpPort, *backend)
+	log.Printf("sluice-gateway: listening on %s, backend %s (tls=%v, proxy token=%v, identity header %s)",
+		srv.Addr, o.backend, o.backendTLS, token != "", o.authHeader)
 	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		log.Fatalf("sluice-gateway: %v", err)
 	}
 	log.Printf("sluice-gateway: stopped")
+}
+
+// proxyToken reads the shared token from `file`, or from env
+// SLUICE_PROXY_TOKEN; "" when neither is set.
+func proxyToken(file string) (string, error) {
+	if file != "" {
+		b, err := ioutil.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("proxy token: %v", err)
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	}
+	return os.Getenv("SLUICE_PROXY_TOKEN"), nil
+}
+
+func backendCredentials(o options) (grpc.DialOption, error) {
+	if !o.backendTLS {
+		if o.backendCA != "" || o.backendCert != "" {
+			return nil, fmt.Errorf("--backend_ca/--backend_cert need --backend_tls")
+		}
+		return grpc.WithInsecure(), nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.backendCA != "" {
+		pem, err := ioutil.ReadFile(o.backendCA)
+		if err != nil {
+			return nil, fmt.Errorf("--backend_ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--backend_ca: no PEM certificate in %s", o.backendCA)
+		}
+		cfg.RootCAs = pool
+	}
+	if (o.backendCert == "") != (o.backendKey == "") {
+		return nil, fmt.Errorf("--backend_cert and --backend_key go together")
+	}
+	if o.backendCert != "" {
+		pair, err := tls.LoadX509KeyPair(o.backendCert, o.backendKey)
+		if err != nil {
+			return nil, fmt.Errorf("--backend_cert/--backend_key: %v", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return grpc.WithTransportCredentials(credentials.NewTLS(cfg)), nil
 }

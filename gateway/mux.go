@@ -10,37 +10,64 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
-// authHeader is the identity header set by the auth proxy in front of the
-// gateway. It reaches the server as gRPC metadata "x-auth-email".
-const authHeader = "X-Auth-Email"
-
-func itoa(i int) string { return strconv.Itoa(i) }
+// proxyTokenMetadata carries the shared proxy token to the server (its
+// `header` auth mode believes the identity header only with it).
+const proxyTokenMetadata = "x-sluice-proxy-token"
 
 // newGatewayMux builds the transcoding mux: snake_case proto field names,
-// default values emitted, X-Auth-Email forwarded, no Grpc-Metadata-* leak.
-func newGatewayMux() *runtime.ServeMux {
+// default values emitted, only the allow-listed headers forwarded (see
+// headerMatcher), the proxy token added to every call, nothing sent back as
+// Grpc-Metadata-*.
+func newGatewayMux(authHeader, proxyToken string) *runtime.ServeMux {
 	runtime.HTTPError = writeGRPCError
 	runtime.OtherErrorHandler = writeOtherError
-	return runtime.NewServeMux(
+	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{OrigName: true, EmitDefaults: true}),
-		runtime.WithIncomingHeaderMatcher(incomingHeader),
+		runtime.WithIncomingHeaderMatcher(headerMatcher(authHeader)),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
-	)
+	}
+	if proxyToken != "" {
+		md := metadata.Pairs(proxyTokenMetadata, proxyToken)
+		opts = append(opts, runtime.WithMetadata(func(context.Context, *http.Request) metadata.MD { return md }))
+	}
+	return runtime.NewServeMux(opts...)
 }
 
-// incomingHeader forwards X-Auth-Email and Idempotency-Key as metadata, plus
-// grpc-gateway's default set (permanent HTTP headers, Grpc-Metadata-*).
-func incomingHeader(key string) (string, bool) {
-	switch strings.ToLower(key) {
-	case "x-auth-email":
-		return "x-auth-email", true
-	case "idempotency-key":
-		return "idempotency-key", true
+// headerMatcher forwards exactly three request headers as gRPC metadata:
+// the configured identity header (under its lower-cased name), Authorization
+// (JWT mode and the alert hook's bearer token) and Idempotency-Key. Every
+// other header is dropped, in particular Grpc-Metadata-* (grpc-gateway's
+// default would forward Grpc-Metadata-X-Auth-Email as a second identity,
+// finding C1) and any client copy of the proxy token.
+func headerMatcher(authHeader string) runtime.HeaderMatcherFunc {
+	identity := strings.ToLower(authHeader)
+	return func(key string) (string, bool) {
+		switch k := strings.ToLower(key); k {
+		case identity, "authorization", "idempotency-key":
+			return k, true
+		}
+		return "", false
 	}
-	return runtime.DefaultHeaderMatcher(key)
+}
+
+// limitBody refuses request bodies over max bytes: 413 with an rpcStatus
+// (code 8, RESOURCE_EXHAUSTED) when Content-Length says so up front, and a
+// read error (400) when a chunked body grows past it.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			writeStatusWithHTTP(w, status.New(codes.ResourceExhausted,
+				"request body of "+strconv.FormatInt(r.ContentLength, 10)+" bytes exceeds the limit of "+
+					strconv.FormatInt(max, 10)), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // healthHandler answers GET /healthz from the backend's grpc.health.v1 service:

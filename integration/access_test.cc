@@ -339,7 +339,7 @@ std::pair<int, std::string> Ctl(const Stack& stack, std::vector<std::string> arg
   std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack.grpc_target(),
                                    "--email", "cli@example.com", "--json"};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto p = Process::Start(argv);
+  auto p = Process::Start(argv, stack.ClientEnv());
   if (!p.ok()) return {-1, std::string(p.status().message())};
   int code = (*p)->Wait(absl::Seconds(30));
   return {code, (*p)->Output()};

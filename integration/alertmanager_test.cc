@@ -19,7 +19,13 @@ constexpr char kAlertmanager[] = "/usr/bin/prometheus-alertmanager";
 TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
   if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
   Stack::Options opts;
-  opts.config_yaml = "notification:\n  workers: 2\n  poll_interval_ms: 100\n";
+  // The hook's own token, which Alertmanager sends as a bearer token.
+  const std::string token = "am-hook-token-0123456789abcdef";
+  opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = token;
+  opts.config_yaml =
+      "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
+      "  admins: [tester@example.com]\n"
+      "  alert_hook_tokens:\n    - {provider: alertmanager/am-test, token_env: SLUICE_TEST_ALERT_TOKEN}\n";
   auto stack = Stack::Start(opts);
   ASSERT_TRUE(stack.ok()) << stack.status();
   NotificationApi api(stack->get());
@@ -43,7 +49,10 @@ TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
                                               "  - name: sluice\n"
                                               "    webhook_configs:\n"
                                               "      - url: '" << hook << "'\n"
-                                              "        send_resolved: true\n";
+                                              "        send_resolved: true\n"
+                                              "        http_config:\n"
+                                              "          authorization:\n"
+                                              "            credentials: '" << token << "'\n";
   int port = FreePort();
   auto am = Process::Start({kAlertmanager, "--config.file=" + dir + "/alertmanager.yml",
                             "--storage.path=" + dir + "/data",

@@ -68,13 +68,16 @@ TEST_F(AppealTest, TwoStepManualFlowGrantAndRevoke) {
   EXPECT_EQ(grant.Json()["grant"]["owner"], kAlice);
 
   ExpectCode(Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "done"}}, ""), 401, 16);
-  auto revoked = Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "done"}}, "sec@example.com");
+  // Only admins and the grant's own account revoke (finding H3).
+  ExpectCode(Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "done"}}, "sec@example.com"),
+             403, 7, "only admins");
+  auto revoked = Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "done"}}, "admin@example.com");
   ASSERT_EQ(revoked.status, 200) << revoked.body;
   EXPECT_EQ(revoked.Json()["appeal"]["status"], "terminated");
-  EXPECT_EQ(revoked.Json()["appeal"]["revoked_by"], "sec@example.com");
+  EXPECT_EQ(revoked.Json()["appeal"]["revoked_by"], "admin@example.com");
   json g = Call("GET", "/grants/" + gid).Json()["grant"];
   EXPECT_EQ(g["status"], "inactive");
-  EXPECT_EQ(g["revoked_by"], "sec@example.com");
+  EXPECT_EQ(g["revoked_by"], "admin@example.com");
   EXPECT_EQ(g["revoke_reason"], "done");
   ExpectCode(Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "again"}}), 400, 9, "terminated");
 
@@ -250,7 +253,7 @@ TEST_F(AppealTest, BulkRevokeGrantListAndApprovers) {
   ExpectCode(Call("GET", "/grants?order_by=color:asc"), 400, 3, "color");
   ExpectCode(Call("GET", "/grants?size=1001"), 400, 3, "size");
 
-  ExpectCode(Call("POST", "/appeals/revoke", json::object()), 400, 3, "at least one");
+  ExpectCode(Call("POST", "/appeals/revoke", json::object()), 400, 3, "account_ids");
   auto bulk = Call("POST", "/appeals/revoke",
                    json{{"account_ids", {"bulk-a@example.com"}}, {"reason", "offboarding"}});
   ASSERT_EQ(bulk.status, 200) << bulk.body;
@@ -260,8 +263,13 @@ TEST_F(AppealTest, BulkRevokeGrantListAndApprovers) {
     EXPECT_EQ(a["status"], "terminated");
     EXPECT_EQ(a["revoke_reason"], "offboarding");
   }
-  // Query parameters work too (the body is empty here).
-  auto bulk_q = Call("POST", "/appeals/revoke?provider_urns=noop-bulk-2&reason=moved", json::object());
+  // Query parameters work too (the body is empty here); account_ids is required.
+  ExpectCode(Call("POST", "/appeals/revoke?provider_urns=noop-bulk-2&reason=moved", json::object()),
+             400, 3, "account_ids");
+  auto bulk_q = Call("POST",
+                     "/appeals/revoke?account_ids=bulk-b@example.com&provider_urns=noop-bulk-2&"
+                     "reason=moved",
+                     json::object());
   ASSERT_EQ(bulk_q.status, 200) << bulk_q.body;
   EXPECT_EQ(bulk_q.Json()["appeals"].size(), 1u);  // bulk-b on r2
   EXPECT_EQ(Call("GET", "/grants?statuses=active&account_ids=bulk-b@example.com").Json()["total"], 1);
@@ -296,7 +304,7 @@ std::pair<int, std::string> Ctl(const Stack& stack, const std::string& email,
   std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack.grpc_target(),
                                    "--email", email, "--json"};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto p = Process::Start(argv);
+  auto p = Process::Start(argv, stack.ClientEnv());
   if (!p.ok()) return {-1, std::string(p.status().message())};
   int code = (*p)->Wait(absl::Seconds(30));
   return {code, (*p)->Output()};

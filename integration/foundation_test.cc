@@ -73,10 +73,9 @@ TEST_F(FoundationTest, AuthEmailHeaderReachesTheServer) {
   json body = r.Json();
   EXPECT_EQ(body["caller_email"], "alice@example.com");
   EXPECT_EQ(body["version"], "0.1.0");
+  // Every call needs an identity now (finding C1): no header is a 401.
   auto anon = Http("GET", Url("/api/v1beta1/server-info"));
-  // EmitDefaults: the empty string is present, not omitted.
-  ASSERT_TRUE(anon.Json().contains("caller_email")) << anon.body;
-  EXPECT_EQ(anon.Json()["caller_email"], "");
+  ExpectRpcStatus(anon, 401, 16);
   auto echo = Http("POST", Url("/api/v1beta1/echo"), R"({"message":"hi"})",
                    {"X-Auth-Email: bob@example.com"});
   EXPECT_EQ(echo.Json()["message"], "hi");
@@ -92,16 +91,17 @@ TEST_F(FoundationTest, NoGrpcMetadataHeadersLeak) {
 
 TEST_F(FoundationTest, GrpcAndRestShareCodeAndMessage) {
   std::string big(5000, 'x');
-  auto rest = Http("POST", Url("/api/v1beta1/echo"), json{{"message", big}}.dump());
+  auto rest = Http("POST", Url("/api/v1beta1/echo"), json{{"message", big}}.dump(),
+                   {"X-Auth-Email: a@example.com"});
   ExpectRpcStatus(rest, 400, 3);
 
   auto channel = grpc::CreateChannel(stack_->grpc_target(), grpc::InsecureChannelCredentials());
   auto stub = sluice::server::v1beta1::ServerService::NewStub(channel);
-  grpc::ClientContext ctx;
+  auto ctx = stack_->GrpcContext("a@example.com");
   sluice::server::v1beta1::EchoRequest req;
   req.set_message(big);
   sluice::server::v1beta1::EchoResponse resp;
-  grpc::Status st = stub->Echo(&ctx, req, &resp);
+  grpc::Status st = stub->Echo(ctx.get(), req, &resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(st.error_message(), rest.Json()["message"].get<std::string>());
   EXPECT_NE(st.error_message().find("message:"), std::string::npos);
@@ -127,7 +127,7 @@ TEST_F(FoundationTest, ReflectionListsServices) {
 }
 
 TEST_F(FoundationTest, MetricsCountRpcsByMethodAndCode) {
-  Http("GET", Url("/api/v1beta1/server-info"));
+  Http("GET", Url("/api/v1beta1/server-info"), "", {"X-Auth-Email: a@example.com"});
   auto r = Http("GET", absl::StrCat("http://127.0.0.1:", stack_->metrics_port(), "/metrics"));
   ASSERT_EQ(r.status, 200);
   EXPECT_NE(r.body.find("grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"GetServerInfo\""),
@@ -138,7 +138,8 @@ TEST_F(FoundationTest, MetricsCountRpcsByMethodAndCode) {
 
 TEST_F(FoundationTest, SluicectlServerInfo) {
   auto ctl = Process::Start({Runfile("cli/sluicectl"), "--host", stack_->grpc_target(), "--email",
-                             "carol@example.com", "--json", "server-info"});
+                             "carol@example.com", "--json", "server-info"},
+                            stack_->ClientEnv());
   ASSERT_TRUE(ctl.ok());
   EXPECT_EQ((*ctl)->Wait(absl::Seconds(20)), 0) << (*ctl)->Output();
   auto out = nlohmann::json::parse((*ctl)->Output(), nullptr, false);

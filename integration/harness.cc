@@ -2,8 +2,12 @@
 
 #include <curl/curl.h>
 
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -67,9 +71,59 @@ HttpResponse Http(absl::string_view method, absl::string_view url, absl::string_
   return resp;
 }
 
+namespace {
+
+std::string RandomToken() {
+  std::random_device rd;
+  std::string out;
+  for (int i = 0; i < 32; ++i) out += "0123456789abcdef"[rd() % 16];
+  return out;
+}
+
+YAML::Node Sequence(const std::vector<std::string>& items) {
+  YAML::Node n(YAML::NodeType::Sequence);
+  for (const auto& i : items) n.push_back(i);
+  return n;
+}
+
+}  // namespace
+
+std::string Stack::EffectiveConfig() const {
+  YAML::Node root = options_.config_yaml.empty() ? YAML::Node(YAML::NodeType::Map)
+                                                 : YAML::Load(options_.config_yaml);
+  if (!root["auth"]) {
+    root["auth"]["mode"] = "header";
+    root["auth"]["header"]["proxy_token_env"] = "SLUICE_PROXY_TOKEN";
+  }
+  if (!root["access"] || !root["access"]["admins"]) {
+    root["access"]["admins"] = Sequence(kTestAccessAdmins);
+  }
+  if (!root["notification"] || !root["notification"]["admins"]) {
+    root["notification"]["admins"] = Sequence(kTestNotificationAdmins);
+  }
+  if (!root["notification"]["alert_hook_tokens"]) {
+    YAML::Node any;
+    any["provider"] = "*";
+    any["token_env"] = "SLUICE_TEST_ALERT_TOKEN";
+    root["notification"]["alert_hook_tokens"].push_back(any);
+  }
+  YAML::Emitter out;
+  out << root;
+  return out.c_str();
+}
+
+std::unique_ptr<grpc::ClientContext> Stack::GrpcContext(const std::string& email) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  if (!email.empty()) ctx->AddMetadata("x-auth-email", email);
+  ctx->AddMetadata("x-sluice-proxy-token", proxy_token_);
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  return ctx;
+}
+
 absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(Options options) {
   std::unique_ptr<Stack> s(new Stack());
   s->options_ = std::move(options);
+  s->proxy_token_ = RandomToken();
   auto db = db::TestDatabase::Create();
   if (!db.ok()) return db.status();
   s->db_ = std::move(*db);
@@ -81,9 +135,14 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(Options options) {
   s->grpc_target_ = absl::StrCat("127.0.0.1:", s->grpc_port_);
   s->http_base_ = absl::StrCat("http://127.0.0.1:", s->http_port_);
   if (auto st = s->StartServer(); !st.ok()) return st;
-  auto gw = Process::Start({Runfile("gateway/sluice-gateway"), "--http_port",
-                            std::to_string(s->http_port_), "--backend", s->grpc_target_},
-                           {}, absl::StrCat(s->log_dir_, "/gateway-", s->http_port_, ".log"));
+  std::vector<std::string> gw_argv = {Runfile("gateway/sluice-gateway"), "--http_host",
+                                      "127.0.0.1", "--http_port", std::to_string(s->http_port_),
+                                      "--backend", s->grpc_target_};
+  gw_argv.insert(gw_argv.end(), s->options_.gateway_args.begin(), s->options_.gateway_args.end());
+  std::map<std::string, std::string> gw_env;
+  if (!s->options_.gateway_without_token) gw_env["SLUICE_PROXY_TOKEN"] = s->proxy_token_;
+  auto gw = Process::Start(gw_argv, gw_env,
+                           absl::StrCat(s->log_dir_, "/gateway-", s->http_port_, ".log"));
   if (!gw.ok()) return gw.status();
   s->gateway_ = std::move(*gw);
   if (auto st = WaitForPort(s->http_port_, absl::Seconds(20)); !st.ok()) {
@@ -97,14 +156,16 @@ absl::Status Stack::StartServer() {
                                    std::to_string(grpc_port_), "--metrics_port",
                                    std::to_string(metrics_port_)};
   argv.insert(argv.end(), options_.server_args.begin(), options_.server_args.end());
-  if (!options_.config_yaml.empty()) {
-    std::string path = absl::StrCat(log_dir_, "/server-", grpc_port_, ".yaml");
-    std::ofstream(path) << options_.config_yaml;
-    argv.push_back("--config");
-    argv.push_back(path);
-  }
+  std::string path = absl::StrCat(log_dir_, "/server-", grpc_port_, ".yaml");
+  std::ofstream(path) << EffectiveConfig();
+  argv.push_back("--config");
+  argv.push_back(path);
   auto env = options_.server_env;
   env["SLUICE_DB_DSN"] = db_->dsn();
+  env.emplace("SLUICE_PROXY_TOKEN", proxy_token_);
+  env.emplace("SLUICE_TEST_ALERT_TOKEN", kTestAlertToken);
+  env.emplace("SLUICE_ENCRYPTION_KEY",
+              "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   auto server = Process::Start(argv, env, absl::StrCat(log_dir_, "/server-", grpc_port_, "-", ++server_starts_, ".log"));
   if (!server.ok()) return server.status();
   server_ = std::move(*server);

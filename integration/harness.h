@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <grpcpp/client_context.h>
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -33,16 +35,34 @@ struct HttpResponse {
 HttpResponse Http(absl::string_view method, absl::string_view url, absl::string_view body = "",
                   const std::vector<std::string>& headers = {});
 
-// A fresh database, sluice-server and sluice-gateway on free ports.
+// Identities the test stack makes admins by default (`access.admins`,
+// `notification.admins`), unless the test's config sets its own.
+inline const std::vector<std::string> kTestAccessAdmins = {
+    "alice@example.com", "admin@example.com", "bench@example.com", "cli@example.com",
+    "seed@example.com", "auditor@example.com"};
+// The alert hook token the test stack accepts for every hook URL (as
+// `Authorization: Bearer <token>`), unless the test's config sets its own.
+inline constexpr char kTestAlertToken[] = "test-alert-hook-token-0123456789";
+inline const std::vector<std::string> kTestNotificationAdmins = {
+    "tester@example.com", "admin@example.com", "cli@example.com", "bench@example.com"};
+
+// A fresh database, sluice-server and sluice-gateway on free ports, deployed
+// the production way: auth mode `header`, the gateway proving itself with a
+// random proxy token, an encryption key, and admin lists.
 class Stack {
  public:
   // Extra flags/env for the server (e.g. job intervals).
   struct Options {
     std::vector<std::string> server_args;
     std::map<std::string, std::string> server_env;
-    // sluice-server's YAML config file content (passed with --config);
-    // empty: no config file.
+    // sluice-server's YAML config. Sections it leaves out get the stack's
+    // defaults: `auth` (header mode, proxy token from SLUICE_PROXY_TOKEN),
+    // `access.admins` and `notification.admins` (kTest*Admins).
     std::string config_yaml;
+    // Extra flags for the gateway.
+    std::vector<std::string> gateway_args;
+    // Start the gateway without the proxy token (to show the server refusing it).
+    bool gateway_without_token = false;
   };
   static absl::StatusOr<std::unique_ptr<Stack>> Start(Options options);
   static absl::StatusOr<std::unique_ptr<Stack>> Start() { return Start(Options{}); }
@@ -53,9 +73,20 @@ class Stack {
   // "127.0.0.1:<port>" of the server's gRPC endpoint.
   const std::string& grpc_target() const { return grpc_target_; }
   int metrics_port() const { return metrics_port_; }
+  // The shared secret the gateway sends as x-sluice-proxy-token.
+  const std::string& proxy_token() const { return proxy_token_; }
+  // A gRPC context for a direct call as `email` (with the proxy token, as a
+  // trusted hop would send it) and a 30 s deadline.
+  std::unique_ptr<grpc::ClientContext> GrpcContext(const std::string& email) const;
+  // The environment that lets sluicectl call the server directly as a
+  // trusted hop (SLUICE_PROXY_TOKEN).
+  std::map<std::string, std::string> ClientEnv() const { return {{"SLUICE_PROXY_TOKEN", proxy_token_}}; }
   const db::TestDatabase& database() const { return *db_; }
   Process& server() { return *server_; }
   Process& gateway() { return *gateway_; }
+
+  // The server config actually written: Options::config_yaml plus defaults.
+  std::string EffectiveConfig() const;
 
   // Restarts sluice-server on the same ports and database; a non-empty
   // `config_yaml` replaces Options::config_yaml first.
@@ -68,7 +99,7 @@ class Stack {
   std::unique_ptr<db::TestDatabase> db_;
   std::unique_ptr<Process> server_;
   std::unique_ptr<Process> gateway_;
-  std::string http_base_, grpc_target_, log_dir_;
+  std::string http_base_, grpc_target_, log_dir_, proxy_token_;
   int grpc_port_ = 0, http_port_ = 0, metrics_port_ = 0, server_starts_ = 0;
 };
 

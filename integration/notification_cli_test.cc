@@ -28,7 +28,7 @@ class NotificationCliTest : public ::testing::Test {
     std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack_->grpc_target(),
                                      "--email", "cli@example.com"};
     argv.insert(argv.end(), args.begin(), args.end());
-    auto p = Process::Start(argv, {}, TempPath(absl::StrCat("ctl-", ++runs_, ".log")));
+    auto p = Process::Start(argv, stack_->ClientEnv(), TempPath(absl::StrCat("ctl-", ++runs_, ".log")));
     if (!p.ok()) return {-1, ""};
     int code = (*p)->Wait(absl::Seconds(30));
     return {code, (*p)->Output()};

@@ -36,6 +36,11 @@ class NotificationDeliveryTest : public SuiteStackTest {
     return api_.CreateReceiver({{"name", name}, {"type", "http"}, {"labels", labels},
                                 {"configurations", {{"url", fake_->Url(path)}}}});
   }
+  // POST /alerts/alertmanager/prod with the hook's token, as Alertmanager sends it.
+  HttpResponse PostAlert(const json& payload) {
+    return api_.Call("POST", "/alerts/alertmanager/prod", payload,
+                     {absl::StrCat("Authorization: Bearer ", kTestAlertToken)});
+  }
   NotificationApi api_{stack_};
   std::unique_ptr<FakeHttpServer> fake_;
 };
@@ -264,7 +269,7 @@ TEST_F(NotificationDeliveryTest, AlertHookToHttpSlackAndPagerDuty) {
                            {"receivers", {{{"id", h}}, {{"id", pd}}, {{"id", sl}}}},
                            {"match", {{"team", "infra"}}}});
 
-  auto r = api_.Call("POST", "/alerts/alertmanager/prod", AlertPayload("firing", "infra"));
+  auto r = PostAlert(AlertPayload("firing", "infra"));
   ASSERT_EQ(r.status, 200) << r.body;
   uint64_t n = U64(r.Json()["notification_id"]);
   ASSERT_GT(n, 0u);
@@ -300,13 +305,13 @@ TEST_F(NotificationDeliveryTest, AlertHookToHttpSlackAndPagerDuty) {
   EXPECT_EQ(att["fields"][1]["value"], "https://runbooks/latency");
 
   // Resolved → resolve event, good colour.
-  auto res = api_.Call("POST", "/alerts/alertmanager/prod", AlertPayload("resolved", "infra"));
+  auto res = PostAlert(AlertPayload("resolved", "infra"));
   api_.WaitSettled(U64(res.Json()["notification_id"]));
   EXPECT_EQ(fake_->Requests("/pd/v2/enqueue").at(1).Json()["event_action"], "resolve");
   EXPECT_EQ(fake_->Requests("/slk/chat.postMessage").at(1).Json()["attachments"][0]["color"], "good");
 
   // No subscription: stored, logged, still OK.
-  auto none = api_.Call("POST", "/alerts/alertmanager/prod", AlertPayload("firing", "nobody"));
+  auto none = PostAlert(AlertPayload("firing", "nobody"));
   ASSERT_EQ(none.status, 200) << none.body;
   EXPECT_EQ(U64(none.Json()["notification_id"]), 0u);
 

@@ -40,13 +40,31 @@ if ! psql "host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres" -Atc \
 fi
 export SLUICE_DB_DSN="$dsn"
 
+# The embedded development config: auth mode insecure_dev (the server believes
+# X-Auth-Email from any local caller; it refuses this mode on a non-loopback
+# listener), everything bound to 127.0.0.1, admin@example.com the admin of
+# both APIs, and a fixed development token for the Alertmanager hook.
+DEV_ADMIN="admin@example.com"
+export SLUICE_DEV_ALERT_TOKEN="dev-alert-hook-token-not-secret"
+cat >"$state/sluice.yaml" <<YAML
+grpc_host: 127.0.0.1
+auth:
+  mode: insecure_dev
+access:
+  admins: [$DEV_ADMIN]
+notification:
+  admins: [$DEV_ADMIN]
+  alert_hook_tokens:
+    - {provider: "*", token_env: SLUICE_DEV_ALERT_TOKEN}
+YAML
+
 cp -f bazel-bin/server/sluice-server bazel-bin/gateway/sluice-gateway "$state/" 2>/dev/null || true
-"$state/sluice-server" migrate
-"$state/sluice-server" --grpc_port "$GRPC_PORT" --metrics_port "$METRICS_PORT" \
-  >"$state/logs/server.log" 2>&1 &
+"$state/sluice-server" --config "$state/sluice.yaml" migrate
+"$state/sluice-server" --config "$state/sluice.yaml" --grpc_port "$GRPC_PORT" \
+  --metrics_port "$METRICS_PORT" >"$state/logs/server.log" 2>&1 &
 pids+=($!)
-"$state/sluice-gateway" --http_port "$HTTP_PORT" --backend "127.0.0.1:$GRPC_PORT" \
-  >"$state/logs/gateway.log" 2>&1 &
+"$state/sluice-gateway" --http_host 127.0.0.1 --http_port "$HTTP_PORT" \
+  --backend "127.0.0.1:$GRPC_PORT" >"$state/logs/gateway.log" 2>&1 &
 pids+=($!)
 
 for _ in $(seq 1 100); do
@@ -62,7 +80,12 @@ pids+=($!)
 cat <<MSG
 
 Sluice is running.
-  REST (gateway):   http://localhost:$HTTP_PORT   (try: curl http://localhost:$HTTP_PORT/api/v1beta1/server-info)
+  REST (gateway):   http://localhost:$HTTP_PORT
+                    try: curl -H 'X-Auth-Email: $DEV_ADMIN' http://localhost:$HTTP_PORT/api/v1beta1/server-info
+  Auth:             insecure_dev (development only): X-Auth-Email is believed as sent;
+                    admin of both APIs: $DEV_ADMIN
+  Alert hook:       http://localhost:$HTTP_PORT/api/v1beta1/alerts/<type>/<id>
+                    with Authorization: Bearer $SLUICE_DEV_ALERT_TOKEN
   OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json
   gRPC:             localhost:$GRPC_PORT  (reflection enabled)
   Metrics:          http://localhost:$METRICS_PORT/metrics

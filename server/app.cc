@@ -49,6 +49,41 @@ absl::Status RunMigrations(const Config& config) {
   return absl::OkStatus();
 }
 
+std::string ListenAddress(const std::string& host, int port) {
+  bool v6 = host.find(':') != std::string::npos && host.front() != '[';
+  return v6 ? absl::StrCat("[", host, "]:", port) : absl::StrCat(host, ":", port);
+}
+
+namespace {
+
+// What an operator must know at start: the mode, and what is not protected.
+void LogSecurityPosture(const Config& config) {
+  bool loopback = auth::IsLoopbackHost(config.grpc_host);
+  switch (config.auth.mode) {
+    case auth::AuthMode::kInsecureDev:
+      for (int i = 0; i < 3; ++i) {
+        spdlog::warn("msg=\"AUTH MODE insecure_dev: any local process can act as anyone by "
+                     "setting {}; for development on this machine only\"",
+                     config.auth.identity_header);
+      }
+      break;
+    case auth::AuthMode::kHeader:
+      if (!config.tls.enabled() && !loopback) {
+        spdlog::warn("msg=\"auth.mode header without tls on a non-loopback listener: the proxy "
+                     "token travels in clear\"");
+      }
+      break;
+    case auth::AuthMode::kJwt:
+      if (!config.tls.enabled() && !loopback) {
+        spdlog::warn("msg=\"auth.mode jwt without tls on a non-loopback listener: bearer tokens "
+                     "travel in clear\"");
+      }
+      break;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   std::unique_ptr<App> app(new App());
   app->config_ = config;
@@ -67,15 +102,31 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   if (!metrics.ok()) return metrics.status();
   app->metrics_ = std::move(*metrics);
 
+  SetOutboundPolicy(config.outbound);
+  const bool dev = config.auth.mode == auth::AuthMode::kInsecureDev;
   if (config.encryption_key.empty()) {
+    if (!dev) {
+      return absl::InvalidArgumentError(
+          "no encryption key: set SLUICE_ENCRYPTION_KEY or encryption_key (32 bytes as 64 hex "
+          "characters, e.g. `openssl rand -hex 32`); stored secrets are encrypted with it");
+    }
     spdlog::warn("msg=\"no encryption key configured (SLUICE_ENCRYPTION_KEY); secrets are "
-                 "encrypted with the public development key\"");
+                 "encrypted with the public development key (auth.mode insecure_dev only)\"");
     app->crypter_ = Crypter::Development();
   } else {
     auto crypter = Crypter::Create(config.encryption_key);
     if (!crypter.ok()) return crypter.status();
     app->crypter_ = std::move(*crypter);
   }
+
+  auto creds = auth::MakeServerCredentials(config.tls);
+  if (!creds.ok()) return creds.status();
+  app->http_ = NewCurlHttpClient();
+  auto authenticator =
+      auth::Authenticator::Create(config.auth, config.tls.mutual(), app->http_.get());
+  if (!authenticator.ok()) return authenticator.status();
+  app->auth_ = std::move(*authenticator);
+  LogSecurityPosture(config);
 
   // Every hosted API: the server's own service, then each module's.
   std::vector<std::string> names = {"sluice.server.v1beta1.ServerService"};
@@ -85,20 +136,22 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
     auto section = config.modules.find(entry.name);
     ModuleContext ctx{&app->config_,
                       section == config.modules.end() ? &kNull : &section->second,
-                      app->pool_.get(), app->crypter_.get(), app->metrics_->registry().get()};
+                      app->pool_.get(), app->crypter_.get(), app->auth_.get(),
+                      app->metrics_->registry().get()};
     auto module = entry.create(ctx);
     if (!module.ok()) return module.status();
     for (auto& n : (*module)->ServiceNames()) names.push_back(n);
     for (auto* s : (*module)->Services()) module_services.push_back(s);
     app->modules_.push_back(std::move(*module));
   }
-  app->services_.push_back(std::make_unique<ServerServiceImpl>(started_at, names));
+  app->services_.push_back(
+      std::make_unique<ServerServiceImpl>(started_at, names, app->auth_.get()));
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::StrCat("0.0.0.0:", config.grpc_port),
-                           grpc::InsecureServerCredentials(), &app->grpc_port_);
+  builder.AddListeningPort(ListenAddress(config.grpc_host, config.grpc_port), *creds,
+                           &app->grpc_port_);
   builder.SetMaxReceiveMessageSize(16 << 20);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS,
                               std::min(4, config.grpc_threads));
@@ -112,12 +165,14 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   app->server_ = builder.BuildAndStart();
   if (!app->server_ || app->grpc_port_ == 0) {
     return absl::UnavailableError(
-        absl::StrCat("cannot listen for gRPC on port ", config.grpc_port));
+        absl::StrCat("cannot listen for gRPC on ", ListenAddress(config.grpc_host, config.grpc_port)));
   }
   app->server_->GetHealthCheckService()->SetServingStatus(true);
   for (auto& m : app->modules_) m->StartBackground();
-  spdlog::info("msg=\"serving\" grpc_port={} metrics_port={}", app->grpc_port_,
-               app->metrics_->port());
+  spdlog::info("msg=\"serving\" grpc_host={} grpc_port={} tls={} auth={} metrics_port={}",
+               config.grpc_host, app->grpc_port_,
+               config.tls.mutual() ? "mtls" : config.tls.enabled() ? "tls" : "off",
+               std::string(auth::AuthModeName(config.auth.mode)), app->metrics_->port());
   return app;
 }
 

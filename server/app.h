@@ -9,7 +9,9 @@
 #include <grpcpp/server.h>
 
 #include "absl/status/statusor.h"
+#include "common/auth/authenticator.h"
 #include "common/crypto.h"
+#include "common/http_client.h"
 #include "common/db/migrate.h"
 #include "common/db/pool.h"
 #include "common/metrics.h"
@@ -25,6 +27,9 @@ std::vector<db::MigrationSet> AllMigrations();
 // db.connect_timeout_seconds. Unavailable after that.
 absl::StatusOr<std::unique_ptr<db::Pool>> ConnectWithRetry(const Config& config);
 
+// "host:port", with brackets around an IPv6 host.
+std::string ListenAddress(const std::string& host, int port);
+
 // `sluice-server migrate`: applies pending migrations and returns.
 absl::Status RunMigrations(const Config& config);
 
@@ -32,8 +37,11 @@ absl::Status RunMigrations(const Config& config);
 class App {
  public:
   // Connects, migrates (unless db.auto_migrate is false), and starts serving
-  // gRPC on config.grpc_port and /metrics on config.metrics_port.
-  // Unavailable when the database or a port cannot be reached/bound.
+  // gRPC on config.grpc_host:grpc_port (with config.tls) and /metrics on
+  // config.metrics_port. Unavailable when the database or a port cannot be
+  // reached/bound; InvalidArgument for unusable auth, TLS or key settings
+  // (a missing encryption key outside insecure_dev, header mode without a
+  // proxy token or mTLS).
   static absl::StatusOr<std::unique_ptr<App>> Start(const Config& config);
 
   ~App();
@@ -52,6 +60,8 @@ class App {
   std::unique_ptr<db::Pool> pool_;
   std::unique_ptr<MetricsServer> metrics_;
   std::unique_ptr<Crypter> crypter_;
+  std::unique_ptr<HttpClient> http_;  // JWKS fetches
+  std::unique_ptr<auth::Authenticator> auth_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::vector<std::unique_ptr<Module>> modules_;
   std::unique_ptr<grpc::Server> server_;

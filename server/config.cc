@@ -47,14 +47,14 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
   }
   if (root.IsNull()) return c;
   if (!root.IsMap()) return absl::InvalidArgumentError("config: top level must be a mapping");
-  if (auto st = CheckKeys(root, "", {"grpc_port", "metrics_port", "log_level",
+  if (auto st = CheckKeys(root, "", {"grpc_host", "grpc_port", "metrics_port", "log_level",
                                      "shutdown_grace_seconds", "grpc_threads", "db",
-                                     "encryption_key",
+                                     "encryption_key", "tls", "auth", "outbound",
                                      "access", "notification"});
       !st.ok()) {
     return st;
   }
-  for (auto st : {Read(root, "grpc_port", &c.grpc_port), Read(root, "metrics_port", &c.metrics_port),
+  for (auto st : {Read(root, "grpc_host", &c.grpc_host), Read(root, "grpc_port", &c.grpc_port), Read(root, "metrics_port", &c.metrics_port),
                   Read(root, "log_level", &c.log_level),
                   Read(root, "shutdown_grace_seconds", &c.shutdown_grace_seconds),
                   Read(root, "grpc_threads", &c.grpc_threads),
@@ -70,6 +70,9 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
       c.modules[module] = YAML::Clone(section);
     }
   }
+  if (auto st = ParseAuthSection(root["auth"], &c.auth); !st.ok()) return st;
+  if (auto st = ParseTlsSection(root["tls"], &c.tls); !st.ok()) return st;
+  if (auto st = ParseOutboundSection(root["outbound"], &c.outbound); !st.ok()) return st;
   if (YAML::Node db = root["db"]) {
     if (!db.IsMap()) return absl::InvalidArgumentError("config key \"db\" must be a mapping");
     if (auto st = CheckKeys(db, "db.", {"dsn", "pool_size", "auto_migrate",
@@ -98,6 +101,12 @@ absl::StatusOr<Config> ApplyEnv(Config c) {
   if (const char* v = std::getenv("SLUICE_DB_DSN"); v && *v) c.db.dsn = v;
   if (const char* v = std::getenv("SLUICE_ENCRYPTION_KEY"); v && *v) c.encryption_key = v;
   if (const char* v = std::getenv("SLUICE_LOG_LEVEL"); v && *v) c.log_level = v;
+  if (const char* v = std::getenv("SLUICE_GRPC_HOST"); v && *v) c.grpc_host = v;
+  if (const char* v = std::getenv("SLUICE_AUTH_MODE"); v && *v) {
+    auto mode = ParseAuthMode(v);
+    if (!mode.ok()) return mode.status();
+    c.auth.mode = *mode;
+  }
   if (const char* v = std::getenv("SLUICE_DB_POOL_SIZE"); v && *v) {
     if (!absl::SimpleAtoi(v, &c.db.pool_size)) {
       return absl::InvalidArgumentError(
@@ -119,6 +128,13 @@ absl::Status Validate(const Config& c) {
   if (c.db.dsn.empty()) {
     return absl::InvalidArgumentError(
         "no database configured: set SLUICE_DB_DSN or db.dsn in the --config file");
+  }
+  if (c.grpc_host.empty()) return absl::InvalidArgumentError("grpc_host must not be empty");
+  if (c.auth.mode == auth::AuthMode::kInsecureDev && !auth::IsLoopbackHost(c.grpc_host)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "auth.mode insecure_dev believes any caller's identity header, so it is allowed only "
+        "on a loopback listener; grpc_host is \"", c.grpc_host,
+        "\" (use 127.0.0.1, or auth.mode header/jwt)"));
   }
   if (c.shutdown_grace_seconds < 0) {
     return absl::InvalidArgumentError("shutdown_grace_seconds must be ≥ 0");

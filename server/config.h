@@ -11,13 +11,19 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/auth/authenticator.h"
+#include "common/auth/tls.h"
+#include "common/outbound.h"
 
 namespace sluice::server {
 
 // Every setting of sluice-server. YAML keys are the field names below
 // (nested under `db:` for Db).
 struct Config {
-  int grpc_port = 8081;     // gRPC listen port (all interfaces)
+  // gRPC listen address. Loopback by default: the gateway runs beside the
+  // server, and the gRPC port is never meant to be open to the world.
+  std::string grpc_host = "127.0.0.1";
+  int grpc_port = 8081;     // gRPC listen port
   int metrics_port = 9091;  // Prometheus /metrics port; 0 disables it
   std::string log_level = "info";
   int shutdown_grace_seconds = 30;  // in-flight RPCs get this long on SIGTERM
@@ -35,6 +41,13 @@ struct Config {
   // secrets (env SLUICE_ENCRYPTION_KEY). Empty: a fixed development key is
   // used and a warning logged.
   std::string encryption_key;
+  // `tls:` the gRPC listener's certificate and, with client_ca_file, mTLS.
+  auth::TlsServerOptions tls;
+  // `auth:` who may call (see common/auth/authenticator.h and the README's
+  // "Security model"). Default: header mode, which needs a proxy token or mTLS.
+  auth::AuthOptions auth;
+  // `outbound:` where outbound HTTP calls may connect (deny_cidrs).
+  OutboundPolicy outbound;
   // Each API module's own section (`access:`, `notification:`), kept as
   // YAML for the module to parse (see server/module.h). Absent → Null node.
   std::map<std::string, YAML::Node> modules;
@@ -47,13 +60,24 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config base = {})
 // Loads `path` (YAML); NotFound when it does not exist.
 absl::StatusOr<Config> LoadConfigFile(const std::string& path, Config base = {});
 
-// Applies SLUICE_DB_DSN, SLUICE_DB_POOL_SIZE, SLUICE_ENCRYPTION_KEY and
-// SLUICE_LOG_LEVEL from the process environment.
+// Applies SLUICE_DB_DSN, SLUICE_DB_POOL_SIZE, SLUICE_ENCRYPTION_KEY,
+// SLUICE_LOG_LEVEL, SLUICE_GRPC_HOST and SLUICE_AUTH_MODE from the process
+// environment.
 absl::StatusOr<Config> ApplyEnv(Config config);
 
-// Checks ranges (ports 0-65535, pool ≥ 1, grpc_threads ≥ 1, a DSN present). InvalidArgument
+// Checks ranges (ports 0-65535, pool ≥ 1, grpc_threads ≥ 1, a DSN present)
+// and that auth mode insecure_dev listens on loopback only. InvalidArgument
 // naming the setting.
 absl::Status Validate(const Config& config);
+
+// Parses the `auth:`, `tls:` and `outbound:` sections (server/config_security.cc).
+// InvalidArgument naming the key.
+absl::Status ParseAuthSection(const YAML::Node& node, auth::AuthOptions* out);
+absl::Status ParseTlsSection(const YAML::Node& node, auth::TlsServerOptions* out);
+absl::Status ParseOutboundSection(const YAML::Node& node, OutboundPolicy* out);
+
+// "header" → kHeader etc.; InvalidArgument naming the modes otherwise.
+absl::StatusOr<auth::AuthMode> ParseAuthMode(absl::string_view name);
 
 }  // namespace sluice::server
 

@@ -26,9 +26,11 @@ int main(int argc, char** argv) {
 
   CLI::App cli{"sluice-server: Sluice's access-management and notification APIs over gRPC"};
   std::string config_path;
+  std::string grpc_host;
   int grpc_port = -1, metrics_port = -1;
   std::string auto_migrate;
   cli.add_option("--config", config_path, "YAML config file (optional)");
+  cli.add_option("--grpc_host", grpc_host, "gRPC listen address (default 127.0.0.1)");
   cli.add_option("--grpc_port", grpc_port, "gRPC port (default 8081)");
   cli.add_option("--metrics_port", metrics_port, "Prometheus /metrics port, 0 disables (default 9091)");
   cli.add_option("--auto_migrate", auto_migrate, "apply pending migrations at start: true|false");
@@ -50,6 +52,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   config = *with_env;
+  if (!grpc_host.empty()) config.grpc_host = grpc_host;
   if (grpc_port >= 0) config.grpc_port = grpc_port;
   if (metrics_port >= 0) config.metrics_port = metrics_port;
   if (!auto_migrate.empty()) {

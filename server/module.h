@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "absl/status/statusor.h"
+#include "common/auth/authenticator.h"
 #include "common/crypto.h"
 #include "common/db/migrate.h"
 #include "common/db/pool.h"
@@ -26,6 +27,7 @@ struct ModuleContext {
   const YAML::Node* module_config;      // the module's own section (may be Null)
   db::Pool* pool;                       // shared connection pool
   const Crypter* crypter;               // secrets at rest
+  const auth::Authenticator* auth;      // who is calling (every handler asks it)
   prometheus::Registry* registry;       // metrics
 };
 

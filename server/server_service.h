@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "common/auth/authenticator.h"
 #include "proto/sluice/server/v1beta1/server.grpc.pb.h"
 
 namespace sluice::server {
@@ -16,7 +17,9 @@ inline constexpr char kVersion[] = "0.1.0";
 class ServerServiceImpl final : public sluice::server::v1beta1::ServerService::Service {
  public:
   // `services` are the fully-qualified gRPC service names this process hosts.
-  ServerServiceImpl(absl::Time started_at, std::vector<std::string> services);
+  // `auth` (borrowed) authenticates every call; caller_email is the caller.
+  ServerServiceImpl(absl::Time started_at, std::vector<std::string> services,
+                    const auth::Authenticator* auth);
 
   grpc::Status GetServerInfo(grpc::ServerContext* context,
                              const v1beta1::GetServerInfoRequest* request,
@@ -29,6 +32,7 @@ class ServerServiceImpl final : public sluice::server::v1beta1::ServerService::S
  private:
   absl::Time started_at_;
   std::vector<std::string> services_;
+  const auth::Authenticator* auth_;
 };
 
 }  // namespace sluice::server

@@ -1,5 +1,6 @@
 #include "server/access/module.h"
 
+#include <set>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -75,13 +76,14 @@ class AccessModule : public server::Module {
         resources_(&resource_repo_),
         iam_(NewHttpIamClient()),
         appeals_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get()),
-        policy_grpc_(&policies_),
-        provider_grpc_(&providers_),
-        resource_grpc_(&resources_),
-        audit_grpc_(&audit_repo_),
-        appeal_grpc_(&appeals_),
-        approval_grpc_(&appeals_),
-        grant_grpc_(&appeals_) {}
+        api_auth_{ctx.auth, &config_.admins},
+        policy_grpc_(&policies_, api_auth_),
+        provider_grpc_(&providers_, api_auth_),
+        resource_grpc_(&resources_, api_auth_),
+        audit_grpc_(&audit_repo_, api_auth_),
+        appeal_grpc_(&appeals_, api_auth_),
+        approval_grpc_(&appeals_, api_auth_),
+        grant_grpc_(&appeals_, api_auth_) {}
 
   std::vector<std::string> ServiceNames() const override {
     return {"sluice.access.v1beta1.PolicyService", "sluice.access.v1beta1.ProviderService",
@@ -145,6 +147,7 @@ class AccessModule : public server::Module {
   ResourceService resources_;
   std::unique_ptr<IamClient> iam_;
   AppealService appeals_;
+  ApiAuth api_auth_;
   PolicyGrpcService policy_grpc_;
   ProviderGrpcService provider_grpc_;
   ResourceGrpcService resource_grpc_;
@@ -164,6 +167,21 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
   if (!node.IsMap()) return absl::InvalidArgumentError("access: must be a mapping");
   for (const auto& kv : node) {
     std::string key = kv.first.as<std::string>();
+    if (key == "admins" || key == "admin_groups") {
+      std::set<std::string>* out =
+          key == "admins" ? &config.admins.identities : &config.admins.groups;
+      if (!kv.second.IsSequence()) {
+        return absl::InvalidArgumentError(absl::StrCat("access.", key, ": want a list of strings"));
+      }
+      for (const auto& item : kv.second) {
+        if (!item.IsScalar() || item.Scalar().empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("access.", key, ": want a list of non-empty strings"));
+        }
+        out->insert(item.Scalar());
+      }
+      continue;
+    }
     absl::Duration* target = nullptr;
     if (key == "resource_sync_interval") {
       target = &config.resource_sync_interval;
@@ -171,7 +189,9 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       target = &config.grant_expiry_interval;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "access.", key, ": unknown key (known: resource_sync_interval, grant_expiry_interval)"));
+          "access.", key,
+          ": unknown key (known: resource_sync_interval, grant_expiry_interval, admins, "
+          "admin_groups)"));
     }
     if (!kv.second.IsScalar()) {
       return absl::InvalidArgumentError(absl::StrCat("access.", key, ": want a duration"));

@@ -4,6 +4,8 @@
 // Config section `access:` (all optional):
 //   resource_sync_interval: 2h   # re-fetch every provider's resources
 //   grant_expiry_interval: 1m    # revoke expired grants (issue 5)
+//   admins: [ops@example.com]    # may change policies, providers, resources,
+//   admin_groups: [sre]          #   approvers, and bulk-revoke (JWT groups claim)
 #ifndef SLUICE_SERVER_ACCESS_MODULE_H_
 #define SLUICE_SERVER_ACCESS_MODULE_H_
 
@@ -11,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/auth/caller.h"
 #include "server/module.h"
 
 namespace sluice::db {
@@ -24,10 +27,11 @@ namespace sluice::access {
 struct AccessConfig {
   absl::Duration resource_sync_interval = absl::Hours(2);
   absl::Duration grant_expiry_interval = absl::Minutes(1);
+  auth::AdminList admins;  // `admins` (identities) and `admin_groups`
 };
 
 // Parses the section (Null → defaults). InvalidArgument naming the key for an
-// unknown key or a bad duration.
+// unknown key, a bad duration or an admins entry that is not a string list.
 absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node);
 
 // The module table's factory (server/modules.cc).

@@ -1,6 +1,10 @@
 #include "server/notification/module.h"
 
+#include <algorithm>
+#include <set>
+
 #include "absl/strings/str_cat.h"
+#include "common/auth/secret.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "common/http_client.h"
@@ -15,7 +19,60 @@ namespace {
 struct Settings {
   DeliveryOptions delivery;
   QueuePolicy policy;
+  auth::AdminList admins;          // admins, admin_groups
+  api::AlertHookTokens hook_tokens;  // alert_hook_tokens
 };
+
+absl::Status ParseStringList(const YAML::Node& node, const std::string& key,
+                             std::set<std::string>* out) {
+  if (!node.IsSequence()) {
+    return absl::InvalidArgumentError(absl::StrCat("notification.", key, ": want a list of strings"));
+  }
+  for (const auto& item : node) {
+    if (!item.IsScalar() || item.Scalar().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("notification.", key, ": want a list of non-empty strings"));
+    }
+    out->insert(item.Scalar());
+  }
+  return absl::OkStatus();
+}
+
+// alert_hook_tokens: [{provider: "<type>/<id>" | "*", token_file: path | token_env: NAME}]
+absl::Status ParseHookTokens(const YAML::Node& node, api::AlertHookTokens* out) {
+  const char* where = "notification.alert_hook_tokens";
+  if (!node.IsSequence()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": want a list of {provider, token_file|token_env}"));
+  }
+  for (const auto& item : node) {
+    if (!item.IsMap() || !item["provider"] || !item["provider"].IsScalar()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": each entry needs provider"));
+    }
+    auth::SecretSource src;
+    for (const auto& kv : item) {
+      std::string k = kv.first.as<std::string>();
+      if (k == "token_file") {
+        src.file = kv.second.as<std::string>();
+      } else if (k == "token_env") {
+        src.env = kv.second.as<std::string>();
+      } else if (k != "provider") {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key \"", k, "\""));
+      }
+    }
+    std::string provider = item["provider"].Scalar();
+    if (provider != "*" && std::count(provider.begin(), provider.end(), '/') != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": provider \"", provider, "\" must be <provider_type>/<provider_id> or *"));
+    }
+    if (src.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", provider, " needs token_file or token_env"));
+    }
+    auto token = auth::LoadSecret(src, absl::StrCat(where, " ", provider));
+    if (!token.ok()) return token.status();
+    (*out)[provider] = *token;
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
   Settings s;
@@ -23,6 +80,15 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
   if (!node->IsMap()) return absl::InvalidArgumentError("notification: must be a mapping");
   for (auto it = node->begin(); it != node->end(); ++it) {
     std::string key = it->first.as<std::string>();
+    if (key == "admins" || key == "admin_groups") {
+      auto* out = key == "admins" ? &s.admins.identities : &s.admins.groups;
+      if (auto st = ParseStringList(it->second, key, out); !st.ok()) return st;
+      continue;
+    }
+    if (key == "alert_hook_tokens") {
+      if (auto st = ParseHookTokens(it->second, &s.hook_tokens); !st.ok()) return st;
+      continue;
+    }
     long long v = 0;
     try {
       v = it->second.as<long long>();
@@ -82,8 +148,9 @@ class NotificationModule : public server::Module {
         notifications_(&receiver_repo_, &subscription_repo_, &template_repo_, &notification_repo_,
                        settings.policy, [this] { workers_.Wake(); }),
         alerts_(&notifications_, &alert_repo_),
-        grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_}),
-        settings_(settings) {}
+        settings_(std::move(settings)),
+        grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
+                            ctx.auth, &settings_.admins, &settings_.hook_tokens}) {}
 
   std::vector<std::string> ServiceNames() const override {
     return {"sluice.notification.v1beta1.NotificationService"};
@@ -113,8 +180,8 @@ class NotificationModule : public server::Module {
   TemplateService templates_;
   NotificationService notifications_;
   AlertService alerts_;
-  api::NotificationGrpcService grpc_;
   Settings settings_;
+  api::NotificationGrpcService grpc_;
 };
 
 }  // namespace

@@ -5,6 +5,9 @@
 namespace sluice::access {
 namespace {
 
+using auth::Caller;
+using auth::WithCaller;
+
 std::vector<std::string> Pick(const google::protobuf::RepeatedPtrField<std::string>& body,
                               const google::protobuf::RepeatedPtrField<std::string>& query) {
   const auto& src = body.empty() ? query : body;  // body fields win
@@ -16,22 +19,24 @@ std::vector<std::string> Pick(const google::protobuf::RepeatedPtrField<std::stri
 grpc::Status AppealGrpcService::CreateAppeal(grpc::ServerContext* ctx,
                                              const v1beta1::CreateAppealRequest* req,
                                              v1beta1::CreateAppealResponse* resp) {
-  return Guarded("AppealService/CreateAppeal", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
-    auto appeals = appeals_->Create(*req, *caller);
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/CreateAppeal",
+                    [&](const Caller& caller) -> absl::Status {
+    auto appeals = appeals_->Create(*req, caller.identity);
     if (!appeals.ok()) return appeals.status();
     for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
     return absl::OkStatus();
   });
 }
 
-grpc::Status AppealGrpcService::ListAppeals(grpc::ServerContext*,
+grpc::Status AppealGrpcService::ListAppeals(grpc::ServerContext* ctx,
                                             const v1beta1::ListAppealsRequest* req,
                                             v1beta1::ListAppealsResponse* resp) {
-  return Guarded("AppealService/ListAppeals", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/ListAppeals",
+                    [&](const Caller& caller) -> absl::Status {
+    // Admins list everything; anyone else what they created, requested or approve.
+    Actor actor = auth_.ActorOf(caller);
     int total = 0;
-    auto appeals = appeals_->List(*req, "", &total);
+    auto appeals = appeals_->List(*req, "", actor.admin ? "" : actor.identity, &total);
     if (!appeals.ok()) return appeals.status();
     for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
     resp->set_total(total);
@@ -42,11 +47,10 @@ grpc::Status AppealGrpcService::ListAppeals(grpc::ServerContext*,
 grpc::Status AppealGrpcService::ListUserAppeals(grpc::ServerContext* ctx,
                                                 const v1beta1::ListAppealsRequest* req,
                                                 v1beta1::ListAppealsResponse* resp) {
-  return Guarded("AppealService/ListUserAppeals", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/ListUserAppeals",
+                    [&](const Caller& caller) -> absl::Status {
     int total = 0;
-    auto appeals = appeals_->List(*req, *caller, &total);
+    auto appeals = appeals_->List(*req, caller.identity, "", &total);
     if (!appeals.ok()) return appeals.status();
     for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
     resp->set_total(total);
@@ -54,11 +58,12 @@ grpc::Status AppealGrpcService::ListUserAppeals(grpc::ServerContext* ctx,
   });
 }
 
-grpc::Status AppealGrpcService::GetAppeal(grpc::ServerContext*,
+grpc::Status AppealGrpcService::GetAppeal(grpc::ServerContext* ctx,
                                           const v1beta1::GetAppealRequest* req,
                                           v1beta1::GetAppealResponse* resp) {
-  return Guarded("AppealService/GetAppeal", [&]() -> absl::Status {
-    auto a = appeals_->Get(req->id());
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/GetAppeal",
+                    [&](const Caller& caller) -> absl::Status {
+    auto a = appeals_->GetFor(req->id(), auth_.ActorOf(caller));
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -68,10 +73,9 @@ grpc::Status AppealGrpcService::GetAppeal(grpc::ServerContext*,
 grpc::Status AppealGrpcService::CancelAppeal(grpc::ServerContext* ctx,
                                              const v1beta1::CancelAppealRequest* req,
                                              v1beta1::CancelAppealResponse* resp) {
-  return Guarded("AppealService/CancelAppeal", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
-    auto a = appeals_->Cancel(req->id(), *caller);
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/CancelAppeal",
+                    [&](const Caller& caller) -> absl::Status {
+    auto a = appeals_->Cancel(req->id(), caller.identity);
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -81,10 +85,9 @@ grpc::Status AppealGrpcService::CancelAppeal(grpc::ServerContext* ctx,
 grpc::Status AppealGrpcService::RevokeAppeal(grpc::ServerContext* ctx,
                                              const v1beta1::RevokeAppealRequest* req,
                                              v1beta1::RevokeAppealResponse* resp) {
-  return Guarded("AppealService/RevokeAppeal", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
-    auto a = appeals_->Revoke(req->id(), *caller, req->reason());
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/RevokeAppeal",
+                    [&](const Caller& caller) -> absl::Status {
+    auto a = appeals_->Revoke(req->id(), auth_.ActorOf(caller), req->reason());
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -94,9 +97,9 @@ grpc::Status AppealGrpcService::RevokeAppeal(grpc::ServerContext* ctx,
 grpc::Status AppealGrpcService::RevokeAppeals(grpc::ServerContext* ctx,
                                               const v1beta1::RevokeAppealsRequest* req,
                                               v1beta1::RevokeAppealsResponse* resp) {
-  return Guarded("AppealService/RevokeAppeals", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/RevokeAppeals",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "bulk-revoke grants"); !st.ok()) return st;
     const auto& b = req->body();
     GrantSelector s;
     s.account_ids = Pick(b.account_ids(), req->account_ids());
@@ -105,9 +108,10 @@ grpc::Status AppealGrpcService::RevokeAppeals(grpc::ServerContext* ctx,
     s.resource_types = Pick(b.resource_types(), req->resource_types());
     s.resource_urns = Pick(b.resource_urns(), req->resource_urns());
     std::string reason = b.reason().empty() ? req->reason() : b.reason();
-    auto appeals = appeals_->RevokeMany(s, *caller, reason);
-    if (!appeals.ok()) return appeals.status();
-    for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
+    auto result = appeals_->RevokeMany(s, caller.identity, reason);
+    if (!result.ok()) return result.status();
+    for (auto& a : result->revoked) *resp->add_appeals() = std::move(a);
+    for (auto& f : result->failed) *resp->add_failed() = std::move(f);
     return absl::OkStatus();
   });
 }
@@ -115,22 +119,25 @@ grpc::Status AppealGrpcService::RevokeAppeals(grpc::ServerContext* ctx,
 grpc::Status ApprovalGrpcService::UpdateApproval(grpc::ServerContext* ctx,
                                                  const v1beta1::UpdateApprovalRequest* req,
                                                  v1beta1::UpdateApprovalResponse* resp) {
-  return Guarded("ApprovalService/UpdateApproval", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
-    auto a = appeals_->Act(req->id(), req->approval_name(), req->action(), *caller, req->reason());
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/UpdateApproval",
+                    [&](const Caller& caller) -> absl::Status {
+    auto a = appeals_->Act(req->id(), req->approval_name(), req->action(), caller.identity,
+                           req->reason());
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
   });
 }
 
-grpc::Status ApprovalGrpcService::ListApprovals(grpc::ServerContext*,
+grpc::Status ApprovalGrpcService::ListApprovals(grpc::ServerContext* ctx,
                                                 const v1beta1::ListApprovalsRequest* req,
                                                 v1beta1::ListApprovalsResponse* resp) {
-  return Guarded("ApprovalService/ListApprovals", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/ListApprovals",
+                    [&](const Caller& caller) -> absl::Status {
+    // Admins list every approval; anyone else the approvals they are asked for.
+    Actor actor = auth_.ActorOf(caller);
     int total = 0;
-    auto list = appeals_->ListApprovals(*req, "", &total);
+    auto list = appeals_->ListApprovals(*req, actor.admin ? "" : actor.identity, &total);
     if (!list.ok()) return list.status();
     for (auto& a : *list) *resp->add_approvals() = std::move(a);
     resp->set_total(total);
@@ -141,11 +148,10 @@ grpc::Status ApprovalGrpcService::ListApprovals(grpc::ServerContext*,
 grpc::Status ApprovalGrpcService::ListUserApprovals(grpc::ServerContext* ctx,
                                                     const v1beta1::ListApprovalsRequest* req,
                                                     v1beta1::ListApprovalsResponse* resp) {
-  return Guarded("ApprovalService/ListUserApprovals", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/ListUserApprovals",
+                    [&](const Caller& caller) -> absl::Status {
     int total = 0;
-    auto list = appeals_->ListApprovals(*req, *caller, &total);
+    auto list = appeals_->ListApprovals(*req, caller.identity, &total);
     if (!list.ok()) return list.status();
     for (auto& a : *list) *resp->add_approvals() = std::move(a);
     resp->set_total(total);
@@ -156,10 +162,11 @@ grpc::Status ApprovalGrpcService::ListUserApprovals(grpc::ServerContext* ctx,
 grpc::Status ApprovalGrpcService::AddApprover(grpc::ServerContext* ctx,
                                               const v1beta1::AddApproverRequest* req,
                                               v1beta1::AddApproverResponse* resp) {
-  return Guarded("ApprovalService/AddApprover", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
-    auto a = appeals_->AddApprover(req->appeal_id(), req->approval_id(), req->email(), *caller);
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/AddApprover",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "add approvers"); !st.ok()) return st;
+    auto a = appeals_->AddApprover(req->appeal_id(), req->approval_id(), req->email(),
+                                   caller.identity);
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -169,10 +176,11 @@ grpc::Status ApprovalGrpcService::AddApprover(grpc::ServerContext* ctx,
 grpc::Status ApprovalGrpcService::DeleteApprover(grpc::ServerContext* ctx,
                                                  const v1beta1::DeleteApproverRequest* req,
                                                  v1beta1::DeleteApproverResponse* resp) {
-  return Guarded("ApprovalService/DeleteApprover", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
-    auto a = appeals_->DeleteApprover(req->appeal_id(), req->approval_id(), req->email(), *caller);
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/DeleteApprover",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "delete approvers"); !st.ok()) return st;
+    auto a = appeals_->DeleteApprover(req->appeal_id(), req->approval_id(), req->email(),
+                                      caller.identity);
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -182,11 +190,12 @@ grpc::Status ApprovalGrpcService::DeleteApprover(grpc::ServerContext* ctx,
 grpc::Status GrantGrpcService::ListGrants(grpc::ServerContext* ctx,
                                           const v1beta1::ListGrantsRequest* req,
                                           v1beta1::ListGrantsResponse* resp) {
-  return Guarded("GrantService/ListGrants", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
+  return WithCaller(*auth_.authenticator, ctx, "GrantService/ListGrants",
+                    [&](const Caller& caller) -> absl::Status {
+    // Other accounts' grants only for admins and the resources' approvers.
+    Actor actor = auth_.ActorOf(caller);
     int total = 0;
-    auto grants = appeals_->ListGrants(*req, &total);
+    auto grants = appeals_->ListGrants(*req, actor.admin ? "" : actor.identity, &total);
     if (!grants.ok()) return grants.status();
     for (auto& g : *grants) *resp->add_grants() = std::move(g);
     resp->set_total(total);
@@ -197,10 +206,9 @@ grpc::Status GrantGrpcService::ListGrants(grpc::ServerContext* ctx,
 grpc::Status GrantGrpcService::GetGrant(grpc::ServerContext* ctx,
                                         const v1beta1::GetGrantRequest* req,
                                         v1beta1::GetGrantResponse* resp) {
-  return Guarded("GrantService/GetGrant", [&]() -> absl::Status {
-    auto caller = RequireCallerEmail(*ctx);
-    if (!caller.ok()) return caller.status();
-    auto g = appeals_->GetGrant(req->id());
+  return WithCaller(*auth_.authenticator, ctx, "GrantService/GetGrant",
+                    [&](const Caller& caller) -> absl::Status {
+    auto g = appeals_->GetGrant(req->id(), auth_.ActorOf(caller));
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();

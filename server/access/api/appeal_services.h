@@ -2,14 +2,19 @@
 #ifndef SLUICE_SERVER_ACCESS_API_APPEAL_SERVICES_H_
 #define SLUICE_SERVER_ACCESS_API_APPEAL_SERVICES_H_
 
+#include "server/access/api/api_auth.h"
 #include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
 #include "server/access/core/appeal_service.h"
 
 namespace sluice::access {
 
+// Every handler authenticates the call (WithCaller); see api_auth.h and the
+// README's "Security model" for what each role may do.
+
 class AppealGrpcService final : public v1beta1::AppealService::Service {
  public:
-  explicit AppealGrpcService(AppealService* appeals) : appeals_(appeals) {}
+  AppealGrpcService(AppealService* appeals, ApiAuth auth)
+      : appeals_(appeals), auth_(auth) {}
   grpc::Status CreateAppeal(grpc::ServerContext* ctx, const v1beta1::CreateAppealRequest* req,
                             v1beta1::CreateAppealResponse* resp) override;
   grpc::Status ListAppeals(grpc::ServerContext* ctx, const v1beta1::ListAppealsRequest* req,
@@ -27,11 +32,13 @@ class AppealGrpcService final : public v1beta1::AppealService::Service {
 
  private:
   AppealService* appeals_;
+  ApiAuth auth_;
 };
 
 class ApprovalGrpcService final : public v1beta1::ApprovalService::Service {
  public:
-  explicit ApprovalGrpcService(AppealService* appeals) : appeals_(appeals) {}
+  ApprovalGrpcService(AppealService* appeals, ApiAuth auth)
+      : appeals_(appeals), auth_(auth) {}
   grpc::Status UpdateApproval(grpc::ServerContext* ctx, const v1beta1::UpdateApprovalRequest* req,
                               v1beta1::UpdateApprovalResponse* resp) override;
   grpc::Status ListApprovals(grpc::ServerContext* ctx, const v1beta1::ListApprovalsRequest* req,
@@ -46,11 +53,13 @@ class ApprovalGrpcService final : public v1beta1::ApprovalService::Service {
 
  private:
   AppealService* appeals_;
+  ApiAuth auth_;
 };
 
 class GrantGrpcService final : public v1beta1::GrantService::Service {
  public:
-  explicit GrantGrpcService(AppealService* appeals) : appeals_(appeals) {}
+  GrantGrpcService(AppealService* appeals, ApiAuth auth)
+      : appeals_(appeals), auth_(auth) {}
   grpc::Status ListGrants(grpc::ServerContext* ctx, const v1beta1::ListGrantsRequest* req,
                           v1beta1::ListGrantsResponse* resp) override;
   grpc::Status GetGrant(grpc::ServerContext* ctx, const v1beta1::GetGrantRequest* req,
@@ -58,6 +67,7 @@ class GrantGrpcService final : public v1beta1::GrantService::Service {
 
  private:
   AppealService* appeals_;
+  ApiAuth auth_;
 };
 
 }  // namespace sluice::access

@@ -4,15 +4,19 @@
 
 namespace sluice::access {
 
-// Mutations require an identity (the audit actor); reads do not.
+using auth::Caller;
+using auth::WithCaller;
+
+// Every call needs an identity; policies, providers and resources change
+// only by admins (the audit actor is the caller).
 
 grpc::Status PolicyGrpcService::CreatePolicy(grpc::ServerContext* ctx,
                                              const v1beta1::CreatePolicyRequest* req,
                                              v1beta1::CreatePolicyResponse* resp) {
-  return Guarded("PolicyService/CreatePolicy", [&]() -> absl::Status {
-    auto actor = RequireCallerEmail(*ctx);
-    if (!actor.ok()) return actor.status();
-    auto p = policies_->Create(req->policy(), *actor);
+  return WithCaller(*auth_.authenticator, ctx, "PolicyService/CreatePolicy",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "create policies"); !st.ok()) return st;
+    auto p = policies_->Create(req->policy(), caller.identity);
     if (!p.ok()) return p.status();
     *resp->mutable_policy() = std::move(*p);
     return absl::OkStatus();
@@ -22,20 +26,21 @@ grpc::Status PolicyGrpcService::CreatePolicy(grpc::ServerContext* ctx,
 grpc::Status PolicyGrpcService::UpdatePolicy(grpc::ServerContext* ctx,
                                              const v1beta1::UpdatePolicyRequest* req,
                                              v1beta1::UpdatePolicyResponse* resp) {
-  return Guarded("PolicyService/UpdatePolicy", [&]() -> absl::Status {
-    auto actor = RequireCallerEmail(*ctx);
-    if (!actor.ok()) return actor.status();
-    auto p = policies_->Update(req->id(), req->policy(), *actor);
+  return WithCaller(*auth_.authenticator, ctx, "PolicyService/UpdatePolicy",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "update policies"); !st.ok()) return st;
+    auto p = policies_->Update(req->id(), req->policy(), caller.identity);
     if (!p.ok()) return p.status();
     *resp->mutable_policy() = std::move(*p);
     return absl::OkStatus();
   });
 }
 
-grpc::Status PolicyGrpcService::ListPolicies(grpc::ServerContext*,
+grpc::Status PolicyGrpcService::ListPolicies(grpc::ServerContext* ctx,
                                              const v1beta1::ListPoliciesRequest*,
                                              v1beta1::ListPoliciesResponse* resp) {
-  return Guarded("PolicyService/ListPolicies", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "PolicyService/ListPolicies",
+                    [&](const Caller&) -> absl::Status {
     auto ps = policies_->List();
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_policies() = std::move(p);
@@ -43,10 +48,11 @@ grpc::Status PolicyGrpcService::ListPolicies(grpc::ServerContext*,
   });
 }
 
-grpc::Status PolicyGrpcService::GetPolicy(grpc::ServerContext*,
+grpc::Status PolicyGrpcService::GetPolicy(grpc::ServerContext* ctx,
                                           const v1beta1::GetPolicyRequest* req,
                                           v1beta1::GetPolicyResponse* resp) {
-  return Guarded("PolicyService/GetPolicy", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "PolicyService/GetPolicy",
+                    [&](const Caller&) -> absl::Status {
     auto p = policies_->Get(req->id(), req->version());
     if (!p.ok()) return p.status();
     *resp->mutable_policy() = std::move(*p);
@@ -57,10 +63,10 @@ grpc::Status PolicyGrpcService::GetPolicy(grpc::ServerContext*,
 grpc::Status ProviderGrpcService::CreateProvider(grpc::ServerContext* ctx,
                                                  const v1beta1::CreateProviderRequest* req,
                                                  v1beta1::CreateProviderResponse* resp) {
-  return Guarded("ProviderService/CreateProvider", [&]() -> absl::Status {
-    auto actor = RequireCallerEmail(*ctx);
-    if (!actor.ok()) return actor.status();
-    auto p = providers_->Create(req->config(), *actor);
+  return WithCaller(*auth_.authenticator, ctx, "ProviderService/CreateProvider",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "create providers"); !st.ok()) return st;
+    auto p = providers_->Create(req->config(), caller.identity);
     if (!p.ok()) return p.status();
     *resp->mutable_provider() = std::move(*p);
     return absl::OkStatus();
@@ -70,20 +76,21 @@ grpc::Status ProviderGrpcService::CreateProvider(grpc::ServerContext* ctx,
 grpc::Status ProviderGrpcService::UpdateProvider(grpc::ServerContext* ctx,
                                                  const v1beta1::UpdateProviderRequest* req,
                                                  v1beta1::UpdateProviderResponse* resp) {
-  return Guarded("ProviderService/UpdateProvider", [&]() -> absl::Status {
-    auto actor = RequireCallerEmail(*ctx);
-    if (!actor.ok()) return actor.status();
-    auto p = providers_->Update(req->id(), req->config(), *actor);
+  return WithCaller(*auth_.authenticator, ctx, "ProviderService/UpdateProvider",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "update providers"); !st.ok()) return st;
+    auto p = providers_->Update(req->id(), req->config(), caller.identity);
     if (!p.ok()) return p.status();
     *resp->mutable_provider() = std::move(*p);
     return absl::OkStatus();
   });
 }
 
-grpc::Status ProviderGrpcService::ListProviders(grpc::ServerContext*,
+grpc::Status ProviderGrpcService::ListProviders(grpc::ServerContext* ctx,
                                                 const v1beta1::ListProvidersRequest*,
                                                 v1beta1::ListProvidersResponse* resp) {
-  return Guarded("ProviderService/ListProviders", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "ProviderService/ListProviders",
+                    [&](const Caller&) -> absl::Status {
     auto ps = providers_->List();
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_providers() = std::move(p);
@@ -91,10 +98,11 @@ grpc::Status ProviderGrpcService::ListProviders(grpc::ServerContext*,
   });
 }
 
-grpc::Status ProviderGrpcService::GetProvider(grpc::ServerContext*,
+grpc::Status ProviderGrpcService::GetProvider(grpc::ServerContext* ctx,
                                               const v1beta1::GetProviderRequest* req,
                                               v1beta1::GetProviderResponse* resp) {
-  return Guarded("ProviderService/GetProvider", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "ProviderService/GetProvider",
+                    [&](const Caller&) -> absl::Status {
     auto p = providers_->Get(req->id());
     if (!p.ok()) return p.status();
     *resp->mutable_provider() = std::move(*p);
@@ -105,17 +113,18 @@ grpc::Status ProviderGrpcService::GetProvider(grpc::ServerContext*,
 grpc::Status ProviderGrpcService::DeleteProvider(grpc::ServerContext* ctx,
                                                  const v1beta1::DeleteProviderRequest* req,
                                                  v1beta1::DeleteProviderResponse*) {
-  return Guarded("ProviderService/DeleteProvider", [&]() -> absl::Status {
-    auto actor = RequireCallerEmail(*ctx);
-    if (!actor.ok()) return actor.status();
-    return providers_->Delete(req->id(), *actor);
+  return WithCaller(*auth_.authenticator, ctx, "ProviderService/DeleteProvider",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "delete providers"); !st.ok()) return st;
+    return providers_->Delete(req->id(), caller.identity);
   });
 }
 
-grpc::Status ProviderGrpcService::ListRoles(grpc::ServerContext*,
+grpc::Status ProviderGrpcService::ListRoles(grpc::ServerContext* ctx,
                                             const v1beta1::ListRolesRequest* req,
                                             v1beta1::ListRolesResponse* resp) {
-  return Guarded("ProviderService/ListRoles", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "ProviderService/ListRoles",
+                    [&](const Caller&) -> absl::Status {
     auto roles = providers_->ListRoles(req->id(), req->resource_type());
     if (!roles.ok()) return roles.status();
     for (auto& r : *roles) *resp->add_roles() = std::move(r);
@@ -123,10 +132,11 @@ grpc::Status ProviderGrpcService::ListRoles(grpc::ServerContext*,
   });
 }
 
-grpc::Status ResourceGrpcService::ListResources(grpc::ServerContext*,
+grpc::Status ResourceGrpcService::ListResources(grpc::ServerContext* ctx,
                                                 const v1beta1::ListResourcesRequest* req,
                                                 v1beta1::ListResourcesResponse* resp) {
-  return Guarded("ResourceService/ListResources", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "ResourceService/ListResources",
+                    [&](const Caller&) -> absl::Status {
     auto rs = resources_->List(*req);
     if (!rs.ok()) return rs.status();
     for (auto& r : *rs) *resp->add_resources() = std::move(r);
@@ -134,10 +144,11 @@ grpc::Status ResourceGrpcService::ListResources(grpc::ServerContext*,
   });
 }
 
-grpc::Status ResourceGrpcService::GetResource(grpc::ServerContext*,
+grpc::Status ResourceGrpcService::GetResource(grpc::ServerContext* ctx,
                                               const v1beta1::GetResourceRequest* req,
                                               v1beta1::GetResourceResponse* resp) {
-  return Guarded("ResourceService/GetResource", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "ResourceService/GetResource",
+                    [&](const Caller&) -> absl::Status {
     auto r = resources_->Get(req->id());
     if (!r.ok()) return r.status();
     *resp->mutable_resource() = std::move(*r);
@@ -148,10 +159,12 @@ grpc::Status ResourceGrpcService::GetResource(grpc::ServerContext*,
 grpc::Status ResourceGrpcService::UpdateResource(grpc::ServerContext* ctx,
                                                  const v1beta1::UpdateResourceRequest* req,
                                                  v1beta1::UpdateResourceResponse* resp) {
-  return Guarded("ResourceService/UpdateResource", [&]() -> absl::Status {
-    auto actor = RequireCallerEmail(*ctx);
-    if (!actor.ok()) return actor.status();
-    auto r = resources_->Update(req->id(), req->resource(), *actor);
+  return WithCaller(*auth_.authenticator, ctx, "ResourceService/UpdateResource",
+                    [&](const Caller& caller) -> absl::Status {
+    // Resource details can name approvers ($appeal.resource.details.owner):
+    // only admins may set them (finding H4).
+    if (auto st = auth_.RequireAdmin(caller, "update resources"); !st.ok()) return st;
+    auto r = resources_->Update(req->id(), req->resource(), caller.identity);
     if (!r.ok()) return r.status();
     *resp->mutable_resource() = std::move(*r);
     return absl::OkStatus();
@@ -161,23 +174,28 @@ grpc::Status ResourceGrpcService::UpdateResource(grpc::ServerContext* ctx,
 grpc::Status ResourceGrpcService::DeleteResource(grpc::ServerContext* ctx,
                                                  const v1beta1::DeleteResourceRequest* req,
                                                  v1beta1::DeleteResourceResponse*) {
-  return Guarded("ResourceService/DeleteResource", [&]() -> absl::Status {
-    auto actor = RequireCallerEmail(*ctx);
-    if (!actor.ok()) return actor.status();
-    return resources_->Delete(req->id(), *actor);
+  return WithCaller(*auth_.authenticator, ctx, "ResourceService/DeleteResource",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "delete resources"); !st.ok()) return st;
+    return resources_->Delete(req->id(), caller.identity);
   });
 }
 
-grpc::Status AuditLogGrpcService::ListAuditLogs(grpc::ServerContext*,
+grpc::Status AuditLogGrpcService::ListAuditLogs(grpc::ServerContext* ctx,
                                                 const v1beta1::ListAuditLogsRequest* req,
                                                 v1beta1::ListAuditLogsResponse* resp) {
-  return Guarded("AuditLogService/ListAuditLogs", [&]() -> absl::Status {
+  return WithCaller(*auth_.authenticator, ctx, "AuditLogService/ListAuditLogs",
+                    [&](const Caller& caller) -> absl::Status {
     AuditLogFilter f;
     f.action = req->action();
-    f.actor = req->actor();
+    // A non-admin sees the trail of their own actions only.
+    f.actor = auth_.admins->Contains(caller) ? req->actor() : caller.identity;
     f.start_time = req->start_time();
     f.end_time = req->end_time();
     if (req->size() > 1000) return absl::InvalidArgumentError("size: at most 1000");
+    if (req->offset() > static_cast<uint32_t>(INT32_MAX)) {
+      return absl::InvalidArgumentError("offset: at most 2147483647");
+    }
     f.size = req->size() == 0 ? 50 : static_cast<int>(req->size());
     f.offset = static_cast<int>(req->offset());
     int64_t total = 0;

@@ -4,15 +4,20 @@
 #ifndef SLUICE_SERVER_ACCESS_API_SERVICES_H_
 #define SLUICE_SERVER_ACCESS_API_SERVICES_H_
 
+#include "server/access/api/api_auth.h"
 #include "proto/sluice/access/v1beta1/access.grpc.pb.h"
 #include "server/access/core/policy_service.h"
 #include "server/access/core/provider_service.h"
 
 namespace sluice::access {
 
+// Every handler authenticates the call (WithCaller); see api_auth.h and the
+// README's "Security model" for what each role may do.
+
 class PolicyGrpcService final : public v1beta1::PolicyService::Service {
  public:
-  explicit PolicyGrpcService(PolicyService* policies) : policies_(policies) {}
+  PolicyGrpcService(PolicyService* policies, ApiAuth auth)
+      : policies_(policies), auth_(auth) {}
   grpc::Status CreatePolicy(grpc::ServerContext* ctx, const v1beta1::CreatePolicyRequest* req,
                             v1beta1::CreatePolicyResponse* resp) override;
   grpc::Status UpdatePolicy(grpc::ServerContext* ctx, const v1beta1::UpdatePolicyRequest* req,
@@ -24,11 +29,13 @@ class PolicyGrpcService final : public v1beta1::PolicyService::Service {
 
  private:
   PolicyService* policies_;
+  ApiAuth auth_;
 };
 
 class ProviderGrpcService final : public v1beta1::ProviderService::Service {
  public:
-  explicit ProviderGrpcService(ProviderService* providers) : providers_(providers) {}
+  ProviderGrpcService(ProviderService* providers, ApiAuth auth)
+      : providers_(providers), auth_(auth) {}
   grpc::Status CreateProvider(grpc::ServerContext* ctx, const v1beta1::CreateProviderRequest* req,
                               v1beta1::CreateProviderResponse* resp) override;
   grpc::Status UpdateProvider(grpc::ServerContext* ctx, const v1beta1::UpdateProviderRequest* req,
@@ -44,11 +51,13 @@ class ProviderGrpcService final : public v1beta1::ProviderService::Service {
 
  private:
   ProviderService* providers_;
+  ApiAuth auth_;
 };
 
 class ResourceGrpcService final : public v1beta1::ResourceService::Service {
  public:
-  explicit ResourceGrpcService(ResourceService* resources) : resources_(resources) {}
+  ResourceGrpcService(ResourceService* resources, ApiAuth auth)
+      : resources_(resources), auth_(auth) {}
   grpc::Status ListResources(grpc::ServerContext* ctx, const v1beta1::ListResourcesRequest* req,
                              v1beta1::ListResourcesResponse* resp) override;
   grpc::Status GetResource(grpc::ServerContext* ctx, const v1beta1::GetResourceRequest* req,
@@ -60,16 +69,19 @@ class ResourceGrpcService final : public v1beta1::ResourceService::Service {
 
  private:
   ResourceService* resources_;
+  ApiAuth auth_;
 };
 
 class AuditLogGrpcService final : public v1beta1::AuditLogService::Service {
  public:
-  explicit AuditLogGrpcService(AuditLogRepository* logs) : logs_(logs) {}
+  AuditLogGrpcService(AuditLogRepository* logs, ApiAuth auth)
+      : logs_(logs), auth_(auth) {}
   grpc::Status ListAuditLogs(grpc::ServerContext* ctx, const v1beta1::ListAuditLogsRequest* req,
                              v1beta1::ListAuditLogsResponse* resp) override;
 
  private:
   AuditLogRepository* logs_;
+  ApiAuth auth_;
 };
 
 }  // namespace sluice::access

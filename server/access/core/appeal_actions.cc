@@ -23,6 +23,13 @@ pb::Approval* FindApproval(pb::Appeal* appeal, const std::string& key) {
   return nullptr;
 }
 
+bool AllowsSelfApproval(const pb::Policy& policy, const std::string& step_name) {
+  for (const auto& step : policy.steps()) {
+    if (step.name() == step_name) return step.allow_self_approval();
+  }
+  return false;
+}
+
 AccessRequest RequestFor(const pb::Grant& g, const pb::Resource& resource) {
   return AccessRequest{g.account_id(), g.account_type(), resource, g.role(),
                        std::vector<std::string>(g.permissions().begin(), g.permissions().end())};
@@ -69,6 +76,14 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     if (std::find(approvers.begin(), approvers.end(), actor) == approvers.end()) {
       return absl::PermissionDeniedError(
           absl::StrCat(actor, " is not an approver of step \"", approval->name(), "\""));
+    }
+    // Nobody approves their own access unless the policy says so (finding
+    // C2: an approver list edited to include the requester).
+    if ((actor == appeal->account_id() || actor == appeal->created_by()) &&
+        !AllowsSelfApproval(*policy, approval->name())) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          actor, " requested or created appeal ", id, " and may not act on its step \"",
+          approval->name(), "\" (the step does not set allow_self_approval)"));
     }
     if (appeal->status() != "pending") {
       return absl::FailedPreconditionError(
@@ -171,11 +186,17 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
                     {"reason", reason}}});
 }
 
-absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const std::string& actor,
+absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Actor& who,
                                                  const std::string& reason) {
   if (auto st = CheckUuid(id); !st.ok()) return st;
   auto current = Get(id);
   if (!current.ok()) return current.status();
+  if (!who.admin && current->account_id() != who.identity) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        who.identity, " may not revoke appeal ", id,
+        ": only admins and the grant's own account (", current->account_id(), ") may"));
+  }
+  const std::string& actor = who.identity;
   auto config = providers_->GetPlainConfig(current->resource().provider_type(),
                                            current->resource().provider_urn());
   absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
@@ -199,40 +220,64 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const st
   return Get(id);
 }
 
-absl::StatusOr<std::vector<pb::Appeal>> AppealService::RevokeMany(const GrantSelector& s,
-                                                                  const std::string& actor,
-                                                                  const std::string& reason) {
-  if (s.account_ids.empty() && s.provider_types.empty() && s.provider_urns.empty() &&
-      s.resource_types.empty() && s.resource_urns.empty()) {
+absl::StatusOr<RevokeManyResult> AppealService::RevokeMany(const GrantSelector& s,
+                                                           const std::string& actor,
+                                                           const std::string& reason) {
+  if (s.account_ids.empty()) {
     return absl::InvalidArgumentError(
-        "at least one of account_ids, provider_types, provider_urns, resource_types, "
-        "resource_urns is required");
+        "account_ids: required for bulk revoke (as in Guardian); provider_types, "
+        "provider_urns, resource_types and resource_urns narrow it");
   }
+  if (s.account_ids.size() > 1000) return absl::InvalidArgumentError("account_ids: at most 1000");
   auto configs = providers_->PlainConfigs();
   if (!configs.ok()) return configs.status();
-  std::vector<std::string> appeal_ids;
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
-    auto grants = tx.LockActiveGrants(s);
+  std::vector<pb::Grant> candidates;
+  absl::Status found = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto grants = tx.FindActiveGrants(s, kMaxBulkRevoke);
     if (!grants.ok()) return grants.status();
-    for (pb::Grant& g : *grants) {
-      auto it = configs->find(absl::StrCat(g.resource().provider_type(), "/",
-                                           g.resource().provider_urn()));
-      if (it == configs->end()) {
-        return absl::FailedPreconditionError(absl::StrCat("provider of grant ", g.id(),
-                                                          " is not registered"));
-      }
-      if (auto d = Deactivate(tx, &g, it->second, actor, reason, "appeal.revoke"); !d.ok()) return d;
-      appeal_ids.push_back(g.appeal_id());
-    }
+    candidates = std::move(*grants);
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
-  std::vector<pb::Appeal> out;
-  for (const auto& id : appeal_ids) {
-    auto a = Get(id);
-    if (a.ok()) out.push_back(std::move(*a));
+  if (!found.ok()) return found;
+  RevokeManyResult result;
+  for (const pb::Grant& candidate : candidates) {
+    // One transaction per grant: the provider call and the grant's row
+    // commit or fail together, and never hold up the other grants.
+    absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+      if (auto l = tx.LockAccess(candidate.account_id(), candidate.resource_id(), candidate.role());
+          !l.ok()) {
+        return l;
+      }
+      auto current = tx.FindActiveGrant(candidate.account_id(), candidate.resource_id(),
+                                        candidate.role(), /*for_update=*/true);
+      if (!current.ok()) return current.status();
+      if (!current->has_value() || (*current)->id() != candidate.id()) {
+        return absl::FailedPreconditionError("no longer active (revoked or replaced meanwhile)");
+      }
+      auto it = configs->find(absl::StrCat(candidate.resource().provider_type(), "/",
+                                           candidate.resource().provider_urn()));
+      if (it == configs->end()) {
+        return absl::FailedPreconditionError("its provider is not registered");
+      }
+      pb::Grant g = **current;
+      *g.mutable_resource() = candidate.resource();
+      return Deactivate(tx, &g, it->second, actor, reason, "appeal.revoke");
+    });
+    if (!st.ok()) {
+      pb::RevokeFailure* f = &result.failed.emplace_back();
+      f->set_grant_id(candidate.id());
+      f->set_appeal_id(candidate.appeal_id());
+      f->set_account_id(candidate.account_id());
+      f->set_error(std::string(st.message()));
+      spdlog::warn("msg=\"bulk revoke: grant not revoked\" grant={} error=\"{}\"", candidate.id(),
+                   std::string(st.message()));
+      continue;
+    }
+    if (candidate.appeal_id().empty()) continue;
+    auto a = Get(candidate.appeal_id());
+    if (a.ok()) result.revoked.push_back(std::move(*a));
   }
-  return out;
+  return result;
 }
 
 absl::StatusOr<pb::Appeal> AppealService::EditApprovers(const std::string& appeal_id,

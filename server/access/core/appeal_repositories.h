@@ -78,13 +78,18 @@ class AccessTx {
   // Active grants past their expiration at `now`, locked, skipping rows other
   // replicas hold (FOR UPDATE SKIP LOCKED); at most `limit`.
   virtual absl::StatusOr<std::vector<pb::Grant>> LockExpiredGrants(absl::Time now, int limit) = 0;
-  // Active grants matching `selector`, locked.
-  virtual absl::StatusOr<std::vector<pb::Grant>> LockActiveGrants(const GrantSelector& s) = 0;
+  // Active grants matching `selector` (with their resources), oldest first,
+  // at most `limit`; not locked (bulk revoke locks each one on its own).
+  virtual absl::StatusOr<std::vector<pb::Grant>> FindActiveGrants(const GrantSelector& s,
+                                                                  int limit) = 0;
   // Writes an audit_logs row in this transaction.
   virtual absl::Status Audit(const AuditEntry& entry) = 0;
 };
 
 struct AppealFilter {
+  // Non-empty: only appeals this identity created, is the account of, or is
+  // an approver of (a non-admin caller's view).
+  std::string visible_to;
   std::vector<std::string> account_ids, statuses, provider_types, provider_urns, resource_types,
       resource_urns;
   std::string role, created_by;
@@ -101,6 +106,9 @@ struct ApprovalFilter {
 };
 
 struct GrantFilter {
+  // Non-empty: only grants of this account (or owner), or on resources
+  // whose appeals list this identity as an approver (a non-admin's view).
+  std::string visible_to;
   std::string q, owner;
   std::vector<std::string> statuses, account_ids, account_types, resource_ids, roles,
       provider_types, provider_urns, resource_types;
@@ -141,6 +149,10 @@ class AppealRepository {
   virtual absl::StatusOr<std::vector<pb::Grant>> ListGrants(const GrantFilter& f, int* total) = 0;
   // NotFound.
   virtual absl::StatusOr<pb::Grant> GetGrant(const std::string& id) = 0;
+  // True when `identity` is listed as an approver on any approval of an
+  // appeal for resource `resource_id` (who may see that resource's grants).
+  virtual absl::StatusOr<bool> IsResourceApprover(const std::string& resource_id,
+                                                  const std::string& identity) = 0;
 };
 
 // Fetches an appeal creator's profile (the policy's IAM config).

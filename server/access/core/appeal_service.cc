@@ -421,10 +421,25 @@ absl::StatusOr<pb::Appeal> AppealService::Get(const std::string& id) {
 
 namespace {
 
-absl::Status PageSize(uint32_t size, int* out) {
+// size 0 → 50, at most 1000; offset within int range (finding L3: a cast
+// to a negative OFFSET made PostgreSQL fail with a 500).
+absl::Status Page(uint32_t size, uint32_t offset, int* size_out, int* offset_out) {
   if (size > 1000) return absl::InvalidArgumentError("size: at most 1000");
-  *out = size == 0 ? 50 : static_cast<int>(size);
+  if (offset > static_cast<uint32_t>(INT32_MAX)) {
+    return absl::InvalidArgumentError("offset: at most 2147483647");
+  }
+  *size_out = size == 0 ? 50 : static_cast<int>(size);
+  *offset_out = static_cast<int>(offset);
   return absl::OkStatus();
+}
+
+bool IsApproverOf(const pb::Appeal& a, const std::string& identity) {
+  for (const auto& p : a.approvals()) {
+    for (const auto& e : p.approvers()) {
+      if (e == identity) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<std::string> Vec(const google::protobuf::RepeatedPtrField<std::string>& r) {
@@ -435,6 +450,7 @@ std::vector<std::string> Vec(const google::protobuf::RepeatedPtrField<std::strin
 
 absl::StatusOr<std::vector<pb::Appeal>> AppealService::List(const pb::ListAppealsRequest& request,
                                                             const std::string& created_by,
+                                                            const std::string& visible_to,
                                                             int* total) {
   AppealFilter f;
   f.account_ids = Vec(request.account_ids());
@@ -446,12 +462,12 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::List(const pb::ListAppeal
   f.resource_types = Vec(request.resource_types());
   f.resource_urns = Vec(request.resource_urns());
   f.created_by = created_by.empty() ? request.created_by() : created_by;
+  f.visible_to = visible_to;
   auto order = ParseOrderBy(request.order_by(),
                             {"created_at", "updated_at", "status", "account_id", "role"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = PageSize(request.size(), &f.size); !st.ok()) return st;
-  f.offset = static_cast<int>(request.offset());
+  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
   return appeals_->ListAppeals(f, total);
 }
 
@@ -464,14 +480,14 @@ absl::StatusOr<std::vector<pb::Approval>> AppealService::ListApprovals(
   auto order = ParseOrderBy(request.order_by(), {"created_at", "updated_at", "status", "name"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = PageSize(request.size(), &f.size); !st.ok()) return st;
-  f.offset = static_cast<int>(request.offset());
+  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
   return appeals_->ListApprovals(f, total);
 }
 
 absl::StatusOr<std::vector<pb::Grant>> AppealService::ListGrants(
-    const pb::ListGrantsRequest& request, int* total) {
+    const pb::ListGrantsRequest& request, const std::string& visible_to, int* total) {
   GrantFilter f;
+  f.visible_to = visible_to;
   f.q = request.q();
   f.owner = !request.owner().empty() ? request.owner() : request.created_by();
   f.statuses = Vec(request.statuses());
@@ -489,14 +505,37 @@ absl::StatusOr<std::vector<pb::Grant>> AppealService::ListGrants(
                                                  "account_id", "role", "status"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = PageSize(request.size(), &f.size); !st.ok()) return st;
-  f.offset = static_cast<int>(request.offset());
+  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
   return appeals_->ListGrants(f, total);
 }
 
-absl::StatusOr<pb::Grant> AppealService::GetGrant(const std::string& id) {
+absl::StatusOr<pb::Grant> AppealService::GetGrant(const std::string& id, const Actor& actor) {
   if (!IsUuid(id)) return absl::NotFoundError(absl::StrCat("grant \"", id, "\" not found"));
-  return appeals_->GetGrant(id);
+  auto grant = appeals_->GetGrant(id);
+  if (!grant.ok() || actor.admin || grant->account_id() == actor.identity ||
+      (!grant->owner().empty() && grant->owner() == actor.identity)) {
+    return grant;
+  }
+  auto approver = appeals_->IsResourceApprover(grant->resource_id(), actor.identity);
+  if (!approver.ok()) return approver.status();
+  if (!*approver) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        actor.identity, " may not read grant ", id,
+        ": only admins, its account and the resource's approvers may"));
+  }
+  return grant;
+}
+
+absl::StatusOr<pb::Appeal> AppealService::GetFor(const std::string& id, const Actor& actor) {
+  auto appeal = Get(id);
+  if (!appeal.ok() || actor.admin) return appeal;
+  if (appeal->created_by() == actor.identity || appeal->account_id() == actor.identity ||
+      IsApproverOf(*appeal, actor.identity)) {
+    return appeal;
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      actor.identity, " may not read appeal ", id,
+      ": only admins, its creator, its account and its approvers may"));
 }
 
 }  // namespace sluice::access

@@ -10,11 +10,22 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
+#include "server/access/core/actor.h"
 #include "server/access/core/appeal_repositories.h"
 #include "server/access/core/policy_service.h"
 #include "server/access/core/provider_service.h"
 
 namespace sluice::access {
+
+// The outcome of a bulk revoke: each grant is revoked on its own.
+struct RevokeManyResult {
+  std::vector<pb::Appeal> revoked;         // appeals whose grants were revoked
+  std::vector<pb::RevokeFailure> failed;   // grants left active, with the error
+};
+
+// At most this many grants are revoked by one bulk revoke call; the caller
+// repeats the call for the rest.
+inline constexpr int kMaxBulkRevoke = 1000;
 
 class AppealService {
  public:
@@ -34,22 +45,38 @@ class AppealService {
   // extension window), PermissionDenied (on behalf without allow_on_behalf).
   absl::StatusOr<std::vector<pb::Appeal>> Create(const pb::CreateAppealRequest& request,
                                                  const std::string& creator);
-  // InvalidArgument for a malformed UUID, NotFound.
+  // InvalidArgument for a malformed UUID, NotFound. No authorization: for
+  // internal use and admins.
   absl::StatusOr<pb::Appeal> Get(const std::string& id);
+  // Get as `actor`: PermissionDenied unless an admin, the creator, the
+  // account or an approver of the appeal.
+  absl::StatusOr<pb::Appeal> GetFor(const std::string& id, const Actor& actor);
+  // `created_by` non-empty forces that filter (GET /me/appeals);
+  // `visible_to` non-empty limits the list to what that identity may see
+  // (AppealFilter::visible_to).
   absl::StatusOr<std::vector<pb::Appeal>> List(const pb::ListAppealsRequest& request,
-                                               const std::string& created_by, int* total);
+                                               const std::string& created_by,
+                                               const std::string& visible_to, int* total);
   // Creator only (PermissionDenied); pending only (FailedPrecondition).
   absl::StatusOr<pb::Appeal> Cancel(const std::string& id, const std::string& actor);
-  // Active only (FailedPrecondition); revokes in the provider.
-  absl::StatusOr<pb::Appeal> Revoke(const std::string& id, const std::string& actor,
+  // Active only (FailedPrecondition); revokes in the provider. An admin or
+  // the grant's own account only (PermissionDenied).
+  absl::StatusOr<pb::Appeal> Revoke(const std::string& id, const Actor& actor,
                                     const std::string& reason);
-  // Revokes every active grant matching `selector`; at least one filter
-  // (InvalidArgument). Returns the terminated appeals.
-  absl::StatusOr<std::vector<pb::Appeal>> RevokeMany(const GrantSelector& selector,
-                                                     const std::string& actor,
-                                                     const std::string& reason);
+  // Revokes the active grants matching `selector` (at most kMaxBulkRevoke,
+  // oldest first). `account_ids` is required (InvalidArgument), as in
+  // Guardian's BulkRevoke. Each grant is locked, revoked in the provider and
+  // recorded in its own transaction, so a failure leaves that one grant
+  // active in both places and the others revoked in both. Authorization
+  // (admins only) is the caller's job.
+  absl::StatusOr<RevokeManyResult> RevokeMany(const GrantSelector& selector,
+                                              const std::string& actor,
+                                              const std::string& reason);
   // approve|reject step `approval_name` of appeal `id` as `actor` (see the
   // issue for the codes). Row-locked: concurrent calls give one transition.
+  // PermissionDenied when `actor` is not an approver of the step, or is the
+  // appeal's account or creator and the step does not set
+  // allow_self_approval.
   absl::StatusOr<pb::Appeal> Act(const std::string& id, const std::string& approval_name,
                                  const std::string& action, const std::string& actor,
                                  const std::string& reason);
@@ -62,9 +89,12 @@ class AppealService {
                                             const std::string& actor);
   absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const pb::ListApprovalsRequest& request,
                                                           const std::string& approver, int* total);
+  // `visible_to` as in GrantFilter ("" = everything, for admins).
   absl::StatusOr<std::vector<pb::Grant>> ListGrants(const pb::ListGrantsRequest& request,
-                                                    int* total);
-  absl::StatusOr<pb::Grant> GetGrant(const std::string& id);
+                                                    const std::string& visible_to, int* total);
+  // NotFound; PermissionDenied unless `actor` is an admin, the grant's
+  // account or owner, or an approver of the grant's resource.
+  absl::StatusOr<pb::Grant> GetGrant(const std::string& id, const Actor& actor);
   // The expiry job: revokes every active grant past its expiration date
   // (provider failures are logged and retried next run). Returns how many
   // were expired.

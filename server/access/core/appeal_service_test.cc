@@ -140,11 +140,94 @@ TEST_F(AppealServiceTest, CancelRevokeAndBulkRules) {
   ASSERT_TRUE(created.ok());
   std::string id = (*created)[0].id();
   EXPECT_TRUE(absl::IsPermissionDenied(Service().Cancel(id, "other@x.com").status()));
-  EXPECT_TRUE(absl::IsFailedPrecondition(Service().Revoke(id, "s@x.com", "r").status()));
+  EXPECT_TRUE(absl::IsFailedPrecondition(Service().Revoke(id, {"s@x.com", true}, "r").status()));
   EXPECT_TRUE(Service().Cancel(id, "u@x.com").ok());
   EXPECT_TRUE(absl::IsFailedPrecondition(Service().Cancel(id, "u@x.com").status()));
   EXPECT_TRUE(absl::IsInvalidArgument(Service().RevokeMany({}, "s@x.com", "r").status()));
+  GrantSelector by_type;
+  by_type.provider_types = {"fake"};  // finding H3: every grant of a provider type at once
+  auto refused = Service().RevokeMany(by_type, "s@x.com", "r");
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status()));
+  EXPECT_NE(refused.status().message().find("account_ids"), std::string::npos);
   EXPECT_TRUE(absl::IsInvalidArgument(Service().Get("nope").status()));
+}
+
+TEST_F(AppealServiceTest, NobodyApprovesTheirOwnAppealUnlessTheStepAllowsIt) {
+  // o@x.com is the step's approver and asks for access for themselves.
+  auto created = Service().Create(Request(kManual), "o@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::string id = (*created)[0].id();
+  auto self = Service().Act(id, "owner", "approve", "o@x.com", "");
+  EXPECT_TRUE(absl::IsPermissionDenied(self.status())) << self.status();
+  EXPECT_NE(self.status().message().find("allow_self_approval"), std::string::npos);
+  EXPECT_TRUE(client_->granted.empty());
+
+  // A new policy version that allows it; the appeal keeps its version, so a
+  // new appeal (on the new version) is needed.
+  pb::Policy p;
+  ASSERT_TRUE(JsonStringToProto(R"({"steps": [{"name": "owner", "strategy": "manual",
+      "approvers": ["o@x.com"], "allow_self_approval": true}],
+      "appeal": {"allow_permanent_access": true}})", &p).ok());
+  ASSERT_TRUE(policies_.Update("pol", p, "admin@x.com").ok());
+  ASSERT_TRUE(Service().Cancel(id, "o@x.com").ok());
+  pb::ProviderConfig c;
+  ASSERT_TRUE(JsonStringToProto(R"({"resources": [
+      {"type": "manual", "policy": {"id": "pol", "version": 2}, "roles": [{"id": "viewer"}]},
+      {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})", &c).ok());
+  auto provider = providers_->List();
+  ASSERT_TRUE(provider.ok() && !provider->empty());
+  ASSERT_TRUE(providers_->Update((*provider)[0].id(), c, "admin@x.com").ok());
+  auto again = Service().Create(Request(kManual), "o@x.com");
+  ASSERT_TRUE(again.ok()) << again.status();
+  auto allowed = Service().Act((*again)[0].id(), "owner", "approve", "o@x.com", "");
+  EXPECT_TRUE(allowed.ok()) << allowed.status();
+}
+
+TEST_F(AppealServiceTest, RevokeIsForAdminsAndTheGrantsOwnAccount) {
+  auto created = Service().Create(Request(kAuto, "24h"), "u@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::string id = (*created)[0].id();
+  EXPECT_TRUE(absl::IsPermissionDenied(Service().Revoke(id, {"eve@x.com", false}, "x").status()));
+  EXPECT_TRUE(client_->revoked.empty());
+  auto own = Service().Revoke(id, {"u@x.com", false}, "done");
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_EQ(own->status(), "terminated");
+}
+
+TEST_F(AppealServiceTest, ReadsAreScopedToCreatorAccountApproversAndAdmins) {
+  auto created = Service().Create(Request(kManual), "u@x.com");
+  ASSERT_TRUE(created.ok());
+  std::string id = (*created)[0].id();
+  EXPECT_TRUE(Service().GetFor(id, {"u@x.com", false}).ok());
+  EXPECT_TRUE(Service().GetFor(id, {"o@x.com", false}).ok());  // approver
+  EXPECT_TRUE(Service().GetFor(id, {"root@x.com", true}).ok());
+  EXPECT_TRUE(absl::IsPermissionDenied(Service().GetFor(id, {"eve@x.com", false}).status()));
+
+  ASSERT_TRUE(Service().Act(id, "owner", "approve", "o@x.com", "").ok());
+  auto grant_id = Service().Get(id)->grant().id();
+  EXPECT_TRUE(Service().GetGrant(grant_id, {"u@x.com", false}).ok());
+  EXPECT_TRUE(Service().GetGrant(grant_id, {"o@x.com", false}).ok());  // the resource's approver
+  EXPECT_TRUE(absl::IsPermissionDenied(Service().GetGrant(grant_id, {"eve@x.com", false}).status()));
+}
+
+TEST_F(AppealServiceTest, BulkRevokeRevokesEachGrantOnItsOwn) {
+  for (const char* u : {"u1@x.com", "u2@x.com", "u3@x.com"}) {
+    ASSERT_TRUE(Service().Create(Request(kAuto, "24h"), u).ok());
+  }
+  client_->revoke_fail_account = "u2@x.com";  // the provider fails in the middle
+  GrantSelector s;
+  s.account_ids = {"u1@x.com", "u2@x.com", "u3@x.com"};
+  auto result = Service().RevokeMany(s, "admin@x.com", "offboarding");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->revoked.size(), 2u);
+  ASSERT_EQ(result->failed.size(), 1u);
+  EXPECT_EQ(result->failed[0].account_id(), "u2@x.com");
+  EXPECT_NE(result->failed[0].error().find("refused"), std::string::npos);
+  // The database agrees with the provider for every grant.
+  for (const auto& [gid, g] : appeals_.state.grants) {
+    EXPECT_EQ(g.status(), g.account_id() == "u2@x.com" ? "active" : "inactive") << g.account_id();
+  }
+  EXPECT_EQ(client_->revoked.size(), 2u);
 }
 
 TEST(OrderByTest, ParsesAndRejects) {

@@ -114,6 +114,9 @@ class FakeProviderClient : public ProviderClient {
     return grant_error;
   }
   absl::Status RevokeAccess(const pb::ProviderConfig&, const AccessRequest& r) override {
+    if (!revoke_fail_account.empty() && r.account_id == revoke_fail_account) {
+      return absl::UnavailableError("provider refused the revoke");
+    }
     revoked.push_back(r);
     return revoke_error;
   }
@@ -121,6 +124,7 @@ class FakeProviderClient : public ProviderClient {
   absl::Status fetch_error = absl::OkStatus();
   absl::Status grant_error = absl::OkStatus();
   absl::Status revoke_error = absl::OkStatus();
+  std::string revoke_fail_account;  // RevokeAccess fails for this account only
   std::vector<pb::Resource> resources;
   std::vector<AccessRequest> granted, revoked;
   int fetches = 0;
@@ -188,6 +192,18 @@ class FakeAppealRepository : public AppealRepository {
     if (!state.grants.count(id)) return absl::NotFoundError("grant not found");
     return state.grants[id];
   }
+  absl::StatusOr<bool> IsResourceApprover(const std::string& resource_id,
+                                          const std::string& identity) override {
+    for (const auto& [id, a] : state.appeals) {
+      if (a.resource_id() != resource_id) continue;
+      for (const auto& p : a.approvals()) {
+        for (const auto& e : p.approvers()) {
+          if (e == identity) return true;
+        }
+      }
+    }
+    return false;
+  }
   State state;
   absl::Status insert_grant_error = absl::OkStatus();
   // Expands grant.resource in the Lock* results, as the store's join does.
@@ -238,7 +254,7 @@ class FakeAppealRepository : public AppealRepository {
     }
     absl::Status InsertGrant(pb::Grant* g) override {
       if (!repo_->insert_grant_error.ok()) return repo_->insert_grant_error;
-      g->set_id(absl::StrCat("grant-", ++s_->next_id));
+      g->set_id(absl::StrCat("00000000-0000-0000-0001-", 100000000000 + ++s_->next_id));
       s_->grants[g->id()] = *g;
       return absl::OkStatus();
     }
@@ -257,7 +273,8 @@ class FakeAppealRepository : public AppealRepository {
       }
       return out;
     }
-    absl::StatusOr<std::vector<pb::Grant>> LockActiveGrants(const GrantSelector& sel) override {
+    absl::StatusOr<std::vector<pb::Grant>> FindActiveGrants(const GrantSelector& sel,
+                                                            int limit) override {
       std::vector<pb::Grant> out;
       for (auto& [id, g] : s_->grants) {
         if (g.status() != "active") continue;
@@ -266,6 +283,7 @@ class FakeAppealRepository : public AppealRepository {
                 sel.account_ids.end()) {
           continue;
         }
+        if (static_cast<int>(out.size()) >= limit) break;
         out.push_back(g);
         if (repo_->resources) *out.back().mutable_resource() = repo_->resources->resources[g.resource_id()];
       }

@@ -233,7 +233,8 @@ class SociTx : public AccessTx {
                                              " FOR UPDATE OF g SKIP LOCKED"));
   }
 
-  absl::StatusOr<std::vector<pb::Grant>> LockActiveGrants(const GrantSelector& s) override {
+  absl::StatusOr<std::vector<pb::Grant>> FindActiveGrants(const GrantSelector& s,
+                                                          int limit) override {
     Query q;
     q.Where("g.status = 'active'");
     q.In("g.account_id", s.account_ids);
@@ -241,7 +242,7 @@ class SociTx : public AccessTx {
     q.In("r.provider_urn", s.provider_urns);
     q.In("r.type", s.resource_types);
     q.In("r.urn", s.resource_urns);
-    return LockWithResources(q, " ORDER BY g.created_at FOR UPDATE OF g");
+    return LockWithResources(q, absl::StrCat(" ORDER BY g.created_at LIMIT ", limit));
   }
 
   absl::Status Audit(const AuditEntry& e) override {
@@ -305,6 +306,12 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     q.In("a.status", f.statuses);
     q.Eq("a.role", f.role);
     q.Eq("a.created_by", f.created_by);
+    if (!f.visible_to.empty()) {
+      std::string v = q.Param(f.visible_to);
+      q.Where(absl::StrCat("(a.created_by = ", v, " OR a.account_id = ", v,
+                           " OR EXISTS (SELECT 1 FROM approvals vp WHERE vp.appeal_id = a.id AND "
+                           "vp.approvers ? ", v, "))"));
+    }
     q.In("r.provider_type", f.provider_types);
     q.In("r.provider_urn", f.provider_urns);
     q.In("r.type", f.resource_types);
@@ -380,6 +387,13 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
     }
     q.In("g.role", f.roles);
     q.Eq("g.owner", f.owner);
+    if (!f.visible_to.empty()) {
+      std::string v = q.Param(f.visible_to);
+      q.Where(absl::StrCat("(g.account_id = ", v, " OR g.owner = ", v,
+                           " OR EXISTS (SELECT 1 FROM approvals vp JOIN appeals va ON va.id = "
+                           "vp.appeal_id WHERE va.resource_id = g.resource_id AND vp.approvers ? ",
+                           v, "))"));
+    }
     q.In("r.provider_type", f.provider_types);
     q.In("r.provider_urn", f.provider_urns);
     q.In("r.type", f.resource_types);
@@ -448,6 +462,22 @@ absl::StatusOr<pb::Grant> PostgresAppealRepository::GetGrant(const std::string& 
   });
   if (!st.ok()) return st;
   return out;
+}
+
+absl::StatusOr<bool> PostgresAppealRepository::IsResourceApprover(const std::string& resource_id,
+                                                                 const std::string& identity) {
+  bool found = false;
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
+    Query q;
+    q.Where(absl::StrCat("a.resource_id = CAST(", q.Param(resource_id), " AS uuid)"));
+    q.Where(absl::StrCat("p.approvers ? ", q.Param(identity)));
+    found = q.Count(sql, absl::StrCat("SELECT count(*) FROM (SELECT 1 FROM approvals p JOIN "
+                                      "appeals a ON a.id = p.appeal_id",
+                                      q.WhereClause(), " LIMIT 1) x")) > 0;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return found;
 }
 
 }  // namespace sluice::access

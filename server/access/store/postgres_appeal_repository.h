@@ -19,6 +19,8 @@ class PostgresAppealRepository : public AppealRepository {
                                                            int* total) override;
   absl::StatusOr<std::vector<pb::Grant>> ListGrants(const GrantFilter& f, int* total) override;
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id) override;
+  absl::StatusOr<bool> IsResourceApprover(const std::string& resource_id,
+                                          const std::string& identity) override;
 
  private:
   db::Pool* pool_;

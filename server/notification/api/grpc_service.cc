@@ -1,6 +1,7 @@
 #include "server/notification/api/grpc_service.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/auth/secret.h"
 #include "common/grpc_util.h"
 #include "server/notification/api/convert.h"
 
@@ -9,16 +10,32 @@ namespace {
 
 constexpr char kSvc[] = "NotificationService/";
 
-// The audit actor: the caller's email, or "anonymous".
-std::string Actor(const grpc::ServerContext& ctx) {
-  std::string email = CallerEmail(ctx);
-  return email.empty() ? "anonymous" : email;
-}
+using auth::Caller;
 
 std::string IdempotencyKey(const grpc::ServerContext& ctx) {
   auto it = ctx.client_metadata().find("idempotency-key");
   if (it == ctx.client_metadata().end()) return "";
   return std::string(it->second.data(), it->second.size());
+}
+
+absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::string& type,
+                                const std::string& id, const std::string& presented) {
+  std::string url = absl::StrCat(type, "/", id);
+  auto it = tokens.find(url);
+  if (it == tokens.end()) it = tokens.find("*");
+  if (it == tokens.end()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "no token is configured for alert hook ", url,
+        " (notification.alert_hook_tokens); the hook is closed"));
+  }
+  if (presented.empty()) {
+    return absl::UnauthenticatedError(
+        "alert hook: missing Authorization: Bearer <token> (Alertmanager http_config.authorization)");
+  }
+  if (!auth::ConstantTimeEquals(presented, it->second)) {
+    return absl::UnauthenticatedError(absl::StrCat("alert hook ", url, ": wrong token"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RequireId(uint64_t id, absl::string_view what) {
@@ -28,28 +45,42 @@ absl::Status RequireId(uint64_t id, absl::string_view what) {
 
 }  // namespace
 
+template <typename Fn>
+grpc::Status NotificationGrpcService::Call(grpc::ServerContext* ctx, const char* method, Fn&& fn) {
+  return auth::WithCaller(*s_.authenticator, ctx, absl::StrCat(kSvc, method), fn);
+}
+
+template <typename Fn>
+grpc::Status NotificationGrpcService::AdminCall(grpc::ServerContext* ctx, const char* method,
+                                                const char* what, Fn&& fn) {
+  return Call(ctx, method, [&](const Caller& caller) -> absl::Status {
+    if (auto st = s_.admins->Require(caller, what, "notification.admins"); !st.ok()) return st;
+    return fn(caller);
+  });
+}
+
 // ---- Receivers ----
 
 grpc::Status NotificationGrpcService::CreateReceiver(grpc::ServerContext* ctx,
                                                      const pb::CreateReceiverRequest* req,
                                                      pb::CreateReceiverResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "CreateReceiver"), [&]() -> absl::Status {
+  return AdminCall(ctx, "CreateReceiver", "create receivers", [&](const Caller& caller) -> absl::Status {
     Receiver r;
     r.name = req->name();
     r.type = req->type();
     r.labels = LabelsFromMap(req->labels());
     r.configurations = StructToJson(req->configurations());
-    auto id = s_.receivers->Create(std::move(r), Actor(*ctx));
+    auto id = s_.receivers->Create(std::move(r), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
     return absl::OkStatus();
   });
 }
 
-grpc::Status NotificationGrpcService::ListReceivers(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::ListReceivers(grpc::ServerContext* ctx,
                                                     const pb::ListReceiversRequest* req,
                                                     pb::ListReceiversResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "ListReceivers"), [&]() -> absl::Status {
+  return Call(ctx, "ListReceivers", [&](const Caller&) -> absl::Status {
     auto list = s_.receivers->List(LabelsFromMap(req->labels()));
     if (!list.ok()) return list.status();
     for (const Receiver& r : *list) ToProto(r, resp->add_receivers());
@@ -57,10 +88,10 @@ grpc::Status NotificationGrpcService::ListReceivers(grpc::ServerContext*,
   });
 }
 
-grpc::Status NotificationGrpcService::GetReceiver(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::GetReceiver(grpc::ServerContext* ctx,
                                                   const pb::GetReceiverRequest* req,
                                                   pb::GetReceiverResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "GetReceiver"), [&]() -> absl::Status {
+  return Call(ctx, "GetReceiver", [&](const Caller&) -> absl::Status {
     auto r = s_.receivers->Get(req->id());
     if (!r.ok()) return r.status();
     ToProto(*r, resp->mutable_receiver());
@@ -71,7 +102,7 @@ grpc::Status NotificationGrpcService::GetReceiver(grpc::ServerContext*,
 grpc::Status NotificationGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
                                                      const pb::UpdateReceiverRequest* req,
                                                      pb::UpdateReceiverResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "UpdateReceiver"), [&]() -> absl::Status {
+  return AdminCall(ctx, "UpdateReceiver", "update receivers", [&](const Caller& caller) -> absl::Status {
     if (auto st = RequireId(req->id(), "receiver"); !st.ok()) return st;
     Receiver r;
     r.id = req->id();
@@ -79,7 +110,7 @@ grpc::Status NotificationGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
     r.type = req->type();
     r.labels = LabelsFromMap(req->labels());
     r.configurations = StructToJson(req->configurations());
-    if (auto st = s_.receivers->Update(std::move(r), Actor(*ctx)); !st.ok()) return st;
+    if (auto st = s_.receivers->Update(std::move(r), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();
   });
@@ -88,8 +119,7 @@ grpc::Status NotificationGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
 grpc::Status NotificationGrpcService::DeleteReceiver(grpc::ServerContext* ctx,
                                                      const pb::DeleteReceiverRequest* req,
                                                      pb::DeleteReceiverResponse*) {
-  return Guarded(absl::StrCat(kSvc, "DeleteReceiver"),
-                 [&]() { return s_.receivers->Delete(req->id(), Actor(*ctx)); });
+  return AdminCall(ctx, "DeleteReceiver", "delete receivers", [&](const Caller& caller) { return s_.receivers->Delete(req->id(), caller.identity); });
 }
 
 // ---- Subscriptions ----
@@ -97,23 +127,23 @@ grpc::Status NotificationGrpcService::DeleteReceiver(grpc::ServerContext* ctx,
 grpc::Status NotificationGrpcService::CreateSubscription(grpc::ServerContext* ctx,
                                                          const pb::CreateSubscriptionRequest* req,
                                                          pb::CreateSubscriptionResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "CreateSubscription"), [&]() -> absl::Status {
+  return AdminCall(ctx, "CreateSubscription", "create subscriptions", [&](const Caller& caller) -> absl::Status {
     Subscription s;
     s.urn = req->urn();
     s.namespace_id = req->namespace_();
     s.receivers = FromProto(req->receivers());
     s.match = LabelsFromMap(req->match());
-    auto id = s_.subscriptions->Create(std::move(s), Actor(*ctx));
+    auto id = s_.subscriptions->Create(std::move(s), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
     return absl::OkStatus();
   });
 }
 
-grpc::Status NotificationGrpcService::ListSubscriptions(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::ListSubscriptions(grpc::ServerContext* ctx,
                                                         const pb::ListSubscriptionsRequest* req,
                                                         pb::ListSubscriptionsResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "ListSubscriptions"), [&]() -> absl::Status {
+  return Call(ctx, "ListSubscriptions", [&](const Caller&) -> absl::Status {
     auto list = s_.subscriptions->List(req->namespace_id(), LabelsFromMap(req->match()));
     if (!list.ok()) return list.status();
     for (const Subscription& s : *list) ToProto(s, resp->add_subscriptions());
@@ -121,10 +151,10 @@ grpc::Status NotificationGrpcService::ListSubscriptions(grpc::ServerContext*,
   });
 }
 
-grpc::Status NotificationGrpcService::GetSubscription(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::GetSubscription(grpc::ServerContext* ctx,
                                                       const pb::GetSubscriptionRequest* req,
                                                       pb::GetSubscriptionResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "GetSubscription"), [&]() -> absl::Status {
+  return Call(ctx, "GetSubscription", [&](const Caller&) -> absl::Status {
     auto s = s_.subscriptions->Get(req->id());
     if (!s.ok()) return s.status();
     ToProto(*s, resp->mutable_subscription());
@@ -135,7 +165,7 @@ grpc::Status NotificationGrpcService::GetSubscription(grpc::ServerContext*,
 grpc::Status NotificationGrpcService::UpdateSubscription(grpc::ServerContext* ctx,
                                                          const pb::UpdateSubscriptionRequest* req,
                                                          pb::UpdateSubscriptionResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "UpdateSubscription"), [&]() -> absl::Status {
+  return AdminCall(ctx, "UpdateSubscription", "update subscriptions", [&](const Caller& caller) -> absl::Status {
     if (auto st = RequireId(req->id(), "subscription"); !st.ok()) return st;
     Subscription s;
     s.id = req->id();
@@ -143,7 +173,7 @@ grpc::Status NotificationGrpcService::UpdateSubscription(grpc::ServerContext* ct
     s.namespace_id = req->namespace_();
     s.receivers = FromProto(req->receivers());
     s.match = LabelsFromMap(req->match());
-    if (auto st = s_.subscriptions->Update(std::move(s), Actor(*ctx)); !st.ok()) return st;
+    if (auto st = s_.subscriptions->Update(std::move(s), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();
   });
@@ -152,8 +182,7 @@ grpc::Status NotificationGrpcService::UpdateSubscription(grpc::ServerContext* ct
 grpc::Status NotificationGrpcService::DeleteSubscription(grpc::ServerContext* ctx,
                                                          const pb::DeleteSubscriptionRequest* req,
                                                          pb::DeleteSubscriptionResponse*) {
-  return Guarded(absl::StrCat(kSvc, "DeleteSubscription"),
-                 [&]() { return s_.subscriptions->Delete(req->id(), Actor(*ctx)); });
+  return AdminCall(ctx, "DeleteSubscription", "delete subscriptions", [&](const Caller& caller) { return s_.subscriptions->Delete(req->id(), caller.identity); });
 }
 
 // ---- Templates ----
@@ -161,22 +190,22 @@ grpc::Status NotificationGrpcService::DeleteSubscription(grpc::ServerContext* ct
 grpc::Status NotificationGrpcService::UpsertTemplate(grpc::ServerContext* ctx,
                                                      const pb::UpsertTemplateRequest* req,
                                                      pb::UpsertTemplateResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "UpsertTemplate"), [&]() -> absl::Status {
+  return AdminCall(ctx, "UpsertTemplate", "change templates", [&](const Caller& caller) -> absl::Status {
     Template t;
     t.name = req->name();
     t.body = req->body();
     t.tags.assign(req->tags().begin(), req->tags().end());
     t.variables = FromProto(req->variables());
-    if (auto st = s_.templates->Upsert(std::move(t), Actor(*ctx)); !st.ok()) return st;
+    if (auto st = s_.templates->Upsert(std::move(t), caller.identity); !st.ok()) return st;
     resp->set_name(req->name());
     return absl::OkStatus();
   });
 }
 
-grpc::Status NotificationGrpcService::ListTemplates(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::ListTemplates(grpc::ServerContext* ctx,
                                                     const pb::ListTemplatesRequest* req,
                                                     pb::ListTemplatesResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "ListTemplates"), [&]() -> absl::Status {
+  return Call(ctx, "ListTemplates", [&](const Caller&) -> absl::Status {
     auto list = s_.templates->List(req->tag());
     if (!list.ok()) return list.status();
     for (const Template& t : *list) ToProto(t, resp->add_templates());
@@ -184,10 +213,10 @@ grpc::Status NotificationGrpcService::ListTemplates(grpc::ServerContext*,
   });
 }
 
-grpc::Status NotificationGrpcService::GetTemplate(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::GetTemplate(grpc::ServerContext* ctx,
                                                   const pb::GetTemplateRequest* req,
                                                   pb::GetTemplateResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "GetTemplate"), [&]() -> absl::Status {
+  return Call(ctx, "GetTemplate", [&](const Caller&) -> absl::Status {
     auto t = s_.templates->Get(req->name());
     if (!t.ok()) return t.status();
     ToProto(*t, resp->mutable_template_());
@@ -198,14 +227,13 @@ grpc::Status NotificationGrpcService::GetTemplate(grpc::ServerContext*,
 grpc::Status NotificationGrpcService::DeleteTemplate(grpc::ServerContext* ctx,
                                                      const pb::DeleteTemplateRequest* req,
                                                      pb::DeleteTemplateResponse*) {
-  return Guarded(absl::StrCat(kSvc, "DeleteTemplate"),
-                 [&]() { return s_.templates->Delete(req->name(), Actor(*ctx)); });
+  return AdminCall(ctx, "DeleteTemplate", "delete templates", [&](const Caller& caller) { return s_.templates->Delete(req->name(), caller.identity); });
 }
 
-grpc::Status NotificationGrpcService::RenderTemplate(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::RenderTemplate(grpc::ServerContext* ctx,
                                                      const pb::RenderTemplateRequest* req,
                                                      pb::RenderTemplateResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "RenderTemplate"), [&]() -> absl::Status {
+  return Call(ctx, "RenderTemplate", [&](const Caller&) -> absl::Status {
     auto body = s_.templates->Render(req->name(), StructToJson(req->variables()),
                                      req->receiver_type());
     if (!body.ok()) return body.status();
@@ -219,13 +247,13 @@ grpc::Status NotificationGrpcService::RenderTemplate(grpc::ServerContext*,
 grpc::Status NotificationGrpcService::PostNotification(grpc::ServerContext* ctx,
                                                        const pb::PostNotificationRequest* req,
                                                        pb::PostNotificationResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "PostNotification"), [&]() -> absl::Status {
+  return Call(ctx, "PostNotification", [&](const Caller& caller) -> absl::Status {
     NotificationRequest n;
     for (const auto& sel : req->receivers()) n.receivers.push_back(StructToJson(sel));
     if (req->has_data()) n.data = StructToJson(req->data());
     n.template_name = req->template_();
     n.labels = LabelsFromMap(req->labels());
-    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), CallerEmail(*ctx));
+    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_notification_id(*id);
     return absl::OkStatus();
@@ -233,10 +261,11 @@ grpc::Status NotificationGrpcService::PostNotification(grpc::ServerContext* ctx,
 }
 
 grpc::Status NotificationGrpcService::ListNotificationMessages(
-    grpc::ServerContext*, const pb::ListNotificationMessagesRequest* req,
+    grpc::ServerContext* ctx, const pb::ListNotificationMessagesRequest* req,
     pb::ListNotificationMessagesResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "ListNotificationMessages"), [&]() -> absl::Status {
-    auto list = s_.notifications->ListMessages(req->id());
+  return Call(ctx, "ListNotificationMessages", [&](const Caller& caller) -> absl::Status {
+    auto list = s_.notifications->ListMessagesFor(req->id(), caller.identity,
+                                                  s_.admins->Contains(caller));
     if (!list.ok()) return list.status();
     for (const Message& m : *list) ToProto(m, resp->add_messages());
     return absl::OkStatus();
@@ -245,12 +274,20 @@ grpc::Status NotificationGrpcService::ListNotificationMessages(
 
 // ---- Alerts ----
 
-grpc::Status NotificationGrpcService::CreateAlerts(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::CreateAlerts(grpc::ServerContext* ctx,
                                                    const pb::CreateAlertsRequest* req,
                                                    pb::CreateAlertsResponse* resp) {
   return Guarded(absl::StrCat(kSvc, "CreateAlerts"), [&]() -> absl::Status {
+    // Alertmanager authenticates with its own bearer token (http_config
+    // authorization), per hook URL; no identity header is involved.
+    if (auto st = s_.authenticator->AuthenticateHop(*ctx); !st.ok()) return st;
     if (req->provider_type().empty() || req->provider_id().empty()) {
       return absl::InvalidArgumentError("provider_type and provider_id are required");
+    }
+    if (auto st = CheckAlertHookToken(*s_.hook_tokens, req->provider_type(), req->provider_id(),
+                                      auth::BearerToken(*ctx));
+        !st.ok()) {
+      return st;
     }
     auto group = FromProto(*req);
     if (!group.ok()) return group.status();
@@ -262,10 +299,10 @@ grpc::Status NotificationGrpcService::CreateAlerts(grpc::ServerContext*,
   });
 }
 
-grpc::Status NotificationGrpcService::ListAlerts(grpc::ServerContext*,
+grpc::Status NotificationGrpcService::ListAlerts(grpc::ServerContext* ctx,
                                                  const pb::ListAlertsRequest* req,
                                                  pb::ListAlertsResponse* resp) {
-  return Guarded(absl::StrCat(kSvc, "ListAlerts"), [&]() -> absl::Status {
+  return Call(ctx, "ListAlerts", [&](const Caller&) -> absl::Status {
     absl::Time from = req->start_time() > 0 ? absl::FromUnixSeconds(req->start_time())
                                             : absl::InfinitePast();
     absl::Time to = req->end_time() > 0 ? absl::FromUnixSeconds(req->end_time())

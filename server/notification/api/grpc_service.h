@@ -1,9 +1,17 @@
 // gRPC handlers of sluice.notification.v1beta1.NotificationService: decode
 // the request, call the core service, encode the reply. Every handler runs
-// under Guarded() and maps errors through ToGrpcStatus only.
+// under WithCaller() (an authenticated identity; errors through ToGrpcStatus
+// only) except the alert hook, which takes Alertmanager's bearer token.
+// Receivers, subscriptions and templates change only by notification admins;
+// a notification's messages are readable by its sender and admins.
 #ifndef SLUICE_SERVER_NOTIFICATION_API_GRPC_SERVICE_H_
 #define SLUICE_SERVER_NOTIFICATION_API_GRPC_SERVICE_H_
 
+#include <map>
+#include <string>
+
+#include "common/auth/authenticator.h"
+#include "common/auth/caller.h"
 #include "proto/sluice/notification/v1beta1/notification.grpc.pb.h"
 #include "server/notification/core/catalog.h"
 #include "server/notification/core/notify.h"
@@ -12,18 +20,27 @@ namespace sluice::notification::api {
 
 namespace pb = ::sluice::notification::v1beta1;
 
-// The core services the handlers call; all outlive the handler object.
+// Alert hook bearer tokens by "<provider_type>/<provider_id>" (the hook
+// URL's last two segments); "*" serves every hook URL without its own entry.
+using AlertHookTokens = std::map<std::string, std::string>;
+
+// The core services the handlers call and what authorizes a call; all
+// outlive the handler object.
 struct Services {
   ReceiverService* receivers;
   SubscriptionService* subscriptions;
   TemplateService* templates;
   NotificationService* notifications;
   AlertService* alerts;
+  const auth::Authenticator* authenticator;
+  const auth::AdminList* admins;          // notification.admins / admin_groups
+  const AlertHookTokens* hook_tokens;     // notification.alert_hook_tokens
 };
 
 class NotificationGrpcService final : public pb::NotificationService::Service {
  public:
   explicit NotificationGrpcService(Services s) : s_(s) {}
+
 
   grpc::Status CreateReceiver(grpc::ServerContext* ctx, const pb::CreateReceiverRequest* req,
                               pb::CreateReceiverResponse* resp) override;
@@ -73,6 +90,12 @@ class NotificationGrpcService final : public pb::NotificationService::Service {
                           pb::ListAlertsResponse* resp) override;
 
  private:
+  // Runs `fn(const auth::Caller&)` for `method` after authenticating.
+  template <typename Fn>
+  grpc::Status Call(grpc::ServerContext* ctx, const char* method, Fn&& fn);
+  // Call, for notification admins only (PermissionDenied naming `what`).
+  template <typename Fn>
+  grpc::Status AdminCall(grpc::ServerContext* ctx, const char* method, const char* what, Fn&& fn);
   Services s_;
 };
 

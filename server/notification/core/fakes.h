@@ -146,6 +146,10 @@ class FakeNotificationRepository : public NotificationRepository {
     auto it = keys.find(std::string(key));
     return it == keys.end() ? 0 : it->second;
   }
+  absl::StatusOr<std::string> GetCreator(uint64_t id) override {
+    if (!notifications.count(id)) return absl::NotFoundError("notification not found");
+    return notifications[id].created_by;
+  }
   absl::StatusOr<std::vector<Message>> ListMessages(uint64_t id) override {
     if (!notifications.count(id)) return absl::NotFoundError("notification not found");
     std::vector<Message> out;

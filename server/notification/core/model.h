@@ -76,6 +76,9 @@ struct Notification {
   nlohmann::json data = nlohmann::json::object();
   Labels labels;
   std::string source = "api";  // api | alert
+  // Who sent it: the caller's identity, or "alertmanager:<type>/<id>" for an
+  // alert hook post. Only the sender and notification admins read its messages.
+  std::string created_by;
   absl::Time created_at;
 };
 

@@ -42,10 +42,10 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
                                                    absl::string_view key,
                                                    absl::string_view caller) {
   // Stored as "<caller>\n<key>": neither an HTTP header nor gRPC metadata can
-  // hold a newline, so scoped keys never collide. Without a caller the key
-  // is stored as given.
-  std::string idempotency_key =
-      key.empty() || caller.empty() ? std::string(key) : absl::StrCat(caller, "\n", key);
+  // hold a newline, so scoped keys never collide. There is always a caller
+  // (finding L5: unscoped keys let anonymous clients learn each other's ids).
+  if (caller.empty()) return absl::UnauthenticatedError("a notification needs a sender");
+  std::string idempotency_key = key.empty() ? "" : absl::StrCat(caller, "\n", key);
   if (!idempotency_key.empty()) {
     auto earlier = notifications_->FindByIdempotencyKey(idempotency_key);
     if (!earlier.ok()) return earlier.status();
@@ -62,6 +62,7 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
 
   Notification n;
   n.idempotency_key = std::move(idempotency_key);
+  n.created_by = std::string(caller);
   n.template_name = req.template_name.empty() ? kDefaultTemplate : req.template_name;
   if (FindBuiltinTemplate(n.template_name) == nullptr) {
     auto t = templates_->Get(n.template_name);
@@ -99,6 +100,20 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
 }
 
 absl::StatusOr<std::vector<Message>> NotificationService::ListMessages(uint64_t notification_id) {
+  return notifications_->ListMessages(notification_id);
+}
+
+absl::StatusOr<std::vector<Message>> NotificationService::ListMessagesFor(
+    uint64_t notification_id, const std::string& caller, bool admin) {
+  if (!admin) {
+    auto sender = notifications_->GetCreator(notification_id);
+    if (!sender.ok()) return sender.status();
+    if (*sender != caller) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          caller, " may not read the messages of notification ", notification_id,
+          ": only its sender and notification admins may"));
+    }
+  }
   return notifications_->ListMessages(notification_id);
 }
 
@@ -191,6 +206,7 @@ absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group) {
     n.data = AlertTemplateData(group);
     n.labels = match;
     n.source = "alert";
+    n.created_by = absl::StrCat("alertmanager:", group.provider_type, "/", group.provider_id);
     auto id = notifications_->Enqueue(n, *deliveries);
     if (!id.ok()) return id.status();
     notification_id = *id;

@@ -47,14 +47,19 @@ class NotificationService {
   // Returns the notification id. InvalidArgument for a missing `data`, no
   // receivers and no labels, or a bad selector; NotFound for an unknown
   // template or when nothing matched. With `idempotency_key` already used by
-  // the same `caller` (the X-Auth-Email; may be empty), returns the earlier id
-  // and enqueues nothing. Keys are scoped per caller, so two teams using the
-  // same key never receive each other's notification id or lose a send.
+  // the same `caller` (the authenticated identity, required), returns the
+  // earlier id and enqueues nothing. Keys are scoped per caller, so two teams
+  // using the same key never receive each other's notification id or lose a
+  // send. `caller` is recorded as the notification's sender.
   absl::StatusOr<uint64_t> Post(const NotificationRequest& req, absl::string_view idempotency_key,
                                 absl::string_view caller);
 
   // NotFound for an unknown notification.
   absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id);
+  // ListMessages for `caller`: PermissionDenied unless `admin` or the
+  // notification's sender.
+  absl::StatusOr<std::vector<Message>> ListMessagesFor(uint64_t notification_id,
+                                                       const std::string& caller, bool admin);
 
   // The deliveries for receivers of subscriptions matching `labels`
   // (deduplicated by receiver and override).

@@ -50,7 +50,7 @@ TEST_F(NotifyTest, SelectorsUnionAndSubscriptions) {
   NotificationRequest req;
   req.data = json::object();
   req.receivers = {json{{"team", "x"}, {"env", "prod"}}, json{{"id", c}}};
-  auto id = notifications_.Post(req, "", "");
+  auto id = notifications_.Post(req, "", "a@x.com");
   ASSERT_TRUE(id.ok()) << id.status();
   EXPECT_EQ(ReceiversOf(*id), (std::set<uint64_t>{a, c}));
   EXPECT_EQ(wakes_, 1);
@@ -63,7 +63,7 @@ TEST_F(NotifyTest, SelectorsUnionAndSubscriptions) {
   NotificationRequest by_labels;
   by_labels.data = json::object();
   by_labels.labels = {{"svc", "api"}};
-  auto id2 = notifications_.Post(by_labels, "", "");
+  auto id2 = notifications_.Post(by_labels, "", "a@x.com");
   EXPECT_EQ(ReceiversOf(*id2), (std::set<uint64_t>{a, b}));
 }
 
@@ -71,15 +71,15 @@ TEST_F(NotifyTest, ErrorsAndIdempotency) {
   AddReceiver({{"team", "x"}});
   NotificationRequest req;
   req.receivers = {json{{"team", "x"}}};
-  EXPECT_EQ(notifications_.Post(req, "", "").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(notifications_.Post(req, "", "a@x.com").status().code(), absl::StatusCode::kInvalidArgument);
   req.data = json::object();
   req.template_name = "missing";
-  EXPECT_EQ(notifications_.Post(req, "", "").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(notifications_.Post(req, "", "a@x.com").status().code(), absl::StatusCode::kNotFound);
   req.template_name = "";
   req.receivers = {json{{"team", "nobody"}}};
-  EXPECT_EQ(notifications_.Post(req, "", "").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(notifications_.Post(req, "", "a@x.com").status().code(), absl::StatusCode::kNotFound);
   req.receivers = {};
-  EXPECT_EQ(notifications_.Post(req, "", "").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(notifications_.Post(req, "", "a@x.com").status().code(), absl::StatusCode::kInvalidArgument);
 
   req.receivers = {json{{"team", "x"}}};
   auto first = notifications_.Post(req, "key-1", "a@x.com");

@@ -69,6 +69,8 @@ class NotificationRepository {
   virtual absl::StatusOr<uint64_t> FindByIdempotencyKey(absl::string_view key) = 0;
   // NotFound for an unknown notification.
   virtual absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id) = 0;
+  // The notification's created_by; NotFound for an unknown notification.
+  virtual absl::StatusOr<std::string> GetCreator(uint64_t notification_id) = 0;
 
   // Marks enqueued messages past expire_at as expired and returns how many;
   // also fails pending messages whose lease ran out on their last try.

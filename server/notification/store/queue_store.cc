@@ -53,8 +53,8 @@ absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
     std::string rows_text = rows.dump();
     double exp = Seconds(expire_at);
     soci::indicator ind = soci::i_null;
-    sql << "WITH n AS (INSERT INTO notifications (idempotency_key, template, data, labels, source) "
-           "VALUES (NULLIF(:k, ''), :t, CAST(:d AS jsonb), CAST(:l AS jsonb), :s) "
+    sql << "WITH n AS (INSERT INTO notifications (idempotency_key, template, data, labels, source, "
+           "created_by) VALUES (NULLIF(:k, ''), :t, CAST(:d AS jsonb), CAST(:l AS jsonb), :s, :cb) "
            "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id), "
            "m AS (INSERT INTO notification_messages (notification_id, receiver_id, receiver_type, "
            "config_override, max_tries, expire_at) SELECT n.id, (x->>'receiver_id')::bigint, "
@@ -62,7 +62,8 @@ absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
            "FROM n, jsonb_array_elements(CAST(:rows AS jsonb)) x) "
            "SELECT id FROM n",
         soci::use(n.idempotency_key), soci::use(n.template_name), soci::use(data),
-        soci::use(labels), soci::use(n.source), soci::use(max_tries), soci::use(exp),
+        soci::use(labels), soci::use(n.source), soci::use(n.created_by), soci::use(max_tries),
+        soci::use(exp),
         soci::use(rows_text), soci::into(id, ind);
     if (!sql.got_data() || ind == soci::i_null) {
       // A concurrent request with the same key won: return its id.
@@ -109,6 +110,21 @@ absl::StatusOr<std::vector<Message>> PostgresNotificationRepository::ListMessage
   });
   if (!st.ok()) return st;
   return out;
+}
+
+absl::StatusOr<std::string> PostgresNotificationRepository::GetCreator(uint64_t notification_id) {
+  std::string created_by;
+  bool found = false;
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
+    long long key = static_cast<long long>(notification_id);
+    sql << "SELECT created_by FROM notifications WHERE id = :id", soci::use(key),
+        soci::into(created_by);
+    found = sql.got_data();
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  if (!found) return absl::NotFoundError(absl::StrCat("notification ", notification_id, " not found"));
+  return created_by;
 }
 
 absl::StatusOr<int> PostgresNotificationRepository::ExpireDue(absl::Time now) {

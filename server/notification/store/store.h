@@ -63,6 +63,7 @@ class PostgresNotificationRepository : public NotificationRepository {
                                   int max_tries, absl::Time expire_at) override;
   absl::StatusOr<uint64_t> FindByIdempotencyKey(absl::string_view key) override;
   absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id) override;
+  absl::StatusOr<std::string> GetCreator(uint64_t notification_id) override;
   absl::StatusOr<int> ExpireDue(absl::Time now) override;
   absl::StatusOr<std::vector<ClaimedMessage>> Claim(int limit, absl::Duration lease) override;
   absl::Status MarkPublished(uint64_t message_id) override;

@@ -1,0 +1,31 @@
+// What every access gRPC handler needs to authorize a call: the server's
+// Authenticator and the access admin list.
+#ifndef SLUICE_SERVER_ACCESS_API_API_AUTH_H_
+#define SLUICE_SERVER_ACCESS_API_API_AUTH_H_
+
+#include <string>
+
+#include "common/auth/authenticator.h"
+#include "common/auth/caller.h"
+#include "server/access/core/actor.h"
+
+namespace sluice::access {
+
+struct ApiAuth {
+  const auth::Authenticator* authenticator;  // borrowed
+  const auth::AdminList* admins;             // borrowed: access.admins / admin_groups
+
+  // The core's view of `caller`.
+  Actor ActorOf(const auth::Caller& caller) const {
+    return Actor{caller.identity, admins->Contains(caller)};
+  }
+  // PermissionDenied "<who> may not <what>: admins only (access.admins)"
+  // unless `caller` is an access admin.
+  absl::Status RequireAdmin(const auth::Caller& caller, const std::string& what) const {
+    return admins->Require(caller, what, "access.admins");
+  }
+};
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_API_API_AUTH_H_
