@@ -17,7 +17,7 @@ PKGS=(
   golang-go golang-github-grpc-ecosystem-grpc-gateway-dev golang-google-grpc-dev
   golang-goprotobuf-dev golang-github-golang-protobuf-1-3-dev
   # runtime peers for tests and `make run`
-  postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps
+  postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
 )
 
 missing=()

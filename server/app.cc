@@ -89,19 +89,8 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   app->config_ = config;
   absl::Time started_at = absl::Now();
 
-  auto pool = ConnectWithRetry(config);
-  if (!pool.ok()) return pool.status();
-  app->pool_ = std::move(*pool);
-  if (config.db.auto_migrate) {
-    auto applied = db::Migrate(*app->pool_, AllMigrations());
-    if (!applied.ok()) return applied.status();
-    spdlog::info("msg=\"migrations done\" applied={}", *applied);
-  }
-
-  auto metrics = MetricsServer::Create(config.metrics_port);
-  if (!metrics.ok()) return metrics.status();
-  app->metrics_ = std::move(*metrics);
-
+  // Security settings first: a server that cannot run safely stops before
+  // it touches the database.
   SetOutboundPolicy(config.outbound);
   const bool dev = config.auth.mode == auth::AuthMode::kInsecureDev;
   if (config.encryption_key.empty()) {
@@ -127,6 +116,19 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   if (!authenticator.ok()) return authenticator.status();
   app->auth_ = std::move(*authenticator);
   LogSecurityPosture(config);
+
+  auto pool = ConnectWithRetry(config);
+  if (!pool.ok()) return pool.status();
+  app->pool_ = std::move(*pool);
+  if (config.db.auto_migrate) {
+    auto applied = db::Migrate(*app->pool_, AllMigrations());
+    if (!applied.ok()) return applied.status();
+    spdlog::info("msg=\"migrations done\" applied={}", *applied);
+  }
+
+  auto metrics = MetricsServer::Create(config.metrics_port);
+  if (!metrics.ok()) return metrics.status();
+  app->metrics_ = std::move(*metrics);
 
   // Every hosted API: the server's own service, then each module's.
   std::vector<std::string> names = {"sluice.server.v1beta1.ServerService"};
