@@ -329,10 +329,25 @@ absl::StatusOr<pb::Resource> PostgresResourceRepository::Update(
     const google::protobuf::Map<std::string, std::string>* labels, const AuditEntry& audit) {
   if (!IsUuid(id)) return NotFoundResource(id);
   absl::Status st = pool_->InTransaction([&](soci::session& sql) -> absl::Status {
-    std::string d = StructToJson(details).dump();
-    int n = 0;
-    sql << "SELECT count(*) FROM resources WHERE id = CAST(:id AS uuid)", soci::into(n), use(id);
-    if (n == 0) return NotFoundResource(id);
+    nlohmann::json user = StructToJson(details);
+    std::string d = user.dump();
+    std::string provider_text;
+    soci::indicator ind = soci::i_null;
+    sql << "SELECT provider_details::text FROM resources WHERE id = CAST(:id AS uuid)",
+        soci::into(provider_text, ind), use(id);
+    if (!sql.got_data()) return NotFoundResource(id);
+    // What the provider returns is the provider's: refuse instead of silently
+    // dropping the change.
+    nlohmann::json provider = nlohmann::json::parse(ind == soci::i_ok ? provider_text : "{}",
+                                                    nullptr, false);
+    if (provider.is_object() && user.is_object()) {
+      for (const auto& [key, value] : user.items()) {
+        if (provider.contains(key)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "details.", key, ": set by the provider; it cannot be overridden"));
+        }
+      }
+    }
     // User keys never override what the provider owns.
     sql << "UPDATE resources SET user_details = user_details || CAST(:d AS jsonb), "
            "details = (user_details || CAST(:d AS jsonb)) || provider_details, "

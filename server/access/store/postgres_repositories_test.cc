@@ -117,10 +117,16 @@ TEST_F(RepositoriesTest, ProviderSyncSemantics) {
   EXPECT_EQ((*list)[0].urn(), "a");
   std::string id_a = (*list)[0].id();
 
-  // A user-added key survives a re-sync; a provider-owned key is not overridden.
-  auto upd = resources.Update(
+  // A provider-owned key is never overridden: the update is refused whole.
+  auto refused = resources.Update(
       id_a, JsonToStruct(nlohmann::json::parse(R"({"extra":"x","owner":"mallory@x.com"})")),
       nullptr, {"resource.update", "a@x.com"});
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status())) << refused.status();
+  EXPECT_NE(refused.status().message().find("details.owner"), std::string::npos);
+  EXPECT_EQ(StructToJson(resources.Get(id_a)->details())["owner"], "alice@x.com");
+  // A user-added key survives a re-sync.
+  auto upd = resources.Update(id_a, JsonToStruct(nlohmann::json::parse(R"({"extra":"x"})")),
+                              nullptr, {"resource.update", "a@x.com"});
   ASSERT_TRUE(upd.ok()) << upd.status();
   EXPECT_EQ(StructToJson(upd->details())["extra"], "x");
   EXPECT_EQ(StructToJson(upd->details())["owner"], "alice@x.com");
