@@ -178,7 +178,14 @@ absl::Status Stack::StartServer() {
 absl::Status Stack::RestartServer(std::string config_yaml) {
   server_->Stop();
   if (!config_yaml.empty()) options_.config_yaml = std::move(config_yaml);
-  return StartServer();
+  if (auto st = StartServer(); !st.ok()) return st;
+  // The gateway reconnects with backoff: wait until it reaches the new server.
+  absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (Http("GET", http_base_ + "/healthz").status != 200) {
+    if (absl::Now() > deadline) return absl::UnavailableError("gateway did not reconnect");
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return absl::OkStatus();
 }
 
 Stack::~Stack() {

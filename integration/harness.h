@@ -91,6 +91,8 @@ class Stack {
   // Restarts sluice-server on the same ports and database; a non-empty
   // `config_yaml` replaces Options::config_yaml first.
   absl::Status RestartServer(std::string config_yaml = "");
+  // Options::server_env, e.g. to drop a fault injection before a restart.
+  std::map<std::string, std::string>& server_env() { return options_.server_env; }
 
  private:
   Stack() = default;

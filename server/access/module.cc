@@ -12,6 +12,7 @@
 #include "server/access/core/validation.h"
 #include "server/access/providers/registry.h"
 #include "server/access/store/postgres_appeal_repository.h"
+#include "server/access/store/postgres_provider_journal.h"
 #include "server/access/store/postgres_repositories.h"
 #include "spdlog/spdlog.h"
 
@@ -21,6 +22,11 @@ namespace {
 // Advisory lock keys of the background jobs (one replica runs each).
 constexpr int64_t kResourceSyncLock = 0x51ce0001;
 constexpr int64_t kGrantExpiryLock = 0x51ce0002;
+constexpr int64_t kReconcileLock = 0x51ce0003;
+// The periodic run leaves operations younger than this to their request.
+constexpr absl::Duration kReconcileMinAge = absl::Seconds(60);
+// Settled journal entries are kept this long (for audits of incidents).
+constexpr absl::Duration kJournalRetention = absl::Hours(24 * 30);
 
 // Runs `fn` every `interval` on its own thread until Stop().
 class PeriodicJob {
@@ -62,8 +68,11 @@ class PeriodicJob {
 
 class AccessModule : public server::Module {
  public:
-  AccessModule(const server::ModuleContext& ctx, AccessConfig config)
+  AccessModule(const server::ModuleContext& ctx, AccessConfig config,
+               std::unique_ptr<db::Pool> journal_pool)
       : config_(config),
+        journal_pool_(std::move(journal_pool)),
+        journal_(journal_pool_.get()),
         policy_repo_(ctx.pool),
         provider_repo_(ctx.pool),
         resource_repo_(ctx.pool),
@@ -83,7 +92,9 @@ class AccessModule : public server::Module {
         audit_grpc_(&audit_repo_, api_auth_),
         appeal_grpc_(&appeals_, api_auth_),
         approval_grpc_(&appeals_, api_auth_),
-        grant_grpc_(&appeals_, api_auth_) {}
+        grant_grpc_(&appeals_, api_auth_) {
+    appeals_.set_journal(&journal_);
+  }
 
   std::vector<std::string> ServiceNames() const override {
     return {"sluice.access.v1beta1.PolicyService", "sluice.access.v1beta1.ProviderService",
@@ -127,14 +138,38 @@ class AccessModule : public server::Module {
           }
         });
     expiry_job_->Start();
+    reconcile_job_ = std::make_unique<PeriodicJob>(
+        "reconcile", config_.reconcile_interval, [this] {
+          auto ran = job_lock_.RunExclusive(kReconcileLock, [this] {
+            auto report = appeals_.Reconcile(kReconcileMinAge);
+            if (!report.ok()) {
+              spdlog::warn("msg=\"reconciliation failed\" error=\"{}\"",
+                           std::string(report.status().message()));
+            } else if (report->examined > 0) {
+              spdlog::warn("msg=\"reconciled provider operations left in flight\" examined={} "
+                           "confirmed={} revoked={} completed={} regranted={} failed={}",
+                           report->examined, report->confirmed, report->revoked,
+                           report->completed, report->regranted, report->failed);
+            }
+            (void)journal_.Prune(absl::Now() - kJournalRetention);
+          });
+          if (!ran.ok()) {
+            spdlog::warn("msg=\"reconciliation skipped\" error=\"{}\"",
+                         std::string(ran.status().message()));
+          }
+        });
+    reconcile_job_->Start();
   }
   void Stop() override {
     if (sync_job_) sync_job_->Stop();
     if (expiry_job_) expiry_job_->Stop();
+    if (reconcile_job_) reconcile_job_->Stop();
   }
 
  private:
   AccessConfig config_;
+  std::unique_ptr<db::Pool> journal_pool_;  // one connection of its own (see the journal)
+  PostgresProviderJournal journal_;
   PostgresPolicyRepository policy_repo_;
   PostgresProviderRepository provider_repo_;
   PostgresResourceRepository resource_repo_;
@@ -157,6 +192,7 @@ class AccessModule : public server::Module {
   GrantGrpcService grant_grpc_;
   std::unique_ptr<PeriodicJob> sync_job_;
   std::unique_ptr<PeriodicJob> expiry_job_;
+  std::unique_ptr<PeriodicJob> reconcile_job_;
 };
 
 }  // namespace
@@ -187,11 +223,13 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       target = &config.resource_sync_interval;
     } else if (key == "grant_expiry_interval") {
       target = &config.grant_expiry_interval;
+    } else if (key == "reconcile_interval") {
+      target = &config.reconcile_interval;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "access.", key,
-          ": unknown key (known: resource_sync_interval, grant_expiry_interval, admins, "
-          "admin_groups)"));
+          ": unknown key (known: resource_sync_interval, grant_expiry_interval, "
+          "reconcile_interval, admins, admin_groups)"));
     }
     if (!kv.second.IsScalar()) {
       return absl::InvalidArgumentError(absl::StrCat("access.", key, ": want a duration"));
@@ -206,7 +244,16 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
 absl::StatusOr<std::unique_ptr<server::Module>> CreateModule(const server::ModuleContext& ctx) {
   auto config = ParseAccessConfig(ctx.module_config ? *ctx.module_config : YAML::Node());
   if (!config.ok()) return config.status();
-  return std::unique_ptr<server::Module>(new AccessModule(ctx, *config));
+  // The journal commits on its own connection while a transaction of the
+  // main pool is open (see PostgresProviderJournal).
+  auto journal_pool = db::Pool::Create(ctx.pool->dsn(), 1);
+  if (!journal_pool.ok()) return journal_pool.status();
+  if (config->admins.identities.empty() && config->admins.groups.empty()) {
+    spdlog::warn("msg=\"access.admins is empty: nobody can change policies, providers or "
+                 "resources\"");
+  }
+  return std::unique_ptr<server::Module>(
+      new AccessModule(ctx, *config, std::move(*journal_pool)));
 }
 
 }  // namespace sluice::access

@@ -4,6 +4,7 @@
 // Config section `access:` (all optional):
 //   resource_sync_interval: 2h   # re-fetch every provider's resources
 //   grant_expiry_interval: 1m    # revoke expired grants (issue 5)
+//   reconcile_interval: 1m       # settle provider calls a crash left in flight
 //   admins: [ops@example.com]    # may change policies, providers, resources,
 //   admin_groups: [sre]          #   approvers, and bulk-revoke (JWT groups claim)
 #ifndef SLUICE_SERVER_ACCESS_MODULE_H_
@@ -27,6 +28,8 @@ namespace sluice::access {
 struct AccessConfig {
   absl::Duration resource_sync_interval = absl::Hours(2);
   absl::Duration grant_expiry_interval = absl::Minutes(1);
+  // Settle provider operations a crash left in flight (security review M2).
+  absl::Duration reconcile_interval = absl::Minutes(1);
   auth::AdminList admins;  // `admins` (identities) and `admin_groups`
 };
 

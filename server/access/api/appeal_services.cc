@@ -215,4 +215,23 @@ grpc::Status GrantGrpcService::GetGrant(grpc::ServerContext* ctx,
   });
 }
 
+grpc::Status GrantGrpcService::ReconcileGrants(grpc::ServerContext* ctx,
+                                               const v1beta1::ReconcileGrantsRequest* req,
+                                               v1beta1::ReconcileGrantsResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "GrantService/ReconcileGrants",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "reconcile grants"); !st.ok()) return st;
+    auto report = appeals_->Reconcile(absl::Seconds(req->min_age_seconds()));
+    if (!report.ok()) return report.status();
+    resp->set_examined(report->examined);
+    resp->set_confirmed(report->confirmed);
+    resp->set_revoked(report->revoked);
+    resp->set_completed(report->completed);
+    resp->set_regranted(report->regranted);
+    resp->set_failed(report->failed);
+    for (auto& d : report->details) resp->add_details(std::move(d));
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace sluice::access

@@ -64,6 +64,8 @@ class GrantGrpcService final : public v1beta1::GrantService::Service {
                           v1beta1::ListGrantsResponse* resp) override;
   grpc::Status GetGrant(grpc::ServerContext* ctx, const v1beta1::GetGrantRequest* req,
                         v1beta1::GetGrantResponse* resp) override;
+  grpc::Status ReconcileGrants(grpc::ServerContext* ctx, const v1beta1::ReconcileGrantsRequest* req,
+                               v1beta1::ReconcileGrantsResponse* resp) override;
 
  private:
   AppealService* appeals_;

@@ -4,6 +4,7 @@
 // GrantAccess, the losers see the new state (FailedPrecondition).
 #include "absl/strings/str_cat.h"
 #include "server/access/core/appeal_service.h"
+#include "server/access/core/fault.h"
 #include "server/access/core/flow.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"
@@ -15,6 +16,8 @@ absl::Status CheckUuid(const std::string& id) {
   if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
   return absl::OkStatus();
 }
+
+constexpr char kNoLongerActive[] = "no longer active (revoked or replaced meanwhile)";
 
 pb::Approval* FindApproval(pb::Appeal* appeal, const std::string& key) {
   for (auto& a : *appeal->mutable_approvals()) {
@@ -54,9 +57,8 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
   if (!policy.ok()) return policy.status();
   auto config = providers_->GetPlainConfig(current->resource().provider_type(),
                                            current->resource().provider_urn());
-  std::vector<std::function<void()>> undo;
   pb::Appeal result;
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     // The access key first, then the row: the order creation uses too, so
     // the two never wait on each other in a cycle.
     if (auto s = tx.LockAccess(current->account_id(), current->resource_id(), current->role());
@@ -115,15 +117,12 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     }
     if (appeal->status() == "active") {
       if (!config.ok()) return config.status();
-      if (auto s = Activate(tx, &*appeal, *config, *policy, &undo); !s.ok()) return s;
+      if (auto s = Activate(tx, &*appeal, *config, *policy, ops); !s.ok()) return s;
     }
     result = std::move(*appeal);
     return absl::OkStatus();
   });
-  if (!st.ok()) {
-    for (auto& u : undo) u();
-    return st;
-  }
+  if (!st.ok()) return st;
   if (result.status() == "active") CreateRequirementAppeals(result, *policy);
   return result;
 }
@@ -157,13 +156,25 @@ absl::StatusOr<pb::Appeal> AppealService::Cancel(const std::string& id, const st
 absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
                                        const pb::ProviderConfig& config, const std::string& actor,
                                        const std::string& reason,
-                                       const std::string& audit_action) {
+                                       const std::string& audit_action,
+                                       std::vector<PendingOp>* ops) {
   auto client = registry_->Find(config.type());
   if (!client.ok()) return client.status();
-  if (auto st = (*client)->RevokeAccess(config, RequestFor(*grant, grant->resource())); !st.ok()) {
+  AccessRequest req = RequestFor(*grant, grant->resource());
+  auto op_id = JournalBegin({"", "revoke", req.account_id, req.account_type, grant->resource_id(),
+                             req.role, req.permissions, config.type(), config.urn(),
+                             grant->appeal_id(), grant->id(), absl::Time()});
+  if (!op_id.ok()) return op_id.status();
+  if (auto st = (*client)->RevokeAccess(config, req); !st.ok()) {
+    JournalFinish(*op_id, kOpFailed);
     return absl::Status(st.code(), absl::StrCat("revoking access in provider ", config.urn(),
                                                 " failed: ", st.message()));
   }
+  FaultPoint("crash_after_provider_revoke");
+  // If the records below do not commit, the access comes back: the grant
+  // stays active here, so it must stay active in the provider too.
+  ProviderClient* plugin = *client;
+  ops->push_back({*op_id, [plugin, config, req] { return plugin->GrantAccess(config, req); }});
   auto now = ToTimestamp(clock_());
   grant->set_status("inactive");
   grant->set_status_in_provider("inactive");
@@ -199,7 +210,11 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
   const std::string& actor = who.identity;
   auto config = providers_->GetPlainConfig(current->resource().provider_type(),
                                            current->resource().provider_urn());
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+    if (auto l = tx.LockAccess(current->account_id(), current->resource_id(), current->role());
+        !l.ok()) {
+      return l;
+    }
     auto appeal = tx.GetAppeal(id, true);
     if (!appeal.ok()) return appeal.status();
     if (appeal->status() != "active") {
@@ -214,10 +229,34 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
     if (!config.ok()) return config.status();
     pb::Grant g = **grant;
     *g.mutable_resource() = current->resource();
-    return Deactivate(tx, &g, *config, actor, reason, "appeal.revoke");
+    return Deactivate(tx, &g, *config, actor, reason, "appeal.revoke", ops);
   });
   if (!st.ok()) return st;
   return Get(id);
+}
+
+absl::Status AppealService::RevokeOne(const pb::Grant& candidate,
+                                      const std::map<std::string, pb::ProviderConfig>& configs,
+                                      const std::string& actor, const std::string& reason,
+                                      const std::string& audit_action) {
+  return RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+    if (auto l = tx.LockAccess(candidate.account_id(), candidate.resource_id(), candidate.role());
+        !l.ok()) {
+      return l;
+    }
+    auto current = tx.FindActiveGrant(candidate.account_id(), candidate.resource_id(),
+                                      candidate.role(), /*for_update=*/true);
+    if (!current.ok()) return current.status();
+    if (!current->has_value() || (*current)->id() != candidate.id()) {
+      return absl::FailedPreconditionError(kNoLongerActive);
+    }
+    auto it = configs.find(absl::StrCat(candidate.resource().provider_type(), "/",
+                                        candidate.resource().provider_urn()));
+    if (it == configs.end()) return absl::FailedPreconditionError("its provider is not registered");
+    pb::Grant g = **current;
+    *g.mutable_resource() = candidate.resource();
+    return Deactivate(tx, &g, it->second, actor, reason, audit_action, ops);
+  });
 }
 
 absl::StatusOr<RevokeManyResult> AppealService::RevokeMany(const GrantSelector& s,
@@ -243,26 +282,7 @@ absl::StatusOr<RevokeManyResult> AppealService::RevokeMany(const GrantSelector& 
   for (const pb::Grant& candidate : candidates) {
     // One transaction per grant: the provider call and the grant's row
     // commit or fail together, and never hold up the other grants.
-    absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
-      if (auto l = tx.LockAccess(candidate.account_id(), candidate.resource_id(), candidate.role());
-          !l.ok()) {
-        return l;
-      }
-      auto current = tx.FindActiveGrant(candidate.account_id(), candidate.resource_id(),
-                                        candidate.role(), /*for_update=*/true);
-      if (!current.ok()) return current.status();
-      if (!current->has_value() || (*current)->id() != candidate.id()) {
-        return absl::FailedPreconditionError("no longer active (revoked or replaced meanwhile)");
-      }
-      auto it = configs->find(absl::StrCat(candidate.resource().provider_type(), "/",
-                                           candidate.resource().provider_urn()));
-      if (it == configs->end()) {
-        return absl::FailedPreconditionError("its provider is not registered");
-      }
-      pb::Grant g = **current;
-      *g.mutable_resource() = candidate.resource();
-      return Deactivate(tx, &g, it->second, actor, reason, "appeal.revoke");
-    });
+    absl::Status st = RevokeOne(candidate, *configs, actor, reason, "appeal.revoke");
     if (!st.ok()) {
       pb::RevokeFailure* f = &result.failed.emplace_back();
       f->set_grant_id(candidate.id());
@@ -344,27 +364,31 @@ absl::StatusOr<pb::Appeal> AppealService::DeleteApprover(const std::string& appe
 absl::StatusOr<int> AppealService::ExpireGrants() {
   auto configs = providers_->PlainConfigs();
   if (!configs.ok()) return configs.status();
-  int expired = 0;
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
-    auto grants = tx.LockExpiredGrants(clock_(), 500);
+  absl::Time now = clock_();
+  std::vector<pb::Grant> candidates;
+  absl::Status found = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto grants = tx.LockExpiredGrants(now, 500);
     if (!grants.ok()) return grants.status();
-    for (pb::Grant& g : *grants) {
-      auto it = configs->find(absl::StrCat(g.resource().provider_type(), "/",
-                                           g.resource().provider_urn()));
-      absl::Status d = it == configs->end()
-                           ? absl::FailedPreconditionError("provider is not registered")
-                           : Deactivate(tx, &g, it->second, "system", "expired", "grant.expire");
-      if (!d.ok()) {
-        // Left active: the next run retries it.
-        spdlog::warn("msg=\"grant expiry failed; will retry\" grant={} error=\"{}\"", g.id(),
-                     std::string(d.message()));
-        continue;
-      }
-      ++expired;
-    }
+    candidates = std::move(*grants);
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!found.ok()) return found;
+  int expired = 0;
+  for (const pb::Grant& candidate : candidates) {
+    // One transaction per grant, as in bulk revoke: a failure leaves that
+    // grant active in both places, never the others half done.
+    absl::Status st = RevokeOne(candidate, *configs, "system", "expired", "grant.expire");
+    if (!st.ok()) {
+      if (absl::IsFailedPrecondition(st) && st.message() == kNoLongerActive) {
+        continue;
+      }
+      // Left active: the next run retries it.
+      spdlog::warn("msg=\"grant expiry failed; will retry\" grant={} error=\"{}\"", candidate.id(),
+                   std::string(st.message()));
+      continue;
+    }
+    ++expired;
+  }
   return expired;
 }
 

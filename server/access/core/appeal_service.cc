@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/expr/expr.h"
+#include "server/access/core/fault.h"
 #include "server/access/core/flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
@@ -198,7 +199,6 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
     if (*inserted) return std::vector<pb::Appeal>{std::move(a)};
     // An active grant exists: the transaction below decides on extension.
   }
-  std::vector<std::function<void()>> undo;
   absl::Time now = clock_();
   // Every access the request touches, in one global order: requests naming
   // the same resources in another order cannot deadlock.
@@ -206,7 +206,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
   for (const Prepared& p : prepared) {
     keys.emplace(p.appeal.account_id(), p.appeal.resource_id(), p.appeal.role());
   }
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     // Identical requests racing (a double click, a retry) queue here; the
     // later ones then find the first one's pending appeal or grant.
     for (const auto& [account, resource, role] : keys) {
@@ -249,15 +249,12 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
         }
       }
       if (a.status() == "active") {
-        if (auto ac = Activate(tx, &a, p.config, p.policy, &undo); !ac.ok()) return ac;
+        if (auto ac = Activate(tx, &a, p.config, p.policy, ops); !ac.ok()) return ac;
       }
     }
     return absl::OkStatus();
   });
-  if (!st.ok()) {
-    for (auto& u : undo) u();  // no access without a record
-    return st;
-  }
+  if (!st.ok()) return st;  // RunAndSettle undid the provider calls: no access without a record
   std::vector<pb::Appeal> out;
   for (Prepared& p : prepared) {
     if (p.appeal.status() == "active") CreateRequirementAppeals(p.appeal, p.policy);
@@ -268,7 +265,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
 
 absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
                                      const pb::ProviderConfig& config, const pb::Policy& policy,
-                                     std::vector<std::function<void()>>* undo) {
+                                     std::vector<PendingOp>* ops) {
   auto client = registry_->Find(config.type());
   if (!client.ok()) return client.status();
   absl::Time now = clock_();
@@ -279,22 +276,24 @@ absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
                     appeal->role(),
                     std::vector<std::string>(appeal->permissions().begin(),
                                              appeal->permissions().end())};
+  auto op_id = JournalBegin({"", "grant", req.account_id, req.account_type, appeal->resource_id(),
+                             req.role, req.permissions, config.type(), config.urn(),
+                             appeal->id(), "", absl::Time()});
+  if (!op_id.ok()) return op_id.status();
   if (auto st = (*client)->GrantAccess(config, req); !st.ok()) {
+    JournalFinish(*op_id, kOpFailed);
     return absl::Status(st.code(), absl::StrCat("granting access in provider ", config.urn(),
                                                 " failed: ", st.message()));
   }
+  FaultPoint("crash_after_provider_grant");
   ProviderClient* plugin = *client;
   // Compensation if the records below do not commit. An extension keeps the
   // previous access, so nothing is revoked for it.
+  PendingOp op{*op_id, nullptr};
   if (!existing->has_value()) {
-    undo->push_back([plugin, config, req] {
-      auto st = plugin->RevokeAccess(config, req);
-      if (!st.ok()) {
-        spdlog::error("msg=\"compensating revoke failed\" account={} resource={} error=\"{}\"",
-                      req.account_id, req.resource.id(), std::string(st.message()));
-      }
-    });
+    op.compensate = [plugin, config, req] { return plugin->RevokeAccess(config, req); };
   }
+  ops->push_back(std::move(op));
   if (existing->has_value()) {
     pb::Grant old = **existing;
     old.set_status("inactive");

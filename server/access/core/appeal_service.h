@@ -5,6 +5,7 @@
 #define SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "server/access/core/actor.h"
 #include "server/access/core/appeal_repositories.h"
 #include "server/access/core/policy_service.h"
+#include "server/access/core/provider_journal.h"
 #include "server/access/core/provider_service.h"
 
 namespace sluice::access {
@@ -26,6 +28,17 @@ struct RevokeManyResult {
 // At most this many grants are revoked by one bulk revoke call; the caller
 // repeats the call for the rest.
 inline constexpr int kMaxBulkRevoke = 1000;
+
+// What one reconciliation run did with the in-flight provider operations.
+struct ReconcileReport {
+  int examined = 0;
+  int confirmed = 0;  // the database already agreed with the provider
+  int revoked = 0;    // access granted without a record: revoked in the provider
+  int completed = 0;  // a revoke interrupted before its record: recorded now
+  int regranted = 0;  // an interrupted revoke of access a newer grant needs: granted again
+  int failed = 0;     // could not be settled this time (retried next run)
+  std::vector<std::string> details;  // one line per operation: "<op id> <op> <outcome> ..."
+};
 
 class AppealService {
  public:
@@ -95,10 +108,22 @@ class AppealService {
   // NotFound; PermissionDenied unless `actor` is an admin, the grant's
   // account or owner, or an approver of the grant's resource.
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id, const Actor& actor);
-  // The expiry job: revokes every active grant past its expiration date
-  // (provider failures are logged and retried next run). Returns how many
-  // were expired.
+  // The expiry job: revokes every active grant past its expiration date,
+  // each in its own transaction (provider failures are logged and retried
+  // next run). Returns how many were expired.
   absl::StatusOr<int> ExpireGrants();
+
+  // Records every provider call in `journal` (borrowed; may be null, then
+  // nothing is journaled and Reconcile does nothing).
+  void set_journal(ProviderJournal* journal) { journal_ = journal; }
+
+  // The reconciliation job (security review M2): settles every journaled
+  // provider operation still in flight after `min_age` (a crash or an
+  // ambiguous COMMIT left it), under the access's lock: a grant without an
+  // active grant row is revoked in the provider; a revoke whose grant is
+  // still active is completed. Runs periodically and on demand
+  // (GrantService.ReconcileGrants).
+  absl::StatusOr<ReconcileReport> Reconcile(absl::Duration min_age);
 
  private:
   struct Prepared;  // everything one new appeal needs, fetched before the tx
@@ -107,13 +132,40 @@ class AppealService {
                                    const std::string& creator, bool system);
   absl::StatusOr<std::vector<pb::Appeal>> CreatePrepared(std::vector<Prepared> prepared,
                                                          const std::string& creator);
+  // A provider call made inside a transaction, settled after it ends.
+  struct PendingOp {
+    std::string id;                            // journal id ("" without a journal)
+    std::function<absl::Status()> compensate;  // undoes the call; empty: nothing to undo
+  };
+  // Runs `body` in a transaction, then settles the provider calls it adds
+  // to its `ops`:
+  // committed on success; compensated after a definite rollback (left in
+  // flight for Reconcile when compensation fails); left in flight when the
+  // COMMIT itself failed, because it may have committed.
+  absl::Status RunAndSettle(
+      const std::function<absl::Status(AccessTx&, std::vector<PendingOp>*)>& body);
+  // Journals `op` as in flight ("" without a journal).
+  absl::StatusOr<std::string> JournalBegin(ProviderOperation op);
+  void JournalFinish(const std::string& id, const char* outcome);
   // Grants in the provider and records the grant (replacing an extended one).
-  // The caller holds tx.LockAccess for the appeal's account, resource and role.
+  // The caller holds tx.LockAccess for the appeal's account, resource and
+  // role, and runs inside RunAndSettle (the call is added to `ops`).
   absl::Status Activate(AccessTx& tx, pb::Appeal* appeal, const pb::ProviderConfig& config,
-                        const pb::Policy& policy, std::vector<std::function<void()>>* undo);
+                        const pb::Policy& policy, std::vector<PendingOp>* ops);
+  // Revokes in the provider and records it (grant inactive, appeal
+  // terminated, audit row); the call is added to `ops`.
   absl::Status Deactivate(AccessTx& tx, pb::Grant* grant, const pb::ProviderConfig& config,
                           const std::string& actor, const std::string& reason,
-                          const std::string& audit_action);
+                          const std::string& audit_action, std::vector<PendingOp>* ops);
+  // Revokes `candidate` (an active grant with its resource) in its own
+  // transaction under the access's lock; FailedPrecondition when it is no
+  // longer the active grant. `configs` by "<provider type>/<urn>".
+  absl::Status RevokeOne(const pb::Grant& candidate,
+                         const std::map<std::string, pb::ProviderConfig>& configs,
+                         const std::string& actor, const std::string& reason,
+                         const std::string& audit_action);
+  // Settles one journaled operation (Reconcile's body). Returns the outcome.
+  absl::StatusOr<const char*> ReconcileOne(const ProviderOperation& op);
   void CreateRequirementAppeals(const pb::Appeal& appeal, const pb::Policy& policy);
   absl::StatusOr<pb::Appeal> Expand(pb::Appeal appeal);
   absl::StatusOr<pb::Appeal> EditApprovers(const std::string& appeal_id, const std::string& approval,
@@ -127,6 +179,7 @@ class AppealService {
   const ProviderRegistry* registry_;
   IamClient* iam_;
   std::function<absl::Time()> clock_;
+  ProviderJournal* journal_ = nullptr;
 };
 
 // Parses "<field>:<asc|desc>" entries against `allowed` column names.

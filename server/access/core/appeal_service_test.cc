@@ -76,9 +76,11 @@ class AppealServiceTest : public ::testing::Test {
     if (!service_) {
       service_ = std::make_unique<AppealService>(&appeals_, &resources_, &policies_, providers_.get(),
                                                  registry_.get(), nullptr, [this] { return now_; });
+      service_->set_journal(&journal_);
     }
     return *service_;
   }
+  testing::FakeProviderJournal journal_;
 };
 
 TEST_F(AppealServiceTest, ApproveGrantsOnceWithPermissions) {
@@ -228,6 +230,89 @@ TEST_F(AppealServiceTest, BulkRevokeRevokesEachGrantOnItsOwn) {
     EXPECT_EQ(g.status(), g.account_id() == "u2@x.com" ? "active" : "inactive") << g.account_id();
   }
   EXPECT_EQ(client_->revoked.size(), 2u);
+}
+
+TEST_F(AppealServiceTest, EveryProviderCallIsJournaledAndSettled) {
+  auto created = Service().Create(Request(kAuto, "24h"), "u@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE(Service().Revoke((*created)[0].id(), {"u@x.com", false}, "done").ok());
+  EXPECT_EQ(journal_.Statuses(),
+            (std::vector<std::string>{"grant:committed", "revoke:committed"}));
+
+  // A failed provider call is settled as failed; a rollback as compensated.
+  client_->grant_error = absl::UnavailableError("provider down");
+  EXPECT_FALSE(Service().Create(Request(kAuto, "24h"), "v@x.com").ok());
+  client_->grant_error = absl::OkStatus();
+  appeals_.insert_grant_error = absl::UnavailableError("db down");
+  EXPECT_FALSE(Service().Create(Request(kAuto, "24h"), "w@x.com").ok());
+  EXPECT_EQ(journal_.Statuses(),
+            (std::vector<std::string>{"grant:committed", "revoke:committed", "grant:failed",
+                                      "grant:compensated"}));
+  // No journal, no provider call.
+  appeals_.insert_grant_error = absl::OkStatus();
+  journal_.begin_error = absl::UnavailableError("journal down");
+  size_t granted = client_->granted.size();
+  EXPECT_FALSE(Service().Create(Request(kAuto, "24h"), "z@x.com").ok());
+  EXPECT_EQ(client_->granted.size(), granted);
+}
+
+TEST_F(AppealServiceTest, ReconcileRevokesAccessWithoutARecord) {
+  // What a crash between GrantAccess and COMMIT leaves: an entry in flight,
+  // access in the provider, no grant row.
+  ProviderOperation op{"", "grant", "ghost@x.com", "user", kAuto, "viewer", {}, "fake", "f",
+                       "appeal-1", "", now_ - absl::Minutes(5)};
+  ASSERT_TRUE(journal_.Begin(op).ok());
+  // A recorded grant's entry left in flight is only confirmed.
+  auto created = Service().Create(Request(kAuto, "24h"), "u@x.com");
+  ASSERT_TRUE(created.ok());
+  ProviderOperation kept = op;
+  kept.account_id = "u@x.com";
+  ASSERT_TRUE(journal_.Begin(kept).ok());
+
+  auto report = Service().Reconcile(absl::Seconds(60));
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->examined, 2);
+  EXPECT_EQ(report->revoked, 1);
+  EXPECT_EQ(report->confirmed, 1);
+  ASSERT_EQ(client_->revoked.size(), 1u);
+  EXPECT_EQ(client_->revoked[0].account_id, "ghost@x.com");
+  EXPECT_EQ(appeals_.state.grants.begin()->second.status(), "active");  // u@x.com keeps it
+  // Settled: a second run finds nothing.
+  EXPECT_EQ(Service().Reconcile(absl::Seconds(0))->examined, 0);
+}
+
+TEST_F(AppealServiceTest, ReconcileCompletesAnInterruptedRevokeAndRetriesFailures) {
+  auto created = Service().Create(Request(kAuto, "24h"), "u@x.com");
+  ASSERT_TRUE(created.ok());
+  const pb::Grant& g = appeals_.state.grants.begin()->second;
+  // Revoked in the provider, crashed before the grant row changed.
+  ProviderOperation op{"", "revoke", "u@x.com", "user", kAuto, "viewer", {}, "fake", "f",
+                       (*created)[0].id(), g.id(), now_ - absl::Minutes(5)};
+  ASSERT_TRUE(journal_.Begin(op).ok());
+  client_->revoke_error = absl::UnavailableError("provider down");
+  auto failed = Service().Reconcile(absl::Seconds(60));
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed->failed, 1);
+  EXPECT_EQ(appeals_.state.grants.begin()->second.status(), "active");
+  client_->revoke_error = absl::OkStatus();
+  auto done = Service().Reconcile(absl::Seconds(60));
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->completed, 1);
+  EXPECT_EQ(appeals_.state.grants.begin()->second.status(), "inactive");
+  EXPECT_EQ(appeals_.state.audit.back().action, "grant.revoke_reconciled");
+}
+
+TEST_F(AppealServiceTest, FailedCompensationIsLeftForReconciliation) {
+  appeals_.insert_grant_error = absl::UnavailableError("db down");
+  client_->revoke_error = absl::UnavailableError("provider down too");
+  EXPECT_FALSE(Service().Create(Request(kAuto, "24h"), "u@x.com").ok());
+  EXPECT_EQ(journal_.Statuses(), (std::vector<std::string>{"grant:in_flight"}));
+  appeals_.insert_grant_error = absl::OkStatus();
+  client_->revoke_error = absl::OkStatus();
+  auto report = Service().Reconcile(absl::Seconds(0));
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->revoked, 1);
+  EXPECT_EQ(journal_.Statuses(), (std::vector<std::string>{"grant:revoked"}));
 }
 
 TEST(OrderByTest, ParsesAndRejects) {

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "server/access/core/appeal_repositories.h"
 #include "server/access/core/provider_client.h"
+#include "server/access/core/provider_journal.h"
 #include "server/access/core/repositories.h"
 
 namespace sluice::access::testing {
@@ -299,6 +300,47 @@ class FakeAppealRepository : public AppealRepository {
     FakeAppealRepository* repo_;
   };
   absl::Mutex mu_;
+};
+
+// In-memory journal: entries by id, with their status ("in_flight" or the
+// outcome). `begin_error` makes Begin fail.
+class FakeProviderJournal : public ProviderJournal {
+ public:
+  struct Entry {
+    ProviderOperation op;
+    std::string status = "in_flight";
+  };
+  absl::StatusOr<std::string> Begin(const ProviderOperation& op) override {
+    if (!begin_error.ok()) return begin_error;
+    Entry e{op};
+    e.op.id = absl::StrCat("op-", ++next_id);
+    entries[e.op.id] = e;
+    return e.op.id;
+  }
+  absl::Status Finish(const std::string& id, const std::string& outcome) override {
+    auto it = entries.find(id);
+    if (it != entries.end() && it->second.status == "in_flight") it->second.status = outcome;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<ProviderOperation>> InFlight(absl::Time before, int limit) override {
+    std::vector<ProviderOperation> out;
+    for (const auto& [id, e] : entries) {
+      if (e.status == "in_flight" && e.op.started_at <= before &&
+          static_cast<int>(out.size()) < limit) {
+        out.push_back(e.op);
+      }
+    }
+    return out;
+  }
+  // Statuses of every entry, in creation order of ids.
+  std::vector<std::string> Statuses() const {
+    std::vector<std::string> out;
+    for (const auto& [id, e] : entries) out.push_back(e.op.op + ":" + e.status);
+    return out;
+  }
+  std::map<std::string, Entry> entries;
+  absl::Status begin_error = absl::OkStatus();
+  int next_id = 0;
 };
 
 }  // namespace sluice::access::testing
