@@ -1,5 +1,10 @@
 #include "server/notification/module.h"
 
+#include <sys/stat.h>
+
+#include <climits>
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -15,7 +20,32 @@ namespace {
 struct Settings {
   DeliveryOptions delivery;
   QueuePolicy policy;
+  receivers::ReceiverOptions receivers;
 };
+
+// notification.file_receiver_dir: an existing directory, kept as its
+// realpath so that file receivers compare and open symlink-free paths.
+absl::StatusOr<std::string> FileReceiverDir(const YAML::Node& value) {
+  std::string dir;
+  if (value.IsNull()) return dir;  // `file_receiver_dir:` with no value: disabled
+  try {
+    dir = value.as<std::string>();
+  } catch (const YAML::Exception&) {
+    return absl::InvalidArgumentError("notification.file_receiver_dir: must be a string");
+  }
+  if (dir.empty()) return dir;  // disabled
+  if (dir[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("notification.file_receiver_dir: \"", dir, "\" must be an absolute path"));
+  }
+  char real[PATH_MAX];
+  struct stat st;
+  if (realpath(dir.c_str(), real) == nullptr || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("notification.file_receiver_dir: \"", dir, "\" is not an existing directory"));
+  }
+  return std::string(real);
+}
 
 absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
   Settings s;
@@ -23,6 +53,12 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
   if (!node->IsMap()) return absl::InvalidArgumentError("notification: must be a mapping");
   for (auto it = node->begin(); it != node->end(); ++it) {
     std::string key = it->first.as<std::string>();
+    if (key == "file_receiver_dir") {
+      auto dir = FileReceiverDir(it->second);
+      if (!dir.ok()) return dir.status();
+      s.receivers.file_dir = *dir;
+      continue;
+    }
     long long v = 0;
     try {
       v = it->second.as<long long>();
@@ -57,7 +93,7 @@ class NotificationModule : public server::Module {
  public:
   NotificationModule(const server::ModuleContext& ctx, Settings settings)
       : http_(NewCurlHttpClient()),
-        plugins_(receivers::NewReceiverPlugins(http_.get())),
+        plugins_(receivers::NewReceiverPlugins(http_.get(), settings.receivers)),
         codec_(&plugins_, ctx.crypter),
         receiver_repo_(ctx.pool),
         subscription_repo_(ctx.pool),
@@ -90,9 +126,11 @@ class NotificationModule : public server::Module {
   }
   std::vector<grpc::Service*> Services() override { return {&grpc_}; }
   void StartBackground() override {
-    spdlog::info("notification delivery: {} workers, batch {}, poll {}",
+    spdlog::info("notification delivery: {} workers, batch {}, poll {}, file receivers {}",
                  settings_.delivery.workers, settings_.delivery.batch_size,
-                 absl::FormatDuration(settings_.delivery.poll_interval));
+                 absl::FormatDuration(settings_.delivery.poll_interval),
+                 settings_.receivers.file_dir.empty() ? std::string("disabled")
+                                                      : "under " + settings_.receivers.file_dir);
     workers_.Start();
   }
   void Stop() override { workers_.Stop(); }

@@ -6,13 +6,15 @@
 namespace sluice::notification::receivers {
 
 absl::Status PagerDutyReceiver::ValidateConfig(const nlohmann::json& config) const {
-  if (RequireString(config, "routing_key").ok()) return absl::OkStatus();
-  if (RequireString(config, "service_key").ok()) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      "configurations.service_key: is required (or configurations.routing_key)");
+  if (!RequireString(config, "routing_key").ok() && !RequireString(config, "service_key").ok()) {
+    return absl::InvalidArgumentError(
+        "configurations.service_key: is required (or configurations.routing_key)");
+  }
+  return OptionalHttpUrl(config, "api_url");
 }
 
 absl::Status PagerDutyReceiver::Send(const nlohmann::json& config, const nlohmann::json& payload) {
+  if (auto st = ValidateConfig(config); !st.ok()) return st;
   std::string api = StringOr(config, "api_url", "https://events.pagerduty.com");
   while (!api.empty() && api.back() == '/') api.pop_back();
   nlohmann::json event;
