@@ -113,7 +113,7 @@ class NotificationModule : public server::Module {
                    }
                  }),
         receivers_(&receiver_repo_, &plugins_, &codec_),
-        subscriptions_(&subscription_repo_, &receiver_repo_, &codec_),
+        subscriptions_(&subscription_repo_, &receiver_repo_, &plugins_, &codec_),
         templates_(&template_repo_),
         notifications_(&receiver_repo_, &subscription_repo_, &template_repo_, &notification_repo_,
                        settings.policy, [this] { workers_.Wake(); }),

@@ -234,13 +234,20 @@ class FakeAlertRepository : public AlertRepository {
 };
 
 // A receiver type answering from a script (then OK), recording what it got.
+// Config: url (required, a string; its destination), token (a secret).
 class ScriptedPlugin : public ReceiverPlugin {
  public:
   absl::Status ValidateConfig(const nlohmann::json& config) const override {
-    if (!config.contains("url")) return absl::InvalidArgumentError("configurations.url: is required");
+    if (!config.is_object() || !config.contains("url") || !config["url"].is_string()) {
+      return absl::InvalidArgumentError("configurations.url: is required (a string)");
+    }
+    if (config["url"].get<std::string>().rfind("gopher:", 0) == 0) {
+      return absl::InvalidArgumentError("configurations.url: must be http(s)");
+    }
     return absl::OkStatus();
   }
   std::vector<std::string> SecretKeys() const override { return {"token"}; }
+  std::vector<std::string> DestinationKeys() const override { return {"url"}; }
   absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override {
     sent.push_back({config, payload});
     if (script.empty()) return absl::OkStatus();
