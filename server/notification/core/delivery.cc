@@ -1,6 +1,7 @@
 #include "server/notification/core/delivery.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -41,7 +42,15 @@ void DeliveryWorkerPool::Loop(int index) {
       if (stopping_) return;
       seen = wakeups_;
     }
-    auto claimed = RunOnce();
+    absl::StatusOr<int> claimed = 0;
+    try {
+      claimed = RunOnce();
+    } catch (const std::exception& e) {
+      // RunOnce catches per message; this is a last line for the queue calls.
+      claimed = absl::InternalError(absl::StrCat("unexpected exception: ", e.what()));
+    } catch (...) {
+      claimed = absl::InternalError("unexpected exception");
+    }
     if (!claimed.ok()) {
       spdlog::warn("notification worker {}: {}", index, claimed.status().ToString());
     }
@@ -73,11 +82,33 @@ absl::StatusOr<int> DeliveryWorkerPool::RunOnce() {
       (void)repo_->Release(m.message.id);  // a later run or replica sends it
       continue;
     }
-    if (auto st = Deliver(m); !st.ok()) {
+    absl::Status st;
+    // One bad message (odd user data, a plugin bug) must fail alone, never
+    // end the thread (std::terminate) and so the process.
+    try {
+      st = Deliver(m);
+    } catch (const std::exception& e) {
+      st = FailOnException(m, e.what());
+    } catch (...) {
+      st = FailOnException(m, "unknown exception");
+    }
+    if (!st.ok()) {
       spdlog::warn("message {}: recording the outcome failed: {}", m.message.id, st.ToString());
     }
   }
   return static_cast<int>(batch->size());
+}
+
+absl::Status DeliveryWorkerPool::FailOnException(const ClaimedMessage& m, absl::string_view what) {
+  std::string reason = absl::StrCat("internal error while delivering: ", what.substr(0, 160));
+  spdlog::error("message {} to receiver {}: {}", m.message.id, m.message.receiver_id, reason);
+  ++stats_.failed;
+  Count("failed", 1);
+  try {
+    return repo_->MarkFailed(m.message.id, reason);
+  } catch (const std::exception& e) {
+    return absl::InternalError(e.what());
+  }
 }
 
 absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
@@ -100,16 +131,25 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   auto payload = RenderPayload(*t, m.data, msg.receiver_type);
   if (!payload.ok()) return fail(std::string(payload.status().message()));
 
-  nlohmann::json config = m.receiver_config.is_object() ? m.receiver_config : nlohmann::json::object();
-  if (m.config_override.is_object()) {
-    for (auto it = m.config_override.begin(); it != m.config_override.end(); ++it) {
-      config[it.key()] = it.value();
-    }
+  // Rows stored before overrides and configurations were validated may hold
+  // anything: check them as the API now does, and never send a receiver's
+  // secrets to a destination an override changed.
+  auto base = codec_->Open(msg.receiver_type, m.receiver_config);
+  if (!base.ok()) return fail(std::string(base.status().message()));
+  auto override = codec_->Open(msg.receiver_type, m.config_override);
+  if (!override.ok()) return fail(std::string(override.status().message()));
+  if (auto st = OverrideKeepsDestination(*plugin->second, msg.receiver_type, *base, *override,
+                                         "subscription override ");
+      !st.ok()) {
+    return fail(absl::StrCat(st.message(), " (refused)"));
   }
-  auto opened = codec_->Open(msg.receiver_type, config);
-  if (!opened.ok()) return fail(std::string(opened.status().message()));
+  nlohmann::json opened = MergeOverride(*std::move(base), *override);
+  if (auto st = plugin->second->ValidateConfig(opened); !st.ok()) {
+    return fail(absl::StrCat("invalid receiver configuration: ",
+                             codec_->Redact(msg.receiver_type, opened, st.message())));
+  }
 
-  absl::Status sent = plugin->second->Send(*opened, *payload);
+  absl::Status sent = plugin->second->Send(opened, *payload);
   if (sent.ok()) {
     ++stats_.published;
     Count("published", 1);
