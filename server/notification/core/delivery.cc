@@ -79,7 +79,7 @@ absl::StatusOr<int> DeliveryWorkerPool::RunOnce() {
   if (!batch.ok()) return batch.status();
   for (const ClaimedMessage& m : *batch) {
     if (Stopping()) {
-      (void)repo_->Release(m.message.id);  // a later run or replica sends it
+      (void)repo_->Release(m.message.id, m.lease);  // a later run or replica sends it
       continue;
     }
     absl::Status st;
@@ -92,7 +92,10 @@ absl::StatusOr<int> DeliveryWorkerPool::RunOnce() {
     } catch (...) {
       st = FailOnException(m, "unknown exception");
     }
-    if (!st.ok()) {
+    if (absl::IsAborted(st)) {
+      // Sent after the lease ran out: another claim owns (and resends) it.
+      spdlog::warn("message {}: {}", m.message.id, std::string(st.message()));
+    } else if (!st.ok()) {
       spdlog::warn("message {}: recording the outcome failed: {}", m.message.id, st.ToString());
     }
   }
@@ -105,7 +108,7 @@ absl::Status DeliveryWorkerPool::FailOnException(const ClaimedMessage& m, absl::
   ++stats_.failed;
   Count("failed", 1);
   try {
-    return repo_->MarkFailed(m.message.id, reason);
+    return repo_->MarkFailed(m.message.id, m.lease, reason);
   } catch (const std::exception& e) {
     return absl::InternalError(e.what());
   }
@@ -117,7 +120,7 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
     ++stats_.failed;
     Count("failed", 1);
     spdlog::info("message {} to receiver {} failed: {}", msg.id, msg.receiver_id, error);
-    return repo_->MarkFailed(msg.id, error);
+    return repo_->MarkFailed(msg.id, m.lease, error);
   };
   if (!m.receiver_exists) return fail(absl::StrCat("receiver ", msg.receiver_id, " no longer exists"));
   auto plugin = plugins_->find(msg.receiver_type);
@@ -153,13 +156,13 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   if (sent.ok()) {
     ++stats_.published;
     Count("published", 1);
-    return repo_->MarkPublished(msg.id);
+    return repo_->MarkPublished(msg.id, m.lease);
   }
   std::string error(sent.message());
   if (IsRetryable(sent) && msg.try_count < msg.max_tries) {
     ++stats_.retried;
     Count("retried", 1);
-    return repo_->MarkRetry(msg.id, error, absl::Now() + Backoff(msg.try_count));
+    return repo_->MarkRetry(msg.id, m.lease, error, absl::Now() + Backoff(msg.try_count));
   }
   if (IsRetryable(sent)) error = absl::StrCat("after ", msg.try_count, " tries: ", error);
   return fail(error);

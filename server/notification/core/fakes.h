@@ -171,8 +171,10 @@ class FakeNotificationRepository : public NotificationRepository {
       if (row.m.status != kEnqueued || row.m.next_attempt_at > absl::Now()) continue;
       row.m.status = kPending;
       row.m.try_count++;
+      row.lease = absl::StrCat("lease-", ++next_lease);
       ClaimedMessage c;
       c.message = row.m;
+      c.lease = row.lease;
       auto r = receivers->Get(row.m.receiver_id);
       c.receiver_exists = r.ok();
       if (r.ok()) c.receiver_config = r->configurations;
@@ -188,36 +190,52 @@ class FakeNotificationRepository : public NotificationRepository {
     }
     return out;
   }
-  absl::Status MarkPublished(uint64_t id) override {
+  absl::Status MarkPublished(uint64_t id, absl::string_view lease) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kPublished;
     return absl::OkStatus();
   }
-  absl::Status MarkFailed(uint64_t id, absl::string_view e) override {
+  absl::Status MarkFailed(uint64_t id, absl::string_view lease, absl::string_view e) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kFailed;
     messages[id].m.last_error = std::string(e);
     return absl::OkStatus();
   }
-  absl::Status MarkRetry(uint64_t id, absl::string_view e, absl::Time next) override {
+  absl::Status MarkRetry(uint64_t id, absl::string_view lease, absl::string_view e,
+                         absl::Time next) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kEnqueued;
     messages[id].m.last_error = std::string(e);
     messages[id].m.next_attempt_at = next;
     return absl::OkStatus();
   }
-  absl::Status Release(uint64_t id) override {
+  absl::Status Release(uint64_t id, absl::string_view lease) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kEnqueued;
     messages[id].m.try_count--;
     return absl::OkStatus();
   }
+  // Like the store: only the current claim records an outcome (and ends it).
+  bool Holds(uint64_t id, absl::string_view lease) {
+    Row& row = messages[id];
+    if (row.m.status != kPending || row.lease.empty() || row.lease != lease) return false;
+    row.lease.clear();
+    return true;
+  }
+  static absl::Status Lost(uint64_t id) {
+    return absl::AbortedError(absl::StrCat("message ", id, ": the lease was lost"));
+  }
   struct Row {
     Message m;
     nlohmann::json override_config;
+    std::string lease;  // the current claim's token; "" when not claimed
   };
   ReceiverRepository* receivers = nullptr;
   TemplateRepository* templates = nullptr;
   std::map<uint64_t, Notification> notifications;
   std::map<uint64_t, Row> messages;
   std::map<std::string, uint64_t> keys;
-  uint64_t next_n = 0, next_m = 0;
+  uint64_t next_n = 0, next_m = 0, next_lease = 0;
 };
 
 class FakeAlertRepository : public AlertRepository {
