@@ -247,6 +247,12 @@ TEST_F(ReceiversTest, PagerDutyEventsV2) {
   EXPECT_EQ(ev["payload"]["summary"], "disk full");
   EXPECT_EQ(ev["payload"]["severity"], "info");
   EXPECT_EQ(ev["payload"]["custom_details"]["host"], "h1");
+  // The summary is cut at 1024 bytes without splitting a character (H1).
+  http_.replies = {HttpResult{202, "{}"}};
+  ASSERT_TRUE(P("pagerduty").Send(cfg, {{"k", std::string(1015, 'a') + "\xc3\xa9\xc3\xa9"}}).ok());
+  EXPECT_EQ(json::parse(http_.requests.back().body)["payload"]["summary"].get<std::string>().size(),
+            1023u);
+  http_.replies = {HttpResult{400, R"({"status":"invalid event"})"}};
   absl::Status bad = P("pagerduty").Send(cfg, {{"event_action", "trigger"}});
   EXPECT_FALSE(IsRetryable(bad));
   EXPECT_EQ(bad.message(), "pagerduty enqueue: HTTP 400");
