@@ -3,13 +3,27 @@
 #include <curl/curl.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/outbound.h"
 
 namespace sluice {
 namespace {
 
-size_t Collect(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
+// The body being collected, with its cap.
+struct Sink {
+  std::string* out;
+  size_t max;
+  bool overflow = false;
+};
+
+size_t Collect(char* data, size_t size, size_t n, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  size_t len = size * n;
+  if (sink->out->size() + len > sink->max) {
+    sink->overflow = true;
+    return 0;  // makes libcurl abort the transfer (CURLE_WRITE_ERROR)
+  }
+  sink->out->append(data, len);
+  return len;
 }
 
 class CurlHttpClient : public HttpClient {
@@ -26,33 +40,53 @@ class CurlHttpClient : public HttpClient {
     CURL* curl = curl_easy_init();
     if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
     HttpResult result;
+    Sink sink{&result.body, req.max_response_bytes};
     curl_slist* headers = nullptr;
     for (const std::string& h : req.headers) headers = curl_slist_append(headers, h.c_str());
+    RestrictOutbound(curl);
     curl_easy_setopt(curl, CURLOPT_URL, req.url.c_str());
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req.method.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
     if (req.method != "GET" || !req.body.empty()) {
       curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req.body.data());
       curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(req.body.size()));
     }
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(req.timeout)));
+    // Refuses early when Content-Length announces too much; the write
+    // callback enforces the cap for chunked or lying answers.
+    curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                     static_cast<curl_off_t>(req.max_response_bytes));
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Collect);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &result.body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
     CURLcode rc = curl_easy_perform(curl);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
+    std::string what = absl::StrCat(req.method, " ", RedactUrl(req.url));
+    if (sink.overflow || rc == CURLE_FILESIZE_EXCEEDED) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          what, ": response body exceeds the limit of ", req.max_response_bytes, " bytes"));
+    }
     if (rc == CURLE_OPERATION_TIMEDOUT) {
-      return absl::DeadlineExceededError(absl::StrCat(req.method, " ", req.url, ": timed out"));
+      return absl::DeadlineExceededError(absl::StrCat(what, ": timed out"));
     }
     if (rc != CURLE_OK) {
-      return absl::UnavailableError(
-          absl::StrCat(req.method, " ", req.url, ": ", curl_easy_strerror(rc)));
+      return absl::UnavailableError(absl::StrCat(what, ": ", curl_easy_strerror(rc)));
     }
     return result;
   }
 };
+
+// One part of a parsed URL, or "".
+std::string UrlPart(CURLU* u, CURLUPart part) {
+  char* v = nullptr;
+  if (curl_url_get(u, part, &v, 0) != CURLUE_OK || v == nullptr) return "";
+  std::string out = v;
+  curl_free(v);
+  return out;
+}
 
 }  // namespace
 
@@ -66,10 +100,26 @@ std::string UrlEscape(absl::string_view s) {
   return out;
 }
 
+std::string RedactUrl(absl::string_view url) {
+  CURLU* u = curl_url();
+  if (u == nullptr) return "<invalid URL>";
+  std::string text(url);
+  std::string out = "<invalid URL>";
+  if (curl_url_set(u, CURLUPART_URL, text.c_str(), 0) == CURLUE_OK) {
+    std::string scheme = UrlPart(u, CURLUPART_SCHEME), host = UrlPart(u, CURLUPART_HOST);
+    std::string port = UrlPart(u, CURLUPART_PORT);
+    if (!scheme.empty()) {
+      out = absl::StrCat(scheme, "://", host, port.empty() ? "" : ":", port);
+    }
+  }
+  curl_url_cleanup(u);
+  return out;
+}
+
 std::unique_ptr<HttpClient> NewCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
 
 absl::Status HttpStatusToError(absl::string_view what, const HttpResult& result) {
-  std::string msg = absl::StrCat(what, ": HTTP ", result.status, ": ", result.body.substr(0, 200));
+  std::string msg = absl::StrCat(what, ": HTTP ", result.status);
   if (result.status == 429) return absl::ResourceExhaustedError(msg);
   if (result.status >= 500) return absl::UnavailableError(msg);
   return absl::FailedPreconditionError(msg);

@@ -3,22 +3,30 @@
 #ifndef SLUICE_COMMON_HTTP_CLIENT_H_
 #define SLUICE_COMMON_HTTP_CLIENT_H_
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace sluice {
 
+// The default cap of HttpRequest::max_response_bytes (1 MiB).
+inline constexpr size_t kDefaultMaxResponseBytes = size_t{1} << 20;
+
 struct HttpRequest {
   std::string method = "POST";
-  std::string url;
+  std::string url;                   // http:// or https:// only (see common/outbound.h)
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
   absl::Duration timeout = absl::Seconds(10);
+  // A response body longer than this (bytes) fails the call with
+  // FailedPrecondition instead of being read to the end.
+  size_t max_response_bytes = kDefaultMaxResponseBytes;
 };
 
 struct HttpResult {
@@ -30,11 +38,16 @@ class HttpClient {
  public:
   virtual ~HttpClient() = default;
   // Performs the request. Any HTTP status is OK here; transport failures
-  // (connect errors, DNS) are Unavailable and timeouts DeadlineExceeded.
+  // (connect errors, DNS, a refused scheme or destination) are Unavailable,
+  // timeouts DeadlineExceeded, and a body over max_response_bytes
+  // FailedPrecondition. Error messages name the method and RedactUrl(url),
+  // never the path, query or credentials of the URL.
   virtual absl::StatusOr<HttpResult> Do(const HttpRequest& request) = 0;
 };
 
-// libcurl-backed client; thread-safe (one easy handle per call).
+// libcurl-backed client; thread-safe (one easy handle per call). Every handle
+// is restricted by sluice::RestrictOutbound (http/https only, the process's
+// denied networks) and follows no redirects.
 std::unique_ptr<HttpClient> NewCurlHttpClient();
 
 // Percent-encodes everything but RFC 3986 unreserved characters
@@ -42,9 +55,15 @@ std::unique_ptr<HttpClient> NewCurlHttpClient();
 // application/x-www-form-urlencoded fields and Basic credentials.
 std::string UrlEscape(absl::string_view s);
 
+// "<scheme>://<host>[:<port>]" of `url`, dropping user info, path, query and
+// fragment (which may carry secrets, e.g. webhook tokens), for messages;
+// "<invalid URL>" when it does not parse.
+std::string RedactUrl(absl::string_view url);
+
 // Maps a non-2xx answer to a Status: 429 → ResourceExhausted, 5xx →
 // Unavailable (both retryable), other codes → FailedPrecondition. The
-// message names `what`, the status and the start of the body.
+// message is "<what>: HTTP <status>" and never contains the response body
+// (it may be anything the far side chose to send, e.g. a local file's text).
 absl::Status HttpStatusToError(absl::string_view what, const HttpResult& result);
 
 }  // namespace sluice

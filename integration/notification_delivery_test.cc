@@ -84,18 +84,21 @@ TEST_F(NotificationDeliveryTest, SubscriptionMatchingAndOverride) {
                            {"match", {{"subm_team", "payments"}}}});
   api_.CreateSubscription({{"urn", "subm-critical"}, {"receivers", {{{"id", r2}}}},
                            {"match", {{"subm_team", "payments"}, {"severity", "critical"}}}});
-  // An override redirects r3 to another path for this subscription.
-  api_.CreateSubscription(
-      {{"urn", "subm-override"},
-       {"receivers", {{{"id", r3}, {"configuration", {{"url", fake_->Url("/s3-override")}}}}}},
-       {"match", {{"subm_team", "payments"}, {"env", "prod"}}}});
+  // An override may not send an http receiver (its url is a secret) elsewhere.
+  json sub = {{"urn", "subm-override"},
+              {"receivers", {{{"id", r3}, {"configuration", {{"url", fake_->Url("/s3-override")}}}}}},
+              {"match", {{"subm_team", "payments"}, {"env", "prod"}}}};
+  ExpectError(api_.Call("POST", "/subscriptions", sub), 3,
+              "receivers[0].configuration.url: a subscription cannot change where");
+  sub["receivers"] = {{{"id", r3}}};
+  api_.CreateSubscription(sub);
 
   uint64_t n = api_.Notify({{"labels", {{"subm_team", "payments"}, {"env", "prod"}}},
                             {"data", {{"text", "hello"}}}});
   json msgs = api_.WaitSettled(n);
   EXPECT_EQ(ReceiverIds(msgs), (std::set<uint64_t>{r1, r3}));
-  ASSERT_TRUE(fake_->WaitForRequests("/s3-override", 1, absl::Seconds(5)));
-  EXPECT_EQ(fake_->Requests("/s3").size(), 0u);
+  ASSERT_TRUE(fake_->WaitForRequests("/s3", 1, absl::Seconds(5)));
+  EXPECT_EQ(fake_->Requests("/s3-override").size(), 0u);
   EXPECT_EQ(fake_->Requests("/s2").size(), 0u);
 
   // With severity=critical r2 joins too.
@@ -107,6 +110,30 @@ TEST_F(NotificationDeliveryTest, SubscriptionMatchingAndOverride) {
   ExpectError(api_.Call("POST", "/notifications",
                         {{"labels", {{"subm_team", "nobody"}}}, {"data", json::object()}}),
               5);
+}
+
+// Overrides change what is not a destination, e.g. a Slack channel; the
+// receiver's token goes to the receiver's api_url.
+TEST_F(NotificationDeliveryTest, OverrideOfANonDestinationKey) {
+  fake_->SetDefault("/ovr/chat.postMessage", {200, R"({"ok":true})"});
+  uint64_t rid = api_.CreateReceiver(
+      {{"name", "ovr-slack"}, {"type", "slack"},
+       {"configurations", {{"token", "xoxb-ovr"}, {"channel_name", "#general"},
+                           {"api_url", fake_->Url("/ovr")}}}});
+  api_.CreateSubscription({{"urn", "ovr-sub"},
+                           {"receivers", {{{"id", rid}, {"configuration", {{"channel_name", "#oncall"}}}}}},
+                           {"match", {{"ovr", "yes"}}}});
+  ExpectError(api_.Call("POST", "/subscriptions",
+                        {{"urn", "ovr-evil"},
+                         {"receivers", {{{"id", rid}, {"configuration", {{"api_url", "http://evil"}}}}}},
+                         {"match", {{"ovr", "yes"}}}}),
+              3, "receivers[0].configuration.api_url");
+  uint64_t n = api_.Notify({{"labels", {{"ovr", "yes"}}}, {"data", {{"text", "hi"}}}});
+  EXPECT_EQ(api_.WaitSettled(n)[0]["status"], "published");
+  auto posts = fake_->Requests("/ovr/chat.postMessage");
+  ASSERT_EQ(posts.size(), 1u);
+  EXPECT_EQ(posts[0].Json()["channel"], "#oncall");
+  EXPECT_EQ(posts[0].headers["authorization"], "Bearer xoxb-ovr");
 }
 
 TEST_F(NotificationDeliveryTest, IdempotentRepeatSendsOnce) {

@@ -46,6 +46,7 @@ export SLUICE_DB_DSN="$dsn"
 # both APIs, and a fixed development token for the Alertmanager hook.
 DEV_ADMIN="admin@example.com"
 export SLUICE_DEV_ALERT_TOKEN="dev-alert-hook-token-not-secret"
+mkdir -p "$state/files"
 cat >"$state/sluice.yaml" <<YAML
 grpc_host: 127.0.0.1
 auth:
@@ -54,6 +55,7 @@ access:
   admins: [$DEV_ADMIN]
 notification:
   admins: [$DEV_ADMIN]
+  file_receiver_dir: $state/files
   alert_hook_tokens:
     - {provider: "*", token_env: SLUICE_DEV_ALERT_TOKEN}
 YAML

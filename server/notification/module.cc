@@ -1,6 +1,10 @@
 #include "server/notification/module.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -21,6 +25,7 @@ struct Settings {
   QueuePolicy policy;
   auth::AdminList admins;          // admins, admin_groups
   api::AlertHookTokens hook_tokens;  // alert_hook_tokens
+  receivers::ReceiverOptions receivers;
 };
 
 absl::Status ParseStringList(const YAML::Node& node, const std::string& key,
@@ -74,6 +79,30 @@ absl::Status ParseHookTokens(const YAML::Node& node, api::AlertHookTokens* out) 
   return absl::OkStatus();
 }
 
+// notification.file_receiver_dir: an existing directory, kept as its
+// realpath so that file receivers compare and open symlink-free paths.
+absl::StatusOr<std::string> FileReceiverDir(const YAML::Node& value) {
+  std::string dir;
+  if (value.IsNull()) return dir;  // `file_receiver_dir:` with no value: disabled
+  try {
+    dir = value.as<std::string>();
+  } catch (const YAML::Exception&) {
+    return absl::InvalidArgumentError("notification.file_receiver_dir: must be a string");
+  }
+  if (dir.empty()) return dir;  // disabled
+  if (dir[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("notification.file_receiver_dir: \"", dir, "\" must be an absolute path"));
+  }
+  char real[PATH_MAX];
+  struct stat st;
+  if (realpath(dir.c_str(), real) == nullptr || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("notification.file_receiver_dir: \"", dir, "\" is not an existing directory"));
+  }
+  return std::string(real);
+}
+
 absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
   Settings s;
   if (node == nullptr || !node->IsDefined() || node->IsNull()) return s;
@@ -87,6 +116,12 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
     }
     if (key == "alert_hook_tokens") {
       if (auto st = ParseHookTokens(it->second, &s.hook_tokens); !st.ok()) return st;
+      continue;
+    }
+    if (key == "file_receiver_dir") {
+      auto dir = FileReceiverDir(it->second);
+      if (!dir.ok()) return dir.status();
+      s.receivers.file_dir = *dir;
       continue;
     }
     long long v = 0;
@@ -123,7 +158,7 @@ class NotificationModule : public server::Module {
  public:
   NotificationModule(const server::ModuleContext& ctx, Settings settings)
       : http_(NewCurlHttpClient()),
-        plugins_(receivers::NewReceiverPlugins(http_.get())),
+        plugins_(receivers::NewReceiverPlugins(http_.get(), settings.receivers)),
         codec_(&plugins_, ctx.crypter),
         receiver_repo_(ctx.pool),
         subscription_repo_(ctx.pool),
@@ -143,7 +178,7 @@ class NotificationModule : public server::Module {
                    }
                  }),
         receivers_(&receiver_repo_, &plugins_, &codec_),
-        subscriptions_(&subscription_repo_, &receiver_repo_, &codec_),
+        subscriptions_(&subscription_repo_, &receiver_repo_, &plugins_, &codec_),
         templates_(&template_repo_),
         notifications_(&receiver_repo_, &subscription_repo_, &template_repo_, &notification_repo_,
                        settings.policy, [this] { workers_.Wake(); }),
@@ -157,9 +192,11 @@ class NotificationModule : public server::Module {
   }
   std::vector<grpc::Service*> Services() override { return {&grpc_}; }
   void StartBackground() override {
-    spdlog::info("notification delivery: {} workers, batch {}, poll {}",
+    spdlog::info("notification delivery: {} workers, batch {}, poll {}, file receivers {}",
                  settings_.delivery.workers, settings_.delivery.batch_size,
-                 absl::FormatDuration(settings_.delivery.poll_interval));
+                 absl::FormatDuration(settings_.delivery.poll_interval),
+                 settings_.receivers.file_dir.empty() ? std::string("disabled")
+                                                      : "under " + settings_.receivers.file_dir);
     workers_.Start();
   }
   void Stop() override { workers_.Stop(); }

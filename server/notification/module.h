@@ -9,6 +9,9 @@
 //   retry_backoff_max_ms: 300000
 //   message_validity_seconds: 86400   waiting longer than this → `expired`
 //   lease_seconds: 60           a claimed message returns to the queue after this
+//   file_receiver_dir: ""       the directory `file` receivers write under (an
+//                               existing absolute path); unset or "": the file
+//                               receiver type is disabled
 #ifndef SLUICE_SERVER_NOTIFICATION_MODULE_H_
 #define SLUICE_SERVER_NOTIFICATION_MODULE_H_
 

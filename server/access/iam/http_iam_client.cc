@@ -1,7 +1,6 @@
 #include "server/access/iam/http_iam_client.h"
 
-#include <curl/curl.h>
-
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -11,54 +10,41 @@
 namespace sluice::access {
 namespace {
 
-size_t Append(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
+// Goes through the shared HttpClient, so the call is restricted like every
+// other outbound call (http/https only, denied networks, no redirects, a
+// capped response body), and errors never echo the response body.
 class HttpIamClient : public IamClient {
  public:
-  HttpIamClient() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+  HttpIamClient() : http_(NewCurlHttpClient()) {}
 
   absl::StatusOr<google::protobuf::Struct> GetUser(const pb::IAM& iam,
                                                   const std::string& email) override {
-    CURL* curl = curl_easy_init();
-    if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
-    std::string url = absl::StrReplaceAll(iam.config().url(), {{"{user_id}", UrlEscape(email)}});
-    struct curl_slist* headers = nullptr;
-    for (const auto& [k, v] : iam.config().headers()) {
-      headers = curl_slist_append(headers, absl::StrCat(k, ": ", v).c_str());
-    }
+    HttpRequest req;
+    req.method = "GET";
+    req.url = absl::StrReplaceAll(iam.config().url(), {{"{user_id}", UrlEscape(email)}});
+    req.timeout = absl::Seconds(5);
+    for (const auto& [k, v] : iam.config().headers()) req.headers.push_back(absl::StrCat(k, ": ", v));
     const auto& auth = iam.config().auth();
-    std::string userpwd;
     if (auth.type() == "basic") {
-      userpwd = absl::StrCat(auth.username(), ":", auth.password());
-      curl_easy_setopt(curl, CURLOPT_USERPWD, userpwd.c_str());
+      // What CURLOPT_USERPWD sends (RFC 7617), without percent-encoding.
+      req.headers.push_back(absl::StrCat(
+          "Authorization: Basic ", absl::Base64Escape(absl::StrCat(auth.username(), ":",
+                                                                   auth.password()))));
     } else if (auth.type() == "api_key") {
-      headers = curl_slist_append(headers, absl::StrCat(auth.key(), ": ", auth.value()).c_str());
+      req.headers.push_back(absl::StrCat(auth.key(), ": ", auth.value()));
     } else if (auth.type() == "bearer") {
-      headers = curl_slist_append(headers, absl::StrCat("Authorization: Bearer ", auth.token()).c_str());
+      req.headers.push_back(absl::StrCat("Authorization: Bearer ", auth.token()));
     }
-    std::string body;
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Append);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    CURLcode rc = curl_easy_perform(curl);
-    long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
-    if (rc != CURLE_OK) {
+    auto res = http_->Do(req);
+    if (!res.ok()) {
       return absl::FailedPreconditionError(
-          absl::StrCat("IAM: fetching the creator profile failed: ", curl_easy_strerror(rc)));
+          absl::StrCat("IAM: fetching the creator profile failed: ", res.status().message()));
     }
-    if (status < 200 || status >= 300) {
+    if (res->status < 200 || res->status >= 300) {
       return absl::FailedPreconditionError(
-          absl::StrCat("IAM: HTTP ", status, " fetching the creator profile: ", body.substr(0, 200)));
+          absl::StrCat("IAM: HTTP ", res->status, " fetching the creator profile"));
     }
+    const std::string& body = res->body;
     auto doc = nlohmann::json::parse(body, nullptr, false);
     if (!doc.is_object()) {
       return absl::FailedPreconditionError("IAM: the profile response is not a JSON object");
@@ -78,6 +64,9 @@ class HttpIamClient : public IamClient {
     }
     return JsonToStruct(out);
   }
+
+ private:
+  std::unique_ptr<HttpClient> http_;
 };
 
 }  // namespace

@@ -1,9 +1,12 @@
 #include "server/notification/core/catalog.h"
 
 #include <algorithm>
+#include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "server/notification/core/labels.h"
 #include "server/notification/core/template_engine.h"
 
@@ -61,6 +64,59 @@ nlohmann::json SecretCodec::KeepMasked(absl::string_view type, nlohmann::json co
   }
   return config;
 }
+
+std::string SecretCodec::Redact(absl::string_view type, const nlohmann::json& opened,
+                                absl::string_view message) const {
+  std::string out(message);
+  if (!opened.is_object()) return out;
+  for (const std::string& k : Keys(type)) {
+    if (!opened.contains(k) || !opened[k].is_string()) continue;
+    const std::string& v = opened[k].get_ref<const std::string&>();
+    if (v.size() >= 4 && v != kMaskedSecret) absl::StrReplaceAll({{v, kMaskedSecret}}, &out);
+  }
+  return out;
+}
+
+nlohmann::json MergeOverride(nlohmann::json base, const nlohmann::json& override) {
+  if (!base.is_object()) base = nlohmann::json::object();
+  if (override.is_object()) {
+    for (auto it = override.begin(); it != override.end(); ++it) base[it.key()] = it.value();
+  }
+  return base;
+}
+
+absl::Status OverrideKeepsDestination(const ReceiverPlugin& plugin, absl::string_view type,
+                                      const nlohmann::json& base, const nlohmann::json& override,
+                                      absl::string_view field_prefix) {
+  if (plugin.SecretKeys().empty() || !override.is_object()) return absl::OkStatus();
+  for (const std::string& k : plugin.DestinationKeys()) {
+    if (!override.contains(k) || override[k] == kMaskedSecret) continue;
+    if (base.is_object() && base.contains(k) && base[k] == override[k]) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        field_prefix, k, ": a subscription cannot change where a \"", type,
+        "\" receiver sends (it holds secrets); change the receiver itself"));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The destination keys of `plugin` whose value in `request` differs from
+// `stored` (decrypted); "*****" means unchanged.
+std::vector<std::string> ChangedDestinations(const ReceiverPlugin& plugin,
+                                             const nlohmann::json& stored,
+                                             const nlohmann::json& request) {
+  std::vector<std::string> changed;
+  for (const std::string& k : plugin.DestinationKeys()) {
+    bool now = request.is_object() && request.contains(k);
+    bool before = stored.is_object() && stored.contains(k);
+    if (now && request[k] == kMaskedSecret) continue;
+    if (now != before || (now && request[k] != stored[k])) changed.push_back(k);
+  }
+  return changed;
+}
+
+}  // namespace
 
 // ---- ReceiverService ----
 
@@ -131,8 +187,36 @@ absl::Status ReceiverService::Update(Receiver r, absl::string_view actor) {
     return absl::InvalidArgumentError(absl::StrCat("type: is immutable (\"", current->type,
                                                    "\" cannot become \"", r.type, "\")"));
   }
+  if (auto it = plugins_->find(r.type); it != plugins_->end() && !it->second->SecretKeys().empty()) {
+    // A new destination gets no stored secret: each must come again.
+    auto stored = codec_->Open(r.type, current->configurations);
+    if (!stored.ok()) return stored.status();
+    std::vector<std::string> changed = ChangedDestinations(*it->second, *stored, r.configurations);
+    if (!changed.empty()) {
+      for (const std::string& k : it->second->SecretKeys()) {
+        if (std::find(changed.begin(), changed.end(), k) != changed.end()) continue;
+        if (!stored->contains(k)) continue;
+        const nlohmann::json* v = r.configurations.is_object() && r.configurations.contains(k)
+                                      ? &r.configurations[k]
+                                      : nullptr;
+        if (v == nullptr || !v->is_string() || *v == kMaskedSecret ||
+            Crypter::IsEncrypted(v->get<std::string>())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("configurations.", k, ": must be supplied again (in plain text) when "
+                           "configurations.", changed[0], " changes"));
+        }
+      }
+    }
+  }
   r.configurations = codec_->KeepMasked(r.type, r.configurations, current->configurations);
-  if (auto st = Validate(r); !st.ok()) return st;
+  // Validate with the kept secrets decrypted, as they will be sent.
+  Receiver check = r;
+  auto opened = codec_->Open(r.type, r.configurations);
+  if (!opened.ok()) return opened.status();
+  check.configurations = *std::move(opened);
+  if (auto st = Validate(check); !st.ok()) {
+    return absl::Status(st.code(), codec_->Redact(r.type, check.configurations, st.message()));
+  }
   auto sealed = codec_->Seal(r.type, r.configurations);
   if (!sealed.ok()) return sealed.status();
   r.configurations = *sealed;
@@ -158,8 +242,34 @@ absl::Status SubscriptionService::Prepare(Subscription& s) {
       return absl::NotFoundError(absl::StrCat("receivers[", i, "]: receiver ", sr.id, " not found"));
     }
     if (!r.ok()) return r.status();
+    auto plugin = plugins_->find(r->type);
+    if (plugin == plugins_->end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("receivers[", i, "]: receiver ", sr.id, " has an unknown type \"", r->type, "\""));
+    }
     if (!sr.configuration.is_object()) sr.configuration = nlohmann::json::object();
+    std::string field = absl::StrCat("receivers[", i, "].configuration.");
+    auto base = codec_->Open(r->type, r->configurations);
+    if (!base.ok()) return base.status();
+    auto requested = codec_->Open(r->type, sr.configuration);
+    if (!requested.ok()) return requested.status();
+    if (auto st = OverrideKeepsDestination(*plugin->second, r->type, *base, *requested, field);
+        !st.ok()) {
+      return st;
+    }
     sr.configuration = codec_->KeepMasked(r->type, sr.configuration, r->configurations);
+    // The override is validated as it will be used: merged over the receiver.
+    auto merged = codec_->Open(r->type, MergeOverride(r->configurations, sr.configuration));
+    if (!merged.ok()) return merged.status();
+    if (auto st = plugin->second->ValidateConfig(*merged); !st.ok()) {
+      std::string msg = codec_->Redact(r->type, *merged, st.message());
+      if (absl::StartsWith(msg, "configurations.")) {
+        msg = absl::StrCat(field, msg.substr(std::strlen("configurations.")));
+      } else {
+        msg = absl::StrCat("receivers[", i, "].configuration: ", msg);
+      }
+      return absl::Status(st.code(), msg);
+    }
     auto sealed = codec_->Seal(r->type, sr.configuration);
     if (!sealed.ok()) return sealed.status();
     sr.configuration = *sealed;

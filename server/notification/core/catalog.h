@@ -28,6 +28,11 @@ class SecretCodec {
   // Secret values equal to "*****" in `config` take `stored`'s value.
   nlohmann::json KeepMasked(absl::string_view type, nlohmann::json config,
                             const nlohmann::json& stored) const;
+  // `message` with every plain-text secret value of `opened` (a decrypted
+  // `type` configuration; values of 4+ characters) replaced by "*****", for
+  // errors that may quote a configuration.
+  std::string Redact(absl::string_view type, const nlohmann::json& opened,
+                     absl::string_view message) const;
 
  private:
   std::vector<std::string> Keys(absl::string_view type) const;
@@ -35,16 +40,36 @@ class SecretCodec {
   const Crypter* crypter_;
 };
 
+// `base` (a receiver configuration) with every key of `override` (a
+// subscription's configuration; ignored unless an object) replaced.
+nlohmann::json MergeOverride(nlohmann::json base, const nlohmann::json& override);
+
+// The rule that keeps stored secrets bound to their destination: for a
+// receiver type with secrets, a subscription override may not set any of
+// the type's DestinationKeys() to a value other than the receiver's.
+// `base` and `override` are decrypted; "*****" values count as unchanged.
+// InvalidArgument "<field_prefix><key>: ..." otherwise.
+absl::Status OverrideKeepsDestination(const ReceiverPlugin& plugin, absl::string_view type,
+                                      const nlohmann::json& base, const nlohmann::json& override,
+                                      absl::string_view field_prefix);
+
 class ReceiverService {
  public:
   ReceiverService(ReceiverRepository* repo, const ReceiverPlugins* plugins, const SecretCodec* codec)
       : repo_(repo), plugins_(plugins), codec_(codec) {}
-  // InvalidArgument for a bad name, an unknown type or a bad configuration.
+  // InvalidArgument for a bad name, an unknown type or a bad configuration
+  // (the type's ValidateConfig); FailedPrecondition for a type this server
+  // disables (e.g. `file` without notification.file_receiver_dir).
   absl::StatusOr<uint64_t> Create(Receiver r, absl::string_view actor);
   // Receivers with effective labels (id/type added) and masked secrets.
   absl::StatusOr<Receiver> Get(uint64_t id);
   absl::StatusOr<std::vector<Receiver>> List(const Labels& labels);
   // `r.type` empty keeps the type; a different type is InvalidArgument.
+  // "*****" secret values keep the stored ones, except that when a
+  // destination key (url, api_url) changes, every stored secret must be
+  // supplied again in plain text: "*****", an omitted secret or a "v1:"
+  // ciphertext is then InvalidArgument naming the secret, so an old secret
+  // is never sent to a new destination. The result is validated like Create.
   absl::Status Update(Receiver r, absl::string_view actor);
   absl::Status Delete(uint64_t id, absl::string_view actor);
 
@@ -59,9 +84,14 @@ class ReceiverService {
 class SubscriptionService {
  public:
   SubscriptionService(SubscriptionRepository* repo, ReceiverRepository* receivers,
-                      const SecretCodec* codec)
-      : repo_(repo), receivers_(receivers), codec_(codec) {}
-  // InvalidArgument for a bad urn; NotFound for an unknown receiver id.
+                      const ReceiverPlugins* plugins, const SecretCodec* codec)
+      : repo_(repo), receivers_(receivers), plugins_(plugins), codec_(codec) {}
+  // InvalidArgument for a bad urn; NotFound for an unknown receiver id. Each
+  // receiver's `configuration` override, merged over the receiver's
+  // configuration, must pass the type's ValidateConfig (InvalidArgument
+  // "receivers[<i>].configuration.<key>: ...", or FailedPrecondition for a
+  // disabled type), and may not change a destination key of a type with
+  // secrets (OverrideKeepsDestination). The same checks apply to Update.
   absl::StatusOr<uint64_t> Create(Subscription s, absl::string_view actor);
   absl::StatusOr<Subscription> Get(uint64_t id);
   absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id, const Labels& match);
@@ -73,6 +103,7 @@ class SubscriptionService {
   Subscription Present(Subscription s);
   SubscriptionRepository* repo_;
   ReceiverRepository* receivers_;
+  const ReceiverPlugins* plugins_;
   const SecretCodec* codec_;
 };
 

@@ -10,23 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-class CatalogTest : public ::testing::Test {
- protected:
-  CatalogTest() {
-    auto plugin = std::make_unique<testing::ScriptedPlugin>();
-    plugins_["scripted"] = std::move(plugin);
-  }
-  ReceiverPlugins plugins_;
-  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
-  SecretCodec codec_{&plugins_, crypter_.get()};
-  testing::FakeReceiverRepository repo_;
-  testing::FakeSubscriptionRepository subs_;
-  testing::FakeTemplateRepository templates_;
-  ReceiverService receivers_{&repo_, &plugins_, &codec_};
-  SubscriptionService subscriptions_{&subs_, &repo_, &codec_};
-  TemplateService template_service_{&templates_};
-};
-
 Receiver R(const std::string& name, json config, Labels labels = {}) {
   Receiver r;
   r.name = name;
@@ -35,6 +18,43 @@ Receiver R(const std::string& name, json config, Labels labels = {}) {
   r.labels = std::move(labels);
   return r;
 }
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  CatalogTest() {
+    auto plugin = std::make_unique<testing::ScriptedPlugin>();
+    plugins_["scripted"] = std::move(plugin);
+    plugins_["plain"] = std::make_unique<PlainPlugin>();
+  }
+  // Like "scripted", without secrets.
+  class PlainPlugin : public testing::ScriptedPlugin {
+   public:
+    std::vector<std::string> SecretKeys() const override { return {}; }
+  };
+  uint64_t Receive(json config, const std::string& type = "scripted") {
+    Receiver r = R("r", std::move(config));
+    r.type = type;
+    auto id = receivers_.Create(r, "me");
+    EXPECT_TRUE(id.ok()) << id.status();
+    return id.ok() ? *id : 0;
+  }
+  absl::Status Subscribe(uint64_t receiver, json override) {
+    Subscription s;
+    s.urn = "s" + std::to_string(++urns_);
+    s.receivers = {{receiver, std::move(override)}};
+    return subscriptions_.Create(s, "me").status();
+  }
+  int urns_ = 0;
+  ReceiverPlugins plugins_;
+  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
+  SecretCodec codec_{&plugins_, crypter_.get()};
+  testing::FakeReceiverRepository repo_;
+  testing::FakeSubscriptionRepository subs_;
+  testing::FakeTemplateRepository templates_;
+  ReceiverService receivers_{&repo_, &plugins_, &codec_};
+  SubscriptionService subscriptions_{&subs_, &repo_, &plugins_, &codec_};
+  TemplateService template_service_{&templates_};
+};
 
 TEST_F(CatalogTest, SecretsEncryptedAtRestMaskedOnOutputKeptWhenMasked) {
   auto id = receivers_.Create(R("a", {{"url", "u"}, {"token", "s3cret"}}), "me");
@@ -47,11 +67,92 @@ TEST_F(CatalogTest, SecretsEncryptedAtRestMaskedOnOutputKeptWhenMasked) {
   EXPECT_EQ(got->labels["id"], std::to_string(*id));
   EXPECT_EQ(got->labels["type"], "scripted");
 
-  Receiver upd = R("a2", {{"url", "u2"}, {"token", kMaskedSecret}});
+  Receiver upd = R("a2", {{"url", "u"}, {"token", kMaskedSecret}});
   upd.id = *id;
   ASSERT_TRUE(receivers_.Update(upd, "me").ok());
   EXPECT_EQ(repo_.rows[*id].configurations["token"], stored);  // unchanged ciphertext
   EXPECT_EQ(repo_.rows[*id].name, "a2");
+}
+
+TEST_F(CatalogTest, NewDestinationNeedsTheSecretsAgain) {
+  auto id = receivers_.Create(R("a", {{"url", "https://good"}, {"token", "s3cret"}}), "me");
+  ASSERT_TRUE(id.ok());
+  std::string stored = repo_.rows[*id].configurations["token"];
+  // The review's C5 move: new url, token "*****" (or omitted, or an old
+  // ciphertext) would send the stored token to "evil".
+  for (json token : {json(kMaskedSecret), json(), json(stored), json(5)}) {
+    json config = {{"url", "http://evil"}};
+    if (!token.is_null()) config["token"] = token;
+    Receiver upd = R("a", config);
+    upd.id = *id;
+    absl::Status st = receivers_.Update(upd, "me");
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << config.dump();
+    EXPECT_NE(st.message().find("configurations.token: must be supplied again"), std::string::npos)
+        << st;
+    EXPECT_NE(st.message().find("configurations.url changes"), std::string::npos) << st;
+  }
+  EXPECT_EQ(repo_.rows[*id].configurations["url"], "https://good");
+  // Removing the destination key is a change too.
+  Receiver gone = R("a", {{"token", kMaskedSecret}});
+  gone.id = *id;
+  EXPECT_EQ(receivers_.Update(gone, "me").code(), absl::StatusCode::kInvalidArgument);
+  // Supplied again: accepted and sealed.
+  Receiver ok = R("a", {{"url", "http://new"}, {"token", "new-token"}});
+  ok.id = *id;
+  ASSERT_TRUE(receivers_.Update(ok, "me").ok());
+  EXPECT_EQ(*crypter_->Decrypt(repo_.rows[*id].configurations["token"]), "new-token");
+  EXPECT_EQ(repo_.rows[*id].configurations["url"], "http://new");
+}
+
+TEST_F(CatalogTest, UpdateValidatesTheResultingConfiguration) {
+  auto id = receivers_.Create(R("a", {{"url", "https://good"}, {"token", "s3cret"}}), "me");
+  Receiver upd = R("a", {{"url", "gopher://redis:6379/_FLUSHALL"}, {"token", "t2"}});
+  upd.id = *id;
+  absl::Status st = receivers_.Update(upd, "me");
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("configurations.url"), std::string::npos) << st;
+}
+
+TEST_F(CatalogTest, OverridesAreValidatedMergedOverTheReceiver) {
+  uint64_t plain = Receive({{"url", "https://plain"}}, "plain");
+  // The review's reproductions: a destination the type refuses, and values
+  // that used to crash the delivery worker.
+  for (json bad : {json{{"url", "gopher://redis:6379/_FLUSHALL"}}, json{{"url", 1}},
+                   json{{"url", nullptr}}}) {
+    absl::Status st = Subscribe(plain, bad);
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << bad.dump();
+    EXPECT_NE(st.message().find("receivers[0].configuration.url"), std::string::npos) << st;
+  }
+  // A type without secrets may be pointed elsewhere (validated).
+  EXPECT_TRUE(Subscribe(plain, {{"url", "https://elsewhere"}}).ok());
+  EXPECT_TRUE(Subscribe(plain, json::object()).ok());
+  EXPECT_TRUE(Subscribe(plain, nullptr).ok());  // no override
+  EXPECT_EQ(subs_.rows.size(), 3u);
+
+  // Update runs the same checks.
+  Subscription s = subs_.rows.begin()->second;
+  s.receivers[0].configuration = {{"url", "gopher://x"}};
+  EXPECT_EQ(subscriptions_.Update(s, "me").code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(CatalogTest, OverridesCannotMoveAReceiverWithSecrets) {
+  uint64_t secret = Receive({{"url", "https://hooks/T/B/x"}, {"token", "s3cret-token"}});
+  absl::Status st = Subscribe(secret, {{"url", "http://evil"}});
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("receivers[0].configuration.url: a subscription cannot change where"),
+            std::string::npos)
+      << st;
+  EXPECT_EQ(st.message().find("s3cret"), std::string::npos);
+  // The same destination, "*****", or another non-destination key is fine.
+  EXPECT_TRUE(Subscribe(secret, {{"url", "https://hooks/T/B/x"}}).ok());
+  EXPECT_TRUE(Subscribe(secret, {{"url", kMaskedSecret}, {"token", kMaskedSecret}}).ok());
+  EXPECT_TRUE(Subscribe(secret, {{"token", "other-token"}, {"channel", "#x"}}).ok());
+}
+
+TEST_F(CatalogTest, RedactHidesSecretValues) {
+  json opened = {{"url", "u"}, {"token", "s3cret-token"}};
+  EXPECT_EQ(codec_.Redact("scripted", opened, "x: s3cret-token is bad"), "x: ***** is bad");
+  EXPECT_EQ(codec_.Redact("plain", opened, "x: s3cret-token"), "x: s3cret-token");
 }
 
 TEST_F(CatalogTest, ReceiverValidation) {
@@ -60,7 +161,7 @@ TEST_F(CatalogTest, ReceiverValidation) {
   Receiver unknown = R("x", {{"url", "u"}});
   unknown.type = "fax";
   auto st = receivers_.Create(unknown, "me").status();
-  EXPECT_NE(st.message().find("unknown receiver type \"fax\" (known: scripted)"), std::string::npos);
+  EXPECT_NE(st.message().find("unknown receiver type \"fax\" (known: plain, scripted)"), std::string::npos);
   EXPECT_NE(receivers_.Create(R("x", json::object()), "me").status().message().find("configurations.url"),
             std::string::npos);
   EXPECT_NE(receivers_.Create(R("x", {{"url", "u"}}, {{"id", "7"}}), "me").status().message().find("reserved"),

@@ -1,6 +1,7 @@
 #include "server/notification/core/delivery.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -41,7 +42,15 @@ void DeliveryWorkerPool::Loop(int index) {
       if (stopping_) return;
       seen = wakeups_;
     }
-    auto claimed = RunOnce();
+    absl::StatusOr<int> claimed = 0;
+    try {
+      claimed = RunOnce();
+    } catch (const std::exception& e) {
+      // RunOnce catches per message; this is a last line for the queue calls.
+      claimed = absl::InternalError(absl::StrCat("unexpected exception: ", e.what()));
+    } catch (...) {
+      claimed = absl::InternalError("unexpected exception");
+    }
     if (!claimed.ok()) {
       spdlog::warn("notification worker {}: {}", index, claimed.status().ToString());
     }
@@ -70,14 +79,39 @@ absl::StatusOr<int> DeliveryWorkerPool::RunOnce() {
   if (!batch.ok()) return batch.status();
   for (const ClaimedMessage& m : *batch) {
     if (Stopping()) {
-      (void)repo_->Release(m.message.id);  // a later run or replica sends it
+      (void)repo_->Release(m.message.id, m.lease);  // a later run or replica sends it
       continue;
     }
-    if (auto st = Deliver(m); !st.ok()) {
+    absl::Status st;
+    // One bad message (odd user data, a plugin bug) must fail alone, never
+    // end the thread (std::terminate) and so the process.
+    try {
+      st = Deliver(m);
+    } catch (const std::exception& e) {
+      st = FailOnException(m, e.what());
+    } catch (...) {
+      st = FailOnException(m, "unknown exception");
+    }
+    if (absl::IsAborted(st)) {
+      // Sent after the lease ran out: another claim owns (and resends) it.
+      spdlog::warn("message {}: {}", m.message.id, std::string(st.message()));
+    } else if (!st.ok()) {
       spdlog::warn("message {}: recording the outcome failed: {}", m.message.id, st.ToString());
     }
   }
   return static_cast<int>(batch->size());
+}
+
+absl::Status DeliveryWorkerPool::FailOnException(const ClaimedMessage& m, absl::string_view what) {
+  std::string reason = absl::StrCat("internal error while delivering: ", what.substr(0, 160));
+  spdlog::error("message {} to receiver {}: {}", m.message.id, m.message.receiver_id, reason);
+  ++stats_.failed;
+  Count("failed", 1);
+  try {
+    return repo_->MarkFailed(m.message.id, m.lease, reason);
+  } catch (const std::exception& e) {
+    return absl::InternalError(e.what());
+  }
 }
 
 absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
@@ -86,7 +120,7 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
     ++stats_.failed;
     Count("failed", 1);
     spdlog::info("message {} to receiver {} failed: {}", msg.id, msg.receiver_id, error);
-    return repo_->MarkFailed(msg.id, error);
+    return repo_->MarkFailed(msg.id, m.lease, error);
   };
   if (!m.receiver_exists) return fail(absl::StrCat("receiver ", msg.receiver_id, " no longer exists"));
   auto plugin = plugins_->find(msg.receiver_type);
@@ -100,26 +134,35 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   auto payload = RenderPayload(*t, m.data, msg.receiver_type);
   if (!payload.ok()) return fail(std::string(payload.status().message()));
 
-  nlohmann::json config = m.receiver_config.is_object() ? m.receiver_config : nlohmann::json::object();
-  if (m.config_override.is_object()) {
-    for (auto it = m.config_override.begin(); it != m.config_override.end(); ++it) {
-      config[it.key()] = it.value();
-    }
+  // Rows stored before overrides and configurations were validated may hold
+  // anything: check them as the API now does, and never send a receiver's
+  // secrets to a destination an override changed.
+  auto base = codec_->Open(msg.receiver_type, m.receiver_config);
+  if (!base.ok()) return fail(std::string(base.status().message()));
+  auto override = codec_->Open(msg.receiver_type, m.config_override);
+  if (!override.ok()) return fail(std::string(override.status().message()));
+  if (auto st = OverrideKeepsDestination(*plugin->second, msg.receiver_type, *base, *override,
+                                         "subscription override ");
+      !st.ok()) {
+    return fail(absl::StrCat(st.message(), " (refused)"));
   }
-  auto opened = codec_->Open(msg.receiver_type, config);
-  if (!opened.ok()) return fail(std::string(opened.status().message()));
+  nlohmann::json opened = MergeOverride(*std::move(base), *override);
+  if (auto st = plugin->second->ValidateConfig(opened); !st.ok()) {
+    return fail(absl::StrCat("invalid receiver configuration: ",
+                             codec_->Redact(msg.receiver_type, opened, st.message())));
+  }
 
-  absl::Status sent = plugin->second->Send(*opened, *payload);
+  absl::Status sent = plugin->second->Send(opened, *payload);
   if (sent.ok()) {
     ++stats_.published;
     Count("published", 1);
-    return repo_->MarkPublished(msg.id);
+    return repo_->MarkPublished(msg.id, m.lease);
   }
   std::string error(sent.message());
   if (IsRetryable(sent) && msg.try_count < msg.max_tries) {
     ++stats_.retried;
     Count("retried", 1);
-    return repo_->MarkRetry(msg.id, error, absl::Now() + Backoff(msg.try_count));
+    return repo_->MarkRetry(msg.id, m.lease, error, absl::Now() + Backoff(msg.try_count));
   }
   if (IsRetryable(sent)) error = absl::StrCat("after ", msg.try_count, " tries: ", error);
   return fail(error);

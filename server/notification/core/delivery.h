@@ -1,6 +1,10 @@
 // The delivery worker pool: claims due messages from the durable queue,
 // renders them, sends them through the receiver plugin and records the
 // outcome (published / retry with exponential backoff / failed / expired).
+// Before sending, the receiver configuration merged with the override is
+// checked again (ValidateConfig, OverrideKeepsDestination); an exception
+// from any step fails only that message ("internal error while
+// delivering: ..."), never the worker thread.
 #ifndef SLUICE_SERVER_NOTIFICATION_CORE_DELIVERY_H_
 #define SLUICE_SERVER_NOTIFICATION_CORE_DELIVERY_H_
 
@@ -70,6 +74,8 @@ class DeliveryWorkerPool {
   void Count(absl::string_view outcome, int n);
   // Sends one claimed message and records its outcome.
   absl::Status Deliver(const ClaimedMessage& m);
+  // Records `m` as failed after an exception escaped Deliver.
+  absl::Status FailOnException(const ClaimedMessage& m, absl::string_view what);
 
   NotificationRepository* repo_;
   ReceiverPlugins* plugins_;

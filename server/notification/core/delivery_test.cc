@@ -112,6 +112,83 @@ TEST_F(DeliveryTest, DeletedReceiverFails) {
   EXPECT_NE(Only(n).last_error.find("no longer exists"), std::string::npos);
 }
 
+// Like ScriptedPlugin, without secrets.
+class PlainPlugin : public testing::ScriptedPlugin {
+ public:
+  std::vector<std::string> SecretKeys() const override { return {}; }
+};
+
+// A receiver type whose Send throws what nlohmann throws on odd data.
+class ThrowingPlugin : public testing::ScriptedPlugin {
+ public:
+  absl::Status Send(const nlohmann::json& config, const nlohmann::json&) override {
+    return absl::UnavailableError(config.value("url", 0) == 0 ? "" : "");  // throws: url is a string
+  }
+};
+
+TEST_F(DeliveryTest, AnExceptionFailsOnlyItsMessage) {
+  plugins_["throwing"] = std::make_unique<ThrowingPlugin>();
+  Receiver r;
+  r.name = "t";
+  r.type = "throwing";
+  r.configurations = {{"url", "u"}};
+  uint64_t tid = *receivers_.Create(r, "");
+  Notification n;
+  n.template_name = "system-default";
+  uint64_t bad = *queue_.Create(n, {{tid, "throwing", json::object()}}, 3, absl::Now() + absl::Hours(1));
+  uint64_t good = Enqueue({{"after", 1}});
+  Drain();
+  EXPECT_EQ(Only(bad).status, kFailed);
+  EXPECT_EQ(Only(bad).last_error.rfind("internal error while delivering: [json.exception.type_error", 0),
+            0u)
+      << Only(bad).last_error;
+  EXPECT_EQ(Only(good).status, kPublished);
+  EXPECT_EQ(pool_.stats().failed, 1);
+}
+
+TEST_F(DeliveryTest, StoredOverridesAreCheckedBeforeSending) {
+  // Rows written before overrides were validated (H1: {"url":1} / null used
+  // to reach Send and throw; C4/C5: a new destination for stored secrets).
+  Notification n;
+  n.template_name = "system-default";
+  std::vector<uint64_t> ids;
+  for (json o : {json{{"url", 1}}, json{{"url", nullptr}}, json{{"url", "gopher://x/_FLUSHALL"}},
+                 json{{"url", "http://evil"}}}) {
+    ids.push_back(*queue_.Create(n, {{rid_, "scripted", o}}, 3, absl::Now() + absl::Hours(1)));
+  }
+  Drain();
+  for (uint64_t id : ids) EXPECT_EQ(Only(id).status, kFailed) << id;
+  for (uint64_t id : ids) {
+    EXPECT_EQ(Only(id).last_error.rfind("subscription override url: a subscription cannot change", 0),
+              0u)
+        << Only(id).last_error;
+  }
+  // A type without secrets may be redirected, but only to a valid config.
+  plugins_["plain"] = std::make_unique<PlainPlugin>();
+  Receiver r;
+  r.name = "p";
+  r.type = "plain";
+  r.configurations = {{"url", "u"}};
+  uint64_t pid = *receivers_.Create(r, "");
+  uint64_t num = *queue_.Create(n, {{pid, "plain", {{"url", 1}}}}, 3, absl::Now() + absl::Hours(1));
+  uint64_t null = *queue_.Create(n, {{pid, "plain", {{"url", nullptr}}}}, 3, absl::Now() + absl::Hours(1));
+  Drain();
+  for (uint64_t id : {num, null}) {
+    EXPECT_EQ(Only(id).status, kFailed);
+    EXPECT_EQ(Only(id).last_error.rfind("invalid receiver configuration: configurations.url", 0), 0u)
+        << Only(id).last_error;
+  }
+  EXPECT_TRUE(plugin_->sent.empty());
+  // An override keeping the destination (or masked) is sent.
+  uint64_t ok = *queue_.Create(n, {{rid_, "scripted", {{"url", "u"}, {"extra", 1}}}}, 3,
+                               absl::Now() + absl::Hours(1));
+  Drain();
+  EXPECT_EQ(Only(ok).status, kPublished);
+  ASSERT_EQ(plugin_->sent.size(), 1u);
+  EXPECT_EQ(plugin_->sent[0].first["extra"], 1);
+  EXPECT_EQ(plugin_->sent[0].first["token"], "plain-token");
+}
+
 TEST(BackoffTest, DoublesAndCaps) {
   DeliveryOptions o;
   o.backoff_base = absl::Seconds(1);

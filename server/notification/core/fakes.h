@@ -175,8 +175,10 @@ class FakeNotificationRepository : public NotificationRepository {
       if (row.m.status != kEnqueued || row.m.next_attempt_at > absl::Now()) continue;
       row.m.status = kPending;
       row.m.try_count++;
+      row.lease = absl::StrCat("lease-", ++next_lease);
       ClaimedMessage c;
       c.message = row.m;
+      c.lease = row.lease;
       auto r = receivers->Get(row.m.receiver_id);
       c.receiver_exists = r.ok();
       if (r.ok()) c.receiver_config = r->configurations;
@@ -192,36 +194,52 @@ class FakeNotificationRepository : public NotificationRepository {
     }
     return out;
   }
-  absl::Status MarkPublished(uint64_t id) override {
+  absl::Status MarkPublished(uint64_t id, absl::string_view lease) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kPublished;
     return absl::OkStatus();
   }
-  absl::Status MarkFailed(uint64_t id, absl::string_view e) override {
+  absl::Status MarkFailed(uint64_t id, absl::string_view lease, absl::string_view e) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kFailed;
     messages[id].m.last_error = std::string(e);
     return absl::OkStatus();
   }
-  absl::Status MarkRetry(uint64_t id, absl::string_view e, absl::Time next) override {
+  absl::Status MarkRetry(uint64_t id, absl::string_view lease, absl::string_view e,
+                         absl::Time next) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kEnqueued;
     messages[id].m.last_error = std::string(e);
     messages[id].m.next_attempt_at = next;
     return absl::OkStatus();
   }
-  absl::Status Release(uint64_t id) override {
+  absl::Status Release(uint64_t id, absl::string_view lease) override {
+    if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kEnqueued;
     messages[id].m.try_count--;
     return absl::OkStatus();
   }
+  // Like the store: only the current claim records an outcome (and ends it).
+  bool Holds(uint64_t id, absl::string_view lease) {
+    Row& row = messages[id];
+    if (row.m.status != kPending || row.lease.empty() || row.lease != lease) return false;
+    row.lease.clear();
+    return true;
+  }
+  static absl::Status Lost(uint64_t id) {
+    return absl::AbortedError(absl::StrCat("message ", id, ": the lease was lost"));
+  }
   struct Row {
     Message m;
     nlohmann::json override_config;
+    std::string lease;  // the current claim's token; "" when not claimed
   };
   ReceiverRepository* receivers = nullptr;
   TemplateRepository* templates = nullptr;
   std::map<uint64_t, Notification> notifications;
   std::map<uint64_t, Row> messages;
   std::map<std::string, uint64_t> keys;
-  uint64_t next_n = 0, next_m = 0;
+  uint64_t next_n = 0, next_m = 0, next_lease = 0;
 };
 
 class FakeAlertRepository : public AlertRepository {
@@ -238,13 +256,20 @@ class FakeAlertRepository : public AlertRepository {
 };
 
 // A receiver type answering from a script (then OK), recording what it got.
+// Config: url (required, a string; its destination), token (a secret).
 class ScriptedPlugin : public ReceiverPlugin {
  public:
   absl::Status ValidateConfig(const nlohmann::json& config) const override {
-    if (!config.contains("url")) return absl::InvalidArgumentError("configurations.url: is required");
+    if (!config.is_object() || !config.contains("url") || !config["url"].is_string()) {
+      return absl::InvalidArgumentError("configurations.url: is required (a string)");
+    }
+    if (config["url"].get<std::string>().rfind("gopher:", 0) == 0) {
+      return absl::InvalidArgumentError("configurations.url: must be http(s)");
+    }
     return absl::OkStatus();
   }
   std::vector<std::string> SecretKeys() const override { return {"token"}; }
+  std::vector<std::string> DestinationKeys() const override { return {"url"}; }
   absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override {
     sent.push_back({config, payload});
     if (script.empty()) return absl::OkStatus();

@@ -105,6 +105,7 @@ struct Message {
 // A message claimed for delivery with everything needed to send it.
 struct ClaimedMessage {
   Message message;
+  std::string lease;  // this claim's lease token: recording an outcome needs it
   bool receiver_exists = false;
   nlohmann::json receiver_config;  // the receiver's configurations, secrets encrypted
   nlohmann::json config_override;  // the subscription's override, secrets encrypted

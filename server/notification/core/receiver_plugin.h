@@ -16,11 +16,19 @@ namespace sluice::notification {
 class ReceiverPlugin {
  public:
   virtual ~ReceiverPlugin() = default;
-  // Checks a configuration (secrets in plain text or "v1:" encrypted).
-  // InvalidArgument naming the missing or malformed key.
+  // Checks a configuration (secrets in plain text; an encrypted "v1:" value
+  // is only checked for being a string where the type allows it).
+  // InvalidArgument naming the missing or malformed key
+  // ("configurations.<key>: ..."); FailedPrecondition when this server's
+  // configuration disables the type (naming the setting).
   virtual absl::Status ValidateConfig(const nlohmann::json& config) const = 0;
   // Configuration keys holding secrets: encrypted at rest, masked on output.
   virtual std::vector<std::string> SecretKeys() const { return {}; }
+  // Configuration keys naming where messages (and so the secrets) go, e.g.
+  // "url" or "api_url". For a type with secrets, changing one requires the
+  // secrets to be supplied again, and a subscription override may not
+  // change it (see catalog.h).
+  virtual std::vector<std::string> DestinationKeys() const { return {}; }
   // Delivers a rendered `payload` with the decrypted `config`. OK only once
   // the far side accepted it. Retryable failures (connect errors, timeouts,
   // HTTP 429/5xx) are Unavailable, DeadlineExceeded or ResourceExhausted;

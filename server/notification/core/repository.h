@@ -77,15 +77,21 @@ class NotificationRepository {
   virtual absl::StatusOr<int> ExpireDue(absl::Time now) = 0;
   // Claims up to `limit` due messages (enqueued with next_attempt_at ≤ now, or
   // pending with an expired lease) with SKIP LOCKED: status → pending,
-  // try_count += 1, lease until now + `lease`.
+  // try_count += 1, lease until now + `lease`, and a new lease token
+  // (ClaimedMessage::lease).
   virtual absl::StatusOr<std::vector<ClaimedMessage>> Claim(int limit, absl::Duration lease) = 0;
-  // Final or retry outcomes of a claimed message.
-  virtual absl::Status MarkPublished(uint64_t message_id) = 0;
-  virtual absl::Status MarkFailed(uint64_t message_id, absl::string_view error) = 0;
-  virtual absl::Status MarkRetry(uint64_t message_id, absl::string_view error,
-                                 absl::Time next_attempt_at) = 0;
-  // Returns a claimed, unsent message to the queue as it was (shutdown).
-  virtual absl::Status Release(uint64_t message_id) = 0;
+  // Final or retry outcomes of a claimed message. Recorded only while
+  // `lease` (the claim's ClaimedMessage::lease) still holds the message:
+  // once its lease expired and another claim took it, nothing changes and
+  // the result is Aborted (delivery is at-least-once: both claims sent).
+  virtual absl::Status MarkPublished(uint64_t message_id, absl::string_view lease) = 0;
+  virtual absl::Status MarkFailed(uint64_t message_id, absl::string_view lease,
+                                  absl::string_view error) = 0;
+  virtual absl::Status MarkRetry(uint64_t message_id, absl::string_view lease,
+                                 absl::string_view error, absl::Time next_attempt_at) = 0;
+  // Returns a claimed, unsent message to the queue as it was (shutdown);
+  // Aborted like Mark* when `lease` no longer holds it.
+  virtual absl::Status Release(uint64_t message_id, absl::string_view lease) = 0;
 };
 
 class AlertRepository {

@@ -2,6 +2,9 @@
 
 #include <kainjow/mustache.hpp>
 
+#include <cctype>
+#include <sstream>
+
 #include "absl/strings/str_cat.h"
 
 namespace sluice::notification {
@@ -9,6 +12,37 @@ namespace {
 
 using kainjow::mustache::data;
 using kainjow::mustache::mustache;
+
+// Thrown by BudgetContext; caught in RenderTemplateText.
+struct RenderBudgetExceeded {};
+
+// A kainjow context that bounds what rendering can produce. Each push (a
+// section rendering its content once more, e.g. per list item) may emit up
+// to the body's text again, and each variable looked up its string: nested
+// sections over lists multiply, so a 64 KiB body could otherwise render
+// gigabytes (or loop for hours) from a small data object.
+class BudgetContext : public kainjow::mustache::context<std::string> {
+ public:
+  BudgetContext(const data* root, size_t per_push, size_t budget)
+      : context(root), per_push_(per_push), budget_(budget) {}
+  void push(const data* d) override {
+    Charge(per_push_);
+    context::push(d);
+  }
+  const data* get(const std::string& name) const override {
+    const data* v = context::get(name);
+    if (v != nullptr && v->is_string()) Charge(v->string_value().size());
+    return v;
+  }
+
+ private:
+  void Charge(size_t n) const {
+    used_ += n;
+    if (used_ > budget_) throw RenderBudgetExceeded{};
+  }
+  size_t per_push_, budget_;
+  mutable size_t used_ = 0;
+};
 
 data ToData(const nlohmann::json& j) {
   switch (j.type()) {
@@ -102,7 +136,87 @@ std::string JsonEscape(absl::string_view s) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
+namespace {
+
+bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+absl::string_view Trim(absl::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// kainjow's parse_set_delimiter_tag: "=<begin> <end>=" (trimmed contents),
+// neither delimiter containing '=' or whitespace. False when invalid.
+bool ParseSetDelimiter(absl::string_view contents, std::string* begin, std::string* end) {
+  if (contents.size() < 5 || contents.back() != '=') return false;
+  absl::string_view inner = Trim(contents.substr(1, contents.size() - 2));
+  size_t space = inner.find(' ');
+  if (space == absl::string_view::npos) return false;
+  size_t next = inner.find_first_not_of(' ', space + 1);
+  if (next == absl::string_view::npos) return false;
+  absl::string_view b = inner.substr(0, space), e = inner.substr(next);
+  for (absl::string_view d : {b, e}) {
+    if (d.empty()) return false;
+    for (char c : d) {
+      if (c == '=' || IsSpace(c)) return false;
+    }
+  }
+  *begin = std::string(b);
+  *end = std::string(e);
+  return true;
+}
+
+}  // namespace
+
+absl::Status CheckTemplateLimits(absl::string_view body) {
+  if (body.size() > kMaxTemplateBodyBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("template body is ", body.size(),
+                                                   " bytes; the limit is ", kMaxTemplateBodyBytes));
+  }
+  // The tag scan of kainjow's parser (mustache.hpp, parser::parse), counting
+  // section opens against closes. Where the parser would stop with an error
+  // this stops too and leaves the message to it.
+  std::string begin = "{{", end = "}}";
+  bool braces = true;  // the default delimiters: {{{x}}} is a triple mustache
+  int depth = 0;
+  size_t pos = 0;
+  const size_t n = body.size();
+  while (pos < n) {
+    if (body.compare(pos, begin.size(), begin) != 0) {
+      ++pos;
+      continue;
+    }
+    size_t contents = pos + begin.size();
+    bool triple = braces && contents < n && body[contents] == begin[0];
+    const std::string close = triple ? "}}}" : end;
+    if (triple) ++contents;
+    size_t close_at = body.find(close, contents);
+    if (close_at == absl::string_view::npos) return absl::OkStatus();  // "Unclosed tag"
+    absl::string_view tag = Trim(body.substr(contents, close_at - contents));
+    pos = close_at + close.size();
+    if (!tag.empty() && tag[0] == '=') {
+      if (!ParseSetDelimiter(tag, &begin, &end)) return absl::OkStatus();  // parser error
+      braces = begin == "{{" && end == "}}";
+      continue;
+    }
+    if (triple || tag.empty()) continue;
+    if (tag[0] == '#' || tag[0] == '^') {
+      if (++depth > kMaxTemplateSectionDepth) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("template sections nest deeper than ", kMaxTemplateSectionDepth,
+                         " (at byte ", close_at, ")"));
+      }
+    } else if (tag[0] == '/') {
+      if (depth == 0) return absl::OkStatus();  // "Unopened section"
+      --depth;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateTemplateBody(absl::string_view body) {
+  if (auto st = CheckTemplateLimits(body); !st.ok()) return st;
   mustache tmpl{std::string(body)};
   if (!tmpl.is_valid()) {
     return absl::InvalidArgumentError(
@@ -113,6 +227,9 @@ absl::Status ValidateTemplateBody(absl::string_view body) {
 
 absl::StatusOr<std::string> RenderTemplateText(const Template& t, const nlohmann::json& data_in,
                                                absl::string_view receiver_type) {
+  if (auto st = CheckTemplateLimits(t.body); !st.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("template \"", t.name, "\": ", st.message()));
+  }
   mustache tmpl{t.body};
   if (!tmpl.is_valid()) {
     return absl::InvalidArgumentError(absl::StrCat("template \"", t.name,
@@ -129,7 +246,16 @@ absl::StatusOr<std::string> RenderTemplateText(const Template& t, const nlohmann
   receiver.set("type", std::string(receiver_type));
   if (!receiver_type.empty()) receiver.set(std::string(receiver_type), data(true));
   ctx.set("receiver", receiver);
-  std::string out = tmpl.render(ctx);
+  BudgetContext budget(&ctx, t.body.size() + 1, kMaxRenderBytes);
+  std::ostringstream rendered;
+  try {
+    tmpl.render(budget, rendered);
+  } catch (const RenderBudgetExceeded&) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "template \"", t.name, "\" would render more than ", kMaxRenderBytes,
+        " bytes with this data (sections over lists multiply)"));
+  }
+  std::string out = rendered.str();
   if (!tmpl.is_valid()) {
     return absl::InvalidArgumentError(
         absl::StrCat("template \"", t.name, "\" failed to render: ", tmpl.error_message()));
@@ -143,7 +269,7 @@ absl::StatusOr<nlohmann::json> RenderPayload(const Template& t, const nlohmann::
   if (!text.ok()) return text.status();
   try {
     return nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     return absl::InvalidArgumentError(absl::StrCat("template \"", t.name,
                                                    "\" rendered invalid JSON: ", e.what()));
   }

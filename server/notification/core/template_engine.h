@@ -26,16 +26,34 @@ inline constexpr char kDefaultTemplate[] = "system-default";
 // Alert notifications name this; it resolves to system-alert-<receiver type>.
 inline constexpr char kAlertTemplate[] = "system-alert";
 
-// Checks that `body` parses as Mustache. InvalidArgument with the parser's
-// message and byte position (e.g. `Unclosed section "x" at 3`).
+// The largest template body accepted (bytes).
+inline constexpr size_t kMaxTemplateBodyBytes = 64 * 1024;
+// The deepest section nesting ({{#x}} / {{^x}}) accepted.
+inline constexpr int kMaxTemplateSectionDepth = 100;
+// The most a rendering may produce, estimated as it goes (bytes): the body
+// once more per section iteration plus every interpolated string.
+inline constexpr size_t kMaxRenderBytes = 32 << 20;
+
+// Checks the limits that keep the Mustache parser's memory bounded (it copies
+// each section's text, so memory grows with the square of the nesting):
+// InvalidArgument when `body` is over kMaxTemplateBodyBytes or its sections
+// nest deeper than kMaxTemplateSectionDepth. Tags are found as the parser
+// finds them, honouring set-delimiter tags ({{=<% %>=}}) and triple
+// mustaches. Runs before the parser; other syntax errors are left to it.
+absl::Status CheckTemplateLimits(absl::string_view body);
+
+// Checks CheckTemplateLimits, then that `body` parses as Mustache.
+// InvalidArgument with the parser's message and byte position (e.g.
+// `Unclosed section "x" at 3`).
 absl::Status ValidateTemplateBody(absl::string_view body);
 
 // `s` escaped for the inside of a JSON string literal (RFC 8259 §7).
 std::string JsonEscape(absl::string_view s);
 
 // Renders `t` with `data` (declared variable defaults fill missing keys) for
-// `receiver_type` ("" for none). InvalidArgument when the body does not parse
-// or rendering fails.
+// `receiver_type` ("" for none). InvalidArgument when the body breaks
+// CheckTemplateLimits (also for bodies stored before the limits), does not
+// parse, rendering fails, or the rendering would exceed kMaxRenderBytes.
 absl::StatusOr<std::string> RenderTemplateText(const Template& t, const nlohmann::json& data,
                                                absl::string_view receiver_type);
 

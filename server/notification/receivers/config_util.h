@@ -1,4 +1,6 @@
-// Configuration helpers shared by receiver types.
+// Configuration helpers shared by receiver types. They only use checked
+// nlohmann accessors: configurations and overrides are user data, and an
+// unexpected type must become an error, never an exception.
 #ifndef SLUICE_SERVER_NOTIFICATION_RECEIVERS_CONFIG_UTIL_H_
 #define SLUICE_SERVER_NOTIFICATION_RECEIVERS_CONFIG_UTIL_H_
 
@@ -6,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/outbound.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::notification::receivers {
@@ -21,7 +24,7 @@ inline absl::Status RequireString(const nlohmann::json& config, const std::strin
   return absl::OkStatus();
 }
 
-// config[key] as a string, or `fallback`.
+// config[key] as a string, or `fallback` (also for a non-string value).
 inline std::string StringOr(const nlohmann::json& config, const std::string& key,
                             const std::string& fallback) {
   if (config.is_object() && config.contains(key) && config[key].is_string() &&
@@ -29,6 +32,14 @@ inline std::string StringOr(const nlohmann::json& config, const std::string& key
     return config[key].get<std::string>();
   }
   return fallback;
+}
+
+// OK when config[key] is absent; otherwise it must be a non-empty string
+// that is an http:// or https:// URL (InvalidArgument "configurations.<key>: ...").
+inline absl::Status OptionalHttpUrl(const nlohmann::json& config, const std::string& key) {
+  if (!config.is_object() || !config.contains(key)) return absl::OkStatus();
+  if (auto st = RequireString(config, key); !st.ok()) return st;
+  return ValidateHttpUrl(absl::StrCat("configurations.", key), config[key].get<std::string>());
 }
 
 }  // namespace sluice::notification::receivers

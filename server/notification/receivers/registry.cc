@@ -7,9 +7,9 @@
 
 namespace sluice::notification::receivers {
 
-ReceiverPlugins NewReceiverPlugins(HttpClient* http) {
+ReceiverPlugins NewReceiverPlugins(HttpClient* http, const ReceiverOptions& options) {
   ReceiverPlugins p;
-  p["file"] = std::make_unique<FileReceiver>();
+  p["file"] = std::make_unique<FileReceiver>(options.file_dir);
   p["http"] = std::make_unique<HttpReceiver>(http);
   p["pagerduty"] = std::make_unique<PagerDutyReceiver>(http);
   p["slack"] = std::make_unique<SlackReceiver>(http);

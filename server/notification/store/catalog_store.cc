@@ -307,8 +307,12 @@ Template TemplateFromRow(const soci::row& row) {
     if (tag.is_string()) t.tags.push_back(tag.get<std::string>());
   }
   for (const auto& v : JsonFromText(row.get<std::string>(3))) {
-    t.variables.push_back(TemplateVariable{v.value("name", ""), v.value("type", ""),
-                                           v.value("default", ""), v.value("description", "")});
+    if (!v.is_object()) continue;
+    auto field = [&](const char* k) {
+      return v.contains(k) && v[k].is_string() ? v[k].get<std::string>() : std::string();
+    };
+    t.variables.push_back(
+        TemplateVariable{field("name"), field("type"), field("default"), field("description")});
   }
   t.created_at = TimeFromMicros(row.get<long long>(4));
   t.updated_at = TimeFromMicros(row.get<long long>(5));

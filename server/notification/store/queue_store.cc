@@ -164,12 +164,14 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
                 "ORDER BY next_attempt_at, id LIMIT :lim FOR UPDATE SKIP LOCKED), "
                 "claimed AS (UPDATE notification_messages m SET status = 'pending', "
                 "try_count = m.try_count + 1, lease_until = now() + make_interval(secs => :lease), "
+                "lease_token = gen_random_uuid(), "
                 "updated_at = now() FROM due WHERE m.id = due.id RETURNING m.*) "
                 "SELECT "
              << kMessageCols
              << ", m.config_override::text, n.template, n.data::text, "
                 "COALESCE(r.configurations::text, ''), (r.id IS NOT NULL)::int, "
-                "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]') "
+                "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]'), "
+                "m.lease_token::text "
                 "FROM claimed m JOIN notifications n ON n.id = m.notification_id "
                 "LEFT JOIN receivers r ON r.id = m.receiver_id "
                 "LEFT JOIN templates t ON t.name = n.template ORDER BY m.id",
@@ -182,13 +184,18 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
       c.data = JsonFromText(row.get<std::string>(14));
       c.receiver_config = JsonFromText(row.get<std::string>(15));
       c.receiver_exists = row.get<int>(16) != 0;
+      c.lease = row.get<std::string>(20);
       if (!row.get<std::string>(17).empty()) {
         Template t;
         t.name = row.get<std::string>(17);
         t.body = row.get<std::string>(18);
         for (const auto& v : JsonFromText(row.get<std::string>(19))) {
-          t.variables.push_back(TemplateVariable{v.value("name", ""), v.value("type", ""),
-                                                 v.value("default", ""), v.value("description", "")});
+          if (!v.is_object()) continue;  // a throw here would fail every Claim
+          auto field = [&](const char* k) {
+            return v.contains(k) && v[k].is_string() ? v[k].get<std::string>() : std::string();
+          };
+          t.variables.push_back(TemplateVariable{field("name"), field("type"), field("default"),
+                                                 field("description")});
         }
         c.user_template = std::move(t);
       }
@@ -200,51 +207,100 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
   return out;
 }
 
-absl::Status PostgresNotificationRepository::MarkPublished(uint64_t message_id) {
-  return pool_->Run([&](soci::session& sql) {
+namespace {
+
+// Every outcome UPDATE matches only the claimed row: its id, `pending`, and
+// the claim's lease token (Claim replaces it, every outcome clears it). It
+// also clears the lease.
+constexpr char kHeldSet[] = "lease_token = NULL, lease_until = NULL, updated_at = now() ";
+constexpr char kHeldWhere[] =
+    "WHERE id = :id AND status = 'pending' AND lease_token::text = :lease";
+// MarkPublished also matches a row ExpireDue failed because this claim's
+// lease ran out on the last try (it keeps the token): the send did succeed.
+constexpr char kPublishedWhere[] =
+    "WHERE id = :id AND status IN ('pending', 'failed') AND lease_token::text = :lease";
+
+// Aborted when the UPDATE matched nothing: the lease moved on.
+absl::Status HeldOrAborted(long long affected, uint64_t message_id) {
+  if (affected > 0) return absl::OkStatus();
+  return absl::AbortedError(absl::StrCat(
+      "message ", message_id,
+      ": the lease was lost (the message was claimed again); outcome not recorded"));
+}
+
+}  // namespace
+
+absl::Status PostgresNotificationRepository::MarkPublished(uint64_t message_id,
+                                                           absl::string_view lease) {
+  long long affected = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
     long long id = static_cast<long long>(message_id);
-    sql << "UPDATE notification_messages SET status = 'published', lease_until = NULL, "
-           "updated_at = now() WHERE id = :id",
-        soci::use(id);
+    std::string token(lease);
+    soci::statement stmt =
+        (sql.prepare << "UPDATE notification_messages SET status = 'published', " << kHeldSet
+                     << kPublishedWhere,
+         soci::use(id), soci::use(token));
+    stmt.execute(true);
+    affected = Affected(stmt);
     return absl::OkStatus();
   });
+  return st.ok() ? HeldOrAborted(affected, message_id) : st;
 }
 
 absl::Status PostgresNotificationRepository::MarkFailed(uint64_t message_id,
+                                                        absl::string_view lease,
                                                         absl::string_view error) {
-  return pool_->Run([&](soci::session& sql) {
+  long long affected = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
     long long id = static_cast<long long>(message_id);
-    std::string e(error);
-    sql << "UPDATE notification_messages SET status = 'failed', last_error = :e, "
-           "lease_until = NULL, updated_at = now() WHERE id = :id",
-        soci::use(e), soci::use(id);
+    std::string token(lease), e(error);
+    soci::statement stmt =
+        (sql.prepare << "UPDATE notification_messages SET status = 'failed', last_error = :e, "
+                     << kHeldSet << kHeldWhere,
+         soci::use(e), soci::use(id), soci::use(token));
+    stmt.execute(true);
+    affected = Affected(stmt);
     return absl::OkStatus();
   });
+  return st.ok() ? HeldOrAborted(affected, message_id) : st;
 }
 
 absl::Status PostgresNotificationRepository::MarkRetry(uint64_t message_id,
+                                                       absl::string_view lease,
                                                        absl::string_view error,
                                                        absl::Time next_attempt_at) {
-  return pool_->Run([&](soci::session& sql) {
+  long long affected = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
     long long id = static_cast<long long>(message_id);
-    std::string e(error);
+    std::string token(lease), e(error);
     double t = Seconds(next_attempt_at);
-    sql << "UPDATE notification_messages SET status = 'enqueued', last_error = :e, "
-           "next_attempt_at = to_timestamp(:t), lease_until = NULL, updated_at = now() "
-           "WHERE id = :id",
-        soci::use(e), soci::use(t), soci::use(id);
+    soci::statement stmt =
+        (sql.prepare << "UPDATE notification_messages SET status = 'enqueued', last_error = :e, "
+                        "next_attempt_at = to_timestamp(:t), "
+                     << kHeldSet << kHeldWhere,
+         soci::use(e), soci::use(t), soci::use(id), soci::use(token));
+    stmt.execute(true);
+    affected = Affected(stmt);
     return absl::OkStatus();
   });
+  return st.ok() ? HeldOrAborted(affected, message_id) : st;
 }
 
-absl::Status PostgresNotificationRepository::Release(uint64_t message_id) {
-  return pool_->Run([&](soci::session& sql) {
+absl::Status PostgresNotificationRepository::Release(uint64_t message_id, absl::string_view lease) {
+  long long affected = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
     long long id = static_cast<long long>(message_id);
-    sql << "UPDATE notification_messages SET status = 'enqueued', try_count = try_count - 1, "
-           "lease_until = NULL, updated_at = now() WHERE id = :id AND status = 'pending'",
-        soci::use(id);
+    std::string token(lease);
+    soci::statement stmt =
+        (sql.prepare << "UPDATE notification_messages SET status = 'enqueued', "
+                        "try_count = try_count - 1, "
+                     << kHeldSet << kHeldWhere,
+         soci::use(id), soci::use(token));
+    stmt.execute(true);
+    affected = Affected(stmt);
     return absl::OkStatus();
   });
+  return st.ok() ? HeldOrAborted(affected, message_id) : st;
 }
 
 // ---- Alerts ----

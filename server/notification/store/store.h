@@ -66,11 +66,12 @@ class PostgresNotificationRepository : public NotificationRepository {
   absl::StatusOr<std::string> GetCreator(uint64_t notification_id) override;
   absl::StatusOr<int> ExpireDue(absl::Time now) override;
   absl::StatusOr<std::vector<ClaimedMessage>> Claim(int limit, absl::Duration lease) override;
-  absl::Status MarkPublished(uint64_t message_id) override;
-  absl::Status MarkFailed(uint64_t message_id, absl::string_view error) override;
-  absl::Status MarkRetry(uint64_t message_id, absl::string_view error,
+  absl::Status MarkPublished(uint64_t message_id, absl::string_view lease) override;
+  absl::Status MarkFailed(uint64_t message_id, absl::string_view lease,
+                          absl::string_view error) override;
+  absl::Status MarkRetry(uint64_t message_id, absl::string_view lease, absl::string_view error,
                          absl::Time next_attempt_at) override;
-  absl::Status Release(uint64_t message_id) override;
+  absl::Status Release(uint64_t message_id, absl::string_view lease) override;
 
  private:
   db::Pool* pool_;

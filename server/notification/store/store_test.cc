@@ -214,14 +214,74 @@ TEST_F(StoreTest, ClaimCarriesEverythingAndOutcomesAreRecorded) {
   ASSERT_TRUE(c.user_template.has_value());
   EXPECT_EQ(c.user_template->body, t.body);
 
-  // Retry in the future: not claimable now; then failed.
-  ASSERT_TRUE(queue_.MarkRetry(c.message.id, "HTTP 503", absl::Now() + absl::Hours(1)).ok());
+  EXPECT_FALSE(c.lease.empty());
+
+  // Retry in the future: not claimable now. The retry ended the claim.
+  ASSERT_TRUE(queue_.MarkRetry(c.message.id, c.lease, "HTTP 503", absl::Now() + absl::Hours(1)).ok());
   EXPECT_TRUE(queue_.Claim(10, absl::Seconds(60))->empty());
   Message m = (*queue_.ListMessages(nid))[0];
   EXPECT_EQ(m.status, kEnqueued);
   EXPECT_EQ(m.last_error, "HTTP 503");
-  ASSERT_TRUE(queue_.MarkFailed(c.message.id, "HTTP 400").ok());
-  EXPECT_EQ((*queue_.ListMessages(nid))[0].status, kFailed);
+  EXPECT_EQ(queue_.MarkFailed(c.message.id, c.lease, "HTTP 400").code(), absl::StatusCode::kAborted);
+  EXPECT_EQ((*queue_.ListMessages(nid))[0].status, kEnqueued);
+
+  // A failure is recorded by the claim that holds the message.
+  uint64_t n2 = Enqueue(1);
+  auto b2 = queue_.Claim(10, absl::Seconds(60));
+  ASSERT_EQ(b2->size(), 1u);
+  ASSERT_TRUE(queue_.MarkFailed((*b2)[0].message.id, (*b2)[0].lease, "HTTP 400").ok());
+  EXPECT_EQ((*queue_.ListMessages(n2))[0].status, kFailed);
+  EXPECT_EQ((*queue_.ListMessages(n2))[0].last_error, "HTTP 400");
+}
+
+// Review M5: a send that outlasts its lease is claimed and sent again; the
+// late outcome of the first claim must not overwrite the second's.
+TEST_F(StoreTest, OnlyTheLeaseHolderRecordsAnOutcome) {
+  Bind();
+  uint64_t n = Enqueue(1);
+  auto first = queue_.Claim(10, absl::Milliseconds(1));
+  ASSERT_EQ(first->size(), 1u);
+  absl::SleepFor(absl::Milliseconds(50));
+  auto second = queue_.Claim(10, absl::Seconds(60));
+  ASSERT_EQ(second->size(), 1u);
+  const ClaimedMessage& a = (*first)[0];
+  const ClaimedMessage& b = (*second)[0];
+  ASSERT_EQ(a.message.id, b.message.id);
+  EXPECT_NE(a.lease, b.lease);
+
+  // While the second claim holds it, the first cannot record anything.
+  EXPECT_EQ(queue_.MarkPublished(a.message.id, a.lease).code(), absl::StatusCode::kAborted);
+  ASSERT_TRUE(queue_.MarkPublished(b.message.id, b.lease).ok());
+  // The late retry of the first claim must not flip `published` back.
+  EXPECT_EQ(queue_.MarkRetry(a.message.id, a.lease, "HTTP 503", absl::Now()).code(),
+            absl::StatusCode::kAborted);
+  EXPECT_EQ(queue_.MarkFailed(a.message.id, a.lease, "x").code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(queue_.Release(a.message.id, a.lease).code(), absl::StatusCode::kAborted);
+  Message m = (*queue_.ListMessages(n))[0];
+  EXPECT_EQ(m.status, kPublished);
+  EXPECT_EQ(m.try_count, 2);
+  EXPECT_TRUE(queue_.Claim(10, absl::Seconds(60))->empty());  // not sent a third time
+  // A finished claim cannot record twice either.
+  EXPECT_EQ(queue_.MarkRetry(b.message.id, b.lease, "x", absl::Now()).code(),
+            absl::StatusCode::kAborted);
+  EXPECT_EQ((*queue_.ListMessages(n))[0].status, kPublished);
+
+  // A lease that ran out on the last try is failed by ExpireDue; the send
+  // still finishing on that claim may then record that it was published.
+  uint64_t last = Enqueue(1);
+  ClaimedMessage held;
+  for (int i = 0; i < 3; ++i) {
+    auto c = queue_.Claim(10, absl::Milliseconds(1));
+    ASSERT_EQ(c->size(), 1u);
+    held = (*c)[0];
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(*queue_.ExpireDue(absl::Now()), 0);
+  EXPECT_EQ((*queue_.ListMessages(last))[0].status, kFailed);
+  EXPECT_EQ(queue_.MarkRetry(held.message.id, held.lease, "x", absl::Now()).code(),
+            absl::StatusCode::kAborted);
+  ASSERT_TRUE(queue_.MarkPublished(held.message.id, held.lease).ok());
+  EXPECT_EQ((*queue_.ListMessages(last))[0].status, kPublished);
 }
 
 TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
@@ -232,7 +292,7 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
   auto again = queue_.Claim(10, absl::Seconds(60));  // the first worker "crashed"
   ASSERT_EQ(again->size(), 1u);
   EXPECT_EQ((*again)[0].message.try_count, 2);
-  ASSERT_TRUE(queue_.MarkPublished((*again)[0].message.id).ok());
+  ASSERT_TRUE(queue_.MarkPublished((*again)[0].message.id, (*again)[0].lease).ok());
   EXPECT_EQ((*queue_.ListMessages(n))[0].status, kPublished);
 
   // A stale lease on the last try is failed, not claimed a 4th time.
@@ -252,7 +312,7 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
   uint64_t r = Enqueue(1);
   auto claimed = queue_.Claim(10, absl::Seconds(60));
   ASSERT_EQ(claimed->size(), 1u);
-  ASSERT_TRUE(queue_.Release((*claimed)[0].message.id).ok());
+  ASSERT_TRUE(queue_.Release((*claimed)[0].message.id, (*claimed)[0].lease).ok());
   Message back = (*queue_.ListMessages(r))[0];
   EXPECT_EQ(back.status, kEnqueued);
   EXPECT_EQ(back.try_count, 0);

@@ -7,11 +7,16 @@
 
 namespace sluice::notification::receivers {
 
-// Config: url (required, http:// or https://). 2xx = accepted.
+// Config: url (required, an http:// or https:// URL). The url is a secret
+// (Slack and Teams webhook URLs carry their token in the path): encrypted at
+// rest, masked on output, and errors name only "POST <scheme>://<host>".
+// 2xx = accepted.
 class HttpReceiver : public ReceiverPlugin {
  public:
   explicit HttpReceiver(HttpClient* http) : http_(http) {}
   absl::Status ValidateConfig(const nlohmann::json& config) const override;
+  std::vector<std::string> SecretKeys() const override { return {"url"}; }
+  std::vector<std::string> DestinationKeys() const override { return {"url"}; }
   absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override;
 
  private:

@@ -4,15 +4,29 @@
 #include "server/notification/receivers/config_util.h"
 
 namespace sluice::notification::receivers {
+namespace {
+
+// The first `max` bytes of UTF-8 text `s`, never cutting a character (a cut
+// one would make the event's dump() throw).
+std::string Utf8Prefix(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
+}  // namespace
 
 absl::Status PagerDutyReceiver::ValidateConfig(const nlohmann::json& config) const {
-  if (RequireString(config, "routing_key").ok()) return absl::OkStatus();
-  if (RequireString(config, "service_key").ok()) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      "configurations.service_key: is required (or configurations.routing_key)");
+  if (!RequireString(config, "routing_key").ok() && !RequireString(config, "service_key").ok()) {
+    return absl::InvalidArgumentError(
+        "configurations.service_key: is required (or configurations.routing_key)");
+  }
+  return OptionalHttpUrl(config, "api_url");
 }
 
 absl::Status PagerDutyReceiver::Send(const nlohmann::json& config, const nlohmann::json& payload) {
+  if (auto st = ValidateConfig(config); !st.ok()) return st;
   std::string api = StringOr(config, "api_url", "https://events.pagerduty.com");
   while (!api.empty() && api.back() == '/') api.pop_back();
   nlohmann::json event;
@@ -22,7 +36,7 @@ absl::Status PagerDutyReceiver::Send(const nlohmann::json& config, const nlohman
     std::string summary = payload.is_object() && payload.contains("summary") &&
                                   payload["summary"].is_string()
                               ? payload["summary"].get<std::string>()
-                              : payload.dump().substr(0, 1024);
+                              : Utf8Prefix(payload.dump(), 1024);
     event = {{"event_action", "trigger"},
              {"payload",
               {{"summary", summary}, {"source", "sluice"}, {"severity", "info"},

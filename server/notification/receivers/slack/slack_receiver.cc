@@ -8,18 +8,32 @@ namespace {
 
 constexpr char kDefaultApi[] = "https://slack.com/api";
 
+// Slack's `error` field is an enum-like token ("channel_not_found"). Only
+// such a token is repeated in messages: anything else may be text the far
+// side chose (e.g. a file's content) and is replaced.
+std::string ErrorCode(const nlohmann::json& reply) {
+  if (!reply.contains("error") || !reply["error"].is_string()) return "unknown_error";
+  const std::string& e = reply["error"].get_ref<const std::string&>();
+  if (e.empty() || e.size() > kMaxSlackErrorLength) return "unrecognised_error";
+  for (char c : e) {
+    if (!((c >= 'a' && c <= 'z') || c == '_')) return "unrecognised_error";
+  }
+  return e;
+}
 
 }  // namespace
 
 absl::Status SlackReceiver::ValidateConfig(const nlohmann::json& config) const {
   if (auto st = RequireString(config, "token"); !st.ok()) return st;
   if (auto st = RequireString(config, "channel_name"); !st.ok()) return st;
-  std::string type = StringOr(config, "channel_type", "channel");
-  if (type != "channel" && type != "user") {
-    return absl::InvalidArgumentError(
-        "configurations.channel_type: must be \"channel\" or \"user\"");
+  if (config.contains("channel_type")) {
+    const nlohmann::json& type = config["channel_type"];
+    if (!type.is_string() || (type != "channel" && type != "user")) {
+      return absl::InvalidArgumentError(
+          "configurations.channel_type: must be \"channel\" or \"user\"");
+    }
   }
-  return absl::OkStatus();
+  return OptionalHttpUrl(config, "api_url");
 }
 
 absl::StatusOr<nlohmann::json> SlackReceiver::Call(const HttpRequest& req,
@@ -31,8 +45,12 @@ absl::StatusOr<nlohmann::json> SlackReceiver::Call(const HttpRequest& req,
   if (!reply.is_object()) {
     return absl::UnavailableError(absl::StrCat("slack ", method, ": reply is not JSON"));
   }
-  if (!reply.value("ok", false)) {
-    std::string error = reply.value("error", "unknown error");
+  if (!reply.contains("ok") || !reply["ok"].is_boolean()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("slack ", method, ": reply has no boolean \"ok\""));
+  }
+  if (!reply["ok"].get<bool>()) {
+    std::string error = ErrorCode(reply);
     std::string msg = absl::StrCat("slack ", method, ": ", error);
     if (error == "ratelimited") return absl::ResourceExhaustedError(msg);
     return absl::FailedPreconditionError(msg);
@@ -41,6 +59,7 @@ absl::StatusOr<nlohmann::json> SlackReceiver::Call(const HttpRequest& req,
 }
 
 absl::Status SlackReceiver::Send(const nlohmann::json& config, const nlohmann::json& payload) {
+  if (auto st = ValidateConfig(config); !st.ok()) return st;
   std::string api = StringOr(config, "api_url", kDefaultApi);
   while (!api.empty() && api.back() == '/') api.pop_back();
   std::string auth = absl::StrCat("Authorization: Bearer ", StringOr(config, "token", ""));
@@ -52,7 +71,12 @@ absl::Status SlackReceiver::Send(const nlohmann::json& config, const nlohmann::j
     lookup.headers = {auth};
     auto user = Call(lookup, "users.lookupByEmail");
     if (!user.ok()) return user.status();
-    channel = (*user)["user"].value("id", "");
+    const nlohmann::json& reply = *user;
+    channel.clear();
+    if (reply.contains("user") && reply["user"].is_object() && reply["user"].contains("id") &&
+        reply["user"]["id"].is_string()) {
+      channel = reply["user"]["id"].get<std::string>();
+    }
     if (channel.empty()) {
       return absl::FailedPreconditionError("slack users.lookupByEmail: reply has no user.id");
     }

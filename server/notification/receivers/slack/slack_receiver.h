@@ -8,18 +8,26 @@
 
 namespace sluice::notification::receivers {
 
+// The longest Slack `error` code repeated in messages.
+inline constexpr size_t kMaxSlackErrorLength = 64;
+
 // Config: token (secret, required), channel_name (required: a channel name,
 // or the user's email for channel_type "user"), channel_type ("channel" |
-// "user", default "channel"), api_url (default https://slack.com/api).
+// "user", default "channel"), api_url (an http(s) URL, default
+// https://slack.com/api; changing it needs the token again).
 // For "user" the ID comes from users.lookupByEmail. The payload's fields
 // (text, blocks, attachments…) go into the chat.postMessage body; a payload
 // without text/blocks/attachments is sent as text. `{"ok":false}` is an
-// error (retryable for "ratelimited").
+// error (retryable for "ratelimited") whose message is
+// "slack <method>: <error>", with <error> Slack's code when it is 1-64
+// characters of [a-z_] and "unrecognised_error" otherwise; a reply without
+// a boolean "ok" (or, for users.lookupByEmail, a string user.id) fails.
 class SlackReceiver : public ReceiverPlugin {
  public:
   explicit SlackReceiver(HttpClient* http) : http_(http) {}
   absl::Status ValidateConfig(const nlohmann::json& config) const override;
   std::vector<std::string> SecretKeys() const override { return {"token"}; }
+  std::vector<std::string> DestinationKeys() const override { return {"api_url"}; }
   absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override;
 
  private:
