@@ -5,13 +5,15 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace sluice {
 namespace {
 
 constexpr int kNonceLen = 12;
 constexpr int kTagLen = 16;
-constexpr char kPrefix[] = "v1:";
+constexpr char kLegacyPrefix[] = "v1:";  // no AAD
+constexpr char kPrefix[] = "v2:";        // AAD = the value's context
 
 struct CtxDeleter {
   void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
@@ -44,15 +46,27 @@ std::unique_ptr<Crypter> Crypter::Development() {
   return std::unique_ptr<Crypter>(new Crypter(k));
 }
 
-bool Crypter::IsEncrypted(absl::string_view s) { return absl::StartsWith(s, kPrefix); }
+bool Crypter::IsEncrypted(absl::string_view s) {
+  return absl::StartsWith(s, kPrefix) || absl::StartsWith(s, kLegacyPrefix);
+}
 
-absl::StatusOr<std::string> Crypter::Encrypt(absl::string_view plaintext) const {
+absl::Status Crypter::RejectCiphertext(absl::string_view field, absl::string_view value) {
+  if (!IsEncrypted(value)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      field, ": looks like a stored ciphertext (v1:/v2:); send the secret itself"));
+}
+
+absl::StatusOr<std::string> Crypter::Encrypt(absl::string_view plaintext,
+                                             absl::string_view context) const {
   std::string out(kNonceLen + plaintext.size() + kTagLen, '\0');
   auto* buf = reinterpret_cast<unsigned char*>(out.data());
   if (RAND_bytes(buf, kNonceLen) != 1) return absl::InternalError("RAND_bytes failed");
   CtxPtr ctx(EVP_CIPHER_CTX_new());
   int len = 0;
   if (!ctx || EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key_.data(), buf) != 1 ||
+      EVP_EncryptUpdate(ctx.get(), nullptr, &len,
+                        reinterpret_cast<const unsigned char*>(context.data()),
+                        static_cast<int>(context.size())) != 1 ||
       EVP_EncryptUpdate(ctx.get(), buf + kNonceLen, &len,
                         reinterpret_cast<const unsigned char*>(plaintext.data()),
                         static_cast<int>(plaintext.size())) != 1 ||
@@ -64,11 +78,20 @@ absl::StatusOr<std::string> Crypter::Encrypt(absl::string_view plaintext) const 
   return std::string(kPrefix) + absl::Base64Escape(out);
 }
 
-absl::StatusOr<std::string> Crypter::Decrypt(absl::string_view ciphertext) const {
-  if (!IsEncrypted(ciphertext)) return absl::InvalidArgumentError("not an encrypted value");
+absl::StatusOr<std::string> Crypter::Decrypt(absl::string_view ciphertext,
+                                             absl::string_view context) const {
+  if (absl::StartsWith(ciphertext, kPrefix)) {
+    return Open(ciphertext.substr(sizeof(kPrefix) - 1), context);
+  }
+  if (absl::StartsWith(ciphertext, kLegacyPrefix)) {
+    return Open(ciphertext.substr(sizeof(kLegacyPrefix) - 1), "");
+  }
+  return absl::InvalidArgumentError("not an encrypted value");
+}
+
+absl::StatusOr<std::string> Crypter::Open(absl::string_view raw_b64, absl::string_view aad) const {
   std::string raw;
-  if (!absl::Base64Unescape(ciphertext.substr(sizeof(kPrefix) - 1), &raw) ||
-      raw.size() < kNonceLen + kTagLen) {
+  if (!absl::Base64Unescape(raw_b64, &raw) || raw.size() < kNonceLen + kTagLen) {
     return absl::InvalidArgumentError("malformed encrypted value");
   }
   auto* buf = reinterpret_cast<unsigned char*>(raw.data());
@@ -77,12 +100,14 @@ absl::StatusOr<std::string> Crypter::Decrypt(absl::string_view ciphertext) const
   CtxPtr ctx(EVP_CIPHER_CTX_new());
   int len = 0;
   if (!ctx || EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key_.data(), buf) != 1 ||
+      EVP_DecryptUpdate(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(aad.data()),
+                        static_cast<int>(aad.size())) != 1 ||
       EVP_DecryptUpdate(ctx.get(), reinterpret_cast<unsigned char*>(out.data()), &len,
                         buf + kNonceLen, static_cast<int>(n)) != 1 ||
       EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagLen, buf + kNonceLen + n) != 1 ||
       EVP_DecryptFinal_ex(ctx.get(), reinterpret_cast<unsigned char*>(out.data()) + len, &len) != 1) {
     return absl::FailedPreconditionError(
-        "cannot decrypt stored secret: wrong encryption key or corrupted data");
+        "cannot decrypt stored secret: wrong encryption key, wrong place or corrupted data");
   }
   return out;
 }

@@ -1,17 +1,46 @@
 #include "server/access/core/policy_service.h"
 
+#include <map>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/outbound.h"
 #include "absl/time/clock.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {
 namespace {
 
-// The secret fields of IAMAuth.
-std::vector<std::string*> SecretFields(pb::IAMAuth* auth) {
-  return {auth->mutable_password(), auth->mutable_value(), auth->mutable_token()};
+// The secret fields of a policy's IAM config by field name: the auth
+// secrets, and every header value (an X-Api-Key is as secret as a token;
+// review M9). Empty without IAM.
+std::vector<std::pair<std::string, std::string*>> SecretFields(pb::Policy* policy) {
+  std::vector<std::pair<std::string, std::string*>> out;
+  if (!policy->has_iam()) return out;
+  auto* config = policy->mutable_iam()->mutable_config();
+  auto* auth = config->mutable_auth();
+  out.push_back({"iam.config.auth.password", auth->mutable_password()});
+  out.push_back({"iam.config.auth.value", auth->mutable_value()});
+  out.push_back({"iam.config.auth.token", auth->mutable_token()});
+  for (auto& [name, value] : *config->mutable_headers()) {
+    out.push_back({"iam.config.headers." + name, &value});
+  }
+  return out;
+}
+
+// Where a policy secret lives (its ciphertext's AAD). Not the version: a
+// kept ("*****") secret carries over to the next version.
+std::string SecretContext(const std::string& policy_id, const std::string& field) {
+  return absl::StrCat("policies/", policy_id, "/", field);
+}
+
+bool IsHeaderName(absl::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+  }
+  return true;
 }
 
 absl::Status ValidateStep(const pb::Step& step, int i) {
@@ -93,6 +122,19 @@ absl::Status ValidatePolicy(const pb::Policy& policy) {
           absl::StrCat("iam.provider: \"", iam.provider(), "\" is not supported (want \"http\")"));
     }
     if (iam.config().url().empty()) return absl::InvalidArgumentError("iam.config.url: required");
+    if (auto st = ValidateHttpUrl("iam.config.url", iam.config().url()); !st.ok()) return st;
+    for (const auto& [name, value] : iam.config().headers()) {
+      if (!IsHeaderName(name)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("iam.config.headers: \"", name, "\" is not a header name"));
+      }
+      for (char c : value) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "iam.config.headers.", name, ": control characters (CR, LF, ...) are not allowed"));
+        }
+      }
+    }
     const std::string& t = iam.config().auth().type();
     if (!t.empty() && t != "basic" && t != "api_key" && t != "bearer") {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -118,29 +160,38 @@ absl::Status ValidatePolicy(const pb::Policy& policy) {
 }
 
 void MaskPolicySecrets(pb::Policy* policy) {
-  if (!policy->has_iam()) return;
-  for (std::string* s : SecretFields(policy->mutable_iam()->mutable_config()->mutable_auth())) {
+  for (auto& [field, s] : SecretFields(policy)) {
     if (!s->empty()) *s = kMaskedSecret;
   }
 }
 
 absl::Status PolicyService::EncryptSecrets(pb::Policy* policy, const pb::Policy* previous) const {
   if (!policy->has_iam()) return absl::OkStatus();
-  auto fields = SecretFields(policy->mutable_iam()->mutable_config()->mutable_auth());
-  pb::IAMAuth prev_auth;
-  if (previous != nullptr) prev_auth = previous->iam().config().auth();
-  auto prev = SecretFields(&prev_auth);
-  for (size_t i = 0; i < fields.size(); ++i) {
-    std::string* s = fields[i];
+  pb::Policy prev;
+  if (previous != nullptr) prev = *previous;
+  std::map<std::string, std::string> kept;  // field → previous ciphertext
+  for (auto& [field, s] : SecretFields(&prev)) kept[field] = *s;
+  // Review C5: a new IAM URL never receives the previous secrets.
+  bool moved = previous != nullptr && previous->has_iam() &&
+               previous->iam().config().url() != policy->iam().config().url();
+  for (auto& [field, s] : SecretFields(policy)) {
     if (s->empty()) continue;
     if (*s == kMaskedSecret) {
-      if (prev[i]->empty()) {
-        return absl::InvalidArgumentError("iam.config.auth: masked secret without a previous value");
+      if (moved) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ": must be supplied again when iam.config.url changes (a stored secret is "
+                   "never sent to a new destination)"));
       }
-      *s = *prev[i];  // still encrypted
+      auto it = kept.find(field);
+      if (it == kept.end() || it->second.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": masked secret without a previous value"));
+      }
+      *s = it->second;  // still encrypted, for the same policy and field
       continue;
     }
-    auto enc = crypter_->Encrypt(*s);
+    if (auto st = Crypter::RejectCiphertext(field, *s); !st.ok()) return st;
+    auto enc = crypter_->Encrypt(*s, SecretContext(policy->id(), field));
     if (!enc.ok()) return enc.status();
     *s = *enc;
   }
@@ -211,13 +262,11 @@ absl::StatusOr<pb::Policy> PolicyService::GetDecrypted(const std::string& id, ui
   }
   auto p = repo_->Get(id, version);
   if (!p.ok()) return p.status();
-  if (p->has_iam()) {
-    for (std::string* s : SecretFields(p->mutable_iam()->mutable_config()->mutable_auth())) {
-      if (s->empty()) continue;
-      auto dec = crypter_->Decrypt(*s);
-      if (!dec.ok()) return dec.status();
-      *s = *dec;
-    }
+  for (auto& [field, s] : SecretFields(&*p)) {
+    if (s->empty()) continue;
+    auto dec = crypter_->Decrypt(*s, SecretContext(p->id(), field));
+    if (!dec.ok()) return dec.status();
+    *s = *dec;
   }
   absl::MutexLock lock(&mu_);
   decrypted_[{id, p->version()}] = *p;

@@ -55,6 +55,45 @@ TEST_F(PolicyServiceTest, CreateVersionsAndEncryptsSecrets) {
   EXPECT_TRUE(absl::IsInvalidArgument(service_.Update("p1", Valid("other"), "a@x.com").status()));
 }
 
+// Review C5, M1, M9: IAM secrets (auth and headers) are sealed to their
+// policy and field, masked, and never follow the IAM call to a new URL.
+TEST_F(PolicyServiceTest, IamSecretsStayWithTheirUrl) {
+  pb::Policy p = Valid("iam");
+  (*p.mutable_iam()->mutable_config()->mutable_headers())["X-Api-Key"] = "key-123";
+  auto created = service_.Create(p, "alice@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->iam().config().headers().at("X-Api-Key"), kMaskedSecret);
+  EXPECT_EQ(service_.Get("iam", 1)->iam().config().headers().at("X-Api-Key"), kMaskedSecret);
+  const std::string& sealed = repo_.policies.at({"iam", 1}).iam().config().headers().at("X-Api-Key");
+  EXPECT_TRUE(Crypter::IsEncrypted(sealed));
+  EXPECT_EQ(service_.GetDecrypted("iam", 1)->iam().config().headers().at("X-Api-Key"), "key-123");
+
+  // PUT /policies/p with a new url and the secrets masked: refused.
+  pb::Policy moved = Valid("iam");
+  moved.mutable_iam()->mutable_config()->set_url("https://evil.example.com/{user_id}");
+  moved.mutable_iam()->mutable_config()->mutable_auth()->set_password(kMaskedSecret);
+  auto refused = service_.Update("iam", moved, "bob@x.com");
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status()));
+  EXPECT_NE(refused.status().message().find("iam.config.auth.password: must be supplied again"),
+            std::string::npos)
+      << refused.status();
+  // The stored ciphertext pasted back is no secret either.
+  moved.mutable_iam()->mutable_config()->mutable_auth()->set_password(sealed);
+  EXPECT_TRUE(absl::IsInvalidArgument(service_.Update("iam", moved, "bob@x.com").status()));
+  moved.mutable_iam()->mutable_config()->mutable_auth()->set_password("new-pw");
+  EXPECT_TRUE(service_.Update("iam", moved, "bob@x.com").ok());
+
+  // Headers may not smuggle lines, and the URL must be http(s).
+  pb::Policy bad = Valid("iam2");
+  (*bad.mutable_iam()->mutable_config()->mutable_headers())["X-A"] = "v\r\nX-Admin: 1";
+  EXPECT_TRUE(absl::IsInvalidArgument(service_.Create(bad, "a@x.com").status()));
+  bad = Valid("iam2");
+  bad.mutable_iam()->mutable_config()->set_url("file:///proc/self/environ#{user_id}");
+  auto file = service_.Create(bad, "a@x.com");
+  EXPECT_TRUE(absl::IsInvalidArgument(file.status()));
+  EXPECT_NE(file.status().message().find("iam.config.url"), std::string::npos);
+}
+
 TEST(ValidatePolicyTest, NamesTheField) {
   auto expect = [](pb::Policy p, absl::string_view field) {
     auto st = ValidatePolicy(p);

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -30,6 +32,53 @@ void MaskValue(google::protobuf::Value* v, bool secret) {
   } else if (secret && v->kind_case() != google::protobuf::Value::kNullValue) {
     v->set_string_value(kMaskedSecret);
   }
+}
+
+// Where a provider's sealed credentials live (the AAD of their ciphertext):
+// type and urn are the provider's immutable, unique name.
+std::string CredentialsContext(const std::string& type, const std::string& urn) {
+  return absl::StrCat("providers/", type, "/", urn, "/credentials");
+}
+
+// Secrets come in plain text: a ciphertext from a client would make the
+// server decrypt it on its behalf (review M1).
+absl::Status RejectCiphertexts(const google::protobuf::Struct& credentials) {
+  for (const auto& [k, v] : credentials.fields()) {
+    if (!IsSecretKey(k) || !v.has_string_value()) continue;
+    if (auto st = Crypter::RejectCiphertext("credentials." + k, v.string_value()); !st.ok()) {
+      return st;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Review C5: when `changes` moves a credential's destination (any non-secret
+// key: host, port, url, ...), every stored secret must come again in the
+// same request, so a stored password never goes to a new destination.
+absl::Status SecretsFollowDestination(const google::protobuf::Struct& stored,
+                                      const google::protobuf::Struct& changes) {
+  std::string moved;
+  for (const auto& [k, v] : changes.fields()) {
+    if (IsSecretKey(k)) continue;
+    auto it = stored.fields().find(k);
+    if (it == stored.fields().end() ||
+        !google::protobuf::util::MessageDifferencer::Equals(it->second, v)) {
+      moved = k;
+      break;
+    }
+  }
+  if (moved.empty()) return absl::OkStatus();
+  for (const auto& [k, v] : stored.fields()) {
+    if (!IsSecretKey(k)) continue;
+    auto given = changes.fields().find(k);
+    if (given == changes.fields().end() ||
+        (given->second.has_string_value() && given->second.string_value() == kMaskedSecret)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "credentials.", k, ": must be supplied again when credentials.", moved,
+          " changes (a stored secret is never sent to a new destination)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -140,7 +189,8 @@ absl::StatusOr<StoredProvider> ProviderService::Seal(const pb::Provider& provide
   stored.provider = provider;
   auto* config = stored.provider.mutable_config();
   if (config->has_credentials()) {
-    auto enc = crypter_->Encrypt(ProtoToJsonString(config->credentials()));
+    auto enc = crypter_->Encrypt(ProtoToJsonString(config->credentials()),
+                                 CredentialsContext(provider.type(), provider.urn()));
     if (!enc.ok()) return enc.status();
     stored.encrypted_credentials = *enc;
     config->clear_credentials();
@@ -151,7 +201,8 @@ absl::StatusOr<StoredProvider> ProviderService::Seal(const pb::Provider& provide
 absl::StatusOr<pb::ProviderConfig> ProviderService::Unseal(const StoredProvider& stored) {
   pb::ProviderConfig config = stored.provider.config();
   if (!stored.encrypted_credentials.empty()) {
-    auto dec = crypter_->Decrypt(stored.encrypted_credentials);
+    auto dec = crypter_->Decrypt(stored.encrypted_credentials,
+                                 CredentialsContext(stored.provider.type(), stored.provider.urn()));
     if (!dec.ok()) return dec.status();
     if (auto st = JsonStringToProto(*dec, config.mutable_credentials()); !st.ok()) return st;
   }
@@ -173,6 +224,7 @@ absl::StatusOr<pb::Provider> ProviderService::Create(pb::ProviderConfig config,
                                                      const std::string& actor) {
   ProviderClient* client = nullptr;
   if (auto st = Validate(config, &client); !st.ok()) return st;
+  if (auto st = RejectCiphertexts(config.credentials()); !st.ok()) return st;
   auto existing = providers_->GetByTypeUrn(config.type(), config.urn());
   if (existing.ok()) {
     return absl::AlreadyExistsError(absl::StrCat("provider with type \"", config.type(),
@@ -225,6 +277,11 @@ absl::StatusOr<pb::Provider> ProviderService::Update(const std::string& id,
   if (changes.has_appeal()) *merged.mutable_appeal() = changes.appeal();
   if (!changes.resources().empty()) *merged.mutable_resources() = changes.resources();
   if (changes.has_credentials()) {
+    if (auto st = RejectCiphertexts(changes.credentials()); !st.ok()) return st;
+    if (auto st = SecretsFollowDestination(current->credentials(), changes.credentials());
+        !st.ok()) {
+      return st;
+    }
     for (const auto& kv : changes.credentials().fields()) {
       if (kv.second.has_string_value() && kv.second.string_value() == kMaskedSecret) continue;
       (*merged.mutable_credentials()->mutable_fields())[kv.first] = kv.second;

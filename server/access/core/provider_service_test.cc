@@ -98,17 +98,44 @@ TEST_F(ProviderServiceTest, UpdateMergesAndKeepsMaskedSecrets) {
   pb::ProviderConfig change;
   (*change.mutable_labels())["team"] = "data";
   (*change.mutable_credentials()->mutable_fields())["password"].set_string_value(kMaskedSecret);
-  (*change.mutable_credentials()->mutable_fields())["host"].set_string_value("h2");
   auto u = service_->Update(p->id(), change, "bob@x.com");
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_EQ(u->config().labels().at("team"), "data");
   EXPECT_EQ(client_->fetches, 2);
   auto plain = service_->GetPlainConfig("fake", "f1");
   EXPECT_EQ(plain->credentials().fields().at("password").string_value(), "pw");
-  EXPECT_EQ(plain->credentials().fields().at("host").string_value(), "h2");
   change.set_urn("other");
   EXPECT_TRUE(absl::IsInvalidArgument(service_->Update(p->id(), change, "b@x.com").status()));
   EXPECT_TRUE(absl::IsNotFound(service_->Update("missing", {}, "b@x.com").status()));
+}
+
+// Review C5: a new host never receives the stored password.
+TEST_F(ProviderServiceTest, NewDestinationNeedsTheSecretAgain) {
+  auto p = service_->Create(Config(), "alice@x.com");
+  ASSERT_TRUE(p.ok());
+  pb::ProviderConfig change;
+  (*change.mutable_credentials()->mutable_fields())["host"].set_string_value("evil");
+  for (bool masked : {false, true}) {
+    if (masked) {
+      (*change.mutable_credentials()->mutable_fields())["password"].set_string_value(kMaskedSecret);
+    }
+    auto refused = service_->Update(p->id(), change, "bob@x.com");
+    EXPECT_TRUE(absl::IsInvalidArgument(refused.status())) << refused.status();
+    EXPECT_NE(refused.status().message().find("credentials.password: must be supplied again when "
+                                              "credentials.host changes"),
+              std::string::npos)
+        << refused.status();
+  }
+  EXPECT_EQ(client_->fetches, 1);  // never connected to "evil"
+  // A ciphertext is not a secret supplied again (review M1).
+  (*change.mutable_credentials()->mutable_fields())["password"].set_string_value("v2:AAAA");
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->Update(p->id(), change, "b@x.com").status()));
+  (*change.mutable_credentials()->mutable_fields())["password"].set_string_value("pw-for-h2");
+  (*change.mutable_credentials()->mutable_fields())["host"].set_string_value("h2");
+  ASSERT_TRUE(service_->Update(p->id(), change, "bob@x.com").ok());
+  auto plain = service_->GetPlainConfig("fake", "f1");
+  EXPECT_EQ(plain->credentials().fields().at("password").string_value(), "pw-for-h2");
+  EXPECT_EQ(plain->credentials().fields().at("host").string_value(), "h2");
 }
 
 TEST_F(ProviderServiceTest, RolesAndSyncAll) {

@@ -19,26 +19,42 @@ std::vector<std::string> SecretCodec::Keys(absl::string_view type) const {
   return it == plugins_->end() ? std::vector<std::string>{} : it->second->SecretKeys();
 }
 
-absl::StatusOr<nlohmann::json> SecretCodec::Seal(absl::string_view type,
-                                                 nlohmann::json config) const {
+std::string ReceiverPlace(uint64_t id) { return absl::StrCat("receivers/", id); }
+
+absl::Status SecretCodec::RejectCiphertexts(absl::string_view type, const nlohmann::json& config,
+                                            absl::string_view field_prefix) const {
+  if (!config.is_object()) return absl::OkStatus();
+  for (const std::string& k : Keys(type)) {
+    if (!config.contains(k) || !config[k].is_string()) continue;
+    if (auto st = Crypter::RejectCiphertext(absl::StrCat(field_prefix, k),
+                                            config[k].get_ref<const std::string&>());
+        !st.ok()) {
+      return st;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<nlohmann::json> SecretCodec::Seal(absl::string_view type, nlohmann::json config,
+                                                 absl::string_view place) const {
   for (const std::string& k : Keys(type)) {
     if (!config.contains(k) || !config[k].is_string()) continue;
     std::string v = config[k].get<std::string>();
-    if (v.empty() || Crypter::IsEncrypted(v)) continue;
-    auto sealed = crypter_->Encrypt(v);
+    if (v.empty() || Crypter::IsEncrypted(v)) continue;  // kept: sealed here before
+    auto sealed = crypter_->Encrypt(v, absl::StrCat(place, "/", k));
     if (!sealed.ok()) return sealed.status();
     config[k] = *sealed;
   }
   return config;
 }
 
-absl::StatusOr<nlohmann::json> SecretCodec::Open(absl::string_view type,
-                                                 nlohmann::json config) const {
+absl::StatusOr<nlohmann::json> SecretCodec::Open(absl::string_view type, nlohmann::json config,
+                                                 absl::string_view place) const {
   for (const std::string& k : Keys(type)) {
     if (!config.contains(k) || !config[k].is_string()) continue;
     std::string v = config[k].get<std::string>();
     if (!Crypter::IsEncrypted(v)) continue;
-    auto plain = crypter_->Decrypt(v);
+    auto plain = crypter_->Decrypt(v, absl::StrCat(place, "/", k));
     if (!plain.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("cannot decrypt configuration key \"", k, "\": ", plain.status().message()));
@@ -152,7 +168,13 @@ Receiver ReceiverService::Present(Receiver r) const {
 
 absl::StatusOr<uint64_t> ReceiverService::Create(Receiver r, absl::string_view actor) {
   if (auto st = Validate(r); !st.ok()) return st;
-  auto sealed = codec_->Seal(r.type, r.configurations);
+  if (auto st = codec_->RejectCiphertexts(r.type, r.configurations, "configurations."); !st.ok()) {
+    return st;
+  }
+  auto id = repo_->NextId();
+  if (!id.ok()) return id.status();
+  r.id = *id;
+  auto sealed = codec_->Seal(r.type, r.configurations, ReceiverPlace(r.id));
   if (!sealed.ok()) return sealed.status();
   r.configurations = *sealed;
   return repo_->Create(r, actor);
@@ -187,9 +209,12 @@ absl::Status ReceiverService::Update(Receiver r, absl::string_view actor) {
     return absl::InvalidArgumentError(absl::StrCat("type: is immutable (\"", current->type,
                                                    "\" cannot become \"", r.type, "\")"));
   }
+  if (auto st = codec_->RejectCiphertexts(r.type, r.configurations, "configurations."); !st.ok()) {
+    return st;
+  }
   if (auto it = plugins_->find(r.type); it != plugins_->end() && !it->second->SecretKeys().empty()) {
     // A new destination gets no stored secret: each must come again.
-    auto stored = codec_->Open(r.type, current->configurations);
+    auto stored = codec_->Open(r.type, current->configurations, ReceiverPlace(r.id));
     if (!stored.ok()) return stored.status();
     std::vector<std::string> changed = ChangedDestinations(*it->second, *stored, r.configurations);
     if (!changed.empty()) {
@@ -199,8 +224,7 @@ absl::Status ReceiverService::Update(Receiver r, absl::string_view actor) {
         const nlohmann::json* v = r.configurations.is_object() && r.configurations.contains(k)
                                       ? &r.configurations[k]
                                       : nullptr;
-        if (v == nullptr || !v->is_string() || *v == kMaskedSecret ||
-            Crypter::IsEncrypted(v->get<std::string>())) {
+        if (v == nullptr || !v->is_string() || *v == kMaskedSecret) {
           return absl::InvalidArgumentError(
               absl::StrCat("configurations.", k, ": must be supplied again (in plain text) when "
                            "configurations.", changed[0], " changes"));
@@ -211,13 +235,13 @@ absl::Status ReceiverService::Update(Receiver r, absl::string_view actor) {
   r.configurations = codec_->KeepMasked(r.type, r.configurations, current->configurations);
   // Validate with the kept secrets decrypted, as they will be sent.
   Receiver check = r;
-  auto opened = codec_->Open(r.type, r.configurations);
+  auto opened = codec_->Open(r.type, r.configurations, ReceiverPlace(r.id));
   if (!opened.ok()) return opened.status();
   check.configurations = *std::move(opened);
   if (auto st = Validate(check); !st.ok()) {
     return absl::Status(st.code(), codec_->Redact(r.type, check.configurations, st.message()));
   }
-  auto sealed = codec_->Seal(r.type, r.configurations);
+  auto sealed = codec_->Seal(r.type, r.configurations, ReceiverPlace(r.id));
   if (!sealed.ok()) return sealed.status();
   r.configurations = *sealed;
   return repo_->Update(r, actor);
@@ -249,20 +273,27 @@ absl::Status SubscriptionService::Prepare(Subscription& s) {
     }
     if (!sr.configuration.is_object()) sr.configuration = nlohmann::json::object();
     std::string field = absl::StrCat("receivers[", i, "].configuration.");
-    auto base = codec_->Open(r->type, r->configurations);
+    // Secrets belong to the receiver: an override may not carry one (a
+    // masked "*****" one just means the receiver's own, so it is dropped).
+    for (const std::string& k : plugin->second->SecretKeys()) {
+      if (!sr.configuration.contains(k)) continue;
+      if (sr.configuration[k] == kMaskedSecret) {
+        sr.configuration.erase(k);
+        continue;
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, k, ": secrets belong to the receiver; create another receiver instead"));
+    }
+    auto base = codec_->Open(r->type, r->configurations, ReceiverPlace(r->id));
     if (!base.ok()) return base.status();
-    auto requested = codec_->Open(r->type, sr.configuration);
-    if (!requested.ok()) return requested.status();
-    if (auto st = OverrideKeepsDestination(*plugin->second, r->type, *base, *requested, field);
+    if (auto st = OverrideKeepsDestination(*plugin->second, r->type, *base, sr.configuration, field);
         !st.ok()) {
       return st;
     }
-    sr.configuration = codec_->KeepMasked(r->type, sr.configuration, r->configurations);
     // The override is validated as it will be used: merged over the receiver.
-    auto merged = codec_->Open(r->type, MergeOverride(r->configurations, sr.configuration));
-    if (!merged.ok()) return merged.status();
-    if (auto st = plugin->second->ValidateConfig(*merged); !st.ok()) {
-      std::string msg = codec_->Redact(r->type, *merged, st.message());
+    nlohmann::json merged = MergeOverride(*std::move(base), sr.configuration);
+    if (auto st = plugin->second->ValidateConfig(merged); !st.ok()) {
+      std::string msg = codec_->Redact(r->type, merged, st.message());
       if (absl::StartsWith(msg, "configurations.")) {
         msg = absl::StrCat(field, msg.substr(std::strlen("configurations.")));
       } else {
@@ -270,9 +301,6 @@ absl::Status SubscriptionService::Prepare(Subscription& s) {
       }
       return absl::Status(st.code(), msg);
     }
-    auto sealed = codec_->Seal(r->type, sr.configuration);
-    if (!sealed.ok()) return sealed.status();
-    sr.configuration = *sealed;
   }
   return absl::OkStatus();
 }

@@ -19,10 +19,19 @@ class SecretCodec {
  public:
   SecretCodec(const ReceiverPlugins* plugins, const Crypter* crypter)
       : plugins_(plugins), crypter_(crypter) {}
-  // Encrypts plain-text secret values of a `type` configuration.
-  absl::StatusOr<nlohmann::json> Seal(absl::string_view type, nlohmann::json config) const;
-  // Decrypts encrypted secret values (FailedPrecondition on a wrong key).
-  absl::StatusOr<nlohmann::json> Open(absl::string_view type, nlohmann::json config) const;
+  // Encrypts plain-text secret values of a `type` configuration stored at
+  // `place` ("receivers/<id>"); each value is bound to "<place>/<key>".
+  absl::StatusOr<nlohmann::json> Seal(absl::string_view type, nlohmann::json config,
+                                      absl::string_view place) const;
+  // Decrypts encrypted secret values stored at `place` (FailedPrecondition
+  // on a wrong key or a value moved from another place).
+  absl::StatusOr<nlohmann::json> Open(absl::string_view type, nlohmann::json config,
+                                      absl::string_view place) const;
+  // InvalidArgument "<field_prefix><key>: ..." when a secret value of a
+  // client's `config` is a ciphertext (review M1: the server would decrypt a
+  // leaked ciphertext for whoever sends it back).
+  absl::Status RejectCiphertexts(absl::string_view type, const nlohmann::json& config,
+                                 absl::string_view field_prefix) const;
   // Replaces secret values with "*****".
   nlohmann::json Mask(absl::string_view type, nlohmann::json config) const;
   // Secret values equal to "*****" in `config` take `stored`'s value.
@@ -52,6 +61,9 @@ nlohmann::json MergeOverride(nlohmann::json base, const nlohmann::json& override
 absl::Status OverrideKeepsDestination(const ReceiverPlugin& plugin, absl::string_view type,
                                       const nlohmann::json& base, const nlohmann::json& override,
                                       absl::string_view field_prefix);
+
+// Where receiver `id`'s secrets are stored (their ciphertexts' context).
+std::string ReceiverPlace(uint64_t id);
 
 class ReceiverService {
  public:

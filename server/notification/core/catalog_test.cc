@@ -61,7 +61,9 @@ TEST_F(CatalogTest, SecretsEncryptedAtRestMaskedOnOutputKeptWhenMasked) {
   ASSERT_TRUE(id.ok()) << id.status();
   std::string stored = repo_.rows[*id].configurations["token"];
   EXPECT_TRUE(Crypter::IsEncrypted(stored));
-  EXPECT_EQ(*crypter_->Decrypt(stored), "s3cret");
+  EXPECT_EQ(*crypter_->Decrypt(stored, ReceiverPlace(*id) + "/token"), "s3cret");
+  // Bound to its row and field: another receiver's place does not open it.
+  EXPECT_FALSE(crypter_->Decrypt(stored, ReceiverPlace(*id + 1) + "/token").ok());
   auto got = receivers_.Get(*id);
   EXPECT_EQ(got->configurations["token"], kMaskedSecret);
   EXPECT_EQ(got->labels["id"], std::to_string(*id));
@@ -87,6 +89,12 @@ TEST_F(CatalogTest, NewDestinationNeedsTheSecretsAgain) {
     upd.id = *id;
     absl::Status st = receivers_.Update(upd, "me");
     EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << config.dump();
+    if (token == json(stored)) {  // a ciphertext is never accepted from a client (M1)
+      EXPECT_NE(st.message().find("configurations.token: looks like a stored ciphertext"),
+                std::string::npos)
+          << st;
+      continue;
+    }
     EXPECT_NE(st.message().find("configurations.token: must be supplied again"), std::string::npos)
         << st;
     EXPECT_NE(st.message().find("configurations.url changes"), std::string::npos) << st;
@@ -100,7 +108,9 @@ TEST_F(CatalogTest, NewDestinationNeedsTheSecretsAgain) {
   Receiver ok = R("a", {{"url", "http://new"}, {"token", "new-token"}});
   ok.id = *id;
   ASSERT_TRUE(receivers_.Update(ok, "me").ok());
-  EXPECT_EQ(*crypter_->Decrypt(repo_.rows[*id].configurations["token"]), "new-token");
+  EXPECT_EQ(*crypter_->Decrypt(repo_.rows[*id].configurations["token"],
+                               ReceiverPlace(*id) + "/token"),
+            "new-token");
   EXPECT_EQ(repo_.rows[*id].configurations["url"], "http://new");
 }
 
@@ -146,7 +156,11 @@ TEST_F(CatalogTest, OverridesCannotMoveAReceiverWithSecrets) {
   // The same destination, "*****", or another non-destination key is fine.
   EXPECT_TRUE(Subscribe(secret, {{"url", "https://hooks/T/B/x"}}).ok());
   EXPECT_TRUE(Subscribe(secret, {{"url", kMaskedSecret}, {"token", kMaskedSecret}}).ok());
-  EXPECT_TRUE(Subscribe(secret, {{"token", "other-token"}, {"channel", "#x"}}).ok());
+  EXPECT_TRUE(Subscribe(secret, {{"channel", "#x"}}).ok());
+  // A secret of its own is not an override either (it would be sealed to
+  // the subscription, and a ciphertext there could be swapped in).
+  EXPECT_EQ(Subscribe(secret, {{"token", "other-token"}, {"channel", "#x"}}).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(CatalogTest, RedactHidesSecretValues) {
@@ -184,17 +198,24 @@ TEST_F(CatalogTest, ListFiltersOnImplicitLabelsToo) {
   (void)a;
 }
 
-TEST_F(CatalogTest, SubscriptionNeedsExistingReceiversAndSealsOverrides) {
+TEST_F(CatalogTest, SubscriptionNeedsExistingReceiversAndNoSecretsInOverrides) {
   Subscription s;
   s.urn = "team-x";
   s.receivers = {{42, json::object()}};
   EXPECT_EQ(subscriptions_.Create(s, "me").status().code(), absl::StatusCode::kNotFound);
   auto rid = receivers_.Create(R("a", {{"url", "u"}, {"token", "t"}}), "me");
+  // Secrets stay with the receiver: an override may not carry one ...
   s.receivers = {{*rid, {{"token", "override-secret"}}}};
+  auto refused = subscriptions_.Create(s, "me");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("receivers[0].configuration.token"), std::string::npos);
+  // ... nor a ciphertext copied from somewhere; "*****" means the receiver's own.
+  s.receivers = {{*rid, {{"token", repo_.rows[*rid].configurations["token"]}}}};
+  EXPECT_EQ(subscriptions_.Create(s, "me").status().code(), absl::StatusCode::kInvalidArgument);
+  s.receivers = {{*rid, {{"token", kMaskedSecret}}}};
   auto sid = subscriptions_.Create(s, "me");
-  ASSERT_TRUE(sid.ok());
-  EXPECT_TRUE(Crypter::IsEncrypted(subs_.rows[*sid].receivers[0].configuration["token"]));
-  EXPECT_EQ(subscriptions_.Get(*sid)->receivers[0].configuration["token"], kMaskedSecret);
+  ASSERT_TRUE(sid.ok()) << sid.status();
+  EXPECT_FALSE(subs_.rows[*sid].receivers[0].configuration.contains("token"));
   s.urn = "has space";
   EXPECT_EQ(subscriptions_.Create(s, "me").status().code(), absl::StatusCode::kInvalidArgument);
 }

@@ -137,9 +137,10 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   // Rows stored before overrides and configurations were validated may hold
   // anything: check them as the API now does, and never send a receiver's
   // secrets to a destination an override changed.
-  auto base = codec_->Open(msg.receiver_type, m.receiver_config);
+  auto base = codec_->Open(msg.receiver_type, m.receiver_config, ReceiverPlace(msg.receiver_id));
   if (!base.ok()) return fail(std::string(base.status().message()));
-  auto override = codec_->Open(msg.receiver_type, m.config_override);
+  // Overrides hold no secrets now; rows from before may hold legacy ones.
+  auto override = codec_->Open(msg.receiver_type, m.config_override, "subscription-overrides");
   if (!override.ok()) return fail(std::string(override.status().message()));
   if (auto st = OverrideKeepsDestination(*plugin->second, msg.receiver_type, *base, *override,
                                          "subscription override ");

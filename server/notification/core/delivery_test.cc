@@ -21,7 +21,9 @@ class DeliveryTest : public ::testing::Test {
     Receiver r;
     r.name = "r";
     r.type = "scripted";
-    r.configurations = {{"url", "u"}, {"token", *crypter_->Encrypt("plain-token")}};
+    r.id = *receivers_.NextId();
+    r.configurations = {{"url", "u"},
+                        {"token", *crypter_->Encrypt("plain-token", ReceiverPlace(r.id) + "/token")}};
     rid_ = *receivers_.Create(r, "");
   }
   uint64_t Enqueue(json data, std::string tmpl = "system-default", absl::Duration validity = absl::Hours(1)) {

@@ -18,9 +18,10 @@ namespace sluice::notification::testing {
 
 class FakeReceiverRepository : public ReceiverRepository {
  public:
+  absl::StatusOr<uint64_t> NextId() override { return ++next_; }
   absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view) override {
     Receiver c = r;
-    c.id = ++next_;
+    if (c.id == 0) c.id = ++next_;
     rows[c.id] = c;
     return c.id;
   }

@@ -18,7 +18,10 @@ namespace sluice::notification {
 class ReceiverRepository {
  public:
   virtual ~ReceiverRepository() = default;
-  // Inserts and returns the new id (created_at/updated_at set by the store).
+  // A fresh id for Create (so secrets can be sealed to their row first).
+  virtual absl::StatusOr<uint64_t> NextId() = 0;
+  // Inserts with r.id (from NextId; 0: the store picks one) and returns the
+  // id (created_at/updated_at set by the store).
   virtual absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view actor) = 0;
   virtual absl::StatusOr<Receiver> Get(uint64_t id) = 0;
   // Receivers whose user labels contain `labels` (empty: all), by id.

@@ -32,14 +32,25 @@ nlohmann::json ReceiverAudit(const Receiver& r) {
 
 }  // namespace
 
+absl::StatusOr<uint64_t> PostgresReceiverRepository::NextId() {
+  long long id = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    sql << "SELECT nextval(pg_get_serial_sequence('receivers', 'id'))", soci::into(id);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return static_cast<uint64_t>(id);
+}
+
 absl::StatusOr<uint64_t> PostgresReceiverRepository::Create(const Receiver& r,
                                                             absl::string_view actor) {
-  long long id = 0;
+  long long id = static_cast<long long>(r.id);
   absl::Status st = pool_->InTransaction([&](soci::session& sql) {
     std::string labels = LabelsText(r.labels), config = r.configurations.dump();
-    sql << "INSERT INTO receivers (name, type, labels, configurations) VALUES "
-           "(:n, :t, CAST(:l AS jsonb), CAST(:c AS jsonb)) RETURNING id",
-        soci::use(r.name), soci::use(r.type), soci::use(labels), soci::use(config),
+    sql << "INSERT INTO receivers (id, name, type, labels, configurations) VALUES "
+           "(COALESCE(NULLIF(:i, 0), nextval(pg_get_serial_sequence('receivers', 'id'))), "
+           ":n, :t, CAST(:l AS jsonb), CAST(:c AS jsonb)) RETURNING id",
+        soci::use(id), soci::use(r.name), soci::use(r.type), soci::use(labels), soci::use(config),
         soci::into(id);
     Receiver audited = r;
     audited.id = id;

@@ -19,6 +19,7 @@ namespace sluice::notification {
 class PostgresReceiverRepository : public ReceiverRepository {
  public:
   explicit PostgresReceiverRepository(db::Pool* pool) : pool_(pool) {}
+  absl::StatusOr<uint64_t> NextId() override;
   absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view actor) override;
   absl::StatusOr<Receiver> Get(uint64_t id) override;
   absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) override;
