@@ -151,8 +151,18 @@ int RunSinkApp(const Env& env) {
   std::vector<std::thread> threads;
   for (WorkerParts& p : parts) {
     threads.emplace_back([&control, &failures, w = p.worker.get()] {
-      absl::Status s = w->Run();
+      // Worker::Run catches what its stages throw; this is the last guard, so
+      // that nothing reaches std::terminate: the process stops cleanly (exit 1).
+      absl::Status s;
+      try {
+        s = w->Run();
+      } catch (const std::exception& e) {
+        s = absl::InternalError(absl::StrCat("worker thread: unexpected exception: ", e.what()));
+      } catch (...) {
+        s = absl::InternalError("worker thread: unexpected non-standard exception");
+      }
       if (!s.ok()) {
+        if (control.LastError().empty()) control.SetLastError(std::string(s.message()));
         failures.fetch_add(1);
         control.RequestStop();
       }

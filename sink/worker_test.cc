@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <set>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,7 @@ class FakeDispatcher : public Dispatcher {
     for (const Message& m : batch) {
       pushed.push_back(m.offset);
       if (m.value.rfind("fail", 0) == 0) r.failed.push_back({m, ErrorType::kSink5xxError, "500"});
+      if (m.value == "throw") throw std::runtime_error("type_error.316 invalid UTF-8 byte");
       if (m.value == "poison") {
         r.failed.push_back({m, ErrorType::kDeserializationError, "bad"});
         r.fatal = absl::FailedPreconditionError("poison at t/0@" + std::to_string(m.offset));
@@ -171,6 +173,29 @@ TEST(Worker, RevokeCommitsSynchronouslyFirst) {
   EXPECT_TRUE(h.consumer->commits[0].async);
   EXPECT_FALSE(h.consumer->commits[1].async);
   EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 2);
+}
+
+TEST(Worker, AnExceptionEscapingTheSinkStopsCleanlyAndNamesTheBatch) {
+  // Review H5: an exception on a worker thread used to reach std::terminate.
+  Harness h({{Msg(0, 0), Msg(0, 1)}, {Msg(0, 2), Msg(0, 3, "throw"), Msg(1, 9)}, {Msg(0, 4)}});
+  absl::Status s;
+  ASSERT_NO_THROW(s = h.worker->Run());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("topic=t partition=0 offset=2-3"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("topic=t partition=1 offset=9"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("invalid UTF-8"), std::string::npos) << s;
+  EXPECT_NE(h.control.LastError().find("partition=0 offset=2-3"), std::string::npos);
+  // The first batch is committed; nothing of the batch in hand is.
+  for (const auto& c : h.consumer->commits) {
+    for (const PartitionOffset& o : c.offsets) {
+      EXPECT_LE(o.offset, o.tp.partition == 0 ? 2 : 9) << "committed past the batch in hand";
+    }
+  }
+  ASSERT_FALSE(h.consumer->commits.empty());
+  EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 2);
+  EXPECT_TRUE(h.consumer->closed);
+  EXPECT_EQ(h.dispatcher.pushed.size(), 4u) << "no batch after the exception";
 }
 
 }  // namespace

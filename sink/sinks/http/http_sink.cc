@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "sink/sinks/common/json_text.h"
 
 namespace sluice::sink {
 namespace {
@@ -260,40 +261,51 @@ HttpSink::~HttpSink() {
   if (share_ != nullptr) curl_share_cleanup(static_cast<CURLSH*>(share_));
 }
 
-absl::StatusOr<std::string> HttpSink::Serialize(const Message& m) const {
-  if (config_.data_format == HttpSinkConfig::DataFormat::kProto) {
-    // Firehose's JsonWrappedProtoByte.
+absl::StatusOr<std::string> HttpSink::Serialize(const Message& m, ErrorType* type) const {
+  // Any failure below is this record's alone (review H5): nlohmann throws on
+  // strings that are not UTF-8, e.g. a raw Kafka value with json input.
+  *type = ErrorType::kInvalidMessageError;
+  try {
+    if (config_.data_format == HttpSinkConfig::DataFormat::kProto) {
+      // Firehose's JsonWrappedProtoByte.
+      nlohmann::json j;
+      j["topic"] = m.topic;
+      if (m.key.has_value()) j["log_key"] = absl::Base64Escape(*m.key);
+      j["log_message"] = absl::Base64Escape(m.value);
+      return DumpJson(j, "http sink body");
+    }
+    if (config_.body_template.has_value()) {
+      std::string json = m.decoded != nullptr ? MessageJson(*m.decoded, /*with_defaults=*/true)
+                                              : m.value;
+      auto body = config_.body_template->Render(json);
+      // A template path the message lacks: the record does not fit the schema.
+      if (!body.ok()) *type = ErrorType::kDeserializationError;
+      return body;
+    }
+    // Firehose's MessageToJson: logKey/logMessage hold the message's JSON
+    // (lower camel case names) as a string.
+    auto to_json = [](const PbMessage& pb) {
+      google::protobuf::util::JsonPrintOptions opts;
+      std::string out;
+      (void)google::protobuf::util::MessageToJsonString(pb, &out, opts);
+      return out;
+    };
     nlohmann::json j;
     j["topic"] = m.topic;
-    if (m.key.has_value()) j["log_key"] = absl::Base64Escape(*m.key);
-    j["log_message"] = absl::Base64Escape(m.value);
-    return j.dump();
+    if (m.key.has_value() && !m.key->empty() && config_.input_descriptor != nullptr) {
+      std::unique_ptr<PbMessage> key(factory_.GetPrototype(config_.input_descriptor)->New());
+      if (key->ParseFromString(*m.key)) j["logKey"] = to_json(*key);
+    }
+    j["logMessage"] = m.decoded != nullptr ? to_json(*m.decoded) : m.value;
+    return DumpJson(j, "http sink body");
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("http sink: cannot serialize: ", e.what()));
   }
-  if (config_.body_template.has_value()) {
-    std::string json = m.decoded != nullptr ? MessageJson(*m.decoded, /*with_defaults=*/true)
-                                            : m.value;
-    return config_.body_template->Render(json);
-  }
-  // Firehose's MessageToJson: logKey/logMessage hold the message's JSON (lower
-  // camel case names) as a string.
-  auto to_json = [](const PbMessage& pb) {
-    google::protobuf::util::JsonPrintOptions opts;
-    std::string out;
-    (void)google::protobuf::util::MessageToJsonString(pb, &out, opts);
-    return out;
-  };
-  nlohmann::json j;
-  j["topic"] = m.topic;
-  if (m.key.has_value() && !m.key->empty() && config_.input_descriptor != nullptr) {
-    std::unique_ptr<PbMessage> key(factory_.GetPrototype(config_.input_descriptor)->New());
-    if (key->ParseFromString(*m.key)) j["logKey"] = to_json(*key);
-  }
-  j["logMessage"] = m.decoded != nullptr ? to_json(*m.decoded) : m.value;
-  return j.dump();
 }
 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HttpSink::Parameters(
-    const Message& m) const {
+    const Message& m, ErrorType* type) const {
+  *type = ErrorType::kDeserializationError;
   const std::string* bytes = &m.value;
   if (config_.parameter_source == HttpSinkConfig::ParameterSource::kKey) {
     if (!m.key.has_value()) return absl::InvalidArgumentError("message has no key for parameters");
@@ -306,7 +318,12 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HttpSink::Param
   }
   std::vector<std::pair<std::string, std::string>> out;
   for (const ColumnMapping& c : config_.parameter_mapping) {
-    out.emplace_back(c.column, FieldValueText(*pb, c.path).value_or(""));
+    auto value = FieldValueText(*pb, c.path);
+    if (!value.ok()) {
+      *type = ErrorType::kInvalidMessageError;
+      return value.status();
+    }
+    out.emplace_back(c.column, value->value_or(""));
   }
   return out;
 }
@@ -321,7 +338,9 @@ absl::StatusOr<std::string> HttpSink::DynamicUrl(const Message& m) const {
     absl::StrAppend(&url, rest.substr(0, pos));
     const auto* field = m.decoded->GetDescriptor()->FindFieldByNumber(f->number());
     if (field == nullptr) return absl::InvalidArgumentError("URL field missing from message");
-    url.append(FieldValueText(*m.decoded, {field}).value_or(""));
+    auto value = FieldValueText(*m.decoded, {field});
+    if (!value.ok()) return value.status();
+    url.append(value->value_or(""));
     rest.remove_prefix(pos + 2);
   }
   absl::StrAppend(&url, rest);
@@ -354,10 +373,10 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
   batch_request.headers = base_headers;
   batch_request.body = "[";
   for (const Message& m : batch) {
-    auto body = Serialize(m);
+    ErrorType body_error;
+    auto body = Serialize(m, &body_error);
     if (!body.ok()) {
-      failed.push_back(FailedMessage{m, ErrorType::kDeserializationError,
-                                     std::string(body.status().message())});
+      failed.push_back(FailedMessage{m, body_error, std::string(body.status().message())});
       continue;
     }
     if (!individual) {
@@ -381,10 +400,10 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
       r.url = config_.url;
     }
     if (config_.parameter_source != HttpSinkConfig::ParameterSource::kDisabled) {
-      auto params = Parameters(m);
+      ErrorType params_error;
+      auto params = Parameters(m, &params_error);
       if (!params.ok()) {
-        failed.push_back(FailedMessage{m, ErrorType::kDeserializationError,
-                                       std::string(params.status().message())});
+        failed.push_back(FailedMessage{m, params_error, std::string(params.status().message())});
         continue;
       }
       std::string query;

@@ -77,9 +77,11 @@ class HttpSink : public TwoStageSink {
   static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
   ~HttpSink() override;
 
-  // Builds the requests. A message that cannot be serialized (template path
-  // missing, undecodable parameter source) fails with DESERIALIZATION_ERROR or
-  // INVALID_MESSAGE_ERROR and is left out.
+  // Builds the requests. A message that cannot be serialized fails alone and
+  // is left out: DESERIALIZATION_ERROR for a template path it lacks or an
+  // undecodable parameter source, INVALID_MESSAGE_ERROR when its content
+  // cannot be encoded (not UTF-8 in a JSON body, a dynamic URL field that
+  // cannot be rendered). Never throws.
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Sends the requests. A status in SINK_HTTP_RETRY_STATUS_CODE_RANGES fails
   // the request's messages (SINK_5XX_ERROR for 5xx, SINK_4XX_ERROR for 4xx,
@@ -102,11 +104,16 @@ class HttpSink : public TwoStageSink {
   };
   HttpSink(HttpSinkConfig config, Metrics* metrics);
 
-  // The serialized form of one message for the body.
-  absl::StatusOr<std::string> Serialize(const Message& m) const;
-  // Parameter values for `m` (header or query), per the column mapping.
+  // The serialized form of one message for the body. On error `type` says
+  // how the record fails: INVALID_MESSAGE_ERROR when it cannot be encoded
+  // (e.g. bytes that are not UTF-8 in a JSON string), DESERIALIZATION_ERROR
+  // when a template path is missing from it.
+  absl::StatusOr<std::string> Serialize(const Message& m, ErrorType* type) const;
+  // Parameter values for `m` (header or query), per the column mapping. On
+  // error `type` is DESERIALIZATION_ERROR (no key, undecodable source) or
+  // INVALID_MESSAGE_ERROR (a value that cannot be rendered).
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Parameters(
-      const Message& m) const;
+      const Message& m, ErrorType* type) const;
   absl::StatusOr<std::string> DynamicUrl(const Message& m) const;
   bool InRanges(const std::vector<std::pair<int, int>>& ranges, int status) const;
   // Sends requests_[i] for each i in `which` concurrently and records the

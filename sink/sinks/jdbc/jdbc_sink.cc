@@ -200,14 +200,30 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
       continue;
     }
     bool complete = true;
+    absl::Status bad_value;
     for (size_t i = 0; i < ncols; ++i) {
-      row[i] = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
+      auto value = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
+      if (!value.ok()) {
+        bad_value = absl::Status(value.status().code(),
+                                 absl::StrCat("column ", config_.columns[i].column, ": ",
+                                              value.status().message()));
+        break;
+      }
+      row[i] = *std::move(value);
       // A scalar path always has a value; nullopt then means the message's
       // type lacks the path (only unset messages/timestamps read as NULL).
       if (!row[i] && !config_.columns[i].path.back()->message_type() &&
           !config_.columns[i].path.back()->is_repeated()) {
         complete = false;
       }
+    }
+    if (!bad_value.ok()) {
+      // E.g. a proto2 repeated string that is not UTF-8: this record fails
+      // alone, the rest of the batch is written.
+      failed.push_back(FailedMessage{m, ErrorType::kInvalidMessageError,
+                                     absl::StrCat("jdbc sink: ", bad_value.message())});
+      row.assign(ncols, std::nullopt);
+      continue;
     }
     if (!complete) {
       failed.push_back(FailedMessage{
