@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/outbound.h"
 
 namespace sluice {
 namespace {
@@ -28,6 +29,7 @@ class CurlHttpClient : public HttpClient {
     HttpResult result;
     curl_slist* headers = nullptr;
     for (const std::string& h : req.headers) headers = curl_slist_append(headers, h.c_str());
+    RestrictOutbound(curl);  // http/https only, deny list after DNS
     curl_easy_setopt(curl, CURLOPT_URL, req.url.c_str());
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req.method.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);

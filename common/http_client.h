@@ -34,7 +34,9 @@ class HttpClient {
   virtual absl::StatusOr<HttpResult> Do(const HttpRequest& request) = 0;
 };
 
-// libcurl-backed client; thread-safe (one easy handle per call).
+// libcurl-backed client; thread-safe (one easy handle per call). Every
+// handle is restricted by RestrictOutbound (common/outbound.h): a URL that
+// is not http(s) or resolves into a denied network fails as Unavailable.
 std::unique_ptr<HttpClient> NewCurlHttpClient();
 
 // Percent-encodes everything but RFC 3986 unreserved characters

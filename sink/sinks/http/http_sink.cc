@@ -4,7 +4,6 @@
 
 #include <curl/curl.h>
 
-#include <cstdio>
 #include <map>
 
 #include "absl/status/status.h"
@@ -17,8 +16,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/util/json_util.h"
+#include "common/outbound.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/common/json_text.h"
+#include "spdlog/spdlog.h"
 
 namespace sluice::sink {
 namespace {
@@ -35,11 +36,30 @@ void GlobalInit() {
   (void)done;
 }
 
+// The answer's body: its size, and a prefix for SINK_HTTP_LOG_BODIES only.
+struct ResponseBody {
+  std::string prefix;
+  size_t size = 0;
+};
+
 size_t CollectBody(char* data, size_t size, size_t n, void* user) {
-  auto* out = static_cast<std::string*>(user);
-  // Keep a prefix for logs only; the body itself is not used.
-  if (out->size() < 1024) out->append(data, std::min(size * n, 1024 - out->size()));
+  auto* out = static_cast<ResponseBody*>(user);
+  out->size += size * n;
+  if (out->prefix.size() < 1024) out->prefix.append(data, std::min(size * n, 1024 - out->prefix.size()));
   return size * n;
+}
+
+// The URL for logs and error texts: without its query, which may carry
+// parameter values taken from records (SINK_HTTP_PARAMETER_PLACEMENT=query).
+std::string UrlForLogs(absl::string_view url) {
+  size_t q = url.find('?');
+  if (q == absl::string_view::npos) return std::string(url);
+  return absl::StrCat(url.substr(0, q), "?...");
+}
+
+// Default curl_multi_perform (the test seam's default).
+int MultiPerform(void* multi, int* running) {
+  return curl_multi_perform(static_cast<CURLM*>(multi), running);
 }
 
 bool IsRetryableCurlError(CURLcode code) {
@@ -60,7 +80,7 @@ bool IsRetryableCurlError(CURLcode code) {
 }  // namespace
 
 HttpSink::HttpSink(HttpSinkConfig config, Metrics* metrics)
-    : config_(std::move(config)), metrics_(metrics) {}
+    : config_(std::move(config)), metrics_(metrics), perform_(&MultiPerform) {}
 
 absl::StatusOr<std::unique_ptr<HttpSink>> HttpSink::Create(HttpSinkConfig config,
                                                            Metrics* metrics) {
@@ -177,7 +197,9 @@ absl::StatusOr<std::string> HttpSink::DynamicUrl(const Message& m) const {
     if (field == nullptr) return absl::InvalidArgumentError("URL field missing from message");
     auto value = FieldValueText(*m.decoded, {field});
     if (!value.ok()) return value.status();
-    url.append(value->value_or(""));
+    // Percent-encoded (RFC 3986 unreserved characters stay): a record can
+    // fill its slot but never add path segments, a query, or change the host.
+    url.append(UrlEscape(value->value_or("")));
     rest.remove_prefix(pos + 2);
   }
   absl::StrAppend(&url, rest);
@@ -244,12 +266,26 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
         continue;
       }
       std::string query;
+      std::string bad_header;
       for (const auto& [k, v] : *params) {
         if (config_.parameter_placement == HttpSinkConfig::ParameterPlacement::kHeader) {
+          // libcurl sends CR/LF in a header unchanged: a record could add
+          // headers or split the request.
+          if (!IsValidHeaderValue(v)) {
+            bad_header = k;
+            break;
+          }
           r.headers.push_back(absl::StrCat(k, ": ", v));
         } else {
           absl::StrAppend(&query, query.empty() ? "" : "&", UrlEscape(k), "=", UrlEscape(v));
         }
+      }
+      if (!bad_header.empty()) {
+        failed.push_back(FailedMessage{
+            m, ErrorType::kInvalidMessageError,
+            absl::StrCat("http sink: the value of header parameter ", bad_header,
+                         " contains CR, LF or another control character")});
+        continue;
       }
       if (!query.empty()) {
         absl::StrAppend(&r.url, r.url.find('?') == std::string::npos ? "?" : "&", query);
@@ -317,6 +353,10 @@ std::vector<FailedMessage> HttpSink::Execute() {
   return failed;
 }
 
+void HttpSink::SetMultiPerformForTesting(std::function<int(void*, int*)> perform) {
+  perform_ = std::move(perform);
+}
+
 void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed_out,
                     std::vector<size_t>* unauthorized) {
   std::vector<FailedMessage>& failed = *failed_out;
@@ -324,11 +364,17 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
   struct InFlight {
     CURL* easy;
     curl_slist* headers;
-    std::string response;
+    ResponseBody response;
     char error[CURL_ERROR_SIZE] = {0};
+    bool done = false;
   };
   std::vector<InFlight> flights(which.size());
   std::map<CURL*, size_t> index;  // easy handle -> position in `which`
+  auto fail = [&](size_t k, ErrorType type, const std::string& cause) {
+    for (Message& m : requests_[which[k]].messages) {
+      failed.push_back(FailedMessage{std::move(m), type, cause});
+    }
+  };
   for (size_t k = 0; k < which.size(); ++k) {
     const Request& r = requests_[which[k]];
     InFlight& f = flights[k];
@@ -341,6 +387,8 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
     }
     f.headers = nullptr;
     for (const std::string& h : r.headers) f.headers = curl_slist_append(f.headers, h.c_str());
+    // http/https only, and the process's deny list after DNS (common/outbound.h).
+    RestrictOutbound(f.easy);
     curl_easy_setopt(f.easy, CURLOPT_URL, r.url.c_str());
     curl_easy_setopt(f.easy, CURLOPT_SHARE, static_cast<CURLSH*>(share_));
     curl_easy_setopt(f.easy, CURLOPT_NOSIGNAL, 1L);
@@ -360,21 +408,27 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
   }
 
   int running = static_cast<int>(which.size());
+  std::string multi_error;  // set when the multi handle itself failed
   while (running > 0) {
-    if (curl_multi_perform(multi, &running) != CURLM_OK) break;
+    int rc = perform_(multi, &running);
+    if (rc != CURLM_OK) {
+      multi_error = absl::StrCat("curl_multi_perform: ", curl_multi_strerror(static_cast<CURLMcode>(rc)));
+    }
     int queued;
     while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
       if (msg->msg != CURLMSG_DONE) continue;
       size_t k = index[msg->easy_handle];
       Request& r = requests_[which[k]];
       InFlight& f = flights[k];
+      f.done = true;
+      const std::string where = absl::StrCat("http ", config_.method, " ", UrlForLogs(r.url));
       CURLcode code = msg->data.result;
       if (code != CURLE_OK) {
-        ErrorType type =
-            IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError : ErrorType::kSinkUnknownError;
-        std::string cause = absl::StrCat("http ", config_.method, " ", r.url, ": ",
-                                         f.error[0] ? f.error : curl_easy_strerror(code));
-        for (Message& m : r.messages) failed.push_back(FailedMessage{std::move(m), type, cause});
+        // CURLE_UNSUPPORTED_PROTOCOL (not http/https) and a refused address
+        // of the deny list end here too: never delivered.
+        fail(k, IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError
+                                           : ErrorType::kSinkUnknownError,
+             absl::StrCat(where, ": ", f.error[0] ? f.error : curl_easy_strerror(code)));
         continue;
       }
       long status = 0;
@@ -387,22 +441,54 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
         continue;
       }
       if (InRanges(config_.log_ranges, s)) {
-        std::fprintf(stderr, "http sink: %s %s -> %d\nrequest body: %s\n", config_.method.c_str(),
-                     r.url.c_str(), s, r.body.c_str());
+        // Status and sizes only: bodies carry record data (PII) and answers
+        // may echo credentials; SINK_HTTP_LOG_BODIES=true adds them.
+        if (config_.log_bodies) {
+          spdlog::warn("{} -> {} (request {} bytes, response {} bytes)\n"
+                       "request body: {}\nresponse body (first 1024 bytes): {}",
+                       where, s, r.body.size(), f.response.size, r.body, f.response.prefix);
+        } else {
+          spdlog::warn("{} -> {} (request {} bytes, response {} bytes)", where, s,
+                       r.body.size(), f.response.size);
+        }
       }
       if (s >= 200 && s < 300) continue;
       if (InRanges(config_.retry_ranges, s)) {
         ErrorType type = s >= 500 && s < 600   ? ErrorType::kSink5xxError
                          : s >= 400 && s < 500 ? ErrorType::kSink4xxError
                                                : ErrorType::kSinkUnknownError;
-        std::string cause = absl::StrCat("http ", config_.method, " ", r.url, " -> ", s);
-        for (Message& m : r.messages) failed.push_back(FailedMessage{std::move(m), type, cause});
+        fail(k, type, absl::StrCat(where, " -> ", s));
+      } else if (s < 400 || s > 599) {
+        // 1xx, 3xx (redirects are not followed) and codes outside HTTP's
+        // classes: nothing was stored, so the records fail with
+        // DEFAULT_ERROR (retried by default; routed to the DLQ when it is
+        // on) instead of being committed as delivered.
+        fail(k, ErrorType::kDefaultError,
+             absl::StrCat(where, " -> ", s, " (not a success; redirects are not followed)"));
       } else {
+        // 4xx/5xx outside SINK_HTTP_RETRY_STATUS_CODE_RANGES: dropped and
+        // counted, as in Firehose.
         metrics_->Increment("firehose_sink_messages_drop_total", {{"cause", absl::StrCat(s)}},
                             static_cast<double>(r.messages.size()));
       }
     }
-    if (running > 0) curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+    if (!multi_error.empty()) break;
+    if (running > 0) {
+      if (CURLMcode prc = curl_multi_poll(multi, nullptr, 0, 1000, nullptr); prc != CURLM_OK) {
+        multi_error = absl::StrCat("curl_multi_poll: ", curl_multi_strerror(prc));
+        break;
+      }
+    }
+  }
+  if (!multi_error.empty()) {
+    // The multi handle failed: whatever had not finished is unknown, never
+    // silently delivered.
+    for (size_t k = 0; k < flights.size(); ++k) {
+      if (flights[k].done) continue;
+      fail(k, ErrorType::kSinkRetryableError,
+           absl::StrCat("http ", config_.method, " ", UrlForLogs(requests_[which[k]].url), ": ",
+                        multi_error));
+    }
   }
   for (InFlight& f : flights) {
     curl_multi_remove_handle(multi, f.easy);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/outbound.h"
 #include "sink/sinks/http/http_sink.h"
 
 namespace sluice::sink {
@@ -32,6 +33,24 @@ absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view
 
 }  // namespace
 
+bool IsValidHeaderValue(absl::string_view value) {
+  for (char ch : value) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  }
+  return true;
+}
+
+bool IsHeaderName(absl::string_view name) {
+  if (name.empty()) return false;
+  for (char ch : name) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (absl::ascii_isalnum(c)) continue;
+    if (absl::string_view("!#$%&'*+-.^_`|~").find(ch) == absl::string_view::npos) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
                                                                    absl::string_view variable) {
   std::vector<std::pair<int, int>> out;
@@ -53,6 +72,13 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
   auto url = env.Require("SINK_HTTP_SERVICE_URL");
   if (!url.ok()) return url.status();
   c.url = absl::StrReplaceAll(*url, {{"%%s", "%s"}});
+  // Only http(s): libcurl would also read file:// or speak gopher://. The
+  // check sees the format before field numbers are split off; a %s slot
+  // cannot replace the scheme (values are percent-encoded).
+  if (auto st = ValidateHttpUrl("SINK_HTTP_SERVICE_URL", c.url.substr(0, c.url.find(',')));
+      !st.ok()) {
+    return st;
+  }
 
   c.method = absl::AsciiStrToUpper(env.GetOr("SINK_HTTP_REQUEST_METHOD", "put"));
   if (c.method != "PUT" && c.method != "POST" && c.method != "PATCH" && c.method != "DELETE") {
@@ -77,6 +103,11 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
     }
     c.headers.emplace_back(std::string(absl::StripAsciiWhitespace(kv.substr(0, colon))),
                            std::string(absl::StripAsciiWhitespace(kv.substr(colon + 1))));
+    if (!IsHeaderName(c.headers.back().first) || !IsValidHeaderValue(c.headers.back().second)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SINK_HTTP_HEADERS: \"", c.headers.back().first,
+                       "\" is not a header name, or its value holds control characters"));
+    }
   }
   auto retry = ParseStatusRanges(env.GetOr("SINK_HTTP_RETRY_STATUS_CODE_RANGES", "400-600"),
                                  "SINK_HTTP_RETRY_STATUS_CODE_RANGES");
@@ -86,6 +117,9 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
                                "SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES");
   if (!log.ok()) return log.status();
   c.log_ranges = *log;
+  auto log_bodies = env.GetBool("SINK_HTTP_LOG_BODIES", false);
+  if (!log_bodies.ok()) return log_bodies.status();
+  c.log_bodies = *log_bodies;
 
   if (auto cls = env.Get("INPUT_SCHEMA_PROTO_CLASS"); cls && ctx.find_message) {
     auto d = Find(ctx, "INPUT_SCHEMA_PROTO_CLASS", *cls, &c);
@@ -134,6 +168,15 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
     auto parsed = ParseColumnMapping(*mapping, c.parameter_descriptor);
     if (!parsed.ok()) return parsed.status();
     c.parameter_mapping = *std::move(parsed);
+    if (c.parameter_placement == ParameterPlacement::kHeader) {
+      for (const ColumnMapping& m : c.parameter_mapping) {
+        if (!IsHeaderName(m.column)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING: \"", m.column,
+                           "\" is not a valid header name (SINK_HTTP_PARAMETER_PLACEMENT=header)"));
+        }
+      }
+    }
   }
 
   // Firehose's dynamic URL: "<format with %s>,<field number>,...".
@@ -171,6 +214,9 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
             absl::StrCat(v.status().message(), " (SINK_HTTP_OAUTH2_ENABLE=true)"));
       }
       *field = *v;
+    }
+    if (auto st = ValidateHttpUrl("SINK_HTTP_OAUTH2_ACCESS_TOKEN_URL", o.token_url); !st.ok()) {
+      return st;
     }
     o.scope = env.GetOr("SINK_HTTP_OAUTH2_SCOPE", "");
     c.oauth2 = std::move(o);
