@@ -97,6 +97,10 @@ int RunSinkApp(const Env& env) {
     if (!sink.ok()) return ConfigError(sink.status());
     DispatcherHooks hooks;
     hooks.stop = [&control] { return control.StopRequested(); };
+    // Retries of a batch keep this worker's consumer polled (and paused), so
+    // that unlimited retries never exceed max.poll.interval.ms (review L7).
+    // The worker is created below, before any thread runs.
+    hooks.keep_alive = [&p] { p.worker->KeepAlive(); };
     auto dispatcher = BuildDispatcher(cfg.errors, *std::move(sink), &metrics, std::move(hooks));
     if (!dispatcher.ok()) return ConfigError(dispatcher.status());
     p.dispatcher = *std::move(dispatcher);

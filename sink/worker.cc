@@ -62,8 +62,18 @@ Worker::Worker(WorkerOptions options, std::unique_ptr<Consumer> consumer, Decode
   batch_.reserve(options_.max_poll_records);
 }
 
+void Worker::KeepAlive() {
+  if (!keepalive_paused_) {
+    keepalive_paused_ = true;
+    if (!paused_) consumer_->SetPaused(true);
+  }
+  consumer_->KeepAlive();
+}
+
 void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) {
-  // Called inside Poll, so no batch is in hand: everything tracked is final.
+  // Called inside Poll, or inside KeepAlive while a batch is retried: the
+  // tracker keeps the batch in hand uncommittable, so this commits only what
+  // is final.
   std::vector<PartitionOffset> offsets = tracker_.CommittableFor(partitions);
   std::vector<PartitionOffset> todo;
   for (const PartitionOffset& o : offsets) {
@@ -131,6 +141,11 @@ absl::Status Worker::ProcessBatch() {
   }
   DispatchResult result = dispatcher_->Dispatch(batch_, std::move(prefailed_));
   prefailed_.clear();
+  if (keepalive_paused_) {
+    // Resume fetching after the retries (from the position after this batch).
+    keepalive_paused_ = false;
+    if (!paused_) consumer_->SetPaused(false);
+  }
   tracker_.MarkFailed(result.failed);
   tracker_.EndBatch();
   in_hand_.clear();

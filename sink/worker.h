@@ -92,6 +92,14 @@ class Worker : public RebalanceListener {
   // Never throws.
   absl::Status Run();
 
+  // Keeps this worker in its consumer group while its batch is being
+  // retried (the retry/DLQ decorators' KeepAlive hook; worker thread only,
+  // inside Run): pauses fetching for the rest of the batch, then serves the
+  // consumer (Consumer::KeepAlive). Fetching resumes after the batch unless
+  // the control API paused it. A revoke served here commits only what was
+  // done before the batch.
+  void KeepAlive();
+
   void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) override;
   void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
 
@@ -117,7 +125,8 @@ class Worker : public RebalanceListener {
   std::vector<FailedMessage> prefailed_;
   std::string in_hand_;  // the batch being handled, for logs ("" between batches)
   absl::Time next_report_ = absl::InfinitePast();
-  bool paused_ = false;
+  bool paused_ = false;            // paused through the control API
+  bool keepalive_paused_ = false;  // paused by KeepAlive for the batch in hand
 };
 
 }  // namespace sluice::sink

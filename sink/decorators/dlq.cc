@@ -132,14 +132,17 @@ std::vector<FailedMessage> KafkaDlqWriter::Write(const std::vector<FailedMessage
 }
 
 DlqSink::DlqSink(std::unique_ptr<Sink> inner, std::unique_ptr<DlqWriter> writer, Options options,
-                 Metrics* metrics, Sleeper sleep, StopCheck stop)
+                 Metrics* metrics, Sleeper sleep, StopCheck stop, KeepAlive keep_alive)
     : inner_(std::move(inner)),
       writer_(std::move(writer)),
       options_(std::move(options)),
       metrics_(metrics),
       sleep_(std::move(sleep)),
-      stop_(std::move(stop)) {
-  if (!sleep_) sleep_ = [](absl::Duration d) { absl::SleepFor(d); };
+      stop_(std::move(stop)),
+      keep_alive_(std::move(keep_alive)) {
+  if (!sleep_) {
+    sleep_ = [this](absl::Duration d) { BackoffSleep(d, stop_, keep_alive_); };
+  }
 }
 
 absl::Status DlqSink::TakeFatal() {
@@ -167,6 +170,7 @@ std::vector<FailedMessage> DlqSink::Route(std::vector<FailedMessage> failed) {
   int64_t attempt = 0;
   while (!pending.empty() && attempt < options_.max_attempts && !(stop_ && stop_())) {
     sleep_(options_.backoff.Delay(attempt));
+    if (keep_alive_) keep_alive_();  // DLQ_RETRY_MAX_ATTEMPTS is unlimited by default
     ++attempt;
     metrics_->Increment("firehose_dlq_attempts_total", {}, 1);
     pending = writer_->Write(pending);

@@ -76,9 +76,12 @@ class DlqSink : public Sink {
     bool fail_after_max_attempts = false;  // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE
     Backoff backoff;
   };
-  // `inner`, `writer` owned; `metrics` not.
+  // `inner`, `writer` owned; `metrics` not. `sleep` defaults to
+  // BackoffSleep with `stop` and `keep_alive` (both may be null), as in
+  // RetryingSink.
   DlqSink(std::unique_ptr<Sink> inner, std::unique_ptr<DlqWriter> writer, Options options,
-          Metrics* metrics, Sleeper sleep = nullptr, StopCheck stop = nullptr);
+          Metrics* metrics, Sleeper sleep = nullptr, StopCheck stop = nullptr,
+          KeepAlive keep_alive = nullptr);
 
   std::vector<FailedMessage> Push(const std::vector<Message>& batch) override;
   absl::string_view Name() const override { return inner_->Name(); }
@@ -97,6 +100,7 @@ class DlqSink : public Sink {
   Metrics* metrics_;
   Sleeper sleep_;
   StopCheck stop_;
+  KeepAlive keep_alive_;
   absl::Status fatal_;
 };
 
