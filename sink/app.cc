@@ -127,17 +127,22 @@ int RunSinkApp(const Env& env) {
   }
 
   std::unique_ptr<ControlServer> control_server;
-  if (cfg.control_port > 0) {
+  if (cfg.control.port > 0) {
     ControlDeps deps{&env, &cfg, &control, registry.get()};
-    auto server = ControlServer::Start(cfg.control_port, deps);
+    auto server = ControlServer::Start(cfg.control, deps);
     if (!server.ok()) return ConfigError(server.status());
     control_server = *std::move(server);
   }
 
-  spdlog::info("sluice-sink started: sink={} topic={} group={} workers={} filter={} control_port={}",
-               cfg.sink_type, cfg.source.topic, cfg.source.group_id, cfg.source.thread_count,
-               cfg.filter.jexl ? cfg.filter.expression : "NO_OP",
-               control_server ? control_server->port() : 0);
+  spdlog::info(
+      "sluice-sink started: sink={} topic={} group={} workers={} filter={} control={} ({})",
+      cfg.sink_type, cfg.source.topic, cfg.source.group_id, cfg.source.thread_count,
+      cfg.filter.jexl ? cfg.filter.expression : "NO_OP",
+      control_server ? ControlListenAddress(cfg.control.host, control_server->port()) : "off",
+      !control_server            ? "-"
+      : cfg.control.mtls()       ? (cfg.control.has_token() ? "mTLS or token" : "mTLS")
+      : cfg.control.has_token()  ? (cfg.control.tls_cert_file.empty() ? "token" : "TLS + token")
+                                 : "loopback, no authentication");
 
   std::atomic<bool> done{false};
   std::thread signals([&] {
