@@ -304,7 +304,6 @@ absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(const Contro
     return absl::UnavailableError(absl::StrCat("SINK_CONTROL_HOST/SINK_CONTROL_PORT ", address,
                                                ": cannot listen"));
   }
-  s->address_ = address;
   return s;
 }
 

@@ -71,8 +71,6 @@ class ControlServer {
   ~ControlServer();
 
   int port() const { return port_; }
-  // The bound "host:port" as requested (port as configured).
-  const std::string& address() const { return address_; }
   // Stops serving (waits briefly for in-flight calls). Idempotent.
   void Shutdown();
 
@@ -81,7 +79,6 @@ class ControlServer {
   std::unique_ptr<grpc::Service> service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
-  std::string address_;
 };
 
 }  // namespace sluice::sink

@@ -271,5 +271,21 @@ TEST(OAuth2Outbound, AFileTokenUrlIsNotRead) {
   EXPECT_THAT(token.status().message(), ::testing::Not(HasSubstr("stolen")));
 }
 
+// M7: a token endpoint cannot inject headers into the sink's requests.
+TEST(OAuth2Outbound, ATokenWithCrLfIsRefused) {
+  auto endpoint = HttpTestServer::StartWithResponses([](const HttpRequest&) {
+    HttpTestServer::Response r;
+    r.content_type = "application/json";
+    r.body = R"({"access_token":"tok\r\nX-Admin: 1","token_type":"bearer"})";
+    return r;
+  });
+  ASSERT_TRUE(endpoint.ok());
+  OAuth2TokenSource source(OAuth2Config{(*endpoint)->url() + "/token", "c", "s", ""},
+                           NewCurlHttpClient());
+  auto token = source.Token();
+  ASSERT_FALSE(token.ok());
+  EXPECT_EQ(token.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace sluice::sink
