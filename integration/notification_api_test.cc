@@ -119,7 +119,7 @@ TEST_F(NotificationApiTest, SecretsAreMaskedAndKeptOnUpdate) {
                               absl::StrCat("SELECT configurations->>'token' FROM receivers WHERE id=", id)});
   ASSERT_TRUE(psql.ok());
   EXPECT_EQ((*psql)->Wait(absl::Seconds(10)), 0);
-  EXPECT_EQ((*psql)->Output().rfind("v1:", 0), 0u) << (*psql)->Output();
+  EXPECT_EQ((*psql)->Output().rfind("v2:", 0), 0u) << (*psql)->Output();
 }
 
 TEST_F(NotificationApiTest, ListReceiversByLabels) {

@@ -89,7 +89,7 @@ TEST_F(NotificationDeliveryTest, SubscriptionMatchingAndOverride) {
               {"receivers", {{{"id", r3}, {"configuration", {{"url", fake_->Url("/s3-override")}}}}}},
               {"match", {{"subm_team", "payments"}, {"env", "prod"}}}};
   ExpectError(api_.Call("POST", "/subscriptions", sub), 3,
-              "receivers[0].configuration.url: a subscription cannot change where");
+              "receivers[0].configuration.url: secrets belong to the receiver");
   sub["receivers"] = {{{"id", r3}}};
   api_.CreateSubscription(sub);
 

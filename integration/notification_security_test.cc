@@ -204,7 +204,7 @@ TEST_F(NotificationSecurityTest, M9HttpUrlIsASecret) {
             "*****");
   EXPECT_EQ(api_.Call("GET", "/receivers").body.find("XXXXsecret"), std::string::npos);
   Sql(absl::StrCat("SELECT configurations->>'url' FROM receivers WHERE id = ", rid));
-  EXPECT_EQ(sql_out_.rfind("v1:", 0), 0u) << sql_out_;
+  EXPECT_EQ(sql_out_.rfind("v2:", 0), 0u) << sql_out_;
   // "*****" keeps it; delivery still reaches it.
   ASSERT_EQ(api_.Call("PUT", absl::StrCat("/receivers/", rid),
                       {{"name", "m9-hook"}, {"labels", {{"m9", "hook"}}},

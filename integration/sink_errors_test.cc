@@ -97,5 +97,43 @@ TEST(SinkErrors, UndecodableMessagesGoToTheKafkaDlqWithHeaders) {
   EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
 }
 
+// Review L7: with the DLQ off and RETRY_MAX_ATTEMPTS unlimited (Firehose's
+// defaults), a record that always fails is retried forever. The worker must
+// stay in its consumer group meanwhile: librdkafka evicts a member that does
+// not poll within max.poll.interval.ms, and the rebalances then repeat.
+TEST(SinkErrors, EndlessRetriesKeepTheConsumerInItsGroup) {
+  std::string dir = TempDir("sink_endless_retry");
+  DevBroker broker = DevBroker::Start({"stuck:1"}, dir);
+  ProduceRaw(broker.bootstrap, "stuck", 0, {R"({"order":1})"});
+  auto env = SinkEnv(broker.bootstrap, "stuck", "stuck-group", SampleDescriptorUrl());
+  env.erase("INPUT_SCHEMA_PROTO_CLASS");
+  env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
+  env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  env["SINK_TYPE"] = "http";
+  env["SINK_HTTP_SERVICE_URL"] = absl::StrCat("http://127.0.0.1:", FreePort(), "/in");  // refused
+  env["SINK_HTTP_DATA_FORMAT"] = "json";
+  // Short budgets so that an eviction would happen within the test.
+  env["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_INTERVAL_MS"] = "7000";
+  // Backoffs longer than that budget (the cap is well above it).
+  env["RETRY_EXPONENTIAL_BACKOFF_INITIAL_MS"] = "9000";
+  env["RETRY_EXPONENTIAL_BACKOFF_RATE"] = "1";
+  env["RETRY_EXPONENTIAL_BACKOFF_MAX_MS"] = "9000";
+  auto sink = StartSink(env, dir + "/sink");
+  ASSERT_TRUE(WaitFor([&] { return sink->Stderr().find("assigned [stuck-0]") != std::string::npos; },
+                      absl::Seconds(30)))
+      << sink->Stderr();
+  // Two full backoffs: well past max.poll.interval.ms.
+  absl::SleepFor(absl::Seconds(20));
+  std::string err = sink->Stderr();
+  EXPECT_EQ(err.find("maximum poll interval"), std::string::npos) << err;
+  EXPECT_EQ(err.find("revoked"), std::string::npos) << err;
+  EXPECT_EQ(CountLines(err, "assigned ["), 1) << "no rebalance: " << err;
+  EXPECT_EQ(Committed(broker.bootstrap, "stuck-group", "stuck", 1)[0], -1)
+      << "the failing record is never committed";
+  // SIGTERM ends the retries at once: finish, commit nothing, exit 0.
+  sink->Signal(SIGTERM);
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
+}
+
 }  // namespace
 }  // namespace sluice::integration

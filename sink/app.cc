@@ -97,6 +97,10 @@ int RunSinkApp(const Env& env) {
     if (!sink.ok()) return ConfigError(sink.status());
     DispatcherHooks hooks;
     hooks.stop = [&control] { return control.StopRequested(); };
+    // Retries of a batch keep this worker's consumer polled (and paused), so
+    // that unlimited retries never exceed max.poll.interval.ms (review L7).
+    // The worker is created below, before any thread runs.
+    hooks.keep_alive = [&p] { p.worker->KeepAlive(); };
     auto dispatcher = BuildDispatcher(cfg.errors, *std::move(sink), &metrics, std::move(hooks));
     if (!dispatcher.ok()) return ConfigError(dispatcher.status());
     p.dispatcher = *std::move(dispatcher);
@@ -123,17 +127,22 @@ int RunSinkApp(const Env& env) {
   }
 
   std::unique_ptr<ControlServer> control_server;
-  if (cfg.control_port > 0) {
+  if (cfg.control.port > 0) {
     ControlDeps deps{&env, &cfg, &control, registry.get()};
-    auto server = ControlServer::Start(cfg.control_port, deps);
+    auto server = ControlServer::Start(cfg.control, deps);
     if (!server.ok()) return ConfigError(server.status());
     control_server = *std::move(server);
   }
 
-  spdlog::info("sluice-sink started: sink={} topic={} group={} workers={} filter={} control_port={}",
-               cfg.sink_type, cfg.source.topic, cfg.source.group_id, cfg.source.thread_count,
-               cfg.filter.jexl ? cfg.filter.expression : "NO_OP",
-               control_server ? control_server->port() : 0);
+  spdlog::info(
+      "sluice-sink started: sink={} topic={} group={} workers={} filter={} control={} ({})",
+      cfg.sink_type, cfg.source.topic, cfg.source.group_id, cfg.source.thread_count,
+      cfg.filter.jexl ? cfg.filter.expression : "NO_OP",
+      control_server ? ControlListenAddress(cfg.control.host, control_server->port()) : "off",
+      !control_server            ? "-"
+      : cfg.control.mtls()       ? (cfg.control.has_token() ? "mTLS or token" : "mTLS")
+      : cfg.control.has_token()  ? (cfg.control.tls_cert_file.empty() ? "token" : "TLS + token")
+                                 : "loopback, no authentication");
 
   std::atomic<bool> done{false};
   std::thread signals([&] {
@@ -151,8 +160,18 @@ int RunSinkApp(const Env& env) {
   std::vector<std::thread> threads;
   for (WorkerParts& p : parts) {
     threads.emplace_back([&control, &failures, w = p.worker.get()] {
-      absl::Status s = w->Run();
+      // Worker::Run catches what its stages throw; this is the last guard, so
+      // that nothing reaches std::terminate: the process stops cleanly (exit 1).
+      absl::Status s;
+      try {
+        s = w->Run();
+      } catch (const std::exception& e) {
+        s = absl::InternalError(absl::StrCat("worker thread: unexpected exception: ", e.what()));
+      } catch (...) {
+        s = absl::InternalError("worker thread: unexpected non-standard exception");
+      }
       if (!s.ok()) {
+        if (control.LastError().empty()) control.SetLastError(std::string(s.message()));
         failures.fetch_add(1);
         control.RequestStop();
       }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/auth/tls.h"
 
 namespace sluice::sink {
 namespace {
@@ -28,6 +29,40 @@ absl::StatusOr<int> GetPositiveInt(const Env& env, absl::string_view name, int d
 
 std::string Upper(absl::string_view s) {
   return absl::AsciiStrToUpper(absl::StripAsciiWhitespace(s));
+}
+
+// SINK_CONTROL_HOST, _TOKEN(_FILE) and _TLS_*. The API pauses the pipeline
+// and reads topic data (TestFilter), so off loopback it needs a credential.
+absl::Status ParseControlSecurity(const Env& env, ControlConfig* c) {
+  c->host = std::string(absl::StripAsciiWhitespace(env.GetOr("SINK_CONTROL_HOST", "127.0.0.1")));
+  c->token_file = env.GetOr("SINK_CONTROL_TOKEN_FILE", "");
+  c->token_in_env = env.Get("SINK_CONTROL_TOKEN").has_value();
+  if (!c->token_file.empty() && c->token_in_env) {
+    return absl::InvalidArgumentError(
+        "set either SINK_CONTROL_TOKEN_FILE or SINK_CONTROL_TOKEN, not both");
+  }
+  c->tls_cert_file = env.GetOr("SINK_CONTROL_TLS_CERT_FILE", "");
+  c->tls_key_file = env.GetOr("SINK_CONTROL_TLS_KEY_FILE", "");
+  c->tls_client_ca_file = env.GetOr("SINK_CONTROL_TLS_CLIENT_CA_FILE", "");
+  if (c->tls_cert_file.empty() != c->tls_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "SINK_CONTROL_TLS_CERT_FILE and SINK_CONTROL_TLS_KEY_FILE go together");
+  }
+  if (!c->tls_client_ca_file.empty() && c->tls_cert_file.empty()) {
+    return absl::InvalidArgumentError(
+        "SINK_CONTROL_TLS_CLIENT_CA_FILE (mTLS) needs SINK_CONTROL_TLS_CERT_FILE and "
+        "SINK_CONTROL_TLS_KEY_FILE");
+  }
+  if (c->port > 0 && !auth::IsLoopbackHost(c->host) && !c->has_token() && !c->mtls()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_CONTROL_HOST=", c->host,
+        " is not a loopback address, and the control API (Pause, Resume, GetStatus, TestFilter, "
+        "which reads topic data) must not be open to the network: set SINK_CONTROL_TOKEN_FILE "
+        "(or SINK_CONTROL_TOKEN) and/or mTLS (SINK_CONTROL_TLS_CERT_FILE, "
+        "SINK_CONTROL_TLS_KEY_FILE, SINK_CONTROL_TLS_CLIENT_CA_FILE), or bind "
+        "SINK_CONTROL_HOST=127.0.0.1 (or SINK_CONTROL_PORT=0 to disable it)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -243,7 +278,8 @@ absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env) {
   m.prometheus_port = static_cast<int>(port);
   ASSIGN_OR_RETURN_CFG(port, env.GetInt("SINK_CONTROL_PORT", 8082));
   if (port < 0 || port > 65535) return absl::InvalidArgumentError("SINK_CONTROL_PORT out of range");
-  c.control_port = static_cast<int>(port);
+  c.control.port = static_cast<int>(port);
+  if (auto s = ParseControlSecurity(env, &c.control); !s.ok()) return s;
   return c;
 }
 

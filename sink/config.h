@@ -97,6 +97,27 @@ struct MetricConfig {
   int prometheus_port = 0;                // METRIC_PROMETHEUS_PORT (0 disables)
 };
 
+// SINK_CONTROL_*: where the SinkControl gRPC API listens and who may call
+// it (sluice's own variables; Firehose has no control API).
+struct ControlConfig {
+  int port = 8082;                 // SINK_CONTROL_PORT (0 disables the control API)
+  std::string host = "127.0.0.1";  // SINK_CONTROL_HOST (IP or name to bind)
+  // The shared token clients send as `authorization: Bearer <token>`: read
+  // from the file SINK_CONTROL_TOKEN_FILE, or the value of SINK_CONTROL_TOKEN
+  // (at most one of them; at least 16 bytes).
+  std::string token_file;
+  bool token_in_env = false;  // SINK_CONTROL_TOKEN is set
+  // TLS (PEM files): SINK_CONTROL_TLS_CERT_FILE and _KEY_FILE serve TLS; with
+  // SINK_CONTROL_TLS_CLIENT_CA_FILE every client must present a certificate
+  // signed by that CA (mTLS).
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+
+  bool has_token() const { return !token_file.empty() || token_in_env; }
+  bool mtls() const { return !tls_cert_file.empty() && !tls_client_ca_file.empty(); }
+};
+
 // Everything sluice-sink reads at start-up, except the sink's own SINK_*
 // variables, which the sink reads from the Env.
 struct SinkConfig {
@@ -106,11 +127,13 @@ struct SinkConfig {
   FilterConfig filter;
   ErrorConfig errors;
   MetricConfig metrics;
-  int control_port = 8082;  // SINK_CONTROL_PORT (0 disables the control API)
+  ControlConfig control;
 };
 
 // Parses `env`. InvalidArgument naming the variable when one is missing or
-// malformed; every missing JEXL variable is named.
+// malformed; every missing JEXL variable is named. The control API must not
+// listen on a non-loopback SINK_CONTROL_HOST without a token or mTLS
+// (InvalidArgument naming the variables to set).
 absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env);
 
 // Maps SOURCE_KAFKA_CONSUMER_CONFIG_<X> suffixes to librdkafka names: "<x>"

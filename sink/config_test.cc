@@ -31,7 +31,9 @@ TEST(Config, DefaultsAreFirehoses) {
   EXPECT_FALSE(c->errors.dlq_enable);
   EXPECT_EQ(c->metrics.statsd_host, "localhost");
   EXPECT_EQ(c->metrics.statsd_port, 8125);
-  EXPECT_EQ(c->control_port, 8082);
+  EXPECT_EQ(c->control.port, 8082);
+  EXPECT_EQ(c->control.host, "127.0.0.1") << "loopback unless told otherwise";
+  EXPECT_FALSE(c->control.has_token());
   EXPECT_FALSE(c->filter.jexl);
   EXPECT_FALSE(c->schema.parse_key);
 }
@@ -120,6 +122,62 @@ TEST(Config, MetricsTagsAndSchema) {
   EXPECT_TRUE(c->schema.parse_key);
   vars["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS"] = "0";
   EXPECT_FALSE(ParseSinkConfig(Env(vars)).ok());
+}
+
+// Review H6: the control API listened on 0.0.0.0 without authentication.
+TEST(Config, ControlApiOffLoopbackNeedsATokenOrMtls) {
+  for (const char* host : {"0.0.0.0", "10.1.2.3", "::", "sink.example"}) {
+    auto vars = Base();
+    vars["SINK_CONTROL_HOST"] = host;
+    auto c = ParseSinkConfig(Env(vars));
+    ASSERT_FALSE(c.ok()) << host;
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+    for (const char* name : {"SINK_CONTROL_HOST", "SINK_CONTROL_TOKEN_FILE", "SINK_CONTROL_TOKEN",
+                             "SINK_CONTROL_TLS_CERT_FILE", "SINK_CONTROL_TLS_KEY_FILE",
+                             "SINK_CONTROL_TLS_CLIENT_CA_FILE"}) {
+      EXPECT_NE(c.status().message().find(name), std::string::npos) << name << ": " << c.status();
+    }
+  }
+  for (std::map<std::string, std::string> extra :
+       std::vector<std::map<std::string, std::string>>{
+           {{"SINK_CONTROL_TOKEN_FILE", "/run/secrets/token"}},
+           {{"SINK_CONTROL_TOKEN", "0123456789abcdef"}},
+           {{"SINK_CONTROL_TLS_CERT_FILE", "c.pem"},
+            {"SINK_CONTROL_TLS_KEY_FILE", "k.pem"},
+            {"SINK_CONTROL_TLS_CLIENT_CA_FILE", "ca.pem"}},
+           {{"SINK_CONTROL_PORT", "0"}}}) {
+    auto vars = Base();
+    vars["SINK_CONTROL_HOST"] = "0.0.0.0";
+    for (auto& [k, v] : extra) vars[k] = v;
+    auto c = ParseSinkConfig(Env(vars));
+    EXPECT_TRUE(c.ok()) << extra.begin()->first << ": " << c.status();
+  }
+  // TLS without client certificates authenticates nobody.
+  auto vars = Base();
+  vars["SINK_CONTROL_HOST"] = "0.0.0.0";
+  vars["SINK_CONTROL_TLS_CERT_FILE"] = "c.pem";
+  vars["SINK_CONTROL_TLS_KEY_FILE"] = "k.pem";
+  EXPECT_FALSE(ParseSinkConfig(Env(vars)).ok());
+  // Loopback in any spelling is fine without a credential.
+  for (const char* host : {"127.0.0.1", "localhost", "::1", "[::1]", "127.0.0.2"}) {
+    vars = Base();
+    vars["SINK_CONTROL_HOST"] = host;
+    EXPECT_TRUE(ParseSinkConfig(Env(vars)).ok()) << host;
+  }
+}
+
+TEST(Config, ControlCredentialsMustBeConsistent) {
+  auto check = [](std::map<std::string, std::string> extra, const char* name) {
+    auto vars = Base();
+    for (auto& [k, v] : extra) vars[k] = v;
+    auto c = ParseSinkConfig(Env(vars));
+    ASSERT_FALSE(c.ok()) << name;
+    EXPECT_NE(c.status().message().find(name), std::string::npos) << c.status();
+  };
+  check({{"SINK_CONTROL_TOKEN_FILE", "/f"}, {"SINK_CONTROL_TOKEN", "0123456789abcdef"}},
+        "SINK_CONTROL_TOKEN_FILE");
+  check({{"SINK_CONTROL_TLS_CERT_FILE", "c.pem"}}, "SINK_CONTROL_TLS_KEY_FILE");
+  check({{"SINK_CONTROL_TLS_CLIENT_CA_FILE", "ca.pem"}}, "SINK_CONTROL_TLS_CERT_FILE");
 }
 
 }  // namespace

@@ -62,8 +62,18 @@ Worker::Worker(WorkerOptions options, std::unique_ptr<Consumer> consumer, Decode
   batch_.reserve(options_.max_poll_records);
 }
 
+void Worker::KeepAlive() {
+  if (!keepalive_paused_) {
+    keepalive_paused_ = true;
+    if (!paused_) consumer_->SetPaused(true);
+  }
+  consumer_->KeepAlive();
+}
+
 void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) {
-  // Called inside Poll, so no batch is in hand: everything tracked is final.
+  // Called inside Poll, or inside KeepAlive while a batch is retried: the
+  // tracker keeps the batch in hand uncommittable, so this commits only what
+  // is final.
   std::vector<PartitionOffset> offsets = tracker_.CommittableFor(partitions);
   std::vector<PartitionOffset> todo;
   for (const PartitionOffset& o : offsets) {
@@ -116,7 +126,8 @@ absl::Status Worker::ProcessBatch() {
   metrics_->Increment("firehose_source_kafka_pull_batch_size_total", {}, polled);
   metrics_->Increment("firehose_global_messages_total", {{"scope", "CONSUMER"}, {"type", "TOTAL"}},
                       polled);
-  tracker_.MarkBatch(batch_);
+  tracker_.BeginBatch(batch_);
+  DescribeBatchInHand();
   prefailed_.clear();
   if (decoder_ != nullptr) decoder_->Decode(&batch_, &prefailed_);
   int filtered = 0;
@@ -130,7 +141,14 @@ absl::Status Worker::ProcessBatch() {
   }
   DispatchResult result = dispatcher_->Dispatch(batch_, std::move(prefailed_));
   prefailed_.clear();
+  if (keepalive_paused_) {
+    // Resume fetching after the retries (from the position after this batch).
+    keepalive_paused_ = false;
+    if (!paused_) consumer_->SetPaused(false);
+  }
   tracker_.MarkFailed(result.failed);
+  tracker_.EndBatch();
+  in_hand_.clear();
   for (const FailedMessage& f : result.failed) {
     metrics_->Increment("firehose_error_event", {{"error_type", std::string(ErrorTypeName(f.error_type))}});
   }
@@ -170,8 +188,69 @@ absl::Status Worker::ProcessBatch() {
   return CommitPending(options_.async_commit);
 }
 
+void Worker::DescribeBatchInHand() {
+  // "topic=t partition=0 offsets=5-9" per partition run, for the log line of
+  // an exception that escapes the batch.
+  in_hand_.clear();
+  const Message* first = nullptr;
+  const Message* last = nullptr;
+  auto flush = [&] {
+    if (first == nullptr) return;
+    absl::StrAppend(&in_hand_, in_hand_.empty() ? "" : "; ", "topic=", first->topic,
+                    " partition=", first->partition, " offset=", first->offset);
+    if (last->offset != first->offset) absl::StrAppend(&in_hand_, "-", last->offset);
+  };
+  for (const Message& m : batch_) {
+    if (first != nullptr && (m.partition != first->partition || m.topic != first->topic)) {
+      flush();
+      first = nullptr;
+    }
+    if (first == nullptr) first = &m;
+    last = &m;
+  }
+  flush();
+}
+
 absl::Status Worker::Run() {
   consumer_->SetRebalanceListener(this);
+  absl::Status status;
+  // Nothing may escape a worker thread (std::terminate would kill every
+  // worker before any commit, and the same record would kill the next
+  // process too). An escaping exception stops this worker like a fatal
+  // error: the batch in hand stays uncommitted (the tracker holds it in
+  // flight), the rest is committed, and the process exits 1.
+  try {
+    status = Loop();
+  } catch (const std::exception& e) {
+    status = Escaped(e.what());
+  } catch (...) {
+    status = Escaped("non-standard exception");
+  }
+  if (!status.ok()) {
+    spdlog::error("worker {} stopping: {}", options_.id, status.ToString());
+    control_->SetLastError(std::string(status.message()));
+  }
+  absl::Status commit = CommitPending(/*async=*/false);
+  if (!commit.ok()) {
+    spdlog::error("worker {}: final commit failed: {}", options_.id, commit.ToString());
+    if (status.ok()) status = commit;
+  }
+  consumer_->SetRebalanceListener(this);
+  absl::Status close = consumer_->Close();
+  if (!close.ok()) spdlog::warn("worker {}: close: {}", options_.id, close.ToString());
+  control_->ReportPartitions(options_.id, {});
+  return status;
+}
+
+absl::Status Worker::Escaped(absl::string_view what) {
+  return absl::InternalError(absl::StrCat(
+      "unexpected exception ",
+      in_hand_.empty() ? std::string("outside a batch")
+                       : absl::StrCat("while handling the batch of ", in_hand_),
+      ": ", what, " (the batch stays uncommitted)"));
+}
+
+absl::Status Worker::Loop() {
   absl::Status status;
   while (!control_->StopRequested()) {
     bool want_paused = control_->Paused();
@@ -191,19 +270,6 @@ absl::Status Worker::Run() {
     }
     Report();
   }
-  if (!status.ok()) {
-    spdlog::error("worker {} stopping: {}", options_.id, status.ToString());
-    control_->SetLastError(std::string(status.message()));
-  }
-  absl::Status commit = CommitPending(/*async=*/false);
-  if (!commit.ok()) {
-    spdlog::error("worker {}: final commit failed: {}", options_.id, commit.ToString());
-    if (status.ok()) status = commit;
-  }
-  consumer_->SetRebalanceListener(this);
-  absl::Status close = consumer_->Close();
-  if (!close.ok()) spdlog::warn("worker {}: close: {}", options_.id, close.ToString());
-  control_->ReportPartitions(options_.id, {});
   return status;
 }
 

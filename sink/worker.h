@@ -86,14 +86,30 @@ class Worker : public RebalanceListener {
   // Runs until control->RequestStop() (then finishes the batch, commits,
   // closes the consumer and returns OK) or a fatal error (a poison message
   // of a failing type, a failed synchronous commit, a fatal consumer error),
-  // which is returned after committing what is done.
+  // which is returned after committing what is done. An exception escaping
+  // a stage is caught here and returned as Internal naming the topic,
+  // partitions and offsets of the batch in hand, which stays uncommitted.
+  // Never throws.
   absl::Status Run();
+
+  // Keeps this worker in its consumer group while its batch is being
+  // retried (the retry/DLQ decorators' KeepAlive hook; worker thread only,
+  // inside Run): pauses fetching for the rest of the batch, then serves the
+  // consumer (Consumer::KeepAlive). Fetching resumes after the batch unless
+  // the control API paused it. A revoke served here commits only what was
+  // done before the batch.
+  void KeepAlive();
 
   void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) override;
   void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
 
  private:
+  absl::Status Loop();
   absl::Status ProcessBatch();
+  // Sets in_hand_ from batch_ (before decode and filter shrink it).
+  void DescribeBatchInHand();
+  // The fatal status for an exception that escaped Loop().
+  absl::Status Escaped(absl::string_view what);
   absl::Status CommitPending(bool async);
   void Report();
 
@@ -107,8 +123,10 @@ class Worker : public RebalanceListener {
   OffsetTracker tracker_;
   std::vector<Message> batch_;
   std::vector<FailedMessage> prefailed_;
+  std::string in_hand_;  // the batch being handled, for logs ("" between batches)
   absl::Time next_report_ = absl::InfinitePast();
-  bool paused_ = false;
+  bool paused_ = false;            // paused through the control API
+  bool keepalive_paused_ = false;  // paused by KeepAlive for the batch in hand
 };
 
 }  // namespace sluice::sink

@@ -1,7 +1,9 @@
 #include "sink/worker.h"
 
 #include <deque>
+#include <functional>
 #include <set>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -40,7 +42,18 @@ class FakeConsumer : public Consumer {
     if (!async && fail_sync_commit) return absl::UnavailableError("coordinator gone");
     return absl::OkStatus();
   }
-  void SetPaused(bool) override {}
+  void SetPaused(bool paused) override {
+    paused_now = paused;
+    pause_calls.push_back(paused);
+  }
+  void KeepAlive() override {
+    EXPECT_TRUE(paused_now) << "KeepAlive polls only a paused consumer";
+    ++keep_alives;
+    if (revoke_in_keepalive && listener_) {
+      revoke_in_keepalive = false;
+      listener_->OnPartitionsRevoked({{"t", 0}});
+    }
+  }
   std::vector<PartitionStatus> Partitions() override { return {}; }
   void SetRebalanceListener(RebalanceListener* l) override { listener_ = l; }
   absl::Status Close() override {
@@ -57,6 +70,10 @@ class FakeConsumer : public Consumer {
   bool closed = false;
   int polls = 0;
   int revoke_before_poll = -1;
+  bool paused_now = false;
+  std::vector<bool> pause_calls;
+  int keep_alives = 0;
+  bool revoke_in_keepalive = false;
 
  private:
   std::deque<std::vector<Message>> batches_;
@@ -73,6 +90,9 @@ class FakeDispatcher : public Dispatcher {
     for (const Message& m : batch) {
       pushed.push_back(m.offset);
       if (m.value.rfind("fail", 0) == 0) r.failed.push_back({m, ErrorType::kSink5xxError, "500"});
+      if (m.value == "throw") throw std::runtime_error("type_error.316 invalid UTF-8 byte");
+      // What the retry decorator does while it backs off.
+      if (m.value == "retry" && keep_alive) for (int i = 0; i < 3; ++i) keep_alive();
       if (m.value == "poison") {
         r.failed.push_back({m, ErrorType::kDeserializationError, "bad"});
         r.fatal = absl::FailedPreconditionError("poison at t/0@" + std::to_string(m.offset));
@@ -82,6 +102,7 @@ class FakeDispatcher : public Dispatcher {
     return r;
   }
   std::vector<int64_t> pushed;
+  std::function<void()> keep_alive;
 };
 
 // Drops values "drop".
@@ -171,6 +192,65 @@ TEST(Worker, RevokeCommitsSynchronouslyFirst) {
   EXPECT_TRUE(h.consumer->commits[0].async);
   EXPECT_FALSE(h.consumer->commits[1].async);
   EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 2);
+}
+
+TEST(Worker, AnExceptionEscapingTheSinkStopsCleanlyAndNamesTheBatch) {
+  // Review H5: an exception on a worker thread used to reach std::terminate.
+  Harness h({{Msg(0, 0), Msg(0, 1)}, {Msg(0, 2), Msg(0, 3, "throw"), Msg(1, 9)}, {Msg(0, 4)}});
+  absl::Status s;
+  ASSERT_NO_THROW(s = h.worker->Run());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("topic=t partition=0 offset=2-3"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("topic=t partition=1 offset=9"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("invalid UTF-8"), std::string::npos) << s;
+  EXPECT_NE(h.control.LastError().find("partition=0 offset=2-3"), std::string::npos);
+  // The first batch is committed; nothing of the batch in hand is.
+  for (const auto& c : h.consumer->commits) {
+    for (const PartitionOffset& o : c.offsets) {
+      EXPECT_LE(o.offset, o.tp.partition == 0 ? 2 : 9) << "committed past the batch in hand";
+    }
+  }
+  ASSERT_FALSE(h.consumer->commits.empty());
+  EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 2);
+  EXPECT_TRUE(h.consumer->closed);
+  EXPECT_EQ(h.dispatcher.pushed.size(), 4u) << "no batch after the exception";
+}
+
+TEST(Worker, RetriesKeepTheConsumerPausedAndPolledThenResume) {
+  Harness h({{Msg(0, 0), Msg(0, 1, "retry")}, {Msg(0, 2)}});
+  h.dispatcher.keep_alive = [&] { h.worker->KeepAlive(); };
+  ASSERT_TRUE(h.worker->Run().ok());
+  EXPECT_EQ(h.consumer->keep_alives, 3);
+  EXPECT_EQ(h.consumer->pause_calls, (std::vector<bool>{true, false}))
+      << "paused once for the retried batch, resumed after it";
+  EXPECT_EQ(h.dispatcher.pushed.size(), 3u);
+}
+
+TEST(Worker, ARevokeWhileRetryingCommitsOnlyWhatPrecedesTheBatch) {
+  Harness h({{Msg(0, 0), Msg(0, 1)}, {Msg(0, 2), Msg(0, 3, "retry"), Msg(0, 4)}});
+  h.dispatcher.keep_alive = [&] { h.worker->KeepAlive(); };
+  h.consumer->revoke_in_keepalive = true;
+  ASSERT_TRUE(h.worker->Run().ok());
+  bool revoke_commit = false;
+  for (const auto& c : h.consumer->commits) {
+    for (const PartitionOffset& o : c.offsets) {
+      EXPECT_LE(o.offset, 2) << "committed records of the batch still being retried";
+    }
+    if (!c.async) revoke_commit = true;
+  }
+  EXPECT_TRUE(revoke_commit);
+}
+
+TEST(Worker, ControlPauseIsKeptAfterRetries) {
+  Harness h({{Msg(0, 0, "retry")}});
+  h.dispatcher.keep_alive = [&] {
+    h.control.SetPaused(true);
+    h.worker->KeepAlive();
+  };
+  ASSERT_TRUE(h.worker->Run().ok());
+  EXPECT_EQ(h.consumer->pause_calls.front(), true);
+  EXPECT_TRUE(h.consumer->paused_now) << "the control API's pause survives the batch";
 }
 
 }  // namespace

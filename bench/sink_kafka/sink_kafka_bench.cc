@@ -234,9 +234,15 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
   for (int round = 0; round * kRound < n; ++round) {
     int want = std::min(kRound, n - round * kRound);
     {
+      // The control API listens on 127.0.0.1 by default and needs no token
+      // there (SINK_CONTROL_HOST); a refusal would make the figures wrong.
       grpc::ClientContext ctx;
       sluice::sink::v1beta1::PauseResponse resp;
-      stub->Pause(&ctx, {}, &resp);
+      grpc::Status s = stub->Pause(&ctx, {}, &resp);
+      if (!s.ok()) {
+        std::printf("SinkControl/Pause failed: %s\n", s.error_message().c_str());
+        std::exit(1);
+      }
       absl::SleepFor(absl::Milliseconds(300));  // workers apply it within a poll slice
     }
     producer->Produce(topic, *produced, want);
@@ -245,7 +251,11 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
     {
       grpc::ClientContext ctx;
       sluice::sink::v1beta1::ResumeResponse resp;
-      stub->Resume(&ctx, {}, &resp);
+      grpc::Status s = stub->Resume(&ctx, {}, &resp);
+      if (!s.ok()) {
+        std::printf("SinkControl/Resume failed: %s\n", s.error_message().c_str());
+        std::exit(1);
+      }
     }
     // Committed offsets count from the partitions' start; the group began at
     // the end offset of earlier benchmark phases.

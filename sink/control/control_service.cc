@@ -8,6 +8,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/auth/secret.h"
+#include "common/auth/tls.h"
+#include "common/grpc_util.h"
 #include "absl/time/clock.h"
 #include "librdkafka/rdkafka.h"
 #include "proto/sluice/sink/v1beta1/sink_control.grpc.pb.h"
@@ -18,11 +22,6 @@ namespace sluice::sink {
 namespace {
 
 namespace pb = ::sluice::sink::v1beta1;
-
-grpc::Status ToGrpc(const absl::Status& s) {
-  if (s.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
-}
 
 // Reads up to `n` records of `config.topic` from the group's committed
 // offsets (auto.offset.reset where none) without joining the group or
@@ -53,8 +52,12 @@ absl::StatusOr<std::vector<Message>> PeekRecords(const SourceConfig& config, int
   rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 5000);
   rd_kafka_topic_destroy(rkt);
   if (e || md->topic_cnt != 1 || md->topics[0].err) {
-    status = absl::UnavailableError(absl::StrCat("metadata for ", config.topic, ": ",
-                                                 rd_kafka_err2str(e ? e : md->topics[0].err)));
+    // topics[0] exists only when topic_cnt > 0.
+    rd_kafka_resp_err_t why = e                    ? e
+                              : md->topic_cnt >= 1 ? md->topics[0].err
+                                                   : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+    status = absl::UnavailableError(
+        absl::StrCat("metadata for ", config.topic, ": ", rd_kafka_err2str(why)));
   } else {
     auto* list = rd_kafka_topic_partition_list_new(md->topics[0].partition_cnt);
     for (int i = 0; i < md->topics[0].partition_cnt; ++i) {
@@ -93,10 +96,51 @@ absl::StatusOr<std::vector<Message>> PeekRecords(const SourceConfig& config, int
 
 class SinkControlImpl final : public pb::SinkControl::Service {
  public:
-  explicit SinkControlImpl(ControlDeps deps) : deps_(deps) {}
+  SinkControlImpl(ControlDeps deps, std::unique_ptr<ControlAuthenticator> auth)
+      : deps_(deps), auth_(std::move(auth)) {}
 
-  grpc::Status GetStatus(grpc::ServerContext*, const pb::GetStatusRequest*,
+  // Every method runs through Call: authentication first (review H6), and
+  // an escaping exception becomes INTERNAL instead of killing the process.
+  template <typename Fn>
+  grpc::Status Call(grpc::ServerContext* context, absl::string_view method, Fn&& fn) {
+    return Guarded(method, [&]() -> absl::Status {
+      if (absl::Status s = auth_->Check(*context); !s.ok()) return s;
+      return fn();
+    });
+  }
+
+  grpc::Status GetStatus(grpc::ServerContext* context, const pb::GetStatusRequest*,
                          pb::GetStatusResponse* resp) override {
+    return Call(context, "SinkControl/GetStatus", [&] { return FillStatus(resp); });
+  }
+
+  grpc::Status Pause(grpc::ServerContext* context, const pb::PauseRequest*,
+                     pb::PauseResponse* resp) override {
+    return Call(context, "SinkControl/Pause", [&] {
+      deps_.control->SetPaused(true);
+      resp->set_paused(true);
+      return absl::OkStatus();
+    });
+  }
+
+  grpc::Status Resume(grpc::ServerContext* context, const pb::ResumeRequest*,
+                      pb::ResumeResponse* resp) override {
+    return Call(context, "SinkControl/Resume", [&] {
+      deps_.control->SetPaused(false);
+      resp->set_paused(false);
+      return absl::OkStatus();
+    });
+  }
+
+  grpc::Status TestFilter(grpc::ServerContext* context, const pb::TestFilterRequest* req,
+                          pb::TestFilterResponse* resp) override {
+    // next_records reads topic data with the sink's Kafka credentials: the
+    // same authentication as every other method.
+    return Call(context, "SinkControl/TestFilter", [&] { return RunTestFilter(*req, resp); });
+  }
+
+ private:
+  absl::Status FillStatus(pb::GetStatusResponse* resp) {
     for (const auto& [k, v] : MaskedConfig(*deps_.env)) (*resp->mutable_config())[k] = v;
     const SinkConfig& c = *deps_.config;
     resp->set_sink_type(c.sink_type);
@@ -124,62 +168,45 @@ class SinkControlImpl final : public pb::SinkControl::Service {
     resp->set_last_error(deps_.control->LastError());
     if (deps_.registry) resp->set_schema_version(deps_.registry->Current()->version());
     if (c.filter.jexl) resp->set_filter_expression(c.filter.expression);
-    return grpc::Status::OK;
+    return absl::OkStatus();
   }
 
-  grpc::Status Pause(grpc::ServerContext*, const pb::PauseRequest*,
-                     pb::PauseResponse* resp) override {
-    deps_.control->SetPaused(true);
-    resp->set_paused(true);
-    return grpc::Status::OK;
-  }
-
-  grpc::Status Resume(grpc::ServerContext*, const pb::ResumeRequest*,
-                      pb::ResumeResponse* resp) override {
-    deps_.control->SetPaused(false);
-    resp->set_paused(false);
-    return grpc::Status::OK;
-  }
-
-  grpc::Status TestFilter(grpc::ServerContext*, const pb::TestFilterRequest* req,
-                          pb::TestFilterResponse* resp) override {
+  absl::Status RunTestFilter(const pb::TestFilterRequest& req, pb::TestFilterResponse* resp) {
     const SinkConfig& c = *deps_.config;
     if (deps_.registry == nullptr) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "TestFilter needs INPUT_SCHEMA_DATA_TYPE=protobuf");
+      return absl::FailedPreconditionError("TestFilter needs INPUT_SCHEMA_DATA_TYPE=protobuf");
     }
     FilterConfig fc = c.filter;
-    if (!req->expression().empty()) {
-      fc.expression = req->expression();
+    if (!req.expression().empty()) {
+      fc.expression = req.expression();
       if (!c.filter.jexl) {
         fc.proto_class = c.schema.proto_class;
         fc.data_source_key = c.schema.parse_key;
       }
     } else if (!c.filter.jexl) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          "no filter configured (FILTER_ENGINE=NO_OP): pass an expression");
+      return absl::FailedPreconditionError(
+          "no filter configured (FILTER_ENGINE=NO_OP): pass an expression");
     }
     fc.jexl = true;
     auto filter = JexlFilter::Create(fc, c.schema, deps_.registry);
-    if (!filter.ok()) return ToGrpc(filter.status());
+    if (!filter.ok()) return filter.status();
     std::vector<Message> records;
-    if (req->records_size() > 0) {
-      for (const pb::Record& r : req->records()) {
+    if (req.records_size() > 0) {
+      for (const pb::Record& r : req.records()) {
         Message& m = records.emplace_back();
         m.offset = -1;
         m.partition = -1;
         if (!r.key().empty()) m.key = r.key();
         m.value = r.value();
       }
-    } else if (req->next_records() > 0) {
-      int timeout_ms = req->timeout_ms() > 0 ? req->timeout_ms() : 10000;
-      auto peeked = PeekRecords(c.source, std::min(req->next_records(), 1000),
+    } else if (req.next_records() > 0) {
+      int timeout_ms = req.timeout_ms() > 0 ? req.timeout_ms() : 10000;
+      auto peeked = PeekRecords(c.source, std::min(req.next_records(), 1000),
                                 absl::Milliseconds(timeout_ms));
-      if (!peeked.ok()) return ToGrpc(peeked.status());
+      if (!peeked.ok()) return peeked.status();
       records = *std::move(peeked);
     } else {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "give records or next_records > 0");
+      return absl::InvalidArgumentError("give records or next_records > 0");
     }
     resp->set_expression(fc.expression);
     resp->set_variable((*filter)->variable());
@@ -198,41 +225,84 @@ class SinkControlImpl final : public pb::SinkControl::Service {
       }
       r->set_message_text((*filter)->Describe(m));
     }
-    return grpc::Status::OK;
+    return absl::OkStatus();
   }
 
- private:
   ControlDeps deps_;
+  std::unique_ptr<ControlAuthenticator> auth_;
 };
 
 }  // namespace
 
-std::map<std::string, std::string> MaskedConfig(const Env& env) {
-  static constexpr const char* kPrefixes[] = {"SOURCE_", "SINK_",   "INPUT_", "SCHEMA_",
-                                              "FILTER_", "ERROR_",  "RETRY_", "DLQ_",
-                                              "METRIC_", "APPLICATION_", "KAFKA_"};
-  std::map<std::string, std::string> out;
-  for (const auto& [k, v] : env.All()) {
-    bool ours = false;
-    for (const char* p : kPrefixes) ours = ours || absl::StartsWith(k, p);
-    if (!ours) continue;
-    out[k] = IsSecretName(k) ? "****" : v;
+absl::StatusOr<std::unique_ptr<ControlAuthenticator>> ControlAuthenticator::Create(
+    const ControlConfig& config) {
+  auto a = std::unique_ptr<ControlAuthenticator>(new ControlAuthenticator());
+  if (config.has_token()) {
+    auth::SecretSource source;
+    source.file = config.token_file;
+    if (config.token_in_env) source.env = "SINK_CONTROL_TOKEN";
+    auto token = auth::LoadSecret(
+        source, config.token_in_env ? "SINK_CONTROL_TOKEN" : "SINK_CONTROL_TOKEN_FILE");
+    if (!token.ok()) return token.status();
+    a->token_ = *std::move(token);
   }
-  return out;
+  a->mtls_ = config.mtls();
+  return a;
 }
 
-absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(int port, ControlDeps deps) {
+absl::Status ControlAuthenticator::Check(const grpc::ServerContext& context) const {
+  if (token_.empty() && !mtls_) return absl::OkStatus();  // loopback only (ParseSinkConfig)
+  if (mtls_ && auth::PeerCertificateVerified(context)) return absl::OkStatus();
+  if (!token_.empty()) {
+    const auto& md = context.client_metadata();
+    auto range = md.equal_range("authorization");
+    int n = 0;
+    bool match = false;
+    for (auto it = range.first; it != range.second; ++it, ++n) {
+      absl::string_view v(it->second.data(), it->second.size());
+      if (v.size() > 7 && absl::EqualsIgnoreCase(v.substr(0, 7), "bearer ")) {
+        match = auth::ConstantTimeEquals(absl::StripAsciiWhitespace(v.substr(7)), token_);
+      }
+    }
+    if (n == 1 && match) return absl::OkStatus();
+    if (n > 1) return absl::UnauthenticatedError("more than one authorization value");
+    if (n == 1) return absl::UnauthenticatedError("wrong control token");
+    return absl::UnauthenticatedError(
+        "the control API needs authorization: Bearer <token> (SINK_CONTROL_TOKEN_FILE)");
+  }
+  return absl::UnauthenticatedError("the control API needs a verified client certificate");
+}
+
+std::string ControlListenAddress(const std::string& host, int port) {
+  // An IPv6 literal needs brackets before the port.
+  if (host.find(':') != std::string::npos && !absl::StartsWith(host, "[")) {
+    return absl::StrCat("[", host, "]:", port);
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+absl::StatusOr<std::unique_ptr<ControlServer>> ControlServer::Start(const ControlConfig& config,
+                                                                    ControlDeps deps) {
+  auto auth = ControlAuthenticator::Create(config);
+  if (!auth.ok()) return auth.status();
+  auth::TlsServerOptions tls{config.tls_cert_file, config.tls_key_file, config.tls_client_ca_file};
+  auto creds = auth::MakeServerCredentials(tls);
+  if (!creds.ok()) {
+    return absl::Status(creds.status().code(),
+                        absl::StrCat("SINK_CONTROL_TLS_*: ", creds.status().message()));
+  }
   auto s = std::unique_ptr<ControlServer>(new ControlServer());
-  s->service_ = std::make_unique<SinkControlImpl>(deps);
+  s->service_ = std::make_unique<SinkControlImpl>(deps, *std::move(auth));
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::StrCat("0.0.0.0:", port), grpc::InsecureServerCredentials(),
-                           &s->port_);
+  const std::string address = ControlListenAddress(config.host, config.port);
+  builder.AddListeningPort(address, *creds, &s->port_);
   builder.RegisterService(s->service_.get());
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat("SINK_CONTROL_PORT ", port, ": cannot listen"));
+    return absl::UnavailableError(absl::StrCat("SINK_CONTROL_HOST/SINK_CONTROL_PORT ", address,
+                                               ": cannot listen"));
   }
   return s;
 }

@@ -1,6 +1,8 @@
 // The SinkControl gRPC service (proto/sluice/sink/v1beta1/sink_control.proto)
-// on SINK_CONTROL_PORT, with the standard health service and reflection (so
-// grpcurl works without .proto files).
+// on SINK_CONTROL_HOST:SINK_CONTROL_PORT (default 127.0.0.1:8082), with the
+// standard health service and reflection (so grpcurl works without .proto
+// files). Every SinkControl method requires authentication when a token or
+// mTLS is configured (review H6); health and reflection stay open.
 #ifndef SLUICE_SINK_CONTROL_CONTROL_SERVICE_H_
 #define SLUICE_SINK_CONTROL_CONTROL_SERVICE_H_
 
@@ -8,8 +10,11 @@
 #include <memory>
 #include <string>
 
+#include <grpcpp/server_context.h>
+
 #include "absl/status/statusor.h"
 #include "sink/config.h"
+#include "sink/control/masking.h"
 #include "sink/env.h"
 #include "sink/schema/schema_registry.h"
 #include "sink/worker.h"
@@ -30,16 +35,39 @@ struct ControlDeps {
   const SchemaRegistry* registry;
 };
 
-// The sluice-sink variables of `env` (by prefix: SOURCE_, SINK_, INPUT_,
-// SCHEMA_, FILTER_, ERROR_, RETRY_, DLQ_, METRIC_, APPLICATION_, KAFKA_) with
-// secret values (IsSecretName) replaced by "****".
-std::map<std::string, std::string> MaskedConfig(const Env& env);
+// Decides whether a SinkControl call may proceed. Accepted proofs: the
+// shared token as `authorization: Bearer <token>` metadata (compared in
+// constant time), or a client certificate verified by the mTLS listener;
+// either one suffices. With neither configured every call is accepted:
+// ParseSinkConfig allows that only on a loopback SINK_CONTROL_HOST.
+class ControlAuthenticator {
+ public:
+  // Loads the token (SINK_CONTROL_TOKEN_FILE or SINK_CONTROL_TOKEN, via
+  // auth::LoadSecret): NotFound for an unreadable file or unset variable,
+  // InvalidArgument for a token shorter than 16 bytes; errors name the
+  // variable.
+  static absl::StatusOr<std::unique_ptr<ControlAuthenticator>> Create(const ControlConfig& config);
+
+  // OK, or Unauthenticated saying what is missing or wrong (never the token).
+  absl::Status Check(const grpc::ServerContext& context) const;
+
+ private:
+  ControlAuthenticator() = default;
+  std::string token_;  // "" when no token is configured
+  bool mtls_ = false;
+};
+
+// "host:port", with brackets around an IPv6 literal ("[::1]:8082").
+std::string ControlListenAddress(const std::string& host, int port);
 
 class ControlServer {
  public:
-  // Listens on 0.0.0.0:`port` (0 picks a free port, see port()).
-  // Unavailable when the port cannot be bound.
-  static absl::StatusOr<std::unique_ptr<ControlServer>> Start(int port, ControlDeps deps);
+  // Listens on config.host:config.port (port 0 picks a free port, see
+  // port()), with TLS/mTLS per the SINK_CONTROL_TLS_* files. Errors: those of
+  // ControlAuthenticator::Create and auth::MakeServerCredentials (naming the
+  // variables), Unavailable when the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<ControlServer>> Start(const ControlConfig& config,
+                                                              ControlDeps deps);
   ~ControlServer();
 
   int port() const { return port_; }

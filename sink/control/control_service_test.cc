@@ -24,6 +24,8 @@ struct Fixture {
            {"FILTER_JEXL_EXPRESSION", "sampleLogMessage.getDriverId() == \"driver-1\""},
            {"FILTER_SCHEMA_PROTO_CLASS", "sluice.sample.SampleLogMessage"},
            {"SINK_JDBC_PASSWORD", "hunter2"},
+           {"SINK_HTTP_HEADERS", "Authorization:Bearer abc.def, X-Team:core"},
+           {"SINK_JDBC_URL", "jdbc:postgresql://w:pw@db/a?password=pw2"},
            {"HOME", "/root"}}};
   SinkConfig config;
   WorkerControl control;
@@ -32,10 +34,14 @@ struct Fixture {
   std::unique_ptr<pb::SinkControl::Stub> stub;
   std::shared_ptr<grpc::Channel> channel;
 
-  Fixture() {
+  // `control` is SINK_CONTROL_*; the port is always 0 (a free one).
+  explicit Fixture(ControlConfig control_config = {}) {
     config = *ParseSinkConfig(env);
     registry = *SchemaRegistry::Create(config.schema);
-    server = *ControlServer::Start(0, {&env, &config, &control, registry.get()});
+    control_config.port = 0;
+    auto started = ControlServer::Start(control_config, {&env, &config, &control, registry.get()});
+    EXPECT_TRUE(started.ok()) << started.status();
+    server = *std::move(started);
     channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()),
                                   grpc::InsecureChannelCredentials());
     stub = pb::SinkControl::NewStub(channel);
@@ -51,6 +57,9 @@ TEST(ControlService, StatusMasksSecretsAndReportsState) {
   pb::GetStatusResponse resp;
   ASSERT_TRUE(fx.stub->GetStatus(&ctx, {}, &resp).ok());
   EXPECT_EQ(resp.config().at("SINK_JDBC_PASSWORD"), "****");
+  // Secrets inside readable values (review H6).
+  EXPECT_EQ(resp.config().at("SINK_HTTP_HEADERS"), "Authorization:Bearer ****, X-Team:core");
+  EXPECT_EQ(resp.config().at("SINK_JDBC_URL"), "jdbc:postgresql://w:****@db/a?password=****");
   EXPECT_EQ(resp.config().at("SOURCE_KAFKA_TOPIC"), "orders");
   EXPECT_EQ(resp.config().count("HOME"), 0u);
   EXPECT_EQ(resp.sink_type(), "log");

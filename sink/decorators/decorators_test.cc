@@ -199,5 +199,65 @@ TEST(Dispatcher, FailingTypeStopsNamingTopicPartitionOffset) {
   EXPECT_EQ(c.dlq->written.size(), 1u);
 }
 
+// Review L7: unlimited retries with the DLQ off used to sleep without
+// polling the consumer, so max.poll.interval.ms expired and the group
+// evicted the member.
+TEST(KeepAlive, RetriesKeepTheConsumerPolledDuringEveryBackoff) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;  // DLQ off, RETRY_MAX_ATTEMPTS unlimited: retried until success
+  e.backoff_initial_ms = 1000;
+  e.backoff_rate = 1;
+  e.backoff_max_ms = 1000;
+  auto sink = std::make_unique<ScriptedSink>(2, ErrorType::kSink5xxError);
+  int keep_alives = 0;
+  std::vector<absl::Time> at;
+  DispatcherHooks hooks;  // the real (sliced) sleeper
+  hooks.keep_alive = [&] {
+    ++keep_alives;
+    at.push_back(absl::Now());
+  };
+  auto d = BuildDispatcher(e, std::move(sink), &metrics, std::move(hooks));
+  ASSERT_TRUE(d.ok());
+  absl::Time start = absl::Now();
+  DispatchResult r = (*d)->Dispatch({Msg(0)}, {});
+  EXPECT_TRUE(r.failed.empty());
+  // Two backoffs of 1 s each, served in 100 ms slices, plus one per attempt.
+  EXPECT_GE(keep_alives, 2 * 8);
+  absl::Time prev = start;
+  for (absl::Time t : at) {
+    EXPECT_LT(t - prev, absl::Milliseconds(500)) << "the consumer went unpolled too long";
+    prev = t;
+  }
+}
+
+TEST(KeepAlive, BackoffSleepPollsInSlicesAndStopsEarly) {
+  int calls = 0;
+  BackoffSleep(absl::Milliseconds(550), nullptr, [&] { ++calls; });
+  EXPECT_GE(calls, 5);
+  calls = 0;
+  absl::Time start = absl::Now();
+  BackoffSleep(absl::Seconds(30), [&] { return calls >= 2; }, [&] { ++calls; });
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2)) << "a stop request ends the backoff";
+}
+
+TEST(KeepAlive, DlqRetriesKeepTheConsumerPolledToo) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;
+  e.backoff_initial_ms = 300;
+  e.backoff_rate = 1;
+  auto writer = std::make_unique<FakeWriter>(2);
+  DispatcherHooks hooks;
+  int keep_alives = 0;
+  hooks.keep_alive = [&] { ++keep_alives; };
+  hooks.dlq_writer = std::move(writer);
+  auto d = BuildDispatcher(e, std::make_unique<ScriptedSink>(-1, ErrorType::kSink4xxError), &metrics,
+                           std::move(hooks));
+  ASSERT_TRUE(d.ok());
+  DispatchResult r = (*d)->Dispatch({Msg(0)}, {});
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_GE(keep_alives, 4);
+}
+
 }  // namespace
 }  // namespace sluice::sink

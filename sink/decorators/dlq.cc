@@ -1,5 +1,6 @@
 #include "sink/decorators/dlq.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "librdkafka/rdkafka.h"
@@ -19,22 +20,34 @@ std::vector<FailedMessage> LogDlqWriter::Write(const std::vector<FailedMessage>&
 struct KafkaDlqWriter::Impl {
   rd_kafka_t* rk = nullptr;
   std::string topic;
-  // Delivery outcome per message of the current Write, indexed by opaque.
+  absl::Duration flush_timeout;
+  // Delivery outcome per message of the current Write.
   std::vector<rd_kafka_resp_err_t> results;
+  // Produce id (the message opaque) -> index into `results`, for the
+  // messages of the current Write whose report has not arrived yet. Ids
+  // only grow, so a late report for a message of an earlier Write (its
+  // flush timed out before librdkafka's message.timeout.ms) finds no entry
+  // and is ignored; it can never mark a message of this Write as delivered.
+  // Reports are served by rd_kafka_flush/poll on the calling thread only.
+  absl::flat_hash_map<uint64_t, size_t> pending;
+  uint64_t next_id = 1;
 
   static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     auto* self = static_cast<Impl*>(opaque);
-    size_t i = reinterpret_cast<size_t>(m->_private);
-    if (i < self->results.size()) self->results[i] = m->err;
+    auto it = self->pending.find(reinterpret_cast<uintptr_t>(m->_private));
+    if (it == self->pending.end()) return;  // an earlier Write's message
+    self->results[it->second] = m->err;
+    self->pending.erase(it);
   }
 };
 
 absl::StatusOr<std::unique_ptr<KafkaDlqWriter>> KafkaDlqWriter::Create(
     const std::string& brokers, const std::string& topic, const std::string& acks,
-    const std::map<std::string, std::string>& properties) {
+    const std::map<std::string, std::string>& properties, absl::Duration flush_timeout) {
   auto w = std::unique_ptr<KafkaDlqWriter>(new KafkaDlqWriter());
   w->impl_ = std::make_unique<Impl>();
   w->impl_->topic = topic;
+  w->impl_->flush_timeout = flush_timeout;
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   for (const auto& [k, v] : properties) {
@@ -69,6 +82,7 @@ KafkaDlqWriter::~KafkaDlqWriter() {
 std::vector<FailedMessage> KafkaDlqWriter::Write(const std::vector<FailedMessage>& messages) {
   Impl& im = *impl_;
   im.results.assign(messages.size(), RD_KAFKA_RESP_ERR__IN_PROGRESS);
+  im.pending.clear();  // reports still owed to earlier Writes are dropped
   for (size_t i = 0; i < messages.size(); ++i) {
     const FailedMessage& f = messages[i];
     const Message& m = f.message;
@@ -85,6 +99,8 @@ std::vector<FailedMessage> KafkaDlqWriter::Write(const std::vector<FailedMessage
     rd_kafka_header_add(hdrs, kDlqHeaderSourceOffset, -1, offset.data(), offset.size());
     const void* key = m.key ? static_cast<const void*>(m.key->data()) : nullptr;
     const size_t key_len = m.key ? m.key->size() : 0;
+    const uint64_t id = im.next_id++;
+    im.pending[id] = i;
     rd_kafka_resp_err_t e;
     do {
       e = rd_kafka_producev(
@@ -93,15 +109,17 @@ std::vector<FailedMessage> KafkaDlqWriter::Write(const std::vector<FailedMessage
           RD_KAFKA_V_VALUE(const_cast<char*>(m.value.data()), m.value.size()),
           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_HEADERS(hdrs),
           RD_KAFKA_V_TIMESTAMP(m.timestamp_ms),
-          RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(i)), RD_KAFKA_V_END);
+          RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(static_cast<uintptr_t>(id))),
+          RD_KAFKA_V_END);
       if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL) rd_kafka_poll(im.rk, 10);
     } while (e == RD_KAFKA_RESP_ERR__QUEUE_FULL);
     if (e) {
       rd_kafka_headers_destroy(hdrs);  // not taken over on failure
+      im.pending.erase(id);            // no report will come for it
       im.results[i] = e;
     }
   }
-  rd_kafka_flush(im.rk, 30000);
+  rd_kafka_flush(im.rk, static_cast<int>(absl::ToInt64Milliseconds(im.flush_timeout)));
   std::vector<FailedMessage> failed;
   for (size_t i = 0; i < messages.size(); ++i) {
     if (im.results[i] != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -114,14 +132,17 @@ std::vector<FailedMessage> KafkaDlqWriter::Write(const std::vector<FailedMessage
 }
 
 DlqSink::DlqSink(std::unique_ptr<Sink> inner, std::unique_ptr<DlqWriter> writer, Options options,
-                 Metrics* metrics, Sleeper sleep, StopCheck stop)
+                 Metrics* metrics, Sleeper sleep, StopCheck stop, KeepAlive keep_alive)
     : inner_(std::move(inner)),
       writer_(std::move(writer)),
       options_(std::move(options)),
       metrics_(metrics),
       sleep_(std::move(sleep)),
-      stop_(std::move(stop)) {
-  if (!sleep_) sleep_ = [](absl::Duration d) { absl::SleepFor(d); };
+      stop_(std::move(stop)),
+      keep_alive_(std::move(keep_alive)) {
+  if (!sleep_) {
+    sleep_ = [this](absl::Duration d) { BackoffSleep(d, stop_, keep_alive_); };
+  }
 }
 
 absl::Status DlqSink::TakeFatal() {
@@ -149,6 +170,7 @@ std::vector<FailedMessage> DlqSink::Route(std::vector<FailedMessage> failed) {
   int64_t attempt = 0;
   while (!pending.empty() && attempt < options_.max_attempts && !(stop_ && stop_())) {
     sleep_(options_.backoff.Delay(attempt));
+    if (keep_alive_) keep_alive_();  // DLQ_RETRY_MAX_ATTEMPTS is unlimited by default
     ++attempt;
     metrics_->Increment("firehose_dlq_attempts_total", {}, 1);
     pending = writer_->Write(pending);

@@ -43,14 +43,20 @@ class LogDlqWriter : public DlqWriter {
 
 // DLQ_WRITER_TYPE=KAFKA: produces the original key, value and headers to
 // DLQ_KAFKA_TOPIC on DLQ_KAFKA_BROKERS with acks DLQ_KAFKA_ACKS, plus the
-// kDlqHeader* headers, and waits for the delivery reports.
+// kDlqHeader* headers, and waits for the delivery reports. A message counts
+// as written only on its own delivery report: each produce carries a unique
+// id, so a report arriving after its Write gave up (flush timeout) is ignored
+// by the next Write (review M6).
 class KafkaDlqWriter : public DlqWriter {
  public:
   // `properties` are extra librdkafka producer properties (DLQ_KAFKA_<X>);
   // unknown ones are skipped with a warning. InvalidArgument on bad brokers/acks.
+  // `flush_timeout`: how long one Write waits for its delivery reports;
+  // messages without a report by then are returned as not written.
   static absl::StatusOr<std::unique_ptr<KafkaDlqWriter>> Create(
       const std::string& brokers, const std::string& topic, const std::string& acks,
-      const std::map<std::string, std::string>& properties);
+      const std::map<std::string, std::string>& properties,
+      absl::Duration flush_timeout = absl::Seconds(30));
   ~KafkaDlqWriter() override;
   std::vector<FailedMessage> Write(const std::vector<FailedMessage>& messages) override;
 
@@ -70,9 +76,12 @@ class DlqSink : public Sink {
     bool fail_after_max_attempts = false;  // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE
     Backoff backoff;
   };
-  // `inner`, `writer` owned; `metrics` not.
+  // `inner`, `writer` owned; `metrics` not. `sleep` defaults to
+  // BackoffSleep with `stop` and `keep_alive` (both may be null), as in
+  // RetryingSink.
   DlqSink(std::unique_ptr<Sink> inner, std::unique_ptr<DlqWriter> writer, Options options,
-          Metrics* metrics, Sleeper sleep = nullptr, StopCheck stop = nullptr);
+          Metrics* metrics, Sleeper sleep = nullptr, StopCheck stop = nullptr,
+          KeepAlive keep_alive = nullptr);
 
   std::vector<FailedMessage> Push(const std::vector<Message>& batch) override;
   absl::string_view Name() const override { return inner_->Name(); }
@@ -91,6 +100,7 @@ class DlqSink : public Sink {
   Metrics* metrics_;
   Sleeper sleep_;
   StopCheck stop_;
+  KeepAlive keep_alive_;
   absl::Status fatal_;
 };
 

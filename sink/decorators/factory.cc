@@ -63,7 +63,8 @@ absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& e
   ro.max_attempts = errors.retry_max_attempts;
   ro.fail_after_max_attempts = errors.retry_fail_after_max_attempts;
   ro.backoff = backoff;
-  auto retry = std::make_unique<RetryingSink>(std::move(chain), ro, metrics, hooks.sleep, hooks.stop);
+  auto retry = std::make_unique<RetryingSink>(std::move(chain), ro, metrics, hooks.sleep,
+                                              hooks.stop, hooks.keep_alive);
   RetryingSink* retry_ptr = retry.get();
   chain = std::move(retry);
 
@@ -89,7 +90,7 @@ absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& e
     dopt.fail_after_max_attempts = errors.dlq_fail_after_max_attempts;
     dopt.backoff = backoff;
     auto dlq = std::make_unique<DlqSink>(std::move(chain), std::move(writer), dopt, metrics,
-                                         hooks.sleep, hooks.stop);
+                                         hooks.sleep, hooks.stop, hooks.keep_alive);
     dlq_ptr = dlq.get();
     chain = std::move(dlq);
   }

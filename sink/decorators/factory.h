@@ -29,8 +29,9 @@ namespace sluice::sink {
 
 // Test seams for the factory.
 struct DispatcherHooks {
-  Sleeper sleep;                        // default: real sleep
+  Sleeper sleep;                        // default: BackoffSleep (real, sliced)
   StopCheck stop;                       // may be null
+  KeepAlive keep_alive;                 // the worker's consumer keep-alive; may be null
   std::unique_ptr<DlqWriter> dlq_writer;  // default: from DLQ_WRITER_TYPE
 };
 

@@ -69,5 +69,46 @@ TEST(KafkaDlqWriter, WritesOriginalRecordWithErrorHeaders) {
   rd_kafka_destroy(owner);
 }
 
+FailedMessage Dead(int64_t offset, std::string value) {
+  FailedMessage f;
+  f.message.topic = "orders";
+  f.message.offset = offset;
+  f.message.value = std::move(value);
+  f.error = "HTTP 500";
+  return f;
+}
+
+TEST(KafkaDlqWriter, ALateReportOfAnEarlierWriteNeverCountsForTheCurrentOne) {
+  // Review M6: reports were keyed by the index within the current Write, so
+  // the late success of an earlier Write's message 0 marked this Write's
+  // message 0 as delivered although its produce had failed.
+  char err[256];
+  rd_kafka_t* owner = rd_kafka_new(RD_KAFKA_PRODUCER, rd_kafka_conf_new(), err, sizeof(err));
+  rd_kafka_mock_cluster_t* mc = rd_kafka_mock_cluster_new(owner, 1);
+  rd_kafka_mock_topic_create(mc, "dlq", 1, 1);
+  std::string bootstrap = rd_kafka_mock_cluster_bootstraps(mc);
+  {
+    auto w = KafkaDlqWriter::Create(bootstrap, "dlq", "all",
+                                    {{"linger.ms", "1"}, {"message.max.bytes", "2000"}},
+                                    absl::Milliseconds(600));
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_TRUE((*w)->Write({Dead(1, "warm-up")}).empty());  // metadata and connection ready
+    // The broker now answers after 800 ms: the next Write gives up at 600 ms.
+    rd_kafka_mock_broker_set_rtt(mc, 1, 800);
+    auto left = (*w)->Write({Dead(2, "A")});
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].message.offset, 2);
+    rd_kafka_mock_broker_set_rtt(mc, 1, 0);
+    // B is refused at produce time (larger than message.max.bytes); A's
+    // success arrives while this Write waits for C.
+    left = (*w)->Write({Dead(3, std::string(5000, 'B')), Dead(4, "C")});
+    ASSERT_EQ(left.size(), 1u) << "B must stay undelivered, C delivered";
+    EXPECT_EQ(left[0].message.offset, 3);
+    EXPECT_NE(left[0].error.find("DLQ write failed"), std::string::npos) << left[0].error;
+  }
+  rd_kafka_mock_cluster_destroy(mc);
+  rd_kafka_destroy(owner);
+}
+
 }  // namespace
 }  // namespace sluice::sink

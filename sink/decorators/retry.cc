@@ -14,21 +14,27 @@ absl::Duration Backoff::Delay(int64_t attempt) const {
   return absl::Milliseconds(ms);
 }
 
+void BackoffSleep(absl::Duration d, const StopCheck& stop, const KeepAlive& keep_alive) {
+  // Sliced so that SIGTERM does not wait out a long backoff, and so that the
+  // consumer is polled often enough to stay in its group however long the
+  // backoff (RETRY_EXPONENTIAL_BACKOFF_MAX_MS may exceed max.poll.interval.ms).
+  absl::Time until = absl::Now() + d;
+  while (absl::Now() < until && !(stop && stop())) {
+    absl::SleepFor(std::min(until - absl::Now(), kBackoffSlice));
+    if (keep_alive) keep_alive();
+  }
+}
+
 RetryingSink::RetryingSink(std::unique_ptr<Sink> inner, Options options, Metrics* metrics,
-                           Sleeper sleep, StopCheck stop)
+                           Sleeper sleep, StopCheck stop, KeepAlive keep_alive)
     : inner_(std::move(inner)),
       options_(std::move(options)),
       metrics_(metrics),
       sleep_(std::move(sleep)),
-      stop_(std::move(stop)) {
+      stop_(std::move(stop)),
+      keep_alive_(std::move(keep_alive)) {
   if (!sleep_) {
-    sleep_ = [this](absl::Duration d) {
-      // Sleep in slices so that SIGTERM does not wait out a long backoff.
-      absl::Time until = absl::Now() + d;
-      while (absl::Now() < until && !(stop_ && stop_())) {
-        absl::SleepFor(std::min(until - absl::Now(), absl::Milliseconds(100)));
-      }
-    };
+    sleep_ = [this](absl::Duration d) { BackoffSleep(d, stop_, keep_alive_); };
   }
 }
 
@@ -50,6 +56,9 @@ std::vector<FailedMessage> RetryingSink::Push(const std::vector<Message>& batch)
   std::vector<Message> again;
   while (!pending.empty() && attempt < options_.max_attempts && !(stop_ && stop_())) {
     sleep_(options_.backoff.Delay(attempt));
+    // Also with a zero backoff: each attempt may take up to the sink's own
+    // timeout, and unlimited attempts (RETRY_MAX_ATTEMPTS) add up.
+    if (keep_alive_) keep_alive_();
     ++attempt;
     metrics_->Increment("firehose_retry_attempts_total", {}, 1);
     again.clear();

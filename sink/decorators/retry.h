@@ -30,6 +30,21 @@ using Sleeper = std::function<void(absl::Duration)>;
 // True when the worker is asked to stop: retries end early, the messages stay
 // failed (and uncommitted).
 using StopCheck = std::function<bool()>;
+// Keeps the worker's consumer in its group while a batch is retried: the
+// worker pauses fetching and polls the consumer, which resets librdkafka's
+// max.poll.interval.ms timer and serves rebalances (review L7). Called on
+// the worker thread.
+using KeepAlive = std::function<void()>;
+
+// How often the default sleepers call KeepAlive (and check StopCheck)
+// during a backoff. Far below any sane max.poll.interval.ms (default 300 s).
+inline constexpr absl::Duration kBackoffSlice = absl::Milliseconds(100);
+
+// The default sleeper: sleeps `d` in slices of kBackoffSlice, calling
+// `keep_alive` (may be null) after each slice and returning early once
+// `stop` (may be null) is true. So a backoff of any length (even above
+// max.poll.interval.ms) never evicts the consumer from its group.
+void BackoffSleep(absl::Duration d, const StopCheck& stop, const KeepAlive& keep_alive);
 
 class RetryingSink : public Sink {
  public:
@@ -39,10 +54,11 @@ class RetryingSink : public Sink {
     bool fail_after_max_attempts = false;      // RETRY_FAIL_AFTER_MAX_ATTEMPTS_ENABLE
     Backoff backoff;
   };
-  // `metrics` is not owned; `sleep` defaults to absl::SleepFor (sliced so that
-  // `stop` is honoured); `stop` may be null.
+  // `metrics` is not owned; `sleep` defaults to BackoffSleep (sliced so that
+  // `stop` is honoured and `keep_alive` runs during the backoff); `stop` and
+  // `keep_alive` may be null. `keep_alive` also runs before each attempt.
   RetryingSink(std::unique_ptr<Sink> inner, Options options, Metrics* metrics,
-               Sleeper sleep = nullptr, StopCheck stop = nullptr);
+               Sleeper sleep = nullptr, StopCheck stop = nullptr, KeepAlive keep_alive = nullptr);
 
   std::vector<FailedMessage> Push(const std::vector<Message>& batch) override;
   absl::string_view Name() const override { return inner_->Name(); }
@@ -57,6 +73,7 @@ class RetryingSink : public Sink {
   Metrics* metrics_;
   Sleeper sleep_;
   StopCheck stop_;
+  KeepAlive keep_alive_;
   absl::Status fatal_;
 };
 

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/outbound.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
 
@@ -60,8 +61,18 @@ void AddNested(const DescriptorProto& m, const std::string& java_prefix_dollar,
 }
 
 size_t WriteCb(char* ptr, size_t size, size_t nmemb, void* userdata) {
-  static_cast<std::string*>(userdata)->append(ptr, size * nmemb);
+  auto* body = static_cast<std::string*>(userdata);
+  // Returning less than given aborts the transfer (CURLE_WRITE_ERROR): a
+  // registry, or whatever answers at its URL, cannot fill the memory.
+  if (body->size() + size * nmemb > static_cast<size_t>(kMaxSchemaResponseBytes)) return 0;
+  body->append(ptr, size * nmemb);
   return size * nmemb;
+}
+
+absl::Status TooLarge(const std::string& url) {
+  return absl::ResourceExhaustedError(absl::StrCat("schema registry: fetching ", url,
+                                                   ": the answer exceeds ",
+                                                   kMaxSchemaResponseBytes, " bytes"));
 }
 
 absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, const std::string& url) {
@@ -80,8 +91,14 @@ absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, const std::str
   for (const auto& [k, v] : config.fetch_headers) {
     headers = curl_slist_append(headers, absl::StrCat(k, ": ", v).c_str());
   }
+  // http/https only (also after a redirect) and the process's deny list.
+  RestrictOutbound(curl);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  // Refused up front when Content-Length says so; WriteCb stops the rest.
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                   static_cast<curl_off_t>(kMaxSchemaResponseBytes));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config.fetch_timeout_ms));
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
@@ -92,6 +109,7 @@ absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, const std::str
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
+  if (rc == CURLE_WRITE_ERROR || rc == CURLE_FILESIZE_EXCEEDED) return TooLarge(url);
   if (rc != CURLE_OK) {
     return absl::UnavailableError(
         absl::StrCat("schema registry: fetching ", url, ": ", curl_easy_strerror(rc)));
@@ -180,7 +198,11 @@ Fetcher MakeFetcher(const SchemaConfig& config) {
     int64_t backoff_ms = std::min<int64_t>(config.fetch_backoff_min_ms, 60000);
     for (int attempt = 0; attempt <= config.fetch_retries; ++attempt) {
       auto body = FetchOnce(config, url);
-      if (body.ok() || absl::IsNotFound(body.status())) return body;
+      // Not retried: a missing file, or an answer over the size cap.
+      if (body.ok() || absl::IsNotFound(body.status()) ||
+          absl::IsResourceExhausted(body.status())) {
+        return body;
+      }
       last = body.status();
       if (attempt < config.fetch_retries) {
         spdlog::warn("{} (retrying in {} ms)", std::string(last.message()), backoff_ms);

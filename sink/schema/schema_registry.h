@@ -66,8 +66,17 @@ class Schema {
 // nested classes with both '$' and '.'), mapped to full proto names.
 std::map<std::string, std::string> JavaClassNames(const google::protobuf::FileDescriptorProto& file);
 
+// The largest answer a schema registry URL may send, in bytes. Descriptor
+// sets are kilobytes to a few megabytes; the cap keeps a misbehaving or
+// hostile endpoint from filling the sink's memory (review L4).
+inline constexpr int64_t kMaxSchemaResponseBytes = int64_t{64} << 20;  // 64 MiB
+
 // Fetches `url` (file://, http://, https://) with the configured timeout,
-// headers, retries and backoff. Errors name the URL.
+// headers, retries and backoff. http(s) handles are restricted by
+// RestrictOutbound (common/outbound.h): other schemes and denied addresses
+// fail, also after a redirect (at most 5 are followed). Errors name the URL:
+// NotFound for an unreadable file, ResourceExhausted (not retried) for an
+// answer over kMaxSchemaResponseBytes, Unavailable otherwise.
 using Fetcher = std::function<absl::StatusOr<std::string>(const std::string& url)>;
 Fetcher MakeFetcher(const SchemaConfig& config);
 

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "sink/sample/sample_gen.h"
 #include "sink/schema/proto_decoder.h"
+#include "sink/sinks/testing/http_test_server.h"
 
 namespace sluice::sink {
 namespace {
@@ -180,6 +182,61 @@ TEST(SchemaRegistry, VersionBasedRefreshLoadsTheHighestVersion) {
   auto d = (*reg)->Current()->FindMessage("sluice.sample.SampleLogMessage");
   ASSERT_TRUE(d.ok());
   EXPECT_NE((*d)->FindFieldByName("vehicle_type"), nullptr);
+}
+
+using ::sluice::sink::testing::HttpRequest;
+using ::sluice::sink::testing::HttpTestServer;
+
+SchemaConfig HttpConfig(const std::string& url) {
+  SchemaConfig c;
+  c.urls = {url};
+  c.fetch_timeout_ms = 20000;
+  c.fetch_retries = 2;
+  c.fetch_backoff_min_ms = 10;
+  return c;
+}
+
+TEST(SchemaRegistryFetch, AnAnswerOverTheCapFailsAndIsNotRetried) {
+  // Review L4: the body was collected without a bound.
+  auto server = HttpTestServer::StartWithResponses([](const HttpRequest&) {
+    HttpTestServer::Response r;
+    r.body.assign(static_cast<size_t>(kMaxSchemaResponseBytes) + 1, 'x');
+    return r;
+  });
+  ASSERT_TRUE(server.ok());
+  std::string url = (*server)->url() + "/huge.desc";
+  auto body = MakeFetcher(HttpConfig(url))(url);
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.status().code(), absl::StatusCode::kResourceExhausted) << body.status();
+  EXPECT_NE(body.status().message().find(url), std::string::npos);
+  EXPECT_EQ((*server)->requests().size(), 1u) << "a too large answer is not fetched again";
+}
+
+TEST(SchemaRegistryFetch, OnlyHttpIsSpokenAlsoAfterARedirect) {
+  // Review C4: the registry's handle spoke any protocol libcurl knows
+  // (gopher://, dict://; ftp:// after a redirect).
+  std::unique_ptr<HttpTestServer> server;
+  auto started = HttpTestServer::StartWithResponses([&](const HttpRequest&) {
+    HttpTestServer::Response r;
+    r.status = 302;
+    r.headers = {{"Location", absl::StrCat("ftp://127.0.0.1:", server->port(), "/schema.desc")}};
+    return r;
+  });
+  ASSERT_TRUE(started.ok());
+  server = *std::move(started);
+  SchemaConfig config = HttpConfig("");
+  config.fetch_timeout_ms = 3000;
+  config.fetch_retries = 0;
+  std::string url = server->url() + "/schema.desc";
+  auto body = MakeFetcher(config)(url);
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(server->connections(), 1) << "the ftp:// redirect target was contacted";
+  for (std::string scheme : {"gopher", "dict", "ftp"}) {
+    std::string other = absl::StrCat(scheme, "://127.0.0.1:", server->port(), "/x");
+    auto direct = MakeFetcher(config)(other);
+    ASSERT_FALSE(direct.ok()) << scheme;
+    EXPECT_EQ(server->connections(), 1) << scheme << ":// reached the server";
+  }
 }
 
 }  // namespace

@@ -72,6 +72,12 @@ class Consumer {
   // membership (Poll must still be called).
   virtual void SetPaused(bool paused) = 0;
 
+  // Serves the consumer without taking records, while every partition is
+  // paused (SetPaused(true)) and a batch is being retried: this counts as a
+  // poll for the group (librdkafka's max.poll.interval.ms), and rebalance
+  // callbacks may run inside. Never hands out or skips a record.
+  virtual void KeepAlive() = 0;
+
   // Assigned partitions with position, high watermark and lag.
   virtual std::vector<PartitionStatus> Partitions() = 0;
 

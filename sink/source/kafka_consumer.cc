@@ -308,6 +308,26 @@ void KafkaConsumer::SetPaused(bool paused) {
   rd_kafka_topic_partition_list_destroy(assigned);
 }
 
+void KafkaConsumer::KeepAlive() {
+  if (closed_) return;
+  // rd_kafka_consumer_poll is what resets the max.poll.interval.ms timer;
+  // with every partition paused (pausing also drops what was prefetched)
+  // it serves only group and commit events.
+  rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, 0);
+  if (m == nullptr) return;
+  if (!m->err && m->rkt != nullptr) {
+    // Not expected while paused; never let a record slip past the worker:
+    // rewind its partition so that the next Poll after resuming returns it.
+    rd_kafka_topic_partition_list_t* at = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(at, rd_kafka_topic_name(m->rkt), m->partition)->offset =
+        m->offset;
+    rd_kafka_error_t* e = rd_kafka_seek_partitions(rk_, at, 5000);
+    if (e != nullptr) rd_kafka_error_destroy(e);
+    rd_kafka_topic_partition_list_destroy(at);
+  }
+  rd_kafka_message_destroy(m);
+}
+
 std::vector<PartitionStatus> KafkaConsumer::Partitions() {
   std::vector<PartitionStatus> out;
   rd_kafka_topic_partition_list_t* assigned = nullptr;

@@ -35,6 +35,7 @@ class KafkaConsumer : public Consumer {
   absl::Status Poll(int max_records, absl::Duration timeout, std::vector<Message>* out) override;
   absl::Status Commit(const std::vector<PartitionOffset>& offsets, bool async) override;
   void SetPaused(bool paused) override;
+  void KeepAlive() override;
   std::vector<PartitionStatus> Partitions() override;
   void SetRebalanceListener(RebalanceListener* listener) override { listener_ = listener; }
   absl::Status Close() override;

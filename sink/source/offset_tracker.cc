@@ -3,6 +3,15 @@
 namespace sluice::sink {
 
 void OffsetTracker::MarkBatch(const std::vector<Message>& batch) {
+  BeginBatch(batch);
+  EndBatch();
+}
+
+void OffsetTracker::EndBatch() {
+  for (auto& [tp, s] : state_) s.inflight_from = -1;
+}
+
+void OffsetTracker::BeginBatch(const std::vector<Message>& batch) {
   // Batches are mostly one or a few partitions in runs: cache the last state.
   State* last = nullptr;
   const Message* last_msg = nullptr;
@@ -12,12 +21,15 @@ void OffsetTracker::MarkBatch(const std::vector<Message>& batch) {
       last_msg = &m;
     }
     if (m.offset + 1 > last->next) last->next = m.offset + 1;
+    if (last->inflight_from < 0 || m.offset < last->inflight_from) last->inflight_from = m.offset;
   }
 }
 
 void OffsetTracker::MarkFailed(const std::vector<FailedMessage>& failed) {
   for (const FailedMessage& f : failed) {
-    State& s = state_[TopicPartition{f.message.topic, f.message.partition}];
+    auto it = state_.find(TopicPartition{f.message.topic, f.message.partition});
+    if (it == state_.end()) continue;  // revoked meanwhile: not ours to block
+    State& s = it->second;
     if (s.blocked_at < 0 || f.message.offset < s.blocked_at) s.blocked_at = f.message.offset;
   }
 }

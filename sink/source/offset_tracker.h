@@ -19,11 +19,24 @@ namespace sluice::sink {
 class OffsetTracker {
  public:
   // Records that every message of the polled `batch` has been handled
-  // (pushed, filtered out or failed).
+  // (pushed, filtered out or failed): BeginBatch + EndBatch.
   void MarkBatch(const std::vector<Message>& batch);
 
+  // Records that the polled `batch` is being handled. Until EndBatch(),
+  // nothing from the batch's first offset in each of its partitions on is
+  // committable, so that a commit in the middle of a batch (a revoke served
+  // while the retry decorator keeps the consumer polled, or the final commit
+  // after an error escaped the batch) never covers records not yet handled.
+  void BeginBatch(const std::vector<Message>& batch);
+
+  // The batch begun last is handled; failures must already be recorded with
+  // MarkFailed. Its offsets become committable.
+  void EndBatch();
+
   // Records `failed`: their partitions are blocked at the lowest failed offset
-  // until Forget() (a restart or a rebalance re-reads them).
+  // until Forget() (a restart or a rebalance re-reads them). Failures of
+  // partitions not tracked (forgotten by a revoke during the batch) are
+  // ignored: the partition's new owner re-reads them.
   void MarkFailed(const std::vector<FailedMessage>& failed);
 
   // Offsets that advanced since the last TakePending(), and marks them taken.
@@ -41,12 +54,16 @@ class OffsetTracker {
 
  private:
   struct State {
-    int64_t next = -1;        // next offset to commit (highest handled + 1)
-    int64_t blocked_at = -1;  // lowest failed offset, -1 when none
-    int64_t taken = -1;       // last value returned by TakePending
+    int64_t next = -1;           // next offset to commit (highest handled + 1)
+    int64_t blocked_at = -1;     // lowest failed offset, -1 when none
+    int64_t taken = -1;          // last value returned by TakePending
+    int64_t inflight_from = -1;  // first offset of the batch in hand, -1 when none
   };
   int64_t CommitOffset(const State& s) const {
-    return s.blocked_at >= 0 && s.blocked_at < s.next ? s.blocked_at : s.next;
+    int64_t off = s.next;
+    if (s.blocked_at >= 0 && s.blocked_at < off) off = s.blocked_at;
+    if (s.inflight_from >= 0 && s.inflight_from < off) off = s.inflight_from;
+    return off;
   }
   std::map<TopicPartition, State> state_;
 };

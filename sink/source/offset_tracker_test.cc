@@ -55,5 +55,42 @@ TEST(OffsetTracker, RevokeCommitsAndForgets) {
   EXPECT_EQ(pending[0].tp.partition, 0);
 }
 
+TEST(OffsetTracker, NothingOfTheBatchInHandIsCommittable) {
+  OffsetTracker t;
+  t.MarkBatch({Msg(0, 0), Msg(0, 1)});
+  t.TakePending();
+  t.BeginBatch({Msg(0, 2), Msg(0, 3), Msg(1, 7)});
+  // A revoke (or an error escaping the batch) now may only commit what was
+  // done before the batch.
+  auto c = t.CommittableFor({{"t", 0}, {"t", 1}});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].offset, 2);
+  EXPECT_EQ(c[1].offset, 7);
+  for (const PartitionOffset& o : t.TakePending()) {
+    EXPECT_EQ(o.offset, o.tp.partition == 0 ? 2 : 7) << "never past the batch start";
+  }
+  t.EndBatch();
+  auto pending = t.TakePending();
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[0].offset, 4);
+  EXPECT_EQ(pending[1].offset, 8);
+}
+
+TEST(OffsetTracker, FailuresOfAPartitionRevokedDuringTheBatchAreIgnored) {
+  OffsetTracker t;
+  t.BeginBatch({Msg(0, 5), Msg(0, 6)});
+  t.Forget({{"t", 0}});  // revoked while the batch was in hand
+  FailedMessage f;
+  f.message = Msg(0, 5);
+  t.MarkFailed({f});
+  t.EndBatch();
+  EXPECT_TRUE(t.TakePending().empty());
+  // Assigned again later: the old failure does not block it.
+  t.MarkBatch({Msg(0, 5), Msg(0, 6)});
+  auto pending = t.TakePending();
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].offset, 7);
+}
+
 }  // namespace
 }  // namespace sluice::sink

@@ -12,6 +12,7 @@
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "sink/sinks/common/json_text.h"
 
 namespace sluice::sink {
 namespace {
@@ -178,9 +179,8 @@ absl::StatusOr<std::vector<ColumnMapping>> ParseColumnMapping(absl::string_view 
   return out;
 }
 
-std::optional<std::string> FieldValueText(const PbMessage& root,
-                                          const std::vector<const FieldDescriptor*>& path,
-                                          ValueKind* kind) {
+absl::StatusOr<std::optional<std::string>> FieldValueText(
+    const PbMessage& root, const std::vector<const FieldDescriptor*>& path, ValueKind* kind) {
   if (kind != nullptr) *kind = ValueKind::kText;
   const PbMessage* m = &root;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
@@ -197,13 +197,19 @@ std::optional<std::string> FieldValueText(const PbMessage& root,
         const PbMessage& entry = r->GetRepeatedMessage(*m, f, i);
         const Descriptor* ed = entry.GetDescriptor();
         nlohmann::json key = ValueJson(entry, ed->map_key(), -1);
+        // Map keys are strings, integers or bools: only a string can be bad
+        // UTF-8, and the dump below reports it.
         std::string k = key.is_string() ? key.get<std::string>() : key.dump();
         out[k] = ValueJson(entry, ed->map_value(), -1);
       } else {
         out.push_back(ValueJson(*m, f, i));
       }
     }
-    return out.dump();
+    // proto2 does not validate UTF-8 on parse, so a string element may hold
+    // any bytes; dump() would throw on them.
+    auto text = DumpJson(out, absl::StrCat("field ", f->name()));
+    if (!text.ok()) return text.status();
+    return std::optional<std::string>(*std::move(text));
   }
   switch (f->cpp_type()) {
     case FieldDescriptor::CPPTYPE_MESSAGE: {
@@ -227,18 +233,17 @@ std::optional<std::string> FieldValueText(const PbMessage& root,
   }
 }
 
-std::optional<std::string> FieldValueTextByNumbers(const PbMessage& root,
-                                                   const std::vector<int>& numbers,
-                                                   ValueKind* kind) {
+absl::StatusOr<std::optional<std::string>> FieldValueTextByNumbers(
+    const PbMessage& root, const std::vector<int>& numbers, ValueKind* kind) {
   std::vector<const FieldDescriptor*> path;
   path.reserve(numbers.size());
   const Descriptor* d = root.GetDescriptor();
   for (size_t i = 0; i < numbers.size(); ++i) {
     const FieldDescriptor* f = d == nullptr ? nullptr : d->FindFieldByNumber(numbers[i]);
-    if (f == nullptr) return std::nullopt;
+    if (f == nullptr) return std::optional<std::string>();
     if (i + 1 < numbers.size() &&
         (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE || f->is_repeated())) {
-      return std::nullopt;
+      return std::optional<std::string>();
     }
     path.push_back(f);
     d = f->message_type();

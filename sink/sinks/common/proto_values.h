@@ -44,9 +44,12 @@ enum class ValueKind {
 // - other message: its JSON (proto field names), nullopt when unset;
 // - repeated: a JSON array; map: a JSON object.
 // Intermediate unset messages read as their default instance.
-std::optional<std::string> FieldValueText(const google::protobuf::Message& root,
-                                          const std::vector<const google::protobuf::FieldDescriptor*>& path,
-                                          ValueKind* kind = nullptr);
+// InvalidArgument naming the field when a repeated or map value cannot be
+// rendered as JSON (a string that is not valid UTF-8, possible in proto2);
+// callers fail that record with INVALID_MESSAGE_ERROR.
+absl::StatusOr<std::optional<std::string>> FieldValueText(
+    const google::protobuf::Message& root,
+    const std::vector<const google::protobuf::FieldDescriptor*>& path, ValueKind* kind = nullptr);
 
 // JSON (proto field names, no defaults) of `message`; "{}" on failure.
 std::string MessageJson(const google::protobuf::Message& message, bool with_defaults = false);
@@ -54,10 +57,10 @@ std::string MessageJson(const google::protobuf::Message& message, bool with_defa
 // The value at a field-number path ({4, 1}), resolved against the message's
 // own descriptor, so that it works for messages of any pool (e.g. after a
 // schema refresh). nullopt also when a number is missing or a non-final step
-// is not a singular message. Same rendering as FieldValueText.
-std::optional<std::string> FieldValueTextByNumbers(const google::protobuf::Message& root,
-                                                   const std::vector<int>& numbers,
-                                                   ValueKind* kind = nullptr);
+// is not a singular message. Same rendering and errors as FieldValueText.
+absl::StatusOr<std::optional<std::string>> FieldValueTextByNumbers(
+    const google::protobuf::Message& root, const std::vector<int>& numbers,
+    ValueKind* kind = nullptr);
 
 // A private copy of a message type: its file and every dependency rebuilt in a
 // pool the holder owns. Sinks keep descriptors from the schema registry this

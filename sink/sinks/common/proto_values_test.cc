@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "sink/sinks/testdata/legacy_message.pb.h"
 #include "sink/sinks/testdata/test_message.pb.h"
 
 namespace sluice::sink {
@@ -54,7 +55,9 @@ TEST(FieldValueTextTest, RendersEachKind) {
       p.push_back(cur->FindFieldByNumber(n));
       cur = p.back()->message_type();
     }
-    return FieldValueText(m, p, kind);
+    auto v = FieldValueText(m, p, kind);
+    EXPECT_TRUE(v.ok()) << v.status();
+    return v.ok() ? *v : std::nullopt;
   };
   EXPECT_EQ(text({1}), "A1");
   EXPECT_EQ(text({2}), "-5");
@@ -81,6 +84,27 @@ TEST(FieldValueTextTest, RendersEachKind) {
   EXPECT_EQ(text({5}), "2000-02-29T00:00:00Z");
   m.clear_address();
   EXPECT_EQ(text({4}), std::nullopt);
+}
+
+TEST(FieldValueTextTest, InvalidUtf8InAProto2RepeatedOrMapStringIsAnErrorNotAThrow) {
+  // The wire bytes of a proto2 record whose string fields hold "\xff\xfe":
+  // proto2 parses them without a UTF-8 check (review H5).
+  sluice::sink::testing::LegacyMessage in;
+  in.set_id("ok");
+  in.add_tags("\xff\xfe");
+  (*in.mutable_labels())["k"] = "\xff";
+  sluice::sink::testing::LegacyMessage m;
+  ASSERT_TRUE(m.ParseFromString(in.SerializeAsString()));
+  for (int number : {2, 3}) {
+    auto v = FieldValueTextByNumbers(m, {number});
+    ASSERT_FALSE(v.ok()) << number;
+    EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(v.status().message(), HasSubstr("UTF-8")) << v.status();
+  }
+  // Other fields of the same record still render.
+  auto id = FieldValueTextByNumbers(m, {1});
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(**id, "ok");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/byte_buffer.h"
+#include "spdlog/spdlog.h"
 
 namespace sluice::sink {
 namespace {
@@ -93,8 +94,18 @@ absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const Sin
                                                    c.response->full_name(),
                                                    " has no bool field `success`"));
   }
-  auto deadline = env.GetInt("SINK_GRPC_ARG_DEADLINE_MS", 0);
+  auto deadline = env.GetInt("SINK_GRPC_ARG_DEADLINE_MS", kDefaultGrpcDeadlineMs);
   if (!deadline.ok()) return deadline.status();
+  if (*deadline < 0) {
+    return absl::InvalidArgumentError("SINK_GRPC_ARG_DEADLINE_MS must be a positive number of ms");
+  }
+  if (*deadline == 0) {
+    // Firehose reads 0 as "no deadline": one hung call would then hold the
+    // worker (and its consumer's max.poll budget) forever (review M4).
+    spdlog::warn("SINK_GRPC_ARG_DEADLINE_MS=0 (no deadline in Firehose) is replaced by {} ms",
+                 kDefaultGrpcDeadlineMs);
+    *deadline = kDefaultGrpcDeadlineMs;
+  }
   c.deadline_ms = *deadline;
   for (absl::string_view kv :
        absl::StrSplit(env.GetOr("SINK_GRPC_METADATA", ""), ',', absl::SkipWhitespace())) {
@@ -149,10 +160,10 @@ std::vector<FailedMessage> GrpcSink::Execute() {
   calls.reserve(prepared_.size());
   for (size_t i = 0; i < prepared_.size(); ++i) {
     auto call = std::make_unique<Call>();
-    if (config_.deadline_ms > 0) {
-      call->context.set_deadline(std::chrono::system_clock::now() +
-                                 std::chrono::milliseconds(config_.deadline_ms));
-    }
+    call->context.set_deadline(std::chrono::system_clock::now() +
+                               std::chrono::milliseconds(config_.deadline_ms > 0
+                                                             ? config_.deadline_ms
+                                                             : kDefaultGrpcDeadlineMs));
     for (const auto& [k, v] : config_.metadata) call->context.AddMetadata(k, v);
     const std::string& value = prepared_[i].value;
     grpc::Slice slice(value.data(), value.size());

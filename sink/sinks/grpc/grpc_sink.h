@@ -24,6 +24,11 @@
 
 namespace sluice::sink {
 
+// SINK_GRPC_ARG_DEADLINE_MS when unset or 0. Firehose's default 0 means "no
+// deadline"; sluice always sets one so that a hung call cannot stall the
+// worker forever.
+inline constexpr int64_t kDefaultGrpcDeadlineMs = 10000;
+
 // Parsed SINK_GRPC_* configuration.
 struct GrpcSinkConfig {
   std::string host;    // SINK_GRPC_SERVICE_HOST (required)
@@ -33,11 +38,14 @@ struct GrpcSinkConfig {
   // Owner of `response`: a private copy, because the schema registry frees an
   // old pool after a refresh (see OwnedDescriptor).
   std::shared_ptr<const OwnedDescriptor> owned_response;
-  int64_t deadline_ms = 0;  // SINK_GRPC_ARG_DEADLINE_MS; 0 = no deadline (Firehose's default)
+  // SINK_GRPC_ARG_DEADLINE_MS: per-call deadline; unset or 0 means
+  // kDefaultGrpcDeadlineMs (not Firehose's "none").
+  int64_t deadline_ms = kDefaultGrpcDeadlineMs;
   std::vector<std::pair<std::string, std::string>> metadata;  // SINK_GRPC_METADATA "k:v,k2:v2"
 
-  // InvalidArgument naming the variable when missing or malformed, or when
-  // the response class has no boolean `success` field.
+  // InvalidArgument naming the variable when missing or malformed (a
+  // negative deadline included), or when the response class has no boolean
+  // `success` field.
   static absl::StatusOr<GrpcSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
 };
 

@@ -156,5 +156,30 @@ TEST(GrpcSinkConfigTest, ErrorsNameTheVariable) {
   EXPECT_THAT(c.status().message(), HasSubstr("SINK_GRPC_METHOD_URL"));
 }
 
+TEST(GrpcSinkConfigTest, CallsAlwaysHaveADeadline) {
+  // Review M4: Firehose's default 0 meant no deadline, so one hung call
+  // stalled the worker forever.
+  NoopMetrics metrics;
+  std::map<std::string, std::string> base = {
+      {"SINK_GRPC_SERVICE_HOST", "h"},
+      {"SINK_GRPC_SERVICE_PORT", "1"},
+      {"SINK_GRPC_METHOD_URL", "a.B/C"},
+      {"SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS", "sluice.sink.testing.PushResponse"}};
+  auto deadline = [&](const char* value) -> absl::StatusOr<int64_t> {
+    auto vars = base;
+    if (value != nullptr) vars["SINK_GRPC_ARG_DEADLINE_MS"] = value;
+    Env env(vars);
+    auto c = GrpcSinkConfig::FromEnv(env, SinkContext{&env, &metrics, &FindGenerated});
+    if (!c.ok()) return c.status();
+    return c->deadline_ms;
+  };
+  EXPECT_EQ(*deadline(nullptr), 10000);
+  EXPECT_EQ(*deadline("0"), 10000) << "Firehose's 0 = none is replaced";
+  EXPECT_EQ(*deadline("2500"), 2500);
+  auto negative = deadline("-1");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.status().message(), HasSubstr("SINK_GRPC_ARG_DEADLINE_MS"));
+}
+
 }  // namespace
 }  // namespace sluice::sink

@@ -4,7 +4,6 @@
 
 #include <curl/curl.h>
 
-#include <cstdio>
 #include <map>
 
 #include "absl/status/status.h"
@@ -17,30 +16,16 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/util/json_util.h"
+#include "common/outbound.h"
 #include "nlohmann/json.hpp"
+#include "sink/sinks/common/json_text.h"
+#include "spdlog/spdlog.h"
 
 namespace sluice::sink {
 namespace {
 
 using google::protobuf::Descriptor;
 using PbMessage = google::protobuf::Message;
-
-// Resolves `name` and keeps a private copy in `c->owned`.
-absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view variable,
-                                       absl::string_view name, HttpSinkConfig* c) {
-  if (!ctx.find_message) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(variable, " needs a protobuf schema (INPUT_SCHEMA_DATA_TYPE=protobuf)"));
-  }
-  auto d = ctx.find_message(name);
-  if (!d.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(variable, ": ", d.status().message()));
-  }
-  auto owned = OwnedDescriptor::Copy(*d);
-  if (!owned.ok()) return owned.status();
-  c->owned.push_back(*std::move(owned));
-  return c->owned.back()->get();
-}
 
 // libcurl's global state is initialised once per process.
 void GlobalInit() {
@@ -51,11 +36,30 @@ void GlobalInit() {
   (void)done;
 }
 
+// The answer's body: its size, and a prefix for SINK_HTTP_LOG_BODIES only.
+struct ResponseBody {
+  std::string prefix;
+  size_t size = 0;
+};
+
 size_t CollectBody(char* data, size_t size, size_t n, void* user) {
-  auto* out = static_cast<std::string*>(user);
-  // Keep a prefix for logs only; the body itself is not used.
-  if (out->size() < 1024) out->append(data, std::min(size * n, 1024 - out->size()));
+  auto* out = static_cast<ResponseBody*>(user);
+  out->size += size * n;
+  if (out->prefix.size() < 1024) out->prefix.append(data, std::min(size * n, 1024 - out->prefix.size()));
   return size * n;
+}
+
+// The URL for logs and error texts: without its query, which may carry
+// parameter values taken from records (SINK_HTTP_PARAMETER_PLACEMENT=query).
+std::string UrlForLogs(absl::string_view url) {
+  size_t q = url.find('?');
+  if (q == absl::string_view::npos) return std::string(url);
+  return absl::StrCat(url.substr(0, q), "?...");
+}
+
+// Default curl_multi_perform (the test seam's default).
+int MultiPerform(void* multi, int* running) {
+  return curl_multi_perform(static_cast<CURLM*>(multi), running);
 }
 
 bool IsRetryableCurlError(CURLcode code) {
@@ -75,154 +79,8 @@ bool IsRetryableCurlError(CURLcode code) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
-                                                                   absl::string_view variable) {
-  std::vector<std::pair<int, int>> out;
-  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::vector<absl::string_view> ends = absl::StrSplit(part, '-');
-    int lo, hi;
-    if (ends.size() != 2 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[0]), &lo) ||
-        !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[1]), &hi) || lo > hi) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          variable, ": bad range \"", part, "\" (want <low>-<high>, e.g. 400-600)"));
-    }
-    out.emplace_back(lo, hi);
-  }
-  return out;
-}
-
-absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
-  HttpSinkConfig c;
-  auto url = env.Require("SINK_HTTP_SERVICE_URL");
-  if (!url.ok()) return url.status();
-  c.url = absl::StrReplaceAll(*url, {{"%%s", "%s"}});
-
-  c.method = absl::AsciiStrToUpper(env.GetOr("SINK_HTTP_REQUEST_METHOD", "put"));
-  if (c.method != "PUT" && c.method != "POST" && c.method != "PATCH" && c.method != "DELETE") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SINK_HTTP_REQUEST_METHOD must be put, post, patch or delete, got \"", c.method, "\""));
-  }
-  auto timeout = env.GetInt("SINK_HTTP_REQUEST_TIMEOUT_MS", 10000);
-  if (!timeout.ok()) return timeout.status();
-  if (*timeout <= 0) return absl::InvalidArgumentError("SINK_HTTP_REQUEST_TIMEOUT_MS must be > 0");
-  c.timeout_ms = *timeout;
-  auto conns = env.GetInt("SINK_HTTP_MAX_CONNECTIONS", 10);
-  if (!conns.ok()) return conns.status();
-  if (*conns <= 0) return absl::InvalidArgumentError("SINK_HTTP_MAX_CONNECTIONS must be > 0");
-  c.max_connections = static_cast<int>(*conns);
-
-  for (absl::string_view kv : absl::StrSplit(env.GetOr("SINK_HTTP_HEADERS", ""), ',',
-                                             absl::SkipWhitespace())) {
-    size_t colon = kv.find(':');
-    if (colon == absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SINK_HTTP_HEADERS: \"", kv, "\" is not name:value"));
-    }
-    c.headers.emplace_back(std::string(absl::StripAsciiWhitespace(kv.substr(0, colon))),
-                           std::string(absl::StripAsciiWhitespace(kv.substr(colon + 1))));
-  }
-  auto retry = ParseStatusRanges(env.GetOr("SINK_HTTP_RETRY_STATUS_CODE_RANGES", "400-600"),
-                                 "SINK_HTTP_RETRY_STATUS_CODE_RANGES");
-  if (!retry.ok()) return retry.status();
-  c.retry_ranges = *retry;
-  auto log = ParseStatusRanges(env.GetOr("SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES", "400-499"),
-                               "SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES");
-  if (!log.ok()) return log.status();
-  c.log_ranges = *log;
-
-  if (auto cls = env.Get("INPUT_SCHEMA_PROTO_CLASS"); cls && ctx.find_message) {
-    auto d = Find(ctx, "INPUT_SCHEMA_PROTO_CLASS", *cls, &c);
-    if (!d.ok()) return d.status();
-    c.input_descriptor = *d;
-  }
-
-  std::string format = absl::AsciiStrToLower(env.GetOr("SINK_HTTP_DATA_FORMAT", "proto"));
-  if (format == "json") {
-    c.data_format = DataFormat::kJson;
-  } else if (format != "proto") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("SINK_HTTP_DATA_FORMAT must be proto or json, got \"", format, "\""));
-  }
-  if (auto tmpl = env.Get("SINK_HTTP_JSON_BODY_TEMPLATE"); tmpl && c.data_format == DataFormat::kJson) {
-    auto t = JsonTemplate::Parse(*tmpl);
-    if (!t.ok()) return t.status();
-    c.body_template = *std::move(t);
-  }
-
-  std::string source = absl::AsciiStrToLower(env.GetOr("SINK_HTTP_PARAMETER_SOURCE", "disabled"));
-  if (source == "key") {
-    c.parameter_source = ParameterSource::kKey;
-  } else if (source == "message") {
-    c.parameter_source = ParameterSource::kMessage;
-  } else if (source != "disabled" && source != "none") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SINK_HTTP_PARAMETER_SOURCE must be key, message or disabled, got \"", source, "\""));
-  }
-  if (c.parameter_source != ParameterSource::kDisabled) {
-    std::string placement =
-        absl::AsciiStrToLower(env.GetOr("SINK_HTTP_PARAMETER_PLACEMENT", "header"));
-    if (placement == "query") {
-      c.parameter_placement = ParameterPlacement::kQuery;
-    } else if (placement != "header") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SINK_HTTP_PARAMETER_PLACEMENT must be header or query, got \"", placement, "\""));
-    }
-    auto cls = env.Require("SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS");
-    if (!cls.ok()) return cls.status();
-    auto d = Find(ctx, "SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS", *cls, &c);
-    if (!d.ok()) return d.status();
-    c.parameter_descriptor = *d;
-    auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
-    if (!mapping.ok()) return mapping.status();
-    auto parsed = ParseColumnMapping(*mapping, c.parameter_descriptor);
-    if (!parsed.ok()) return parsed.status();
-    c.parameter_mapping = *std::move(parsed);
-  }
-
-  // Firehose's dynamic URL: "<format with %s>,<field number>,...".
-  if (c.url.find(',') != std::string::npos) {
-    std::vector<std::string> parts = absl::StrSplit(c.url, ',');
-    if (c.input_descriptor == nullptr) {
-      return absl::InvalidArgumentError(
-          "SINK_HTTP_SERVICE_URL with field numbers needs INPUT_SCHEMA_PROTO_CLASS");
-    }
-    c.url = parts[0];
-    for (size_t i = 1; i < parts.size(); ++i) {
-      int n;
-      const google::protobuf::FieldDescriptor* f = nullptr;
-      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(parts[i]), &n)) {
-        f = c.input_descriptor->FindFieldByNumber(n);
-      }
-      if (f == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "SINK_HTTP_SERVICE_URL: \"", parts[i], "\" is not a field number of ",
-            c.input_descriptor->full_name()));
-      }
-      c.url_fields.push_back(f);
-    }
-  }
-  auto oauth = env.GetBool("SINK_HTTP_OAUTH2_ENABLE", false);
-  if (!oauth.ok()) return oauth.status();
-  if (*oauth) {
-    OAuth2Config o;
-    for (auto [name, field] : {std::pair{"SINK_HTTP_OAUTH2_ACCESS_TOKEN_URL", &o.token_url},
-                               std::pair{"SINK_HTTP_OAUTH2_CLIENT_NAME", &o.client_name},
-                               std::pair{"SINK_HTTP_OAUTH2_CLIENT_SECRET", &o.client_secret}}) {
-      auto v = env.Require(name);
-      if (!v.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(v.status().message(), " (SINK_HTTP_OAUTH2_ENABLE=true)"));
-      }
-      *field = *v;
-    }
-    o.scope = env.GetOr("SINK_HTTP_OAUTH2_SCOPE", "");
-    c.oauth2 = std::move(o);
-  }
-  return c;
-}
-
 HttpSink::HttpSink(HttpSinkConfig config, Metrics* metrics)
-    : config_(std::move(config)), metrics_(metrics) {}
+    : config_(std::move(config)), metrics_(metrics), perform_(&MultiPerform) {}
 
 absl::StatusOr<std::unique_ptr<HttpSink>> HttpSink::Create(HttpSinkConfig config,
                                                            Metrics* metrics) {
@@ -260,40 +118,51 @@ HttpSink::~HttpSink() {
   if (share_ != nullptr) curl_share_cleanup(static_cast<CURLSH*>(share_));
 }
 
-absl::StatusOr<std::string> HttpSink::Serialize(const Message& m) const {
-  if (config_.data_format == HttpSinkConfig::DataFormat::kProto) {
-    // Firehose's JsonWrappedProtoByte.
+absl::StatusOr<std::string> HttpSink::Serialize(const Message& m, ErrorType* type) const {
+  // Any failure below is this record's alone (review H5): nlohmann throws on
+  // strings that are not UTF-8, e.g. a raw Kafka value with json input.
+  *type = ErrorType::kInvalidMessageError;
+  try {
+    if (config_.data_format == HttpSinkConfig::DataFormat::kProto) {
+      // Firehose's JsonWrappedProtoByte.
+      nlohmann::json j;
+      j["topic"] = m.topic;
+      if (m.key.has_value()) j["log_key"] = absl::Base64Escape(*m.key);
+      j["log_message"] = absl::Base64Escape(m.value);
+      return DumpJson(j, "http sink body");
+    }
+    if (config_.body_template.has_value()) {
+      std::string json = m.decoded != nullptr ? MessageJson(*m.decoded, /*with_defaults=*/true)
+                                              : m.value;
+      auto body = config_.body_template->Render(json);
+      // A template path the message lacks: the record does not fit the schema.
+      if (!body.ok()) *type = ErrorType::kDeserializationError;
+      return body;
+    }
+    // Firehose's MessageToJson: logKey/logMessage hold the message's JSON
+    // (lower camel case names) as a string.
+    auto to_json = [](const PbMessage& pb) {
+      google::protobuf::util::JsonPrintOptions opts;
+      std::string out;
+      (void)google::protobuf::util::MessageToJsonString(pb, &out, opts);
+      return out;
+    };
     nlohmann::json j;
     j["topic"] = m.topic;
-    if (m.key.has_value()) j["log_key"] = absl::Base64Escape(*m.key);
-    j["log_message"] = absl::Base64Escape(m.value);
-    return j.dump();
+    if (m.key.has_value() && !m.key->empty() && config_.input_descriptor != nullptr) {
+      std::unique_ptr<PbMessage> key(factory_.GetPrototype(config_.input_descriptor)->New());
+      if (key->ParseFromString(*m.key)) j["logKey"] = to_json(*key);
+    }
+    j["logMessage"] = m.decoded != nullptr ? to_json(*m.decoded) : m.value;
+    return DumpJson(j, "http sink body");
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("http sink: cannot serialize: ", e.what()));
   }
-  if (config_.body_template.has_value()) {
-    std::string json = m.decoded != nullptr ? MessageJson(*m.decoded, /*with_defaults=*/true)
-                                            : m.value;
-    return config_.body_template->Render(json);
-  }
-  // Firehose's MessageToJson: logKey/logMessage hold the message's JSON (lower
-  // camel case names) as a string.
-  auto to_json = [](const PbMessage& pb) {
-    google::protobuf::util::JsonPrintOptions opts;
-    std::string out;
-    (void)google::protobuf::util::MessageToJsonString(pb, &out, opts);
-    return out;
-  };
-  nlohmann::json j;
-  j["topic"] = m.topic;
-  if (m.key.has_value() && !m.key->empty() && config_.input_descriptor != nullptr) {
-    std::unique_ptr<PbMessage> key(factory_.GetPrototype(config_.input_descriptor)->New());
-    if (key->ParseFromString(*m.key)) j["logKey"] = to_json(*key);
-  }
-  j["logMessage"] = m.decoded != nullptr ? to_json(*m.decoded) : m.value;
-  return j.dump();
 }
 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HttpSink::Parameters(
-    const Message& m) const {
+    const Message& m, ErrorType* type) const {
+  *type = ErrorType::kDeserializationError;
   const std::string* bytes = &m.value;
   if (config_.parameter_source == HttpSinkConfig::ParameterSource::kKey) {
     if (!m.key.has_value()) return absl::InvalidArgumentError("message has no key for parameters");
@@ -306,7 +175,12 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HttpSink::Param
   }
   std::vector<std::pair<std::string, std::string>> out;
   for (const ColumnMapping& c : config_.parameter_mapping) {
-    out.emplace_back(c.column, FieldValueText(*pb, c.path).value_or(""));
+    auto value = FieldValueText(*pb, c.path);
+    if (!value.ok()) {
+      *type = ErrorType::kInvalidMessageError;
+      return value.status();
+    }
+    out.emplace_back(c.column, value->value_or(""));
   }
   return out;
 }
@@ -321,7 +195,11 @@ absl::StatusOr<std::string> HttpSink::DynamicUrl(const Message& m) const {
     absl::StrAppend(&url, rest.substr(0, pos));
     const auto* field = m.decoded->GetDescriptor()->FindFieldByNumber(f->number());
     if (field == nullptr) return absl::InvalidArgumentError("URL field missing from message");
-    url.append(FieldValueText(*m.decoded, {field}).value_or(""));
+    auto value = FieldValueText(*m.decoded, {field});
+    if (!value.ok()) return value.status();
+    // Percent-encoded (RFC 3986 unreserved characters stay): a record can
+    // fill its slot but never add path segments, a query, or change the host.
+    url.append(UrlEscape(value->value_or("")));
     rest.remove_prefix(pos + 2);
   }
   absl::StrAppend(&url, rest);
@@ -354,10 +232,10 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
   batch_request.headers = base_headers;
   batch_request.body = "[";
   for (const Message& m : batch) {
-    auto body = Serialize(m);
+    ErrorType body_error;
+    auto body = Serialize(m, &body_error);
     if (!body.ok()) {
-      failed.push_back(FailedMessage{m, ErrorType::kDeserializationError,
-                                     std::string(body.status().message())});
+      failed.push_back(FailedMessage{m, body_error, std::string(body.status().message())});
       continue;
     }
     if (!individual) {
@@ -381,19 +259,33 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
       r.url = config_.url;
     }
     if (config_.parameter_source != HttpSinkConfig::ParameterSource::kDisabled) {
-      auto params = Parameters(m);
+      ErrorType params_error;
+      auto params = Parameters(m, &params_error);
       if (!params.ok()) {
-        failed.push_back(FailedMessage{m, ErrorType::kDeserializationError,
-                                       std::string(params.status().message())});
+        failed.push_back(FailedMessage{m, params_error, std::string(params.status().message())});
         continue;
       }
       std::string query;
+      std::string bad_header;
       for (const auto& [k, v] : *params) {
         if (config_.parameter_placement == HttpSinkConfig::ParameterPlacement::kHeader) {
+          // libcurl sends CR/LF in a header unchanged: a record could add
+          // headers or split the request.
+          if (!IsValidHeaderValue(v)) {
+            bad_header = k;
+            break;
+          }
           r.headers.push_back(absl::StrCat(k, ": ", v));
         } else {
           absl::StrAppend(&query, query.empty() ? "" : "&", UrlEscape(k), "=", UrlEscape(v));
         }
+      }
+      if (!bad_header.empty()) {
+        failed.push_back(FailedMessage{
+            m, ErrorType::kInvalidMessageError,
+            absl::StrCat("http sink: the value of header parameter ", bad_header,
+                         " contains CR, LF or another control character")});
+        continue;
       }
       if (!query.empty()) {
         absl::StrAppend(&r.url, r.url.find('?') == std::string::npos ? "?" : "&", query);
@@ -461,6 +353,10 @@ std::vector<FailedMessage> HttpSink::Execute() {
   return failed;
 }
 
+void HttpSink::SetMultiPerformForTesting(std::function<int(void*, int*)> perform) {
+  perform_ = std::move(perform);
+}
+
 void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed_out,
                     std::vector<size_t>* unauthorized) {
   std::vector<FailedMessage>& failed = *failed_out;
@@ -468,11 +364,17 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
   struct InFlight {
     CURL* easy;
     curl_slist* headers;
-    std::string response;
+    ResponseBody response;
     char error[CURL_ERROR_SIZE] = {0};
+    bool done = false;
   };
   std::vector<InFlight> flights(which.size());
   std::map<CURL*, size_t> index;  // easy handle -> position in `which`
+  auto fail = [&](size_t k, ErrorType type, const std::string& cause) {
+    for (Message& m : requests_[which[k]].messages) {
+      failed.push_back(FailedMessage{std::move(m), type, cause});
+    }
+  };
   for (size_t k = 0; k < which.size(); ++k) {
     const Request& r = requests_[which[k]];
     InFlight& f = flights[k];
@@ -485,6 +387,8 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
     }
     f.headers = nullptr;
     for (const std::string& h : r.headers) f.headers = curl_slist_append(f.headers, h.c_str());
+    // http/https only, and the process's deny list after DNS (common/outbound.h).
+    RestrictOutbound(f.easy);
     curl_easy_setopt(f.easy, CURLOPT_URL, r.url.c_str());
     curl_easy_setopt(f.easy, CURLOPT_SHARE, static_cast<CURLSH*>(share_));
     curl_easy_setopt(f.easy, CURLOPT_NOSIGNAL, 1L);
@@ -504,21 +408,27 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
   }
 
   int running = static_cast<int>(which.size());
+  std::string multi_error;  // set when the multi handle itself failed
   while (running > 0) {
-    if (curl_multi_perform(multi, &running) != CURLM_OK) break;
+    int rc = perform_(multi, &running);
+    if (rc != CURLM_OK) {
+      multi_error = absl::StrCat("curl_multi_perform: ", curl_multi_strerror(static_cast<CURLMcode>(rc)));
+    }
     int queued;
     while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
       if (msg->msg != CURLMSG_DONE) continue;
       size_t k = index[msg->easy_handle];
       Request& r = requests_[which[k]];
       InFlight& f = flights[k];
+      f.done = true;
+      const std::string where = absl::StrCat("http ", config_.method, " ", UrlForLogs(r.url));
       CURLcode code = msg->data.result;
       if (code != CURLE_OK) {
-        ErrorType type =
-            IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError : ErrorType::kSinkUnknownError;
-        std::string cause = absl::StrCat("http ", config_.method, " ", r.url, ": ",
-                                         f.error[0] ? f.error : curl_easy_strerror(code));
-        for (Message& m : r.messages) failed.push_back(FailedMessage{std::move(m), type, cause});
+        // CURLE_UNSUPPORTED_PROTOCOL (not http/https) and a refused address
+        // of the deny list end here too: never delivered.
+        fail(k, IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError
+                                           : ErrorType::kSinkUnknownError,
+             absl::StrCat(where, ": ", f.error[0] ? f.error : curl_easy_strerror(code)));
         continue;
       }
       long status = 0;
@@ -531,22 +441,54 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
         continue;
       }
       if (InRanges(config_.log_ranges, s)) {
-        std::fprintf(stderr, "http sink: %s %s -> %d\nrequest body: %s\n", config_.method.c_str(),
-                     r.url.c_str(), s, r.body.c_str());
+        // Status and sizes only: bodies carry record data (PII) and answers
+        // may echo credentials; SINK_HTTP_LOG_BODIES=true adds them.
+        if (config_.log_bodies) {
+          spdlog::warn("{} -> {} (request {} bytes, response {} bytes)\n"
+                       "request body: {}\nresponse body (first 1024 bytes): {}",
+                       where, s, r.body.size(), f.response.size, r.body, f.response.prefix);
+        } else {
+          spdlog::warn("{} -> {} (request {} bytes, response {} bytes)", where, s,
+                       r.body.size(), f.response.size);
+        }
       }
       if (s >= 200 && s < 300) continue;
       if (InRanges(config_.retry_ranges, s)) {
         ErrorType type = s >= 500 && s < 600   ? ErrorType::kSink5xxError
                          : s >= 400 && s < 500 ? ErrorType::kSink4xxError
                                                : ErrorType::kSinkUnknownError;
-        std::string cause = absl::StrCat("http ", config_.method, " ", r.url, " -> ", s);
-        for (Message& m : r.messages) failed.push_back(FailedMessage{std::move(m), type, cause});
+        fail(k, type, absl::StrCat(where, " -> ", s));
+      } else if (s < 400 || s > 599) {
+        // 1xx, 3xx (redirects are not followed) and codes outside HTTP's
+        // classes: nothing was stored, so the records fail with
+        // DEFAULT_ERROR (retried by default; routed to the DLQ when it is
+        // on) instead of being committed as delivered.
+        fail(k, ErrorType::kDefaultError,
+             absl::StrCat(where, " -> ", s, " (not a success; redirects are not followed)"));
       } else {
+        // 4xx/5xx outside SINK_HTTP_RETRY_STATUS_CODE_RANGES: dropped and
+        // counted, as in Firehose.
         metrics_->Increment("firehose_sink_messages_drop_total", {{"cause", absl::StrCat(s)}},
                             static_cast<double>(r.messages.size()));
       }
     }
-    if (running > 0) curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+    if (!multi_error.empty()) break;
+    if (running > 0) {
+      if (CURLMcode prc = curl_multi_poll(multi, nullptr, 0, 1000, nullptr); prc != CURLM_OK) {
+        multi_error = absl::StrCat("curl_multi_poll: ", curl_multi_strerror(prc));
+        break;
+      }
+    }
+  }
+  if (!multi_error.empty()) {
+    // The multi handle failed: whatever had not finished is unknown, never
+    // silently delivered.
+    for (size_t k = 0; k < flights.size(); ++k) {
+      if (flights[k].done) continue;
+      fail(k, ErrorType::kSinkRetryableError,
+           absl::StrCat("http ", config_.method, " ", UrlForLogs(requests_[which[k]].url), ": ",
+                        multi_error));
+    }
   }
   for (InFlight& f : flights) {
     curl_multi_remove_handle(multi, f.easy);

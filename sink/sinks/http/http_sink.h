@@ -8,6 +8,7 @@
 #define SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,7 +39,12 @@ struct HttpSinkConfig {
   int max_connections = 10;           // SINK_HTTP_MAX_CONNECTIONS
   std::vector<std::pair<std::string, std::string>> headers;  // SINK_HTTP_HEADERS "k:v,k2:v2"
   std::vector<std::pair<int, int>> retry_ranges = {{400, 600}};  // inclusive
-  std::vector<std::pair<int, int>> log_ranges = {{400, 499}};    // inclusive
+  // SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES: answers logged with status
+  // and sizes (inclusive ranges).
+  std::vector<std::pair<int, int>> log_ranges = {{400, 499}};
+  // SINK_HTTP_LOG_BODIES (sluice; default false): also log the request body
+  // and the start of the answer. Bodies carry record data: debug only.
+  bool log_bodies = false;
   DataFormat data_format = DataFormat::kProto;  // SINK_HTTP_DATA_FORMAT
   std::optional<JsonTemplate> body_template;    // SINK_HTTP_JSON_BODY_TEMPLATE
   ParameterSource parameter_source = ParameterSource::kDisabled;
@@ -57,11 +63,20 @@ struct HttpSinkConfig {
   std::optional<OAuth2Config> oauth2;
 
   // Reads the variables. InvalidArgument naming the variable on a missing or
-  // bad value. `find_message` may be null (json input); then the json data
+  // bad value, including a service or token URL that is not http(s)://, and
+  // header names or values (SINK_HTTP_HEADERS, header parameter columns)
+  // that are not valid in HTTP. `find_message` may be null (json input); then the json data
   // format, parameters and dynamic URLs are unavailable.
   static absl::StatusOr<HttpSinkConfig> FromEnv(const Env& env,
                                                 const SinkContext& ctx);
 };
+
+// True when `value` may be sent as an HTTP header value: no CR, LF, NUL or
+// other control character except horizontal tab (RFC 9110 §5.5).
+bool IsValidHeaderValue(absl::string_view value);
+
+// True for a non-empty RFC 9110 token, the syntax of a header name.
+bool IsHeaderName(absl::string_view name);
 
 // Parses "400-600,200-201" into inclusive ranges. InvalidArgument naming `variable`.
 absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
@@ -77,21 +92,34 @@ class HttpSink : public TwoStageSink {
   static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
   ~HttpSink() override;
 
-  // Builds the requests. A message that cannot be serialized (template path
-  // missing, undecodable parameter source) fails with DESERIALIZATION_ERROR or
-  // INVALID_MESSAGE_ERROR and is left out.
+  // Builds the requests. A message that cannot be serialized fails alone and
+  // is left out: DESERIALIZATION_ERROR for a template path it lacks or an
+  // undecodable parameter source, INVALID_MESSAGE_ERROR when its content
+  // cannot be encoded (not UTF-8 in a JSON body, a dynamic URL field that
+  // cannot be rendered). Never throws.
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Sends the requests. A status in SINK_HTTP_RETRY_STATUS_CODE_RANGES fails
   // the request's messages (SINK_5XX_ERROR for 5xx, SINK_4XX_ERROR for 4xx,
-  // SINK_UNKNOWN_ERROR otherwise); another non-2xx drops them and counts
-  // firehose_sink_messages_drop_total; a connection error or timeout fails them
-  // with SINK_RETRYABLE_ERROR. Every response counts
+  // SINK_UNKNOWN_ERROR otherwise); a 1xx or 3xx outside them (redirects are
+  // not followed, so nothing was stored) fails them with DEFAULT_ERROR;
+  // another 4xx/5xx drops them and counts firehose_sink_messages_drop_total
+  // (Firehose's rule); a connection error or timeout fails them with
+  // SINK_RETRYABLE_ERROR, a URL that is not http(s) or a denied address
+  // (common/outbound.h) with SINK_UNKNOWN_ERROR; when the libcurl multi
+  // handle fails, every request not finished fails with
+  // SINK_RETRYABLE_ERROR. Answers in SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES
+  // are logged with status and sizes (bodies only with SINK_HTTP_LOG_BODIES).
+  // Every response counts
   // firehose_sink_http_response_code_total{status_code}. With OAuth2 each
   // request carries `Authorization: Bearer <token>`; a 401 drops the cached
   // token and the request is sent once more with a new one; no token
   // (endpoint down or refusing) fails the batch with SINK_RETRYABLE_ERROR.
   std::vector<FailedMessage> Execute() override;
   absl::string_view Name() const override { return "http"; }
+
+  // Test seam: replaces curl_multi_perform(multi, running) (returns a
+  // CURLMcode), e.g. to make it fail.
+  void SetMultiPerformForTesting(std::function<int(void* multi, int* running)> perform);
 
  private:
   struct Request {
@@ -102,11 +130,16 @@ class HttpSink : public TwoStageSink {
   };
   HttpSink(HttpSinkConfig config, Metrics* metrics);
 
-  // The serialized form of one message for the body.
-  absl::StatusOr<std::string> Serialize(const Message& m) const;
-  // Parameter values for `m` (header or query), per the column mapping.
+  // The serialized form of one message for the body. On error `type` says
+  // how the record fails: INVALID_MESSAGE_ERROR when it cannot be encoded
+  // (e.g. bytes that are not UTF-8 in a JSON string), DESERIALIZATION_ERROR
+  // when a template path is missing from it.
+  absl::StatusOr<std::string> Serialize(const Message& m, ErrorType* type) const;
+  // Parameter values for `m` (header or query), per the column mapping. On
+  // error `type` is DESERIALIZATION_ERROR (no key, undecodable source) or
+  // INVALID_MESSAGE_ERROR (a value that cannot be rendered).
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Parameters(
-      const Message& m) const;
+      const Message& m, ErrorType* type) const;
   absl::StatusOr<std::string> DynamicUrl(const Message& m) const;
   bool InRanges(const std::vector<std::pair<int, int>>& ranges, int status) const;
   // Sends requests_[i] for each i in `which` concurrently and records the
@@ -123,6 +156,7 @@ class HttpSink : public TwoStageSink {
   void* share_ = nullptr;               // CURLSH*
   std::vector<void*> idle_handles_;     // CURL* kept for reuse
   std::vector<Request> requests_;
+  std::function<int(void*, int*)> perform_;  // curl_multi_perform, or a test's
   std::unique_ptr<OAuth2TokenSource> oauth2_;  // when config_.oauth2
   mutable google::protobuf::DynamicMessageFactory factory_;
 };

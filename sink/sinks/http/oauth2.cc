@@ -55,7 +55,17 @@ absl::StatusOr<std::string> OAuth2TokenSource::Token() {
         absl::StrCat(what, ": token_type \"", body["token_type"].get<std::string>(),
                      "\" is not Bearer"));
   }
-  token_ = body["access_token"].get<std::string>();
+  std::string token = body["access_token"].get<std::string>();
+  for (char ch : token) {
+    // RFC 6750 §2.1 b64token; above all no CR/LF, which libcurl would send
+    // as is, splitting the Authorization header of every request.
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c >= 0x7f) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(what, ": the access_token holds spaces or control characters"));
+    }
+  }
+  token_ = std::move(token);
   expires_at_ = absl::InfiniteFuture();
   if (body.contains("expires_in") && body["expires_in"].is_number()) {
     expires_at_ = now + absl::Seconds(body["expires_in"].get<double>());

@@ -36,7 +36,8 @@ class OAuth2TokenSource {
   // until Invalidate). Errors: Unavailable when the endpoint cannot be
   // reached or answers 5xx/429; FailedPrecondition with the server's
   // `error` / `error_description` otherwise, or for an answer without
-  // `access_token` or with a token_type other than Bearer.
+  // `access_token`, with one holding spaces or control characters (it would
+  // split the Authorization header), or with a token_type other than Bearer.
   absl::StatusOr<std::string> Token();
 
   // Forgets the cached token (the resource server answered 401).

@@ -77,6 +77,19 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
     return absl::InvalidArgumentError("SINK_JDBC_CONNECTION_POOL_MAX_SIZE must be > 0");
   }
   c.pool_max_size = static_cast<int>(*pool);
+  auto connect_timeout = env.GetInt("SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS", 1000);
+  if (!connect_timeout.ok()) return connect_timeout.status();
+  if (*connect_timeout <= 0) {
+    return absl::InvalidArgumentError("SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS must be > 0");
+  }
+  c.connect_timeout_ms = *connect_timeout;
+  auto statement_timeout = env.GetInt("SINK_JDBC_STATEMENT_TIMEOUT_MS", 60000);
+  if (!statement_timeout.ok()) return statement_timeout.status();
+  if (*statement_timeout < 0 || *statement_timeout > INT32_MAX) {
+    return absl::InvalidArgumentError(
+        "SINK_JDBC_STATEMENT_TIMEOUT_MS must be 0 (none) or a positive number of milliseconds");
+  }
+  c.statement_timeout_ms = *statement_timeout;
   auto cls = env.Require("INPUT_SCHEMA_PROTO_CLASS");
   if (!cls.ok()) return cls.status();
   if (!ctx.find_message) {
@@ -130,8 +143,13 @@ absl::Status JdbcSink::Connect() {
     conn_ = nullptr;
   }
   stage_ready_ = false;  // temp tables die with their session
-  std::vector<const char*> keys = {"dbname"};
-  std::vector<const char*> values = {config_.conninfo.c_str()};
+  // Without connect_timeout libpq waits for an unresponsive server forever.
+  // It comes first so that a connect_timeout in the URL (expanded from
+  // dbname below) overrides it.
+  const std::string connect_timeout =
+      absl::StrCat((config_.connect_timeout_ms + 999) / 1000);
+  std::vector<const char*> keys = {"connect_timeout", "dbname"};
+  std::vector<const char*> values = {connect_timeout.c_str(), config_.conninfo.c_str()};
   if (!config_.user.empty()) {
     keys.push_back("user");
     values.push_back(config_.user.c_str());
@@ -157,6 +175,19 @@ absl::Status JdbcSink::Connect() {
   // The upsert's INSERT ... SELECT from an unanalysed temp table can cross
   // jit_above_cost; compiling it costs far more than the statement saves.
   Result r(PQexec(conn_, "SET jit = off"));
+  // A COPY or upsert waiting on a lock (or a server that stopped answering
+  // queries) would otherwise hold the worker, and the group's max.poll
+  // budget, indefinitely.
+  const std::string set_timeout =
+      absl::StrCat("SET statement_timeout = ", config_.statement_timeout_ms);
+  Result t(PQexec(conn_, set_timeout.c_str()));
+  if (!t || PQresultStatus(t.get()) != PGRES_COMMAND_OK) {
+    std::string err = PQerrorMessage(conn_);
+    PQfinish(conn_);
+    conn_ = nullptr;
+    return absl::UnavailableError(absl::StrCat("jdbc sink: ", set_timeout, ": ",
+                                               absl::StripTrailingAsciiWhitespace(err)));
+  }
   return absl::OkStatus();
 }
 
@@ -200,14 +231,30 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
       continue;
     }
     bool complete = true;
+    absl::Status bad_value;
     for (size_t i = 0; i < ncols; ++i) {
-      row[i] = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
+      auto value = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
+      if (!value.ok()) {
+        bad_value = absl::Status(value.status().code(),
+                                 absl::StrCat("column ", config_.columns[i].column, ": ",
+                                              value.status().message()));
+        break;
+      }
+      row[i] = *std::move(value);
       // A scalar path always has a value; nullopt then means the message's
       // type lacks the path (only unset messages/timestamps read as NULL).
       if (!row[i] && !config_.columns[i].path.back()->message_type() &&
           !config_.columns[i].path.back()->is_repeated()) {
         complete = false;
       }
+    }
+    if (!bad_value.ok()) {
+      // E.g. a proto2 repeated string that is not UTF-8: this record fails
+      // alone, the rest of the batch is written.
+      failed.push_back(FailedMessage{m, ErrorType::kInvalidMessageError,
+                                     absl::StrCat("jdbc sink: ", bad_value.message())});
+      row.assign(ncols, std::nullopt);
+      continue;
     }
     if (!complete) {
       failed.push_back(FailedMessage{

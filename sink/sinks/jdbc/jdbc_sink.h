@@ -8,6 +8,7 @@
 #ifndef SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
 #define SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,16 @@ struct JdbcSinkConfig {
   std::string table;       // SINK_JDBC_TABLE_NAME, may be schema-qualified ("s.t")
   std::vector<std::string> unique_keys;  // SINK_JDBC_UNIQUE_KEYS, columns
   int pool_max_size = 10;  // SINK_JDBC_CONNECTION_POOL_MAX_SIZE (see JdbcSink)
+  // SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS (Firehose's name and default): how
+  // long connecting may take, sent as libpq connect_timeout in whole seconds
+  // (rounded up; libpq waits at least 2 s). A connect_timeout in
+  // SINK_JDBC_URL wins.
+  int64_t connect_timeout_ms = 1000;
+  // SINK_JDBC_STATEMENT_TIMEOUT_MS (sluice; 0 = none): `SET statement_timeout`
+  // on each connection, so that a write blocked on a lock or a stuck server
+  // fails (SQLSTATE 57014 -> SINK_RETRYABLE_ERROR) instead of holding the
+  // worker forever (review M4).
+  int64_t statement_timeout_ms = 60000;
   std::vector<ColumnMapping> columns;    // INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING
   // INPUT_SCHEMA_PROTO_CLASS, copied out of the registry (see OwnedDescriptor).
   std::shared_ptr<const OwnedDescriptor> descriptor;

@@ -1,5 +1,12 @@
 #include "sink/sinks/jdbc/jdbc_sink.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -325,6 +332,82 @@ TEST(JdbcSinkConfigTest, UrlAndIdentifiers) {
             "postgresql://h:5432/db?sslmode=disable");
   EXPECT_EQ(JdbcUrlToConninfo("host=h dbname=d"), "host=h dbname=d");
   EXPECT_EQ(QuoteIdentifier("public.my\"table"), "\"public\".\"my\"\"table\"");
+}
+
+// Review M4: without a statement timeout a write blocked on a lock held
+// the worker (and its consumer's max.poll budget) forever.
+TEST_F(JdbcSinkTest, StatementTimeoutFailsAWriteBlockedOnALockAsRetryable) {
+  auto sink = MakeSink({{"SINK_JDBC_STATEMENT_TIMEOUT_MS", "500"}});
+  ASSERT_NE(sink, nullptr);
+  ASSERT_TRUE(db_->Query("BEGIN; LOCK TABLE orders IN ACCESS EXCLUSIVE MODE").ok());
+  auto push = std::async(std::launch::async, [&] { return sink->Push({Record(1, "A", 1)}); });
+  const bool finished = push.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  ASSERT_TRUE(db_->Query("ROLLBACK").ok());  // unblocks the write if it still waits
+  auto failed = push.get();
+  EXPECT_TRUE(finished) << "the write waited for the lock without a timeout";
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_THAT(failed[0].error, HasSubstr("statement timeout"));
+  // The connection stays usable once the lock is gone.
+  EXPECT_TRUE(sink->Push({Record(2, "B", 2)}).empty());
+}
+
+// Review M4: a server that accepts TCP but never answers the startup
+// packet made the connect hang forever.
+TEST(JdbcSinkTimeoutTest, ConnectGivesUpAfterTheConnectionTimeout) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(fd, 8), 0);  // never accepted: the kernel completes the handshake
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  NoopMetrics metrics;
+  Env env({{"SINK_JDBC_URL", absl::StrCat("host=127.0.0.1 port=", ntohs(addr.sin_port),
+                                          " dbname=x user=u sslmode=disable")},
+           {"SINK_JDBC_TABLE_NAME", "t"},
+           {"SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS", "1000"},
+           {"INPUT_SCHEMA_PROTO_CLASS", "sluice.sink.testing.TestMessage"},
+           {"INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING", R"({"1":"a"})"}});
+  auto start = std::chrono::steady_clock::now();
+  auto create = std::async(std::launch::async, [&] {
+    return JdbcSink::CreateFromContext(SinkContext{&env, &metrics, &FindGenerated});
+  });
+  const bool finished = create.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  close(fd);  // resets the pending connection if the connect still waits
+  auto sink = create.get();
+  EXPECT_TRUE(finished) << "connecting waited without a timeout";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_FALSE(sink.ok());
+  EXPECT_EQ(sink.status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST(JdbcSinkConfigTest, TimeoutsHaveDefaultsAndAreChecked) {
+  NoopMetrics metrics;
+  std::map<std::string, std::string> base = {
+      {"SINK_JDBC_URL", "host=/nonexistent"},
+      {"SINK_JDBC_TABLE_NAME", "t"},
+      {"INPUT_SCHEMA_PROTO_CLASS", "sluice.sink.testing.TestMessage"},
+      {"INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING", R"({"1":"a"})"}};
+  {
+    Env env(base);
+    auto c = JdbcSinkConfig::FromEnv(env, SinkContext{&env, &metrics, &FindGenerated});
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->connect_timeout_ms, 1000);
+    EXPECT_EQ(c->statement_timeout_ms, 60000);
+  }
+  for (auto [name, value] : {std::pair{"SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS", "0"},
+                             std::pair{"SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS", "x"},
+                             std::pair{"SINK_JDBC_STATEMENT_TIMEOUT_MS", "-1"}}) {
+    auto vars = base;
+    vars[name] = value;
+    Env env(vars);
+    auto c = JdbcSinkConfig::FromEnv(env, SinkContext{&env, &metrics, &FindGenerated});
+    ASSERT_FALSE(c.ok()) << name << "=" << value;
+    EXPECT_THAT(c.status().message(), HasSubstr(name));
+  }
 }
 
 }  // namespace

@@ -187,9 +187,11 @@ void HttpTestServer::Serve(int fd, int connection) {
       requests_.push_back(req);
     }
     Response answer = handler_(req);
+    std::string extra;
+    for (const auto& [k, v] : answer.headers) absl::StrAppend(&extra, k, ": ", v, "\r\n");
     std::string resp = absl::StrCat("HTTP/1.1 ", answer.status, " ", Reason(answer.status),
                                     "\r\nContent-Length: ", answer.body.size(),
-                                    "\r\nContent-Type: ", answer.content_type, "\r\n",
+                                    "\r\nContent-Type: ", answer.content_type, "\r\n", extra,
                                     close_after ? "Connection: close\r\n" : "", "\r\n",
                                     answer.body);
     if (!SendAll(fd, resp) || close_after) break;

@@ -39,6 +39,7 @@ class HttpTestServer {
     int status = 200;
     std::string body = "ok";
     std::string content_type = "text/plain";
+    std::vector<std::pair<std::string, std::string>> headers;  // more, e.g. Location
   };
   using ResponseHandler = std::function<Response(const HttpRequest&)>;
 

@@ -1,0 +1,227 @@
+// Parsing of the SINK_HTTP_* variables (HttpSinkConfig::FromEnv).
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/outbound.h"
+#include "sink/sinks/http/http_sink.h"
+
+namespace sluice::sink {
+namespace {
+
+using google::protobuf::Descriptor;
+
+// Resolves `name` and keeps a private copy in `c->owned`.
+absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view variable,
+                                       absl::string_view name, HttpSinkConfig* c) {
+  if (!ctx.find_message) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(variable, " needs a protobuf schema (INPUT_SCHEMA_DATA_TYPE=protobuf)"));
+  }
+  auto d = ctx.find_message(name);
+  if (!d.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(variable, ": ", d.status().message()));
+  }
+  auto owned = OwnedDescriptor::Copy(*d);
+  if (!owned.ok()) return owned.status();
+  c->owned.push_back(*std::move(owned));
+  return c->owned.back()->get();
+}
+
+}  // namespace
+
+bool IsValidHeaderValue(absl::string_view value) {
+  for (char ch : value) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  }
+  return true;
+}
+
+bool IsHeaderName(absl::string_view name) {
+  if (name.empty()) return false;
+  for (char ch : name) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (absl::ascii_isalnum(c)) continue;
+    if (absl::string_view("!#$%&'*+-.^_`|~").find(ch) == absl::string_view::npos) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
+                                                                   absl::string_view variable) {
+  std::vector<std::pair<int, int>> out;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    std::vector<absl::string_view> ends = absl::StrSplit(part, '-');
+    int lo, hi;
+    if (ends.size() != 2 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[0]), &lo) ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[1]), &hi) || lo > hi) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          variable, ": bad range \"", part, "\" (want <low>-<high>, e.g. 400-600)"));
+    }
+    out.emplace_back(lo, hi);
+  }
+  return out;
+}
+
+absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
+  HttpSinkConfig c;
+  auto url = env.Require("SINK_HTTP_SERVICE_URL");
+  if (!url.ok()) return url.status();
+  c.url = absl::StrReplaceAll(*url, {{"%%s", "%s"}});
+  // Only http(s): libcurl would also read file:// or speak gopher://. The
+  // check sees the format before field numbers are split off; a %s slot
+  // cannot replace the scheme (values are percent-encoded).
+  if (auto st = ValidateHttpUrl("SINK_HTTP_SERVICE_URL", c.url.substr(0, c.url.find(',')));
+      !st.ok()) {
+    return st;
+  }
+
+  c.method = absl::AsciiStrToUpper(env.GetOr("SINK_HTTP_REQUEST_METHOD", "put"));
+  if (c.method != "PUT" && c.method != "POST" && c.method != "PATCH" && c.method != "DELETE") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_HTTP_REQUEST_METHOD must be put, post, patch or delete, got \"", c.method, "\""));
+  }
+  auto timeout = env.GetInt("SINK_HTTP_REQUEST_TIMEOUT_MS", 10000);
+  if (!timeout.ok()) return timeout.status();
+  if (*timeout <= 0) return absl::InvalidArgumentError("SINK_HTTP_REQUEST_TIMEOUT_MS must be > 0");
+  c.timeout_ms = *timeout;
+  auto conns = env.GetInt("SINK_HTTP_MAX_CONNECTIONS", 10);
+  if (!conns.ok()) return conns.status();
+  if (*conns <= 0) return absl::InvalidArgumentError("SINK_HTTP_MAX_CONNECTIONS must be > 0");
+  c.max_connections = static_cast<int>(*conns);
+
+  for (absl::string_view kv : absl::StrSplit(env.GetOr("SINK_HTTP_HEADERS", ""), ',',
+                                             absl::SkipWhitespace())) {
+    size_t colon = kv.find(':');
+    if (colon == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SINK_HTTP_HEADERS: \"", kv, "\" is not name:value"));
+    }
+    c.headers.emplace_back(std::string(absl::StripAsciiWhitespace(kv.substr(0, colon))),
+                           std::string(absl::StripAsciiWhitespace(kv.substr(colon + 1))));
+    if (!IsHeaderName(c.headers.back().first) || !IsValidHeaderValue(c.headers.back().second)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SINK_HTTP_HEADERS: \"", c.headers.back().first,
+                       "\" is not a header name, or its value holds control characters"));
+    }
+  }
+  auto retry = ParseStatusRanges(env.GetOr("SINK_HTTP_RETRY_STATUS_CODE_RANGES", "400-600"),
+                                 "SINK_HTTP_RETRY_STATUS_CODE_RANGES");
+  if (!retry.ok()) return retry.status();
+  c.retry_ranges = *retry;
+  auto log = ParseStatusRanges(env.GetOr("SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES", "400-499"),
+                               "SINK_HTTP_REQUEST_LOG_STATUS_CODE_RANGES");
+  if (!log.ok()) return log.status();
+  c.log_ranges = *log;
+  auto log_bodies = env.GetBool("SINK_HTTP_LOG_BODIES", false);
+  if (!log_bodies.ok()) return log_bodies.status();
+  c.log_bodies = *log_bodies;
+
+  if (auto cls = env.Get("INPUT_SCHEMA_PROTO_CLASS"); cls && ctx.find_message) {
+    auto d = Find(ctx, "INPUT_SCHEMA_PROTO_CLASS", *cls, &c);
+    if (!d.ok()) return d.status();
+    c.input_descriptor = *d;
+  }
+
+  std::string format = absl::AsciiStrToLower(env.GetOr("SINK_HTTP_DATA_FORMAT", "proto"));
+  if (format == "json") {
+    c.data_format = DataFormat::kJson;
+  } else if (format != "proto") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SINK_HTTP_DATA_FORMAT must be proto or json, got \"", format, "\""));
+  }
+  if (auto tmpl = env.Get("SINK_HTTP_JSON_BODY_TEMPLATE"); tmpl && c.data_format == DataFormat::kJson) {
+    auto t = JsonTemplate::Parse(*tmpl);
+    if (!t.ok()) return t.status();
+    c.body_template = *std::move(t);
+  }
+
+  std::string source = absl::AsciiStrToLower(env.GetOr("SINK_HTTP_PARAMETER_SOURCE", "disabled"));
+  if (source == "key") {
+    c.parameter_source = ParameterSource::kKey;
+  } else if (source == "message") {
+    c.parameter_source = ParameterSource::kMessage;
+  } else if (source != "disabled" && source != "none") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_HTTP_PARAMETER_SOURCE must be key, message or disabled, got \"", source, "\""));
+  }
+  if (c.parameter_source != ParameterSource::kDisabled) {
+    std::string placement =
+        absl::AsciiStrToLower(env.GetOr("SINK_HTTP_PARAMETER_PLACEMENT", "header"));
+    if (placement == "query") {
+      c.parameter_placement = ParameterPlacement::kQuery;
+    } else if (placement != "header") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SINK_HTTP_PARAMETER_PLACEMENT must be header or query, got \"", placement, "\""));
+    }
+    auto cls = env.Require("SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS");
+    if (!cls.ok()) return cls.status();
+    auto d = Find(ctx, "SINK_HTTP_PARAMETER_SCHEMA_PROTO_CLASS", *cls, &c);
+    if (!d.ok()) return d.status();
+    c.parameter_descriptor = *d;
+    auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
+    if (!mapping.ok()) return mapping.status();
+    auto parsed = ParseColumnMapping(*mapping, c.parameter_descriptor);
+    if (!parsed.ok()) return parsed.status();
+    c.parameter_mapping = *std::move(parsed);
+    if (c.parameter_placement == ParameterPlacement::kHeader) {
+      for (const ColumnMapping& m : c.parameter_mapping) {
+        if (!IsHeaderName(m.column)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING: \"", m.column,
+                           "\" is not a valid header name (SINK_HTTP_PARAMETER_PLACEMENT=header)"));
+        }
+      }
+    }
+  }
+
+  // Firehose's dynamic URL: "<format with %s>,<field number>,...".
+  if (c.url.find(',') != std::string::npos) {
+    std::vector<std::string> parts = absl::StrSplit(c.url, ',');
+    if (c.input_descriptor == nullptr) {
+      return absl::InvalidArgumentError(
+          "SINK_HTTP_SERVICE_URL with field numbers needs INPUT_SCHEMA_PROTO_CLASS");
+    }
+    c.url = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) {
+      int n;
+      const google::protobuf::FieldDescriptor* f = nullptr;
+      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(parts[i]), &n)) {
+        f = c.input_descriptor->FindFieldByNumber(n);
+      }
+      if (f == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SINK_HTTP_SERVICE_URL: \"", parts[i], "\" is not a field number of ",
+            c.input_descriptor->full_name()));
+      }
+      c.url_fields.push_back(f);
+    }
+  }
+  auto oauth = env.GetBool("SINK_HTTP_OAUTH2_ENABLE", false);
+  if (!oauth.ok()) return oauth.status();
+  if (*oauth) {
+    OAuth2Config o;
+    for (auto [name, field] : {std::pair{"SINK_HTTP_OAUTH2_ACCESS_TOKEN_URL", &o.token_url},
+                               std::pair{"SINK_HTTP_OAUTH2_CLIENT_NAME", &o.client_name},
+                               std::pair{"SINK_HTTP_OAUTH2_CLIENT_SECRET", &o.client_secret}}) {
+      auto v = env.Require(name);
+      if (!v.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(v.status().message(), " (SINK_HTTP_OAUTH2_ENABLE=true)"));
+      }
+      *field = *v;
+    }
+    if (auto st = ValidateHttpUrl("SINK_HTTP_OAUTH2_ACCESS_TOKEN_URL", o.token_url); !st.ok()) {
+      return st;
+    }
+    o.scope = env.GetOr("SINK_HTTP_OAUTH2_SCOPE", "");
+    c.oauth2 = std::move(o);
+  }
+  return c;
+}
+
+}  // namespace sluice::sink
