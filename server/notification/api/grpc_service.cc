@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/auth/secret.h"
 #include "common/grpc_util.h"
+#include "common/paging.h"
 #include "server/notification/api/convert.h"
 
 namespace sluice::notification::api {
@@ -81,9 +82,13 @@ grpc::Status NotificationGrpcService::ListReceivers(grpc::ServerContext* ctx,
                                                     const pb::ListReceiversRequest* req,
                                                     pb::ListReceiversResponse* resp) {
   return Call(ctx, "ListReceivers", [&](const Caller&) -> absl::Status {
-    auto list = s_.receivers->List(LabelsFromMap(req->labels()));
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    int total = 0;
+    auto list = s_.receivers->List(LabelsFromMap(req->labels()), *page, &total);
     if (!list.ok()) return list.status();
     for (const Receiver& r : *list) ToProto(r, resp->add_receivers());
+    resp->set_total(total);
     return absl::OkStatus();
   });
 }
@@ -144,9 +149,14 @@ grpc::Status NotificationGrpcService::ListSubscriptions(grpc::ServerContext* ctx
                                                         const pb::ListSubscriptionsRequest* req,
                                                         pb::ListSubscriptionsResponse* resp) {
   return Call(ctx, "ListSubscriptions", [&](const Caller&) -> absl::Status {
-    auto list = s_.subscriptions->List(req->namespace_id(), LabelsFromMap(req->match()));
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    int total = 0;
+    auto list =
+        s_.subscriptions->List(req->namespace_id(), LabelsFromMap(req->match()), *page, &total);
     if (!list.ok()) return list.status();
     for (const Subscription& s : *list) ToProto(s, resp->add_subscriptions());
+    resp->set_total(total);
     return absl::OkStatus();
   });
 }
@@ -206,9 +216,13 @@ grpc::Status NotificationGrpcService::ListTemplates(grpc::ServerContext* ctx,
                                                     const pb::ListTemplatesRequest* req,
                                                     pb::ListTemplatesResponse* resp) {
   return Call(ctx, "ListTemplates", [&](const Caller&) -> absl::Status {
-    auto list = s_.templates->List(req->tag());
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    int total = 0;
+    auto list = s_.templates->List(req->tag(), *page, &total);
     if (!list.ok()) return list.status();
     for (const Template& t : *list) ToProto(t, resp->add_templates());
+    resp->set_total(total);
     return absl::OkStatus();
   });
 }
@@ -307,9 +321,13 @@ grpc::Status NotificationGrpcService::ListAlerts(grpc::ServerContext* ctx,
                                             : absl::InfinitePast();
     absl::Time to = req->end_time() > 0 ? absl::FromUnixSeconds(req->end_time())
                                         : absl::InfiniteFuture();
-    auto list = s_.alerts->List(req->provider_type(), req->provider_id(), from, to);
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    int total = 0;
+    auto list = s_.alerts->List(req->provider_type(), req->provider_id(), from, to, *page, &total);
     if (!list.ok()) return list.status();
     for (const Alert& a : *list) ToProto(a, resp->add_alerts());
+    resp->set_total(total);
     return absl::OkStatus();
   });
 }

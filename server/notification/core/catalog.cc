@@ -186,19 +186,12 @@ absl::StatusOr<Receiver> ReceiverService::Get(uint64_t id) {
   return Present(*std::move(r));
 }
 
-absl::StatusOr<std::vector<Receiver>> ReceiverService::List(const Labels& labels) {
-  // id/type are implicit labels: filter on them here, the rest in the store.
-  Labels stored = labels;
-  stored.erase("id");
-  stored.erase("type");
-  auto all = repo_->List(stored);
-  if (!all.ok()) return all.status();
-  std::vector<Receiver> out;
-  for (Receiver& r : *all) {
-    Receiver p = Present(std::move(r));
-    if (LabelsContain(p.labels, labels)) out.push_back(std::move(p));
-  }
-  return out;
+absl::StatusOr<std::vector<Receiver>> ReceiverService::List(const Labels& labels,
+                                                            const Page& page, int* total) {
+  auto list = repo_->List(labels, &page, total);
+  if (!list.ok()) return list.status();
+  for (Receiver& r : *list) r = Present(std::move(r));
+  return list;
 }
 
 absl::Status ReceiverService::Update(Receiver r, absl::string_view actor) {
@@ -325,8 +318,10 @@ absl::StatusOr<Subscription> SubscriptionService::Get(uint64_t id) {
 }
 
 absl::StatusOr<std::vector<Subscription>> SubscriptionService::List(uint64_t namespace_id,
-                                                                    const Labels& match) {
-  auto list = repo_->List(namespace_id, match.empty() ? nullptr : &match);
+                                                                    const Labels& match,
+                                                                    const Page& page,
+                                                                    int* total) {
+  auto list = repo_->List(namespace_id, match.empty() ? nullptr : &match, &page, total);
   if (!list.ok()) return list.status();
   for (Subscription& s : *list) s = Present(std::move(s));
   return list;
@@ -365,7 +360,8 @@ absl::StatusOr<Template> TemplateService::Get(absl::string_view name) {
   return repo_->Get(name);
 }
 
-absl::StatusOr<std::vector<Template>> TemplateService::List(absl::string_view tag) {
+absl::StatusOr<std::vector<Template>> TemplateService::List(absl::string_view tag,
+                                                            const Page& page, int* total) {
   auto stored = repo_->List(tag);
   if (!stored.ok()) return stored.status();
   std::vector<Template> out;
@@ -377,7 +373,14 @@ absl::StatusOr<std::vector<Template>> TemplateService::List(absl::string_view ta
   for (Template& t : *stored) out.push_back(std::move(t));
   std::sort(out.begin(), out.end(),
             [](const Template& a, const Template& b) { return a.name < b.name; });
-  return out;
+  // Templates change only by notification admins, so they are few: paged
+  // here, after merging the built-ins.
+  if (total != nullptr) *total = static_cast<int>(out.size());
+  std::vector<Template> paged;
+  for (size_t i = page.offset; i < out.size() && paged.size() < static_cast<size_t>(page.size); ++i) {
+    paged.push_back(std::move(out[i]));
+  }
+  return paged;
 }
 
 absl::Status TemplateService::Delete(absl::string_view name, absl::string_view actor) {

@@ -75,7 +75,10 @@ class ReceiverService {
   absl::StatusOr<uint64_t> Create(Receiver r, absl::string_view actor);
   // Receivers with effective labels (id/type added) and masked secrets.
   absl::StatusOr<Receiver> Get(uint64_t id);
-  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels);
+  // One page of the receivers whose labels (with the implicit id and type)
+  // contain `labels`; `total` (may be null) counts them all.
+  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels, const Page& page = {},
+                                             int* total = nullptr);
   // `r.type` empty keeps the type; a different type is InvalidArgument.
   // "*****" secret values keep the stored ones, except that when a
   // destination key (url, api_url) changes, every stored secret must be
@@ -106,7 +109,9 @@ class SubscriptionService {
   // secrets (OverrideKeepsDestination). The same checks apply to Update.
   absl::StatusOr<uint64_t> Create(Subscription s, absl::string_view actor);
   absl::StatusOr<Subscription> Get(uint64_t id);
-  absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id, const Labels& match);
+  // One page; `total` (may be null) counts every match.
+  absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id, const Labels& match,
+                                                 const Page& page = {}, int* total = nullptr);
   absl::Status Update(Subscription s, absl::string_view actor);
   absl::Status Delete(uint64_t id, absl::string_view actor);
 
@@ -128,7 +133,10 @@ class TemplateService {
   // Built-in or stored; NotFound otherwise.
   absl::StatusOr<Template> Get(absl::string_view name);
   // Built-in and stored templates with `tag` ("" = all), by name.
-  absl::StatusOr<std::vector<Template>> List(absl::string_view tag);
+  // One page of the built-in and stored templates with `tag`, by name;
+  // `total` (may be null) counts them all.
+  absl::StatusOr<std::vector<Template>> List(absl::string_view tag, const Page& page = {},
+                                             int* total = nullptr);
   // FailedPrecondition for a built-in template.
   absl::Status Delete(absl::string_view name, absl::string_view actor);
   // Renders `name` with `variables` for `receiver_type`.

@@ -16,6 +16,18 @@
 
 namespace sluice::notification::testing {
 
+// `all`, cut to `page` (nullptr: everything); `total` (may be null) gets the count.
+template <typename T>
+std::vector<T> Paged(std::vector<T> all, const Page* page, int* total) {
+  if (total != nullptr) *total = static_cast<int>(all.size());
+  if (page == nullptr) return all;
+  std::vector<T> out;
+  for (size_t i = page->offset; i < all.size() && out.size() < static_cast<size_t>(page->size); ++i) {
+    out.push_back(std::move(all[i]));
+  }
+  return out;
+}
+
 class FakeReceiverRepository : public ReceiverRepository {
  public:
   absl::StatusOr<uint64_t> NextId() override { return ++next_; }
@@ -30,12 +42,16 @@ class FakeReceiverRepository : public ReceiverRepository {
     if (it == rows.end()) return absl::NotFoundError(absl::StrCat("receiver ", id, " not found"));
     return it->second;
   }
-  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) override {
+  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels, const Page* page,
+                                             int* total) override {
     std::vector<Receiver> out;
     for (auto& [id, r] : rows) {
-      if (LabelsContain(r.labels, labels)) out.push_back(r);
+      Labels all = r.labels;
+      all["id"] = std::to_string(r.id);
+      all["type"] = r.type;
+      if (LabelsContain(all, labels)) out.push_back(r);
     }
-    return out;
+    return Paged(std::move(out), page, total);
   }
   absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) override {
     std::vector<Receiver> out;
@@ -74,14 +90,15 @@ class FakeSubscriptionRepository : public SubscriptionRepository {
     if (it == rows.end()) return absl::NotFoundError("subscription not found");
     return it->second;
   }
-  absl::StatusOr<std::vector<Subscription>> List(uint64_t ns, const Labels* labels) override {
+  absl::StatusOr<std::vector<Subscription>> List(uint64_t ns, const Labels* labels,
+                                                 const Page* page, int* total) override {
     std::vector<Subscription> out;
     for (auto& [id, s] : rows) {
       if (ns != 0 && s.namespace_id != ns) continue;
       if (labels != nullptr && !LabelsContain(*labels, s.match)) continue;
       out.push_back(s);
     }
-    return out;
+    return Paged(std::move(out), page, total);
   }
   absl::Status Update(const Subscription& s, absl::string_view) override {
     rows[s.id] = s;
@@ -250,8 +267,8 @@ class FakeAlertRepository : public AlertRepository {
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<Alert>> List(absl::string_view, absl::string_view, absl::Time,
-                                          absl::Time) override {
-    return rows;
+                                          absl::Time, const Page& page, int* total) override {
+    return Paged(rows, &page, total);
   }
   std::vector<Alert> rows;
 };

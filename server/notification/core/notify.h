@@ -89,10 +89,13 @@ class AlertService {
   // nothing matched (logged, still OK).
   absl::StatusOr<uint64_t> Ingest(AlertGroup group);
 
+  // One page of a provider's alerts, newest first; `total` (may be null)
+  // counts every match.
   absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
                                           absl::string_view provider_id, absl::Time from,
-                                          absl::Time to) {
-    return alerts_->List(provider_type, provider_id, from, to);
+                                          absl::Time to, const Page& page = {},
+                                          int* total = nullptr) {
+    return alerts_->List(provider_type, provider_id, from, to, page, total);
   }
 
  private:

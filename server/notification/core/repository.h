@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/paging.h"
 #include "server/notification/core/model.h"
 
 namespace sluice::notification {
@@ -24,8 +25,11 @@ class ReceiverRepository {
   // id (created_at/updated_at set by the store).
   virtual absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view actor) = 0;
   virtual absl::StatusOr<Receiver> Get(uint64_t id) = 0;
-  // Receivers whose user labels contain `labels` (empty: all), by id.
-  virtual absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) = 0;
+  // Receivers whose labels, with the implicit `id` and `type` labels,
+  // contain `labels` (empty: all), by id: the page `page` of them (nullptr:
+  // all, for internal use), and in `total` (may be null) how many match.
+  virtual absl::StatusOr<std::vector<Receiver>> List(const Labels& labels, const Page* page,
+                                                     int* total) = 0;
   // Receivers whose labels plus the implicit id/type labels contain all pairs
   // of at least one selector, by id.
   virtual absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) = 0;
@@ -41,9 +45,12 @@ class SubscriptionRepository {
   // NotFound when a receiver id does not exist; AlreadyExists for the urn.
   virtual absl::StatusOr<uint64_t> Create(const Subscription& s, absl::string_view actor) = 0;
   virtual absl::StatusOr<Subscription> Get(uint64_t id) = 0;
-  // namespace_id 0: any. `labels` non-empty: subscriptions whose match ⊆ labels.
+  // namespace_id 0: any. `labels` non-null: subscriptions whose match ⊆
+  // labels. `page` and `total` as in ReceiverRepository::List.
   virtual absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id,
-                                                         const Labels* labels) = 0;
+                                                         const Labels* labels,
+                                                         const Page* page = nullptr,
+                                                         int* total = nullptr) = 0;
   virtual absl::Status Update(const Subscription& s, absl::string_view actor) = 0;
   virtual absl::Status Delete(uint64_t id, absl::string_view actor) = 0;
 };
@@ -105,10 +112,12 @@ class AlertRepository {
   // starts_at is the same instance resent: its row is updated (status,
   // ends_at, annotations, notification_id), not duplicated.
   virtual absl::Status Insert(const std::vector<Alert>& alerts) = 0;
-  // Alerts of one provider with starts_at in [from, to], newest first.
+  // Alerts of one provider with starts_at in [from, to], newest first: one
+  // page, and in `total` (may be null) how many match.
   virtual absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
                                                   absl::string_view provider_id, absl::Time from,
-                                                  absl::Time to) = 0;
+                                                  absl::Time to, const Page& page,
+                                                  int* total) = 0;
 };
 
 }  // namespace sluice::notification

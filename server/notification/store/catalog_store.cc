@@ -80,13 +80,22 @@ absl::StatusOr<Receiver> PostgresReceiverRepository::Get(uint64_t id) {
   return out;
 }
 
-absl::StatusOr<std::vector<Receiver>> PostgresReceiverRepository::List(const Labels& labels) {
+absl::StatusOr<std::vector<Receiver>> PostgresReceiverRepository::List(const Labels& labels,
+                                                                       const Page* page,
+                                                                       int* total) {
   std::vector<Receiver> out;
   absl::Status st = pool_->Run([&](soci::session& sql) {
     std::string filter = LabelsText(labels);
+    // The implicit id/type labels match like stored ones.
+    const char* where =
+        " FROM receivers WHERE (labels || jsonb_build_object('id', id::text, 'type', type)) @> "
+        "CAST(:l AS jsonb)";
+    if (total != nullptr) sql << "SELECT count(*)" << where, soci::use(filter), soci::into(*total);
+    std::string tail = page == nullptr
+                           ? ""
+                           : absl::StrCat(" LIMIT ", page->size, " OFFSET ", page->offset);
     soci::rowset<soci::row> rs =
-        (sql.prepare << "SELECT " << kReceiverCols
-                     << " FROM receivers WHERE labels @> CAST(:l AS jsonb) ORDER BY id",
+        (sql.prepare << "SELECT " << kReceiverCols << where << " ORDER BY id" << tail,
          soci::use(filter));
     for (const soci::row& row : rs) out.push_back(ReceiverFromRow(row));
     return absl::OkStatus();
@@ -174,14 +183,19 @@ nlohmann::json SubscriptionAudit(const Subscription& s) {
 }
 
 // Loads subscriptions matching `where` (SQL over alias s) with their receivers.
+// The subscriptions matching `where` (binding :ns and :l), by id, cut by
+// `page` (nullptr: all), with their receivers.
 std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::string& where,
-                                            long long ns, const std::string& labels) {
+                                            long long ns, const std::string& labels,
+                                            const Page* page = nullptr) {
   std::vector<Subscription> out;
   std::map<long long, size_t> index;
+  std::string tail =
+      page == nullptr ? "" : absl::StrCat(" LIMIT ", page->size, " OFFSET ", page->offset);
   soci::rowset<soci::row> rs =
       (sql.prepare << "SELECT s.id, s.urn, s.namespace_id, s.match::text, "
                    << Micros("s.created_at") << ", " << Micros("s.updated_at")
-                   << " FROM subscriptions s WHERE " << where << " ORDER BY s.id",
+                   << " FROM subscriptions s WHERE " << where << " ORDER BY s.id" << tail,
        soci::use(ns), soci::use(labels));
   for (const soci::row& row : rs) {
     Subscription s;
@@ -195,12 +209,15 @@ std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::strin
     out.push_back(std::move(s));
   }
   if (out.empty()) return out;
+  nlohmann::json ids = nlohmann::json::array();
+  for (const Subscription& s : out) ids.push_back(s.id);
+  std::string id_list = ids.dump();
   soci::rowset<soci::row> rr =
       (sql.prepare << "SELECT sr.subscription_id, sr.receiver_id, sr.configuration::text "
-                      "FROM subscription_receivers sr JOIN subscriptions s ON s.id = "
-                      "sr.subscription_id WHERE "
-                   << where << " ORDER BY sr.subscription_id, sr.position",
-       soci::use(ns), soci::use(labels));
+                      "FROM subscription_receivers sr WHERE sr.subscription_id IN (SELECT "
+                      "CAST(x AS bigint) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)) x) "
+                      "ORDER BY sr.subscription_id, sr.position",
+       soci::use(id_list));
   for (const soci::row& row : rr) {
     auto it = index.find(row.get<long long>(0));
     if (it == index.end()) continue;
@@ -248,18 +265,19 @@ absl::StatusOr<Subscription> PostgresSubscriptionRepository::Get(uint64_t id) {
 }
 
 absl::StatusOr<std::vector<Subscription>> PostgresSubscriptionRepository::List(
-    uint64_t namespace_id, const Labels* labels) {
+    uint64_t namespace_id, const Labels* labels, const Page* page, int* total) {
   std::vector<Subscription> out;
   absl::Status st = pool_->Run([&](soci::session& sql) {
     // Each placeholder is bound once: namespace 0 means "any".
     std::string where = "(CAST(:ns AS bigint) IN (0, s.namespace_id))";
-    if (labels != nullptr) {
-      where += " AND s.match <@ CAST(:l AS jsonb)";
-      out = LoadSubscriptions(sql, where, static_cast<long long>(namespace_id), LabelsText(*labels));
-    } else {
-      where += " AND :l = ''";
-      out = LoadSubscriptions(sql, where, static_cast<long long>(namespace_id), "");
+    std::string l = labels == nullptr ? "" : LabelsText(*labels);
+    where += labels != nullptr ? " AND s.match <@ CAST(:l AS jsonb)" : " AND :l = ''";
+    long long ns = static_cast<long long>(namespace_id);
+    if (total != nullptr) {
+      sql << "SELECT count(*) FROM subscriptions s WHERE " << where, soci::use(ns), soci::use(l),
+          soci::into(*total);
     }
+    out = LoadSubscriptions(sql, where, ns, l, page);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;

@@ -335,21 +335,28 @@ absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {
 
 absl::StatusOr<std::vector<Alert>> PostgresAlertRepository::List(absl::string_view provider_type,
                                                                  absl::string_view provider_id,
-                                                                 absl::Time from, absl::Time to) {
+                                                                 absl::Time from, absl::Time to,
+                                                                 const Page& page, int* total) {
   std::vector<Alert> out;
   absl::Status st = pool_->Run([&](soci::session& sql) {
     std::string pt(provider_type), pi(provider_id);
     double f = from == absl::InfinitePast() ? -1e10 : Seconds(from);
     double t = to == absl::InfiniteFuture() ? 1e10 : Seconds(to);
+    const char* where =
+        " FROM alerts WHERE provider_type = :pt AND provider_id = :pi AND "
+        "starts_at >= to_timestamp(:f) AND starts_at <= to_timestamp(:t)";
+    if (total != nullptr) {
+      sql << "SELECT count(*)" << where, soci::use(pt), soci::use(pi), soci::use(f), soci::use(t),
+          soci::into(*total);
+    }
     soci::rowset<soci::row> rs =
         (sql.prepare << "SELECT id, status, labels::text, annotations::text, "
                      << Micros("starts_at") << ", COALESCE(" << Micros("ends_at")
                      << ", -1), generator_url, fingerprint, group_key, "
                         "COALESCE(notification_id, 0), "
-                     << Micros("created_at")
-                     << " FROM alerts WHERE provider_type = :pt AND provider_id = :pi AND "
-                        "starts_at >= to_timestamp(:f) AND starts_at <= to_timestamp(:t) "
-                        "ORDER BY starts_at DESC, id DESC",
+                     << Micros("created_at") << where
+                     << " ORDER BY starts_at DESC, id DESC LIMIT " << page.size << " OFFSET "
+                     << page.offset,
          soci::use(pt), soci::use(pi), soci::use(f), soci::use(t));
     for (const soci::row& row : rs) {
       Alert a;

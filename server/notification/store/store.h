@@ -22,7 +22,8 @@ class PostgresReceiverRepository : public ReceiverRepository {
   absl::StatusOr<uint64_t> NextId() override;
   absl::StatusOr<uint64_t> Create(const Receiver& r, absl::string_view actor) override;
   absl::StatusOr<Receiver> Get(uint64_t id) override;
-  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels) override;
+  absl::StatusOr<std::vector<Receiver>> List(const Labels& labels, const Page* page,
+                                             int* total) override;
   absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) override;
   absl::Status Update(const Receiver& r, absl::string_view actor) override;
   absl::Status Delete(uint64_t id, absl::string_view actor) override;
@@ -36,8 +37,8 @@ class PostgresSubscriptionRepository : public SubscriptionRepository {
   explicit PostgresSubscriptionRepository(db::Pool* pool) : pool_(pool) {}
   absl::StatusOr<uint64_t> Create(const Subscription& s, absl::string_view actor) override;
   absl::StatusOr<Subscription> Get(uint64_t id) override;
-  absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id,
-                                                 const Labels* labels) override;
+  absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id, const Labels* labels,
+                                                 const Page* page, int* total) override;
   absl::Status Update(const Subscription& s, absl::string_view actor) override;
   absl::Status Delete(uint64_t id, absl::string_view actor) override;
 
@@ -84,7 +85,7 @@ class PostgresAlertRepository : public AlertRepository {
   absl::Status Insert(const std::vector<Alert>& alerts) override;
   absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
                                           absl::string_view provider_id, absl::Time from,
-                                          absl::Time to) override;
+                                          absl::Time to, const Page& page, int* total) override;
 
  private:
   db::Pool* pool_;

@@ -72,8 +72,18 @@ TEST_F(StoreTest, ReceiverRoundTripLabelFilterAndDeleteGuard) {
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->labels.at("env"), "prod");
   EXPECT_EQ(got->configurations["url"], "http://x");
-  EXPECT_EQ(receivers_.List({{"team", "x"}})->size(), 2u);
-  EXPECT_EQ(receivers_.List({{"env", "prod"}})->size(), 1u);
+  EXPECT_EQ(receivers_.List({{"team", "x"}}, nullptr, nullptr)->size(), 2u);
+  EXPECT_EQ(receivers_.List({{"env", "prod"}}, nullptr, nullptr)->size(), 1u);
+  // The implicit labels filter too, and pages count every match (review L2).
+  EXPECT_EQ(receivers_.List({{"id", std::to_string(b)}}, nullptr, nullptr)->size(), 1u);
+  Page first{1, 0}, second{1, 1};
+  int total = 0;
+  auto p1 = receivers_.List({{"team", "x"}}, &first, &total);
+  ASSERT_EQ(p1->size(), 1u);
+  EXPECT_EQ(total, 2);
+  auto p2 = receivers_.List({{"team", "x"}}, &second, &total);
+  ASSERT_EQ(p2->size(), 1u);
+  EXPECT_NE((*p1)[0].id, (*p2)[0].id);
   EXPECT_EQ(receivers_.Get(999).status().code(), absl::StatusCode::kNotFound);
   auto ids = [&](std::vector<Labels> sels) {
     std::set<uint64_t> out;
@@ -117,7 +127,7 @@ TEST_F(StoreTest, SubscriptionMatchUsesContainment) {
   make("other", {{"team", "y"}}, 2);
   auto urns = [&](uint64_t ns, const Labels* l) {
     std::set<std::string> out;
-    auto list = subs_.List(ns, l);
+    auto list = subs_.List(ns, l, nullptr, nullptr);
     for (const auto& s : *list) out.insert(s.urn);
     return out;
   };
@@ -127,7 +137,13 @@ TEST_F(StoreTest, SubscriptionMatchUsesContainment) {
   EXPECT_EQ(urns(0, &high), (std::set<std::string>{"all", "team", "team-sev"}));
   EXPECT_EQ(urns(1, nullptr), (std::set<std::string>{"team", "team-sev"}));
   EXPECT_EQ(urns(0, nullptr).size(), 4u);
-  auto one = subs_.List(2, nullptr);
+  Page page{2, 1};
+  int total = 0;
+  auto paged = subs_.List(0, nullptr, &page, &total);
+  EXPECT_EQ(total, 4);
+  ASSERT_EQ(paged->size(), 2u);
+  EXPECT_EQ((*paged)[0].receivers.size(), 1u);  // receivers loaded for the page
+  auto one = subs_.List(2, nullptr, nullptr, nullptr);
   ASSERT_EQ(one->size(), 1u);
   EXPECT_EQ((*one)[0].receivers.at(0).id, r);
 }
@@ -346,14 +362,17 @@ TEST_F(StoreTest, AlertsStoredAndFilteredByTime) {
   b.ends_at = absl::FromUnixSeconds(2500);
   b.fingerprint = "f2";
   ASSERT_TRUE(alerts_.Insert({a, b}).ok());
-  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture());
+  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture(),
+                          Page{}, nullptr);
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].fingerprint, "f2");  // newest first
   EXPECT_EQ(*(*all)[0].ends_at, absl::FromUnixSeconds(2500));
   EXPECT_FALSE((*all)[1].ends_at.has_value());
-  EXPECT_EQ(alerts_.List("alertmanager", "p", absl::FromUnixSeconds(1500), absl::InfiniteFuture())->size(),
+  EXPECT_EQ(alerts_.List("alertmanager", "p", absl::FromUnixSeconds(1500), absl::InfiniteFuture(),
+                          Page{}, nullptr)->size(),
             1u);
-  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture())->size(), 0u);
+  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture(),
+                          Page{}, nullptr)->size(), 0u);
 }
 
 TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
@@ -374,7 +393,8 @@ TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
   Alert no_fingerprint = a;  // older senders: every post is stored
   no_fingerprint.fingerprint = "";
   ASSERT_TRUE(alerts_.Insert({again, other_provider, no_fingerprint, no_fingerprint}).ok());
-  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture());
+  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture(),
+                          Page{}, nullptr);
   ASSERT_TRUE(all.ok()) << all.status();
   ASSERT_EQ(all->size(), 4u);  // instance @5000, instance @1000, two without fingerprint
   EXPECT_EQ((*all)[0].starts_at, absl::FromUnixSeconds(5000));
@@ -388,7 +408,8 @@ TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
     }
   }
   EXPECT_EQ(resolved_rows, 1);
-  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture())->size(), 1u);
+  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture(),
+                          Page{}, nullptr)->size(), 1u);
 }
 
 }  // namespace
@@ -426,7 +447,8 @@ TEST(AlertMigrationTest, ExistingDuplicatesCollapseToTheNewestRow) {
   ASSERT_TRUE(applied.ok()) << applied.status();
   EXPECT_GE(*applied, 1);
   PostgresAlertRepository alerts(pool->get());
-  auto all = alerts.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture());
+  auto all = alerts.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture(),
+                          Page{}, nullptr);
   ASSERT_TRUE(all.ok()) << all.status();
   ASSERT_EQ(all->size(), 3u);  // f1 once, two without a fingerprint
   int f1 = 0;
