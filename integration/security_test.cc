@@ -1,11 +1,21 @@
 // Replays of the security review's reproductions (../shared/reviews/
-// security-2026-11.md) for the findings fixed by "Security, part 1": each
-// attack is run against a real stack deployed the production way (header
-// mode behind the gateway's proxy token) and must be refused.
+// security-2026-11.md): part 1 (C1, C2, H3, H4, L1, L5, M12) and the
+// access/API side of part 2 (C5, M1, M9, M10). Each attack runs against a
+// real stack deployed the production way (header mode behind the gateway's
+// proxy token) and must be refused. The notification side of part 2 is in
+// notification_security_test, the sink's in sink_security_test, the
+// access limits in security_access_test, M2 in reconcile_test.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "integration/harness.h"
 #include "integration/suite_stack.h"
 #include "proto/sluice/access/v1beta1/access.grpc.pb.h"
@@ -254,6 +264,99 @@ TEST_F(SecurityTest, M12_NotificationApiIsAuthenticatedAndScoped) {
   Expect(Call("POST", "/alerts/alertmanager/prod", alert, {"X-Auth-Email: admin@example.com"}), 401, 16);
   EXPECT_EQ(Call("POST", "/alerts/alertmanager/prod", alert,
                  {absl::StrCat("Authorization: Bearer ", kTestAlertToken)}).status, 200);
+}
+
+// ---- Part 2: secrets bound to their destination (C5, M1, M9) and limits (M10) ----
+
+// C5: PUT /providers/{id} {"credentials":{"host":"evil"}} kept the stored
+// password and connected to evil with it. Now the password must come again,
+// and nothing connects to the new host before that.
+TEST_F(SecurityTest, C5_ProviderPasswordNeverFollowsANewHost) {
+  std::string dsn = stack_->database().dsn();
+  json creds = json::object();
+  for (absl::string_view kv : absl::StrSplit(dsn, ' ', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+    creds[p.first] = p.second;
+  }
+  creds["password"] = "not-needed-locally";
+  json policy = {{"id", "sec-c5"},
+                 {"steps", {{{"name", "auto"}, {"strategy", "auto"}, {"approve_if", "true"}}}}};
+  ASSERT_EQ(As(kAdmin, "POST", "/policies", policy).status, 200);
+  json provider = {{"type", "postgres"}, {"urn", "pg-c5"}, {"allowed_account_types", {"user"}},
+                   {"credentials", creds},
+                   {"resources", {{{"type", "table"}, {"policy", {{"id", "sec-c5"}, {"version", 1}}},
+                                   {"roles", {{{"id", "reader"}, {"permissions", {"SELECT"}}}}}}}}};
+  auto created = As(kAdmin, "POST", "/providers", provider);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string id = created.Json()["provider"]["id"];
+  EXPECT_EQ(created.Json()["provider"]["config"]["credentials"]["password"], "*****");
+
+  // The attacker's "database": a listener that must never be contacted.
+  int evil_fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(evil_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(evil_fd, 4), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(evil_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::string evil_port = std::to_string(ntohs(addr.sin_port));
+  for (json password : {json(), json("*****")}) {
+    json change = {{"credentials", {{"port", evil_port}}}};
+    if (!password.is_null()) change["credentials"]["password"] = password;
+    Expect(As(kAdmin, "PUT", "/providers/" + id, change), 400, 3,
+           "credentials.password: must be supplied again when credentials.port changes");
+  }
+  fcntl(evil_fd, F_SETFL, O_NONBLOCK);
+  EXPECT_LT(accept(evil_fd, nullptr, nullptr), 0) << "the server connected to the new host";
+  close(evil_fd);
+}
+
+// M1: a ciphertext from a backup is not accepted as a secret, so the server
+// cannot be made to decrypt it and send it somewhere.
+TEST_F(SecurityTest, M1_ClientSuppliedCiphertextIsRefused) {
+  for (const char* token : {"v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                            "v2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}) {
+    auto r = As("tester@example.com", "POST", "/receivers",
+                json{{"name", "stolen"}, {"type", "slack"},
+                     {"configurations", {{"token", token}, {"channel_name", "x"},
+                                         {"api_url", "http://127.0.0.1:9/api"}}}});
+    Expect(r, 400, 3, "configurations.token: looks like a stored ciphertext");
+  }
+}
+
+// M9 + C5 (IAM): policy IAM headers are secrets, and a new IAM URL needs
+// the secrets again.
+TEST_F(SecurityTest, M9_PolicyIamSecretsAreMaskedAndBoundToTheUrl) {
+  json policy = {{"id", "sec-iam"},
+                 {"steps", {{{"name", "auto"}, {"strategy", "auto"}, {"approve_if", "true"}}}},
+                 {"iam", {{"provider", "http"},
+                          {"config", {{"url", "http://127.0.0.1:9/users/{user_id}"},
+                                      {"headers", {{"X-Api-Key", "key-0123456789"}}},
+                                      {"auth", {{"type", "bearer"}, {"token", "tok-0123456789"}}}}}}}};
+  ASSERT_EQ(As(kAdmin, "POST", "/policies", policy).status, 200);
+  auto got = As(kEve, "GET", "/policies/sec-iam");
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.Json()["policy"]["iam"]["config"]["headers"]["X-Api-Key"], "*****");
+  EXPECT_EQ(got.body.find("key-0123456789"), std::string::npos);
+  EXPECT_EQ(got.body.find("tok-0123456789"), std::string::npos);
+  json moved = policy;
+  moved.erase("id");
+  moved["iam"]["config"]["url"] = "http://evil.example.com/{user_id}";
+  moved["iam"]["config"]["auth"]["token"] = "*****";
+  moved["iam"]["config"]["headers"]["X-Api-Key"] = "*****";
+  Expect(As(kAdmin, "PUT", "/policies/sec-iam", moved), 400, 3, "must be supplied again");
+  moved["iam"]["config"]["url"] = "file:///proc/self/environ#{user_id}";
+  Expect(As(kAdmin, "PUT", "/policies/sec-iam", moved), 400, 3, "iam.config.url");
+}
+
+// M10: the gateway refuses oversized bodies before reading them whole.
+TEST_F(SecurityTest, M10_GatewayRefusesOversizedBodies) {
+  std::string big = "{\"message\": \"" + std::string(5 << 20, 'x') + "\"}";
+  auto r = Http("POST", stack_->http_base() + "/api/v1beta1/echo", big,
+                {"X-Auth-Email: eve@example.com"});
+  Expect(r, 413, 8, "exceeds the limit");
+  EXPECT_EQ(Call("GET", "/server-info", nullptr, {"X-Auth-Email: eve@example.com"}).status, 200);
 }
 
 // A gateway that does not hold the proxy token cannot speak for anyone.
