@@ -10,6 +10,9 @@
 namespace sluice::access {
 namespace {
 
+// The largest IAM answer kept whole when the policy has no iam.schema.
+constexpr size_t kMaxUnmappedProfileBytes = 16 << 10;
+
 // Goes through the shared HttpClient, so the call is restricted like every
 // other outbound call (http/https only, denied networks, no redirects, a
 // capped response body), and errors never echo the response body.
@@ -49,7 +52,16 @@ class HttpIamClient : public IamClient {
     if (!doc.is_object()) {
       return absl::FailedPreconditionError("IAM: the profile response is not a JSON object");
     }
-    if (iam.schema().empty()) return JsonToStruct(doc);
+    if (iam.schema().empty()) {
+      // Kept whole as appeal.creator: bounded, so an IAM URL cannot turn the
+      // appeal into a store for arbitrary documents (review C4).
+      if (body.size() > kMaxUnmappedProfileBytes) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "IAM: the profile response is over ", kMaxUnmappedProfileBytes,
+            " bytes; set iam.schema to keep only the fields the policy needs"));
+      }
+      return JsonToStruct(doc);
+    }
     nlohmann::json out = nlohmann::json::object();
     for (const auto& [field, path] : iam.schema()) {
       const nlohmann::json* node = &doc;
