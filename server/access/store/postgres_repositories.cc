@@ -429,24 +429,29 @@ absl::StatusOr<std::vector<pb::AuditLog>> PostgresAuditLogRepository::List(
 }
 
 absl::StatusOr<bool> PostgresJobLock::RunExclusive(int64_t key, const std::function<void()>& fn) {
-  bool ran = false;
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    long long k = key;
+  // The lock lives on a session of its own, outside the pool: the job body
+  // leases pooled connections itself, and holding one here while it waits
+  // for another deadlocked a pool of one (and two overlapping jobs in a pool
+  // of two), review finding M3. Closing the session releases the lock even
+  // when the unlock below is never reached.
+  auto session = pool_->OpenDedicated();
+  if (!session.ok()) return session.status();
+  soci::session& sql = **session;
+  long long k = key;
+  try {
     int got = 0;
     sql << "SELECT pg_try_advisory_lock(:k)::int", soci::into(got), use(k);
-    if (got == 0) return absl::OkStatus();
-    ran = true;
-    try {
-      fn();
-    } catch (...) {
-      sql << "SELECT pg_advisory_unlock(:k)", use(k);
-      throw;
-    }
+    if (got == 0) return false;
+  } catch (const soci::soci_error& e) {
+    return db::FromSociError(e, "job lock");
+  }
+  fn();
+  try {
     sql << "SELECT pg_advisory_unlock(:k)", use(k);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return ran;
+  } catch (const soci::soci_error&) {
+    // The session closes right after, which releases the lock too.
+  }
+  return true;
 }
 
 }  // namespace sluice::access

@@ -72,7 +72,9 @@ class PostgresAuditLogRepository : public AuditLogRepository {
   db::Pool* pool_;
 };
 
-// pg_try_advisory_lock on one pooled session for the duration of `fn`.
+// pg_try_advisory_lock for the duration of `fn`, on a session of its own
+// (Pool::OpenDedicated, opened per run): `fn` may use every pooled
+// connection. Unavailable when that session cannot be opened.
 class PostgresJobLock : public JobLock {
  public:
   explicit PostgresJobLock(db::Pool* pool) : pool_(pool) {}

@@ -2,7 +2,11 @@
 #include "server/access/store/postgres_repositories.h"
 #include "server/access/store/postgres_appeal_repository.h"
 
+#include <thread>
+
 #include <gtest/gtest.h>
+
+#include "absl/synchronization/notification.h"
 
 #include "common/db/testing/test_database.h"
 #include "server/access/core/json.h"
@@ -298,6 +302,42 @@ TEST_F(RepositoriesTest, JobLockIsExclusive) {
   EXPECT_FALSE(inner_ran);
   auto again = lock.RunExclusive(42, [] {});
   EXPECT_TRUE(again.ok() && *again);
+}
+
+// Finding M3: with db.pool_size 1 the job lock held the only connection and
+// the job body (and every RPC) waited for it forever.
+TEST_F(RepositoriesTest, JobLockHoldsNoPooledConnection) {
+  db::PoolOptions options;
+  options.size = 1;
+  options.lease_timeout = absl::Seconds(2);
+  auto one = db::Pool::Create(db_->dsn(), options);
+  ASSERT_TRUE(one.ok()) << one.status();
+  db::Pool* pool = one->get();
+  PostgresJobLock lock(pool);
+  auto select = [pool] {
+    return pool->Run([](soci::session& sql) {
+      int n = 0;
+      sql << "SELECT 1", soci::into(n);
+      return n == 1 ? absl::OkStatus() : absl::InternalError("SELECT 1");
+    });
+  };
+  absl::Status in_job, concurrent;
+  absl::Notification job_started, rpc_done;
+  std::thread rpc([&] {
+    job_started.WaitForNotification();
+    concurrent = select();  // an RPC while the job holds its lock
+    rpc_done.Notify();
+  });
+  auto ran = lock.RunExclusive(7, [&] {
+    job_started.Notify();
+    in_job = select();  // the job body's own queries
+    rpc_done.WaitForNotificationWithTimeout(absl::Seconds(10));
+  });
+  rpc.join();
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_TRUE(*ran);
+  EXPECT_TRUE(in_job.ok()) << in_job;
+  EXPECT_TRUE(concurrent.ok()) << concurrent;
 }
 
 }  // namespace
