@@ -101,6 +101,10 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
     return absl::PermissionDeniedError(absl::StrCat(
         "policy ", policy->id(), " does not allow appeals on behalf of another account"));
   }
+  // After the on-behalf check, so that it cannot probe the provider's accounts.
+  auto client = registry_->Find(config->type());
+  if (!client.ok()) return client.status();
+  if (auto st = (*client)->ValidateAccount(*config, account_type, account_id); !st.ok()) return st;
   bool permanent_allowed = policy->appeal().allow_permanent_access() ||
                            config->appeal().allow_permanent_access();
   const std::string& duration = r.options().duration();

@@ -230,6 +230,20 @@ TEST_F(AppealServiceTest, BulkRevokeRevokesEachGrantOnItsOwn) {
   EXPECT_EQ(client_->revoked.size(), 2u);
 }
 
+TEST_F(AppealServiceTest, ProviderValidatesTheAccountBeforeAnythingIsStored) {
+  client_->account_error = absl::InvalidArgumentError("account_id: \"public\" is PUBLIC");
+  auto refused = Service().Create(Request(kAuto, "24h"), "public");
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status())) << refused.status();
+  EXPECT_NE(refused.status().message().find("resources[0]: account_id:"), std::string::npos)
+      << refused.status();
+  EXPECT_EQ(client_->validated_accounts, std::vector<std::string>{"public"});
+  EXPECT_TRUE(client_->granted.empty());
+  EXPECT_TRUE(appeals_.state.appeals.empty());
+  client_->account_error = absl::OkStatus();
+  ASSERT_TRUE(Service().Create(Request(kAuto, "24h"), "u@x.com").ok());
+  EXPECT_EQ(client_->validated_accounts.back(), "u@x.com");
+}
+
 TEST(OrderByTest, ParsesAndRejects) {
   google::protobuf::RepeatedPtrField<std::string> in;
   *in.Add() = "created_at:desc";

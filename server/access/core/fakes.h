@@ -109,6 +109,11 @@ class FakeProviderClient : public ProviderClient {
     return resources;
   }
   std::vector<std::string> GetAccountTypes() const override { return {"user", "serviceAccount"}; }
+  absl::Status ValidateAccount(const pb::ProviderConfig&, absl::string_view,
+                               absl::string_view account_id) override {
+    validated_accounts.emplace_back(account_id);
+    return account_error;
+  }
   absl::Status GrantAccess(const pb::ProviderConfig&, const AccessRequest& r) override {
     granted.push_back(r);
     return grant_error;
@@ -124,6 +129,8 @@ class FakeProviderClient : public ProviderClient {
   absl::Status fetch_error = absl::OkStatus();
   absl::Status grant_error = absl::OkStatus();
   absl::Status revoke_error = absl::OkStatus();
+  absl::Status account_error = absl::OkStatus();  // what ValidateAccount returns
+  std::vector<std::string> validated_accounts;      // ValidateAccount's account_ids
   std::string revoke_fail_account;  // RevokeAccess fails for this account only
   std::vector<pb::Resource> resources;
   std::vector<AccessRequest> granted, revoked;

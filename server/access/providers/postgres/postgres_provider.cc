@@ -7,6 +7,7 @@
 #include <soci/soci.h>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -104,6 +105,27 @@ absl::StatusOr<std::string> Privileges(const AccessRequest& req) {
   return absl::StrJoin(privs, ", ");
 }
 
+// InvalidArgument for an account id that never names exactly one role:
+// `public` in any case (PostgreSQL's grammar turns the role name public into
+// PUBLIC, every role, even when quoted: gram.y RoleSpec, finding M11) and
+// the predefined pg_* roles (granting to one grants to all its members).
+absl::Status CheckRoleName(absl::string_view account_id) {
+  if (account_id.empty()) return absl::InvalidArgumentError("account_id: required");
+  std::string lower = absl::AsciiStrToLower(account_id);
+  if (lower == "public") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "account_id: \"", account_id,
+        "\" is PostgreSQL's PUBLIC (every role), not one role; access is granted to a named role"));
+  }
+  if (absl::StartsWith(lower, "pg_")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "account_id: \"", account_id,
+        "\" is in PostgreSQL's reserved pg_ namespace of predefined roles; access is granted to "
+        "a named login or group role"));
+  }
+  return absl::OkStatus();
+}
+
 class PostgresProvider : public ProviderClient {
  public:
   std::string Type() const override { return "postgres"; }
@@ -191,6 +213,33 @@ class PostgresProvider : public ProviderClient {
 
   std::vector<std::string> GetAccountTypes() const override { return {"user"}; }
 
+  absl::Status ValidateAccount(const v1beta1::ProviderConfig& config, absl::string_view,
+                               absl::string_view account_id) override {
+    if (auto st = CheckRoleName(account_id); !st.ok()) return st;
+    auto dsn = PostgresDsn(config.credentials());
+    if (!dsn.ok()) return dsn.status();
+    int found = 0;
+    try {
+      soci::session sql(soci::postgresql, *dsn);
+      std::string name(account_id);
+      sql << "SELECT count(*) FROM pg_roles WHERE rolname = :r", soci::into(found),
+          soci::use(name);
+    } catch (const soci::postgresql_soci_error& e) {
+      if (TimedOut(e)) return Deadline(config, "checking account_id", e);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "postgres provider ", config.urn(), ": cannot check account_id: ", e.what()));
+    } catch (const std::exception& e) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "postgres provider ", config.urn(), ": cannot check account_id: ", e.what()));
+    }
+    if (found == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "account_id: \"", account_id, "\" is not a role of the PostgreSQL server of provider ",
+          config.urn(), " (accounts are existing database roles)"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                            const AccessRequest& req) override {
     return Run(config, req, /*grant=*/true);
@@ -209,7 +258,10 @@ class PostgresProvider : public ProviderClient {
     if (!object.ok()) return object.status();
     auto privs = Privileges(req);
     if (!privs.ok()) return privs.status();
-    if (req.account_id.empty()) return absl::InvalidArgumentError("account_id: required");
+    // Also here: a grant recorded before the appeal-time check existed must
+    // not reach PUBLIC either way (revoking from it would strip PUBLIC's
+    // own privileges).
+    if (auto st = CheckRoleName(req.account_id); !st.ok()) return st;
     std::string stmt =
         grant ? absl::StrCat("GRANT ", *privs, " ON ", *object, " TO ", db::QuoteIdent(req.account_id))
               : absl::StrCat("REVOKE ", *privs, " ON ", *object, " FROM ",

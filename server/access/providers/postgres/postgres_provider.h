@@ -13,6 +13,11 @@
 // statement_timeout (default 10000 ms) and lock_timeout (default 5000 ms;
 // 0 disables either): a GRANT/REVOKE or catalog read that hits them fails
 // with DeadlineExceeded instead of stalling the approval.
+//
+// ValidateAccount (at appeal creation) accepts only an existing role
+// (pg_roles) and refuses `public` in any case (PostgreSQL's PUBLIC even
+// when quoted) and the predefined pg_* roles; GRANT and REVOKE refuse those
+// two too.
 #ifndef SLUICE_SERVER_ACCESS_PROVIDERS_POSTGRES_POSTGRES_PROVIDER_H_
 #define SLUICE_SERVER_ACCESS_PROVIDERS_POSTGRES_POSTGRES_PROVIDER_H_
 

@@ -201,6 +201,50 @@ TEST_F(PostgresProviderTest, GrantOnALockedTableGivesUpInBoundedTime) {
   EXPECT_TRUE(HasPrivilege("sales.orders", "SELECT"));
 }
 
+// Finding M11: an appeal on behalf of "public" granted to PUBLIC (every
+// role), since PostgreSQL reads the role name public as PUBLIC even quoted.
+TEST_F(PostgresProviderTest, AccountsMustBeExistingNamedRoles) {
+  auto p = NewPostgresProvider();
+  EXPECT_TRUE(p->ValidateAccount(config_, "user", role_).ok());
+  for (const char* bad : {"public", "PUBLIC", "Public", "pg_read_all_data", "PG_MONITOR",
+                          "no_such_role", ""}) {
+    auto st = p->ValidateAccount(config_, "user", bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << bad << ": " << st;
+    EXPECT_EQ(st.message().rfind("account_id: ", 0), 0u) << st;
+  }
+  // An existing role named like a reserved one is still refused (it would
+  // read as PUBLIC in GRANT).
+  {
+    soci::session sql(soci::postgresql, target_->dsn());
+    sql << "CREATE ROLE \"Public\"";
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(p->ValidateAccount(config_, "user", "Public")));
+  {
+    soci::session sql(soci::postgresql, target_->dsn());
+    sql << "DROP ROLE \"Public\"";
+  }
+  auto down = config_;
+  (*down.mutable_credentials()->mutable_fields())["port"].set_string_value("1");
+  EXPECT_TRUE(absl::IsFailedPrecondition(p->ValidateAccount(down, "user", role_)));
+
+  // GRANT and REVOKE refuse public themselves: PUBLIC keeps its privileges.
+  auto resources = p->GetResources(config_);
+  ASSERT_TRUE(resources.ok()) << resources.status();
+  AccessRequest req;
+  req.account_id = "public";
+  req.permissions = {"SELECT"};
+  for (const auto& r : *resources) {
+    if (r.urn() == "sales.orders") req.resource = r;
+  }
+  {
+    soci::session sql(soci::postgresql, target_->dsn());
+    sql << "GRANT SELECT ON sales.orders TO PUBLIC";
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(p->GrantAccess(config_, req)));
+  EXPECT_TRUE(absl::IsInvalidArgument(p->RevokeAccess(config_, req)));
+  EXPECT_TRUE(HasPrivilege("sales.orders", "SELECT")) << "PUBLIC's grant is untouched";
+}
+
 TEST_F(PostgresProviderTest, UnreachableServerIsAnError) {
   auto p = NewPostgresProvider();
   auto bad = config_;
