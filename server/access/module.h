@@ -4,6 +4,8 @@
 // Config section `access:` (all optional):
 //   resource_sync_interval: 2h   # re-fetch every provider's resources
 //   grant_expiry_interval: 1m    # revoke expired grants (issue 5)
+//   max_grant_duration: 2160h    # longest options.duration when a policy
+//                                #   has no duration_options (90 days)
 //   admins: [ops@example.com]    # may change policies, providers, resources,
 //   admin_groups: [sre]          #   approvers, and bulk-revoke (JWT groups claim)
 #ifndef SLUICE_SERVER_ACCESS_MODULE_H_
@@ -27,6 +29,7 @@ namespace sluice::access {
 struct AccessConfig {
   absl::Duration resource_sync_interval = absl::Hours(2);
   absl::Duration grant_expiry_interval = absl::Minutes(1);
+  absl::Duration max_grant_duration = absl::Hours(2160);
   auth::AdminList admins;  // `admins` (identities) and `admin_groups`
 };
 

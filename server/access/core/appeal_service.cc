@@ -117,6 +117,13 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
     auto d = ParseDurationField("options.duration", duration);
     if (!d.ok()) return d.status();
     const auto& opts = policy->appeal().duration_options();
+    if (opts.empty() && *d > limits_.max_grant_duration) {
+      // Finding L8: "876000h" was effectively permanent access.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "options.duration: \"", duration, "\" is longer than the maximum grant duration ",
+          absl::FormatDuration(limits_.max_grant_duration),
+          " (access.max_grant_duration; a policy may list longer duration_options)"));
+    }
     if (!opts.empty() && std::none_of(opts.begin(), opts.end(), [&](const pb::DurationOption& o) {
           return o.value() == duration;
         })) {
@@ -165,6 +172,11 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
 absl::StatusOr<std::vector<pb::Appeal>> AppealService::Create(
     const pb::CreateAppealRequest& request, const std::string& creator) {
   if (request.resources().empty()) return absl::InvalidArgumentError("resources: required");
+  if (request.resources_size() > kMaxAppealResources) {
+    return absl::InvalidArgumentError(absl::StrCat("resources: at most ", kMaxAppealResources,
+                                                   " per appeal request, got ",
+                                                   request.resources_size()));
+  }
   std::string account_id = request.account_id().empty() ? creator : request.account_id();
   std::string account_type = request.account_type().empty() ? "user" : request.account_type();
   std::vector<Prepared> prepared;
