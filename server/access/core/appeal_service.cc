@@ -392,7 +392,7 @@ void AppealService::CreateRequirementAppeals(const pb::Appeal& appeal, const pb:
           f.provider_urn = add.resource().provider_urn();
           f.type = add.resource().type();
           f.urn = add.resource().urn();
-          auto found = resources_->List(f);
+          auto found = resources_->List(f, Page{1, 0}, nullptr);
           if (!found.ok()) return found.status();
           if (found->empty()) return absl::NotFoundError("requirement resource not found");
           resource_id = (*found)[0].id();
@@ -437,15 +437,13 @@ absl::StatusOr<pb::Appeal> AppealService::Get(const std::string& id) {
 
 namespace {
 
-// size 0 → 50, at most 1000; offset within int range (finding L3: a cast
-// to a negative OFFSET made PostgreSQL fail with a 500).
-absl::Status Page(uint32_t size, uint32_t offset, int* size_out, int* offset_out) {
-  if (size > 1000) return absl::InvalidArgumentError("size: at most 1000");
-  if (offset > static_cast<uint32_t>(INT32_MAX)) {
-    return absl::InvalidArgumentError("offset: at most 2147483647");
-  }
-  *size_out = size == 0 ? 50 : static_cast<int>(size);
-  *offset_out = static_cast<int>(offset);
+// The page of a list request into a filter's size and offset (ParsePage).
+template <typename Request, typename Filter>
+absl::Status SetPage(const Request& request, Filter* f) {
+  auto page = ParsePage(request.size(), request.offset());
+  if (!page.ok()) return page.status();
+  f->size = page->size;
+  f->offset = page->offset;
   return absl::OkStatus();
 }
 
@@ -483,7 +481,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::List(const pb::ListAppeal
                             {"created_at", "updated_at", "status", "account_id", "role"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
+  if (auto st = SetPage(request, &f); !st.ok()) return st;
   return appeals_->ListAppeals(f, total);
 }
 
@@ -496,7 +494,7 @@ absl::StatusOr<std::vector<pb::Approval>> AppealService::ListApprovals(
   auto order = ParseOrderBy(request.order_by(), {"created_at", "updated_at", "status", "name"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
+  if (auto st = SetPage(request, &f); !st.ok()) return st;
   return appeals_->ListApprovals(f, total);
 }
 
@@ -521,7 +519,7 @@ absl::StatusOr<std::vector<pb::Grant>> AppealService::ListGrants(
                                                  "account_id", "role", "status"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
+  if (auto st = SetPage(request, &f); !st.ok()) return st;
   return appeals_->ListGrants(f, total);
 }
 

@@ -175,7 +175,8 @@ TEST_F(AppealServiceTest, NobodyApprovesTheirOwnAppealUnlessTheStepAllowsIt) {
   ASSERT_TRUE(JsonStringToProto(R"({"resources": [
       {"type": "manual", "policy": {"id": "pol", "version": 2}, "roles": [{"id": "viewer"}]},
       {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})", &c).ok());
-  auto provider = providers_->List();
+  int64_t total = 0;
+  auto provider = providers_->List(pb::ListProvidersRequest(), &total);
   ASSERT_TRUE(provider.ok() && !provider->empty());
   ASSERT_TRUE(providers_->Update((*provider)[0].id(), c, "admin@x.com").ok());
   auto again = Service().Create(Request(kManual), "o@x.com");

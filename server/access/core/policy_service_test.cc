@@ -4,6 +4,7 @@
 
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
+#include "server/access/core/validation.h"
 
 namespace sluice::access {
 namespace {
@@ -53,6 +54,47 @@ TEST_F(PolicyServiceTest, CreateVersionsAndEncryptsSecrets) {
   EXPECT_EQ(service_.Get("p1", 0)->version(), 2u);
   EXPECT_TRUE(absl::IsNotFound(service_.Update("nope", Valid("nope"), "a@x.com").status()));
   EXPECT_TRUE(absl::IsInvalidArgument(service_.Update("p1", Valid("other"), "a@x.com").status()));
+}
+
+// Findings L2/L3: lists had no LIMIT, and an offset ≥ 2^31 became a
+// negative OFFSET (a 500).
+TEST_F(PolicyServiceTest, ListIsPagedWithATotalAndBoundedPages) {
+  for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(service_.Create(Valid(id), "x@x.com").ok());
+  pb::ListPoliciesRequest req;
+  req.set_size(2);
+  req.set_offset(1);
+  int64_t total = 0;
+  auto page = service_.List(req, &total);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(total, 3);
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].id(), "b");
+  EXPECT_EQ((*page)[0].iam().config().auth().password(), kMaskedSecret);
+  auto all = service_.List(pb::ListPoliciesRequest(), &total);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 3u);  // default page: 50
+  req.set_size(1001);
+  auto too_big = service_.List(req, &total).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(too_big)) << too_big;
+  EXPECT_NE(too_big.message().find("size"), std::string::npos);
+  req.set_size(0);
+  req.set_offset(4294967295u);
+  auto far = service_.List(req, &total).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(far)) << far;
+  EXPECT_NE(far.message().find("offset"), std::string::npos);
+}
+
+TEST(ParsePageTest, DefaultsAndBounds) {
+  auto d = ParsePage(0, 0);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->size, kDefaultPageSize);
+  EXPECT_EQ(d->offset, 0);
+  auto max = ParsePage(1000, 2147483647u);
+  ASSERT_TRUE(max.ok());
+  EXPECT_EQ(max->size, 1000);
+  EXPECT_EQ(max->offset, 2147483647);
+  EXPECT_TRUE(absl::IsInvalidArgument(ParsePage(1001, 0).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(ParsePage(1, 2147483648u).status()));
 }
 
 TEST(ValidatePolicyTest, NamesTheField) {

@@ -1,5 +1,7 @@
 #include "server/access/core/validation.h"
 
+#include <cstdint>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/expr/expr.h"
@@ -56,6 +58,19 @@ bool IsValidId(absl::string_view id) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
   }
   return true;
+}
+
+absl::StatusOr<Page> ParsePage(uint32_t size, uint32_t offset) {
+  if (size > static_cast<uint32_t>(kMaxPageSize)) {
+    return absl::InvalidArgumentError(absl::StrCat("size: at most ", kMaxPageSize));
+  }
+  if (offset > static_cast<uint32_t>(INT32_MAX)) {
+    return absl::InvalidArgumentError("offset: at most 2147483647");
+  }
+  Page page;
+  page.size = size == 0 ? kDefaultPageSize : static_cast<int>(size);
+  page.offset = static_cast<int>(offset);
+  return page;
 }
 
 google::protobuf::Timestamp ToTimestamp(absl::Time t) {

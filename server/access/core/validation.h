@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "server/access/core/repositories.h"
 
 namespace sluice::access {
 
@@ -30,6 +31,16 @@ bool IsUuid(absl::string_view s);
 
 // True for ids matching ^[A-Za-z0-9_-]+$.
 bool IsValidId(absl::string_view id);
+
+// Page sizes of every access list: the default (size 0) and the maximum.
+inline constexpr int kDefaultPageSize = 50;
+inline constexpr int kMaxPageSize = 1000;
+
+// The page a list request's `size` and `offset` ask for: size 0 →
+// kDefaultPageSize; InvalidArgument naming `size` above kMaxPageSize and
+// `offset` above INT32_MAX (review finding L3: a cast to a negative OFFSET
+// made PostgreSQL fail with a 500).
+absl::StatusOr<Page> ParsePage(uint32_t size, uint32_t offset);
 
 // absl::Time <-> google.protobuf.Timestamp.
 google::protobuf::Timestamp ToTimestamp(absl::Time t);
