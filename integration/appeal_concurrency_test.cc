@@ -123,8 +123,10 @@ TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_FALSE(has("SELECT"));
   EXPECT_FALSE(has("INSERT"));
-  // A grant the database refuses (unknown role) fails the appeal; nothing is recorded.
-  ExpectCode(Appeal(rs[0]["id"], "editor", "", kAlice, "no_such_role"), 400, 9, "GRANT failed");
+  // An account that is not a role of the database is refused at creation
+  // (the provider's ValidateAccount); nothing is recorded.
+  ExpectCode(Appeal(rs[0]["id"], "editor", "", kAlice, "no_such_role"), 400, 3,
+             "account_id: \"no_such_role\" is not a role");
   EXPECT_EQ(Call("GET", "/grants?account_ids=no_such_role").Json()["total"], 0);
 
   // The same auto-approved appeal sent 10 times at once (a double click, a

@@ -29,7 +29,11 @@ absl::StatusOr<std::unique_ptr<db::Pool>> ConnectWithRetry(const Config& config)
   absl::Time deadline = absl::Now() + absl::Seconds(config.db.connect_timeout_seconds);
   absl::Duration backoff = absl::Milliseconds(200);
   while (true) {
-    auto pool = db::Pool::Create(config.db.dsn, config.db.pool_size);
+    db::PoolOptions options;
+    options.size = config.db.pool_size;
+    options.lease_timeout = absl::Seconds(config.db.lease_timeout_seconds);
+    options.statement_timeout = absl::Milliseconds(config.db.statement_timeout_ms);
+    auto pool = db::Pool::Create(config.db.dsn, options);
     if (pool.ok() || !absl::IsUnavailable(pool.status()) || absl::Now() + backoff > deadline) {
       return pool;
     }

@@ -76,13 +76,16 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
   if (YAML::Node db = root["db"]) {
     if (!db.IsMap()) return absl::InvalidArgumentError("config key \"db\" must be a mapping");
     if (auto st = CheckKeys(db, "db.", {"dsn", "pool_size", "auto_migrate",
-                                        "connect_timeout_seconds"});
+                                        "connect_timeout_seconds", "lease_timeout_seconds",
+                                        "statement_timeout_ms"});
         !st.ok()) {
       return st;
     }
     for (auto st : {Read(db, "dsn", &c.db.dsn), Read(db, "pool_size", &c.db.pool_size),
                     Read(db, "auto_migrate", &c.db.auto_migrate),
-                    Read(db, "connect_timeout_seconds", &c.db.connect_timeout_seconds)}) {
+                    Read(db, "connect_timeout_seconds", &c.db.connect_timeout_seconds),
+                    Read(db, "lease_timeout_seconds", &c.db.lease_timeout_seconds),
+                    Read(db, "statement_timeout_ms", &c.db.statement_timeout_ms)}) {
       if (!st.ok()) return st;
     }
   }
@@ -125,6 +128,12 @@ absl::Status Validate(const Config& c) {
   }
   if (c.grpc_threads < 1) return absl::InvalidArgumentError("grpc_threads must be at least 1");
   if (c.db.pool_size < 1) return absl::InvalidArgumentError("db.pool_size must be at least 1");
+  if (c.db.lease_timeout_seconds < 1) {
+    return absl::InvalidArgumentError("db.lease_timeout_seconds must be at least 1");
+  }
+  if (c.db.statement_timeout_ms < 0) {
+    return absl::InvalidArgumentError("db.statement_timeout_ms must be ≥ 0 (0: no limit)");
+  }
   if (c.db.dsn.empty()) {
     return absl::InvalidArgumentError(
         "no database configured: set SLUICE_DB_DSN or db.dsn in the --config file");

@@ -36,6 +36,13 @@ struct Config {
     int pool_size = 8;         // connections kept open
     bool auto_migrate = true;  // apply pending migrations at start
     int connect_timeout_seconds = 30;  // keep retrying the first connection this long
+    // A call waits at most this long for a free pooled connection, then fails
+    // with RESOURCE_EXHAUSTED (≥ 1).
+    int lease_timeout_seconds = 10;
+    // PostgreSQL statement_timeout of every pooled session: a statement
+    // running longer fails with DEADLINE_EXCEEDED. 0 keeps the server's
+    // setting. Migrations are not bound by it.
+    int statement_timeout_ms = 30000;
   } db;
   // 32-byte key (64 hex chars or base64) for AES-256-GCM encryption of stored
   // secrets (env SLUICE_ENCRYPTION_KEY). Empty: a fixed development key is
@@ -65,7 +72,8 @@ absl::StatusOr<Config> LoadConfigFile(const std::string& path, Config base = {})
 // environment.
 absl::StatusOr<Config> ApplyEnv(Config config);
 
-// Checks ranges (ports 0-65535, pool ≥ 1, grpc_threads ≥ 1, a DSN present)
+// Checks ranges (ports 0-65535, pool ≥ 1, lease timeout ≥ 1 s, statement
+// timeout ≥ 0, grpc_threads ≥ 1, a DSN present)
 // and that auth mode insecure_dev listens on loopback only. InvalidArgument
 // naming the setting.
 absl::Status Validate(const Config& config);

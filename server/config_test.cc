@@ -32,6 +32,23 @@ TEST(Config, YamlOverridesOnlyGivenKeys) {
   EXPECT_TRUE(Validate(*c).ok());
 }
 
+TEST(Config, DbTimeoutsHaveDefaultsAndAreChecked) {
+  Config d;
+  EXPECT_EQ(d.db.lease_timeout_seconds, 10);
+  EXPECT_EQ(d.db.statement_timeout_ms, 30000);
+  auto c = ParseConfigYaml(
+      "db:\n  dsn: host=x\n  lease_timeout_seconds: 3\n  statement_timeout_ms: 0\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->db.lease_timeout_seconds, 3);
+  EXPECT_EQ(c->db.statement_timeout_ms, 0);
+  EXPECT_TRUE(Validate(*c).ok());
+  c->db.lease_timeout_seconds = 0;
+  EXPECT_NE(Validate(*c).message().find("db.lease_timeout_seconds"), std::string::npos);
+  c->db.lease_timeout_seconds = 1;
+  c->db.statement_timeout_ms = -1;
+  EXPECT_NE(Validate(*c).message().find("db.statement_timeout_ms"), std::string::npos);
+}
+
 TEST(Config, ErrorsNameTheKey) {
   auto bad_type = ParseConfigYaml("grpc_port: lots\n");
   ASSERT_FALSE(bad_type.ok());

@@ -13,6 +13,16 @@ namespace sluice::db {
 absl::StatusOr<int> Migrate(Pool& pool, const std::vector<MigrationSet>& sets) {
   int applied = 0;
   absl::Status st = pool.Run([&](soci::session& sql) -> absl::Status {
+    // Back to the pool's statement_timeout afterwards (RESET returns to the
+    // value of the connection's startup options).
+    sql << "SET statement_timeout = 0";
+    absl::Cleanup reset = [&sql] {
+      try {
+        sql << "RESET statement_timeout";
+      } catch (const std::exception& e) {
+        spdlog::warn("msg=\"migration: statement_timeout reset failed\" error=\"{}\"", e.what());
+      }
+    };
     sql << "SELECT pg_advisory_lock(" << kMigrationLockKey << ")";
     absl::Cleanup unlock = [&sql] {
       try {

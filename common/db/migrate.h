@@ -33,7 +33,9 @@ inline constexpr long long kMigrationLockKey = 0x5111CE0001LL;
 // Applies every migration of `sets` not yet recorded, in component order then
 // version order, and returns how many it applied. A failing migration rolls
 // back alone and stops the run with FailedPrecondition naming the file and
-// the database's message; earlier ones stay applied.
+// the database's message; earlier ones stay applied. The pool's
+// statement_timeout does not apply: a migration (or the wait for another
+// replica's) may take as long as it needs.
 absl::StatusOr<int> Migrate(Pool& pool, const std::vector<MigrationSet>& sets);
 
 }  // namespace sluice::db

@@ -108,6 +108,24 @@ TEST_F(MigrateTest, UniqueViolationIsAlreadyExistsAndTransactionRollsBack) {
   }).ok());
 }
 
+TEST_F(MigrateTest, MigrationsAreNotBoundByThePoolsStatementTimeout) {
+  PoolOptions options;
+  options.size = 1;
+  options.statement_timeout = absl::Milliseconds(100);
+  auto pool = Pool::Create(db_->dsn(), options);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  MigrationSet slow{"slow", {{1, "0001_slow.up.sql", "SELECT pg_sleep(0.4); CREATE TABLE s (k int)"}}};
+  auto n = Migrate(**pool, {slow});
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 1);
+  // Afterwards the session is bounded again.
+  absl::Status after = (*pool)->Run([](soci::session& sql) {
+    sql << "SELECT pg_sleep(2)";
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(absl::IsDeadlineExceeded(after)) << after;
+}
+
 TEST(QuoteIdent, DoublesQuotes) {
   EXPECT_EQ(QuoteIdent("plain"), "\"plain\"");
   EXPECT_EQ(QuoteIdent("a\"; DROP TABLE x; --"), "\"a\"\"; DROP TABLE x; --\"");

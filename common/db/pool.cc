@@ -3,19 +3,42 @@
 #include <libpq-fe.h>
 #include <soci/postgresql/soci-postgresql.h>
 
+#include <climits>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::db {
 
+// Leases a session for its lifetime, waiting at most the pool's
+// lease_timeout; ok() is false when none became free in time.
 class Pool::Lease {
  public:
-  explicit Lease(Pool* pool) : pool_(pool), pos_(pool->pool_->lease()) {}
+  explicit Lease(Pool* pool) : pool_(pool) {
+    absl::Duration timeout = pool->options_.lease_timeout;
+    if (timeout == absl::InfiniteDuration()) {
+      pos_ = pool->pool_->lease();
+      ok_ = true;
+    } else {
+      int64_t ms = std::min<int64_t>(absl::ToInt64Milliseconds(timeout), INT_MAX);
+      ok_ = pool->pool_->try_lease(pos_, static_cast<int>(ms));
+    }
+  }
   ~Lease() {
+    if (!ok_) return;
     pool_->last_used_[pos_] = absl::Now();
     pool_->pool_->give_back(pos_);
+  }
+  bool ok() const { return ok_; }
+  // Why no session was leased (only when !ok()).
+  absl::Status status() const {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "database busy: no connection free after ",
+        absl::FormatDuration(pool_->options_.lease_timeout), " (all ", pool_->options_.size,
+        " in use); raise db.pool_size or db.lease_timeout_seconds, or look for stuck calls"));
   }
   soci::session& session() { return pool_->pool_->at(pos_); }
   // Time since the session was last given back.
@@ -23,31 +46,59 @@ class Pool::Lease {
 
  private:
   Pool* pool_;
-  size_t pos_;
+  size_t pos_ = 0;
+  bool ok_ = false;
 };
 
-Pool::Pool(std::string dsn, int size, absl::Duration alive_check_after)
+Pool::Pool(std::string dsn, std::string session_dsn, const PoolOptions& options)
     : dsn_(std::move(dsn)),
-      size_(size),
-      alive_check_after_(alive_check_after),
-      last_used_(size, absl::Now()) {}
+      session_dsn_(std::move(session_dsn)),
+      options_(options),
+      last_used_(options.size, absl::Now()) {}
 
 Pool::~Pool() = default;
 
 absl::StatusOr<std::unique_ptr<Pool>> Pool::Create(absl::string_view dsn, int size,
                                                    absl::Duration alive_check_after) {
-  if (size < 1) return absl::InvalidArgumentError("db pool size must be at least 1");
+  PoolOptions options;
+  options.size = size;
+  options.alive_check_after = alive_check_after;
+  return Create(dsn, options);
+}
+
+absl::StatusOr<std::unique_ptr<Pool>> Pool::Create(absl::string_view dsn,
+                                                   const PoolOptions& options) {
+  if (options.size < 1) return absl::InvalidArgumentError("db pool size must be at least 1");
   if (dsn.empty()) return absl::InvalidArgumentError("db dsn is empty");
-  std::unique_ptr<Pool> pool(new Pool(std::string(dsn), size, alive_check_after));
-  pool->pool_ = std::make_unique<soci::connection_pool>(size);
-  for (int i = 0; i < size; ++i) {
+  if (options.lease_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("db lease timeout must be positive");
+  }
+  if (options.statement_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("db statement timeout must not be negative");
+  }
+  std::vector<std::pair<std::string, std::string>> settings;
+  int64_t statement_ms = absl::ToInt64Milliseconds(options.statement_timeout);
+  if (statement_ms > 0) settings.emplace_back("statement_timeout", absl::StrCat(statement_ms));
+  auto session_dsn = DsnWithSettings(dsn, settings);
+  if (!session_dsn.ok()) return session_dsn.status();
+  std::unique_ptr<Pool> pool(new Pool(std::string(dsn), *session_dsn, options));
+  pool->pool_ = std::make_unique<soci::connection_pool>(options.size);
+  for (int i = 0; i < options.size; ++i) {
     try {
-      pool->pool_->at(i).open(soci::postgresql, pool->dsn_);
+      pool->pool_->at(i).open(soci::postgresql, pool->session_dsn_);
     } catch (const std::exception& e) {
       return absl::UnavailableError(absl::StrCat("cannot connect to PostgreSQL: ", e.what()));
     }
   }
   return pool;
+}
+
+absl::StatusOr<std::unique_ptr<soci::session>> Pool::OpenDedicated() const {
+  try {
+    return std::make_unique<soci::session>(soci::postgresql, session_dsn_);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("cannot connect to PostgreSQL: ", e.what()));
+  }
 }
 
 absl::Status FromSociError(const std::exception& e, absl::string_view what) {
@@ -56,7 +107,13 @@ absl::Status FromSociError(const std::exception& e, absl::string_view what) {
     std::string state = pe->sqlstate();
     if (state == "23505") return absl::AlreadyExistsError(msg);
     if (absl::StartsWith(state, "08")) return absl::UnavailableError(msg);
-    if (state == "40001" || state == "40P01") return absl::AbortedError(msg);
+    if (state == "40001" || state == "40P01" || state == "55P03") return absl::AbortedError(msg);
+    if (state == "57014") {
+      if (absl::StrContains(msg, "statement timeout")) {
+        absl::StrAppend(&msg, " (db.statement_timeout_ms)");
+      }
+      return absl::DeadlineExceededError(msg);
+    }
   }
   if (absl::StrContains(e.what(), "connection") && absl::StrContains(e.what(), "closed")) {
     return absl::UnavailableError(msg);
@@ -92,12 +149,13 @@ absl::Status Recover(soci::session& sql, const std::exception& e) {
 
 absl::Status Pool::Run(const std::function<absl::Status(soci::session&)>& fn) {
   Lease lease(this);
+  if (!lease.ok()) return lease.status();
   soci::session& sql = lease.session();
   try {
     // A connection broken since the last use (server restart) is reopened
     // once; after a short idle time it is taken as alive without a ping.
     if (!sql.get_backend() || ConnectionBad(sql) ||
-        (lease.idle() >= alive_check_after_ && !sql.is_connected())) {
+        (lease.idle() >= options_.alive_check_after && !sql.is_connected())) {
       sql.reconnect();
     }
     return fn(sql);
@@ -108,6 +166,7 @@ absl::Status Pool::Run(const std::function<absl::Status(soci::session&)>& fn) {
 
 absl::Status Pool::RunIdempotent(const std::function<absl::Status(soci::session&)>& fn) {
   Lease lease(this);
+  if (!lease.ok()) return lease.status();
   soci::session& sql = lease.session();
   for (int attempt = 0;; ++attempt) {
     try {
@@ -130,6 +189,7 @@ absl::Status Pool::RunIdempotent(const std::function<absl::Status(soci::session&
 
 absl::Status Pool::InTransaction(const std::function<absl::Status(soci::session&)>& fn) {
   Lease lease(this);
+  if (!lease.ok()) return lease.status();
   soci::session& sql = lease.session();
   try {
     if (!sql.get_backend() || ConnectionBad(sql)) sql.reconnect();
@@ -171,6 +231,61 @@ std::string AdvisoryXactLockSql(int32_t lock_class,
   }
   return absl::StrCat("SELECT pg_advisory_xact_lock(", lock_class, ", ", static_cast<int32_t>(h),
                       ")");
+}
+
+namespace {
+
+// `value` single-quoted for a keyword DSN (backslash before ' and \).
+std::string QuoteDsnValue(absl::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+// `value` for libpq's `options`, which splits on white space: backslash
+// before white space and backslashes.
+std::string EscapeOptionValue(absl::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> DsnWithSettings(
+    absl::string_view dsn, const std::vector<std::pair<std::string, std::string>>& settings) {
+  if (settings.empty()) return std::string(dsn);
+  char* err = nullptr;
+  PQconninfoOption* parsed = PQconninfoParse(std::string(dsn).c_str(), &err);
+  if (parsed == nullptr) {
+    std::string why = err != nullptr ? err : "out of memory";
+    PQfreemem(err);
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    return absl::InvalidArgumentError(absl::StrCat("db dsn cannot be parsed: ", why));
+  }
+  std::vector<std::string> parts;
+  std::string options;
+  for (PQconninfoOption* o = parsed; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    if (absl::string_view(o->keyword) == "options") {
+      options = o->val;
+      continue;
+    }
+    parts.push_back(absl::StrCat(o->keyword, "=", QuoteDsnValue(o->val)));
+  }
+  PQconninfoFree(parsed);
+  for (const auto& [name, value] : settings) {
+    if (!options.empty()) options += ' ';
+    absl::StrAppend(&options, "-c ", name, "=", EscapeOptionValue(value));
+  }
+  parts.push_back(absl::StrCat("options=", QuoteDsnValue(options)));
+  return absl::StrJoin(parts, " ");
 }
 
 std::string QuoteIdent(absl::string_view ident) {

@@ -1,8 +1,11 @@
 #include "common/db/pool.h"
 
+#include <thread>
+
 #include <gtest/gtest.h>
 #include <soci/postgresql/soci-postgresql.h>
 
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/db/testing/test_database.h"
 
@@ -21,6 +24,17 @@ class PoolTest : public ::testing::Test {
     auto pool = Pool::Create(db_->dsn(), size, alive_check_after);
     EXPECT_TRUE(pool.ok()) << pool.status();
     return pool.ok() ? std::move(*pool) : nullptr;
+  }
+  std::unique_ptr<Pool> NewPool(const PoolOptions& options) {
+    auto pool = Pool::Create(db_->dsn(), options);
+    EXPECT_TRUE(pool.ok()) << pool.status();
+    return pool.ok() ? std::move(*pool) : nullptr;
+  }
+  // The session's statement_timeout as SHOW prints it ("0", "250ms").
+  static std::string StatementTimeout(soci::session& sql) {
+    std::string value;
+    sql << "SHOW statement_timeout", soci::into(value);
+    return value;
   }
 
   // Ends every server session on the test database (the admin session is on
@@ -174,6 +188,143 @@ TEST_F(PoolTest, AdvisoryXactLockIsHeldUntilTheTransactionEnds) {
                     return absl::OkStatus();
                   }).ok());
   EXPECT_TRUE(try_lock()) << "released at commit";
+}
+
+}  // namespace
+}  // namespace sluice::db
+
+namespace sluice::db {
+namespace {
+
+// Finding M3: a caller that needs a second connection while holding the
+// only one used to wait forever in soci's lease().
+TEST_F(PoolTest, LeaseGivesUpAfterTheTimeoutInsteadOfWaitingForever) {
+  PoolOptions options;
+  options.size = 1;
+  options.lease_timeout = absl::Milliseconds(300);
+  auto pool = NewPool(options);
+  ASSERT_NE(pool, nullptr);
+  absl::Status inner;
+  absl::Time start = absl::Now();
+  absl::Status outer = pool->Run([&](soci::session&) {
+    inner = pool->Run([](soci::session&) { return absl::OkStatus(); });
+    return absl::OkStatus();
+  });
+  absl::Duration waited = absl::Now() - start;
+  EXPECT_TRUE(outer.ok()) << outer;
+  EXPECT_TRUE(absl::IsResourceExhausted(inner)) << inner;
+  EXPECT_NE(inner.message().find("db.pool_size"), absl::string_view::npos) << inner;
+  EXPECT_NE(inner.message().find("db.lease_timeout_seconds"), absl::string_view::npos) << inner;
+  EXPECT_GE(waited, absl::Milliseconds(250));
+  EXPECT_LT(waited, absl::Seconds(5));
+
+  // A connection held by another thread: the wait ends as soon as it is given back.
+  absl::Notification holding, release;
+  std::thread holder([&] {
+    (void)pool->Run([&](soci::session&) {
+      holding.Notify();
+      release.WaitForNotification();
+      return absl::OkStatus();
+    });
+  });
+  holding.WaitForNotification();
+  EXPECT_TRUE(absl::IsResourceExhausted(pool->InTransaction([](soci::session&) {
+    return absl::OkStatus();
+  })));
+  EXPECT_TRUE(absl::IsResourceExhausted(pool->RunIdempotent([](soci::session&) {
+    return absl::OkStatus();
+  })));
+  std::thread giver([&] {
+    absl::SleepFor(absl::Milliseconds(100));
+    release.Notify();
+  });
+  EXPECT_TRUE(pool->Run([](soci::session&) { return absl::OkStatus(); }).ok());
+  holder.join();
+  giver.join();
+}
+
+TEST_F(PoolTest, RejectsBadOptions) {
+  PoolOptions options;
+  options.lease_timeout = absl::ZeroDuration();
+  EXPECT_TRUE(absl::IsInvalidArgument(Pool::Create(db_->dsn(), options).status()));
+  options = PoolOptions();
+  options.statement_timeout = absl::Seconds(-1);
+  EXPECT_TRUE(absl::IsInvalidArgument(Pool::Create(db_->dsn(), options).status()));
+}
+
+// Finding M4: every statement on a pooled session is bounded.
+TEST_F(PoolTest, StatementTimeoutBoundsEveryStatementAndSurvivesReconnects) {
+  PoolOptions options;
+  options.size = 1;
+  options.alive_check_after = absl::ZeroDuration();
+  options.statement_timeout = absl::Milliseconds(250);
+  auto pool = NewPool(options);
+  ASSERT_NE(pool, nullptr);
+  absl::Time start = absl::Now();
+  absl::Status slow = pool->Run([](soci::session& sql) {
+    sql << "SELECT pg_sleep(5)";
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(absl::IsDeadlineExceeded(slow)) << slow;
+  EXPECT_NE(slow.message().find("db.statement_timeout_ms"), absl::string_view::npos) << slow;
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  absl::Status tx = pool->InTransaction([](soci::session& sql) {
+    sql << "SELECT pg_sleep(5)";
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(absl::IsDeadlineExceeded(tx)) << tx;
+
+  auto show = [&] {
+    std::string value;
+    EXPECT_TRUE(pool->Run([&](soci::session& sql) {
+                      value = StatementTimeout(sql);
+                      return absl::OkStatus();
+                    }).ok());
+    return value;
+  };
+  EXPECT_EQ(show(), "250ms");
+  ASSERT_TRUE(pool->Run([](soci::session& sql) {
+                    sql << "SET statement_timeout = 0";
+                    sql << "RESET statement_timeout";
+                    return absl::OkStatus();
+                  }).ok());
+  EXPECT_EQ(show(), "250ms") << "RESET returns to the startup setting";
+  TerminateSessions();
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_EQ(show(), "250ms") << "a reopened session keeps it";
+
+  // Dedicated sessions get the same settings; the default pool has none.
+  auto dedicated = pool->OpenDedicated();
+  ASSERT_TRUE(dedicated.ok()) << dedicated.status();
+  EXPECT_EQ(StatementTimeout(**dedicated), "250ms");
+  auto plain = NewPool(1, absl::Seconds(1));
+  ASSERT_NE(plain, nullptr);
+  ASSERT_TRUE(plain->Run([](soci::session& sql) {
+                     EXPECT_EQ(StatementTimeout(sql), "0");
+                     return absl::OkStatus();
+                   }).ok());
+}
+
+TEST(DsnWithSettings, AppendsToTheOptionsOfKeywordDsnsAndUrls) {
+  auto kw = DsnWithSettings("host=db.internal port=5433 dbname=app options='-c work_mem=64MB'",
+                            {{"statement_timeout", "100"}, {"lock_timeout", "5 s"}});
+  ASSERT_TRUE(kw.ok()) << kw.status();
+  EXPECT_NE(kw->find("host='db.internal'"), std::string::npos) << *kw;
+  EXPECT_NE(kw->find("port='5433'"), std::string::npos) << *kw;
+  EXPECT_NE(kw->find("options='-c work_mem=64MB -c statement_timeout=100 -c lock_timeout=5\\\\ s'"),
+            std::string::npos)
+      << *kw;
+  auto url = DsnWithSettings("postgresql://app:p%27w@db.internal:5433/sales?sslmode=require",
+                             {{"statement_timeout", "100"}});
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_NE(url->find("user='app'"), std::string::npos) << *url;
+  EXPECT_NE(url->find("password='p\\'w'"), std::string::npos) << *url;
+  EXPECT_NE(url->find("dbname='sales'"), std::string::npos) << *url;
+  EXPECT_NE(url->find("sslmode='require'"), std::string::npos) << *url;
+  EXPECT_NE(url->find("options='-c statement_timeout=100'"), std::string::npos) << *url;
+  EXPECT_EQ(*DsnWithSettings("host=h dbname=d", {}), "host=h dbname=d");
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      DsnWithSettings("host='unterminated", {{"statement_timeout", "1"}}).status()));
 }
 
 }  // namespace

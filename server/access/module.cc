@@ -6,6 +6,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "server/access/api/appeal_services.h"
 #include "server/access/api/services.h"
 #include "server/access/iam/http_iam_client.h"
@@ -84,7 +85,8 @@ class AccessModule : public server::Module {
         providers_(&provider_repo_, &policy_repo_, &registry_, ctx.crypter),
         resources_(&resource_repo_),
         iam_(NewHttpIamClient()),
-        appeals_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get()),
+        appeals_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get(),
+                 &absl::Now, AppealLimits{config_.max_grant_duration}),
         api_auth_{ctx.auth, &config_.admins},
         policy_grpc_(&policies_, api_auth_),
         provider_grpc_(&providers_, api_auth_),
@@ -225,11 +227,13 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       target = &config.grant_expiry_interval;
     } else if (key == "reconcile_interval") {
       target = &config.reconcile_interval;
+    } else if (key == "max_grant_duration") {
+      target = &config.max_grant_duration;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "access.", key,
           ": unknown key (known: resource_sync_interval, grant_expiry_interval, "
-          "reconcile_interval, admins, admin_groups)"));
+          "reconcile_interval, max_grant_duration, admins, admin_groups)"));
     }
     if (!kv.second.IsScalar()) {
       return absl::InvalidArgumentError(absl::StrCat("access.", key, ": want a duration"));

@@ -5,6 +5,8 @@
 //   resource_sync_interval: 2h   # re-fetch every provider's resources
 //   grant_expiry_interval: 1m    # revoke expired grants (issue 5)
 //   reconcile_interval: 1m       # settle provider calls a crash left in flight
+//   max_grant_duration: 2160h    # longest options.duration when a policy
+//                                #   has no duration_options (90 days)
 //   admins: [ops@example.com]    # may change policies, providers, resources,
 //   admin_groups: [sre]          #   approvers, and bulk-revoke (JWT groups claim)
 #ifndef SLUICE_SERVER_ACCESS_MODULE_H_
@@ -30,6 +32,7 @@ struct AccessConfig {
   absl::Duration grant_expiry_interval = absl::Minutes(1);
   // Settle provider operations a crash left in flight (security review M2).
   absl::Duration reconcile_interval = absl::Minutes(1);
+  absl::Duration max_grant_duration = absl::Hours(2160);
   auth::AdminList admins;  // `admins` (identities) and `admin_groups`
 };
 

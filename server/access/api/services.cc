@@ -1,6 +1,7 @@
 #include "server/access/api/services.h"
 
 #include "common/grpc_util.h"
+#include "server/access/core/validation.h"
 
 namespace sluice::access {
 
@@ -37,13 +38,15 @@ grpc::Status PolicyGrpcService::UpdatePolicy(grpc::ServerContext* ctx,
 }
 
 grpc::Status PolicyGrpcService::ListPolicies(grpc::ServerContext* ctx,
-                                             const v1beta1::ListPoliciesRequest*,
+                                             const v1beta1::ListPoliciesRequest* req,
                                              v1beta1::ListPoliciesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "PolicyService/ListPolicies",
                     [&](const Caller&) -> absl::Status {
-    auto ps = policies_->List();
+    int64_t total = 0;
+    auto ps = policies_->List(*req, &total);
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_policies() = std::move(p);
+    resp->set_total(static_cast<int32_t>(total));
     return absl::OkStatus();
   });
 }
@@ -87,13 +90,15 @@ grpc::Status ProviderGrpcService::UpdateProvider(grpc::ServerContext* ctx,
 }
 
 grpc::Status ProviderGrpcService::ListProviders(grpc::ServerContext* ctx,
-                                                const v1beta1::ListProvidersRequest*,
+                                                const v1beta1::ListProvidersRequest* req,
                                                 v1beta1::ListProvidersResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "ProviderService/ListProviders",
                     [&](const Caller&) -> absl::Status {
-    auto ps = providers_->List();
+    int64_t total = 0;
+    auto ps = providers_->List(*req, &total);
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_providers() = std::move(p);
+    resp->set_total(static_cast<int32_t>(total));
     return absl::OkStatus();
   });
 }
@@ -137,9 +142,11 @@ grpc::Status ResourceGrpcService::ListResources(grpc::ServerContext* ctx,
                                                 v1beta1::ListResourcesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "ResourceService/ListResources",
                     [&](const Caller&) -> absl::Status {
-    auto rs = resources_->List(*req);
+    int64_t total = 0;
+    auto rs = resources_->List(*req, &total);
     if (!rs.ok()) return rs.status();
     for (auto& r : *rs) *resp->add_resources() = std::move(r);
+    resp->set_total(static_cast<int32_t>(total));
     return absl::OkStatus();
   });
 }
@@ -192,12 +199,10 @@ grpc::Status AuditLogGrpcService::ListAuditLogs(grpc::ServerContext* ctx,
     f.actor = auth_.admins->Contains(caller) ? req->actor() : caller.identity;
     f.start_time = req->start_time();
     f.end_time = req->end_time();
-    if (req->size() > 1000) return absl::InvalidArgumentError("size: at most 1000");
-    if (req->offset() > static_cast<uint32_t>(INT32_MAX)) {
-      return absl::InvalidArgumentError("offset: at most 2147483647");
-    }
-    f.size = req->size() == 0 ? 50 : static_cast<int>(req->size());
-    f.offset = static_cast<int>(req->offset());
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    f.size = page->size;
+    f.offset = page->offset;
     int64_t total = 0;
     auto logs = logs_->List(f, &total);
     if (!logs.ok()) return logs.status();

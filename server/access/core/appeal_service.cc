@@ -102,6 +102,10 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
     return absl::PermissionDeniedError(absl::StrCat(
         "policy ", policy->id(), " does not allow appeals on behalf of another account"));
   }
+  // After the on-behalf check, so that it cannot probe the provider's accounts.
+  auto client = registry_->Find(config->type());
+  if (!client.ok()) return client.status();
+  if (auto st = (*client)->ValidateAccount(*config, account_type, account_id); !st.ok()) return st;
   bool permanent_allowed = policy->appeal().allow_permanent_access() ||
                            config->appeal().allow_permanent_access();
   const std::string& duration = r.options().duration();
@@ -114,6 +118,13 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
     auto d = ParseDurationField("options.duration", duration);
     if (!d.ok()) return d.status();
     const auto& opts = policy->appeal().duration_options();
+    if (opts.empty() && *d > limits_.max_grant_duration) {
+      // Finding L8: "876000h" was effectively permanent access.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "options.duration: \"", duration, "\" is longer than the maximum grant duration ",
+          absl::FormatDuration(limits_.max_grant_duration),
+          " (access.max_grant_duration; a policy may list longer duration_options)"));
+    }
     if (!opts.empty() && std::none_of(opts.begin(), opts.end(), [&](const pb::DurationOption& o) {
           return o.value() == duration;
         })) {
@@ -162,6 +173,11 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
 absl::StatusOr<std::vector<pb::Appeal>> AppealService::Create(
     const pb::CreateAppealRequest& request, const std::string& creator) {
   if (request.resources().empty()) return absl::InvalidArgumentError("resources: required");
+  if (request.resources_size() > kMaxAppealResources) {
+    return absl::InvalidArgumentError(absl::StrCat("resources: at most ", kMaxAppealResources,
+                                                   " per appeal request, got ",
+                                                   request.resources_size()));
+  }
   std::string account_id = request.account_id().empty() ? creator : request.account_id();
   std::string account_type = request.account_type().empty() ? "user" : request.account_type();
   std::vector<Prepared> prepared;
@@ -375,7 +391,7 @@ void AppealService::CreateRequirementAppeals(const pb::Appeal& appeal, const pb:
           f.provider_urn = add.resource().provider_urn();
           f.type = add.resource().type();
           f.urn = add.resource().urn();
-          auto found = resources_->List(f);
+          auto found = resources_->List(f, Page{1, 0}, nullptr);
           if (!found.ok()) return found.status();
           if (found->empty()) return absl::NotFoundError("requirement resource not found");
           resource_id = (*found)[0].id();
@@ -420,15 +436,13 @@ absl::StatusOr<pb::Appeal> AppealService::Get(const std::string& id) {
 
 namespace {
 
-// size 0 → 50, at most 1000; offset within int range (finding L3: a cast
-// to a negative OFFSET made PostgreSQL fail with a 500).
-absl::Status Page(uint32_t size, uint32_t offset, int* size_out, int* offset_out) {
-  if (size > 1000) return absl::InvalidArgumentError("size: at most 1000");
-  if (offset > static_cast<uint32_t>(INT32_MAX)) {
-    return absl::InvalidArgumentError("offset: at most 2147483647");
-  }
-  *size_out = size == 0 ? 50 : static_cast<int>(size);
-  *offset_out = static_cast<int>(offset);
+// The page of a list request into a filter's size and offset (ParsePage).
+template <typename Request, typename Filter>
+absl::Status SetPage(const Request& request, Filter* f) {
+  auto page = ParsePage(request.size(), request.offset());
+  if (!page.ok()) return page.status();
+  f->size = page->size;
+  f->offset = page->offset;
   return absl::OkStatus();
 }
 
@@ -466,7 +480,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::List(const pb::ListAppeal
                             {"created_at", "updated_at", "status", "account_id", "role"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
+  if (auto st = SetPage(request, &f); !st.ok()) return st;
   return appeals_->ListAppeals(f, total);
 }
 
@@ -479,7 +493,7 @@ absl::StatusOr<std::vector<pb::Approval>> AppealService::ListApprovals(
   auto order = ParseOrderBy(request.order_by(), {"created_at", "updated_at", "status", "name"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
+  if (auto st = SetPage(request, &f); !st.ok()) return st;
   return appeals_->ListApprovals(f, total);
 }
 
@@ -504,7 +518,7 @@ absl::StatusOr<std::vector<pb::Grant>> AppealService::ListGrants(
                                                  "account_id", "role", "status"});
   if (!order.ok()) return order.status();
   f.order_by = *order;
-  if (auto st = Page(request.size(), request.offset(), &f.size, &f.offset); !st.ok()) return st;
+  if (auto st = SetPage(request, &f); !st.ok()) return st;
   return appeals_->ListGrants(f, total);
 }
 

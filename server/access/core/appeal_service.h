@@ -40,6 +40,20 @@ struct ReconcileReport {
   std::vector<std::string> details;  // one line per operation: "<op id> <op> <outcome> ..."
 };
 
+// At most this many resources per CreateAppeal (each costs a provider
+// lookup, possibly an IAM call and an advisory lock in one transaction;
+// review finding L2). More is InvalidArgument naming `resources`.
+inline constexpr int kMaxAppealResources = 100;
+
+// Configurable limits of appeal creation (module config `access:`).
+struct AppealLimits {
+  // The longest options.duration accepted when the policy lists no
+  // duration_options (access.max_grant_duration; review finding L8). A
+  // policy's own duration_options are the admin's explicit choice and are
+  // not capped.
+  absl::Duration max_grant_duration = absl::Hours(2160);  // 90 days
+};
+
 class AppealService {
  public:
   // Borrowed pointers must outlive the service. `iam` may be null (policies
@@ -47,15 +61,20 @@ class AppealService {
   AppealService(AppealRepository* appeals, ResourceRepository* resources,
                 PolicyService* policies, ProviderService* providers,
                 const ProviderRegistry* registry, IamClient* iam,
-                std::function<absl::Time()> clock = &absl::Now)
+                std::function<absl::Time()> clock = &absl::Now, AppealLimits limits = {})
       : appeals_(appeals), resources_(resources), policies_(policies), providers_(providers),
-        registry_(registry), iam_(iam), clock_(std::move(clock)) {}
+        registry_(registry), iam_(iam), clock_(std::move(clock)), limits_(limits) {}
 
-  // One appeal per listed resource, in one transaction (all or nothing).
+  // One appeal per listed resource (1 to kMaxAppealResources), in one
+  // transaction (all or nothing).
   // Error codes per issue 5: NotFound / FailedPrecondition (resource,
-  // resource type, IAM), InvalidArgument (role, account type, duration,
-  // approvers), AlreadyExists (pending appeal, active grant outside the
-  // extension window), PermissionDenied (on behalf without allow_on_behalf).
+  // resource type, IAM), InvalidArgument (resources count, role, account
+  // type, account id refused by the provider's ValidateAccount, duration
+  // missing when permanent access is not allowed, not among the policy's
+  // duration_options, or longer than limits.max_grant_duration when the
+  // policy has none; approvers), AlreadyExists (pending appeal, active
+  // grant outside the extension window), PermissionDenied (on behalf
+  // without allow_on_behalf).
   absl::StatusOr<std::vector<pb::Appeal>> Create(const pb::CreateAppealRequest& request,
                                                  const std::string& creator);
   // InvalidArgument for a malformed UUID, NotFound. No authorization: for
@@ -180,6 +199,7 @@ class AppealService {
   IamClient* iam_;
   std::function<absl::Time()> clock_;
   ProviderJournal* journal_ = nullptr;
+  AppealLimits limits_;
 };
 
 // Parses "<field>:<asc|desc>" entries against `allowed` column names.

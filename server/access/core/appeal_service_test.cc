@@ -6,6 +6,7 @@
 
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
+#include "server/access/core/validation.h"
 
 namespace sluice::access {
 namespace {
@@ -176,7 +177,8 @@ TEST_F(AppealServiceTest, NobodyApprovesTheirOwnAppealUnlessTheStepAllowsIt) {
   ASSERT_TRUE(JsonStringToProto(R"({"resources": [
       {"type": "manual", "policy": {"id": "pol", "version": 2}, "roles": [{"id": "viewer"}]},
       {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})", &c).ok());
-  auto provider = providers_->List();
+  int64_t total = 0;
+  auto provider = providers_->List(pb::ListProvidersRequest(), &total);
   ASSERT_TRUE(provider.ok() && !provider->empty());
   ASSERT_TRUE(providers_->Update((*provider)[0].id(), c, "admin@x.com").ok());
   auto again = Service().Create(Request(kManual), "o@x.com");
@@ -313,6 +315,50 @@ TEST_F(AppealServiceTest, FailedCompensationIsLeftForReconciliation) {
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->revoked, 1);
   EXPECT_EQ(journal_.Statuses(), (std::vector<std::string>{"grant:revoked"}));
+}
+
+TEST_F(AppealServiceTest, ProviderValidatesTheAccountBeforeAnythingIsStored) {
+  client_->account_error = absl::InvalidArgumentError("account_id: \"public\" is PUBLIC");
+  auto refused = Service().Create(Request(kAuto, "24h"), "public");
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status())) << refused.status();
+  EXPECT_NE(refused.status().message().find("resources[0]: account_id:"), std::string::npos)
+      << refused.status();
+  EXPECT_EQ(client_->validated_accounts, std::vector<std::string>{"public"});
+  EXPECT_TRUE(client_->granted.empty());
+  EXPECT_TRUE(appeals_.state.appeals.empty());
+  client_->account_error = absl::OkStatus();
+  ASSERT_TRUE(Service().Create(Request(kAuto, "24h"), "u@x.com").ok());
+  EXPECT_EQ(client_->validated_accounts.back(), "u@x.com");
+}
+
+// Finding L8: without duration_options any duration was accepted, so
+// "876000h" was permanent access even where permanent access is not allowed.
+TEST_F(AppealServiceTest, DurationsAreCappedAndPermanentAccessNeedsAPolicyThatAllowsIt) {
+  // Policy "auto" lists no duration_options and does not allow permanent access.
+  auto permanent = Service().Create(Request(kAuto), "u@x.com");
+  EXPECT_TRUE(absl::IsInvalidArgument(permanent.status())) << permanent.status();
+  EXPECT_NE(permanent.status().message().find("options.duration: required"), std::string::npos);
+  auto forever = Service().Create(Request(kAuto, "876000h"), "u@x.com");
+  EXPECT_TRUE(absl::IsInvalidArgument(forever.status())) << forever.status();
+  EXPECT_NE(forever.status().message().find("access.max_grant_duration"), std::string::npos);
+  EXPECT_TRUE(client_->granted.empty());
+  auto longest = Service().Create(Request(kAuto, "2160h"), "u@x.com");  // the default cap
+  ASSERT_TRUE(longest.ok()) << longest.status();
+  EXPECT_EQ(FromTimestamp((*longest)[0].grant().expiration_date()), now_ + absl::Hours(2160));
+
+  AppealService short_cap(&appeals_, &resources_, &policies_, providers_.get(), registry_.get(),
+                          nullptr, [this] { return now_; }, AppealLimits{absl::Hours(1)});
+  EXPECT_TRUE(absl::IsInvalidArgument(short_cap.Create(Request(kAuto, "90m"), "v@x.com").status()));
+  EXPECT_TRUE(short_cap.Create(Request(kAuto, "1h"), "v@x.com").ok());
+}
+
+TEST_F(AppealServiceTest, ResourcesPerRequestAreBounded) {
+  pb::CreateAppealRequest req;
+  for (int i = 0; i <= kMaxAppealResources; ++i) *req.add_resources() = Request(kAuto, "1h").resources(0);
+  auto st = Service().Create(req, "u@x.com").status();
+  EXPECT_TRUE(absl::IsInvalidArgument(st)) << st;
+  EXPECT_EQ(st.message().rfind("resources: at most 100", 0), 0u) << st;
+  EXPECT_TRUE(appeals_.state.appeals.empty());
 }
 
 TEST(OrderByTest, ParsesAndRejects) {

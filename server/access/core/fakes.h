@@ -17,6 +17,17 @@
 
 namespace sluice::access::testing {
 
+// The `page` of `all`; `total` (may be null) gets all.size().
+template <typename T>
+std::vector<T> Slice(const std::vector<T>& all, const Page& page, int64_t* total) {
+  if (total != nullptr) *total = static_cast<int64_t>(all.size());
+  std::vector<T> out;
+  for (size_t i = page.offset; i < all.size() && out.size() < static_cast<size_t>(page.size); ++i) {
+    out.push_back(all[i]);
+  }
+  return out;
+}
+
 class FakePolicyRepository : public PolicyRepository {
  public:
   absl::Status Insert(const pb::Policy& p, const AuditEntry& a) override {
@@ -34,12 +45,12 @@ class FakePolicyRepository : public PolicyRepository {
     if (!found) return absl::NotFoundError("policy not found");
     return *found;
   }
-  absl::StatusOr<std::vector<pb::Policy>> ListLatest() override {
+  absl::StatusOr<std::vector<pb::Policy>> ListLatest(const Page& page, int64_t* total) override {
     std::map<std::string, pb::Policy> latest;
     for (const auto& [k, p] : policies) latest[k.first] = p;
-    std::vector<pb::Policy> out;
-    for (auto& [k, p] : latest) out.push_back(p);
-    return out;
+    std::vector<pb::Policy> all;
+    for (auto& [k, p] : latest) all.push_back(p);
+    return Slice(all, page, total);
   }
   std::map<std::pair<std::string, uint32_t>, pb::Policy> policies;
   std::vector<AuditEntry> audit;
@@ -82,6 +93,9 @@ class FakeProviderRepository : public ProviderRepository {
     for (const auto& [id, p] : providers) out.push_back(p);
     return out;
   }
+  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total) override {
+    return Slice(*List(), page, total);
+  }
   absl::Status Delete(const std::string& id, const AuditEntry& a) override {
     if (!providers.erase(id)) return absl::NotFoundError("provider not found");
     audit.push_back(a);
@@ -110,6 +124,11 @@ class FakeProviderClient : public ProviderClient {
     return resources;
   }
   std::vector<std::string> GetAccountTypes() const override { return {"user", "serviceAccount"}; }
+  absl::Status ValidateAccount(const pb::ProviderConfig&, absl::string_view,
+                               absl::string_view account_id) override {
+    validated_accounts.emplace_back(account_id);
+    return account_error;
+  }
   absl::Status GrantAccess(const pb::ProviderConfig&, const AccessRequest& r) override {
     granted.push_back(r);
     return grant_error;
@@ -125,6 +144,8 @@ class FakeProviderClient : public ProviderClient {
   absl::Status fetch_error = absl::OkStatus();
   absl::Status grant_error = absl::OkStatus();
   absl::Status revoke_error = absl::OkStatus();
+  absl::Status account_error = absl::OkStatus();  // what ValidateAccount returns
+  std::vector<std::string> validated_accounts;      // ValidateAccount's account_ids
   std::string revoke_fail_account;  // RevokeAccess fails for this account only
   std::vector<pb::Resource> resources;
   std::vector<AccessRequest> granted, revoked;
@@ -134,10 +155,11 @@ class FakeProviderClient : public ProviderClient {
 
 class FakeResourceRepository : public ResourceRepository {
  public:
-  absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter&) override {
-    std::vector<pb::Resource> out;
-    for (const auto& [id, r] : resources) out.push_back(r);
-    return out;
+  absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter&, const Page& page,
+                                                 int64_t* total) override {
+    std::vector<pb::Resource> all;
+    for (const auto& [id, r] : resources) all.push_back(r);
+    return Slice(all, page, total);
   }
   absl::StatusOr<pb::Resource> Get(const std::string& id) override {
     if (!resources.count(id)) return absl::NotFoundError("resource not found");

@@ -4,6 +4,7 @@
 
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
+#include "server/access/core/validation.h"
 
 namespace sluice::access {
 namespace {
@@ -92,6 +93,34 @@ TEST_F(PolicyServiceTest, IamSecretsStayWithTheirUrl) {
   auto file = service_.Create(bad, "a@x.com");
   EXPECT_TRUE(absl::IsInvalidArgument(file.status()));
   EXPECT_NE(file.status().message().find("iam.config.url"), std::string::npos);
+}
+
+// Findings L2/L3: lists had no LIMIT, and an offset ≥ 2^31 became a
+// negative OFFSET (a 500).
+TEST_F(PolicyServiceTest, ListIsPagedWithATotalAndBoundedPages) {
+  for (const char* id : {"a", "b", "c"}) ASSERT_TRUE(service_.Create(Valid(id), "x@x.com").ok());
+  pb::ListPoliciesRequest req;
+  req.set_size(2);
+  req.set_offset(1);
+  int64_t total = 0;
+  auto page = service_.List(req, &total);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(total, 3);
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].id(), "b");
+  EXPECT_EQ((*page)[0].iam().config().auth().password(), kMaskedSecret);
+  auto all = service_.List(pb::ListPoliciesRequest(), &total);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 3u);  // default page: 50
+  req.set_size(1001);
+  auto too_big = service_.List(req, &total).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(too_big)) << too_big;
+  EXPECT_NE(too_big.message().find("size"), std::string::npos);
+  req.set_size(0);
+  req.set_offset(4294967295u);
+  auto far = service_.List(req, &total).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(far)) << far;
+  EXPECT_NE(far.message().find("offset"), std::string::npos);
 }
 
 TEST(ValidatePolicyTest, NamesTheField) {

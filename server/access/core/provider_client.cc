@@ -14,6 +14,12 @@ absl::StatusOr<std::vector<v1beta1::Role>> ProviderClient::GetRoles(
                                           " has no resource type \"", resource_type, "\""));
 }
 
+absl::Status ProviderClient::ValidateAccount(const v1beta1::ProviderConfig&, absl::string_view,
+                                             absl::string_view account_id) {
+  if (account_id.empty()) return absl::InvalidArgumentError("account_id: required");
+  return absl::OkStatus();
+}
+
 ProviderRegistry::ProviderRegistry(std::vector<std::unique_ptr<ProviderClient>> clients) {
   for (auto& c : clients) {
     std::string type = c->Type();

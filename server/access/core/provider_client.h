@@ -41,6 +41,17 @@ class ProviderClient {
       const v1beta1::ProviderConfig& config, absl::string_view resource_type) const;
   // Account types the provider can grant to, e.g. {"user"}.
   virtual std::vector<std::string> GetAccountTypes() const = 0;
+  // Checks, at appeal creation, that `account_id` (of `account_type`, one
+  // of the config's allowed types) names one account the provider can grant
+  // to, so that no appeal is approved for an id that means something else
+  // in the provider (PostgreSQL's `public`, review finding M11).
+  // InvalidArgument with a message starting "account_id: " when it does
+  // not; another code when the check itself failed (e.g. FailedPrecondition
+  // or DeadlineExceeded for an unreachable or stalled provider).
+  // Default: every non-empty id is accepted.
+  virtual absl::Status ValidateAccount(const v1beta1::ProviderConfig& config,
+                                       absl::string_view account_type,
+                                       absl::string_view account_id);
   // Idempotent: granting an existing access succeeds.
   virtual absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                                    const AccessRequest& request) = 0;

@@ -312,8 +312,11 @@ absl::StatusOr<pb::Provider> ProviderService::Get(const std::string& id) {
   return Masked(*stored);
 }
 
-absl::StatusOr<std::vector<pb::Provider>> ProviderService::List() {
-  auto stored = providers_->List();
+absl::StatusOr<std::vector<pb::Provider>> ProviderService::List(
+    const pb::ListProvidersRequest& request, int64_t* total) {
+  auto page = ParsePage(request.size(), request.offset());
+  if (!page.ok()) return page.status();
+  auto stored = providers_->ListPage(*page, total);
   if (!stored.ok()) return stored.status();
   std::vector<pb::Provider> out;
   for (const auto& s : *stored) out.push_back(Masked(s));
@@ -405,7 +408,9 @@ absl::StatusOr<std::map<std::string, pb::ProviderConfig>> ProviderService::Plain
 // ---------------------------------------------------------------- resources
 
 absl::StatusOr<std::vector<pb::Resource>> ResourceService::List(
-    const pb::ListResourcesRequest& request) {
+    const pb::ListResourcesRequest& request, int64_t* total) {
+  auto page = ParsePage(request.size(), request.offset());
+  if (!page.ok()) return page.status();
   ResourceFilter filter;
   filter.provider_type = request.provider_type();
   filter.provider_urn = request.provider_urn();
@@ -427,7 +432,7 @@ absl::StatusOr<std::vector<pb::Resource>> ResourceService::List(
     }
     filter.details.push_back({path, d.substr(colon + 1)});
   }
-  return repo_->List(filter);
+  return repo_->List(filter, *page, total);
 }
 
 absl::StatusOr<pb::Resource> ResourceService::Get(const std::string& id) { return repo_->Get(id); }

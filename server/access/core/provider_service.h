@@ -41,7 +41,10 @@ class ProviderService {
                                       const std::string& actor);
   // Masked. NotFound.
   absl::StatusOr<pb::Provider> Get(const std::string& id);
-  absl::StatusOr<std::vector<pb::Provider>> List();
+  // One page (request.size/offset, see ParsePage), masked, oldest first;
+  // `total` counts all providers. InvalidArgument for a page out of bounds.
+  absl::StatusOr<std::vector<pb::Provider>> List(const pb::ListProvidersRequest& request,
+                                                 int64_t* total);
   // Deletes the provider and soft-deletes its resources. NotFound.
   absl::Status Delete(const std::string& id, const std::string& actor);
   // The roles of one resource type. NotFound for the provider or the type.
@@ -80,8 +83,11 @@ class ProviderService {
 class ResourceService {
  public:
   explicit ResourceService(ResourceRepository* repo) : repo_(repo) {}
-  // `details` entries are "path:value" (dot path). InvalidArgument when malformed.
-  absl::StatusOr<std::vector<pb::Resource>> List(const pb::ListResourcesRequest& request);
+  // One page (request.size/offset, see ParsePage) of the matches; `details`
+  // entries are "path:value" (dot path). `total` counts all matches.
+  // InvalidArgument when malformed or for a page out of bounds.
+  absl::StatusOr<std::vector<pb::Resource>> List(const pb::ListResourcesRequest& request,
+                                                 int64_t* total);
   absl::StatusOr<pb::Resource> Get(const std::string& id);
   // Updates details (merged into the user-owned part) and labels (replaced
   // when non-empty). NotFound.

@@ -12,11 +12,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "common/paging.h"
 #include "proto/sluice/access/v1beta1/access.pb.h"
 
 namespace sluice::access {
 
 namespace pb = ::sluice::access::v1beta1;
+
+// Lists take a sluice::Page (common/paging.h): the API bounds it with ParsePage.
+using ::sluice::Page;
 
 // One audit_logs row to write with a change.
 struct AuditEntry {
@@ -32,8 +36,10 @@ class PolicyRepository {
   virtual absl::Status Insert(const pb::Policy& policy, const AuditEntry& audit) = 0;
   // Version `version` of `id`, or the latest when version == 0. NotFound.
   virtual absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version) = 0;
-  // The latest version of every policy, ordered by id.
-  virtual absl::StatusOr<std::vector<pb::Policy>> ListLatest() = 0;
+  // One page of the latest version of every policy, ordered by id; `total`
+  // counts all policies.
+  virtual absl::StatusOr<std::vector<pb::Policy>> ListLatest(const Page& page,
+                                                             int64_t* total) = 0;
 };
 
 // A provider as stored: config without credentials, plus the credentials
@@ -61,8 +67,11 @@ class ProviderRepository {
   // NotFound when absent.
   virtual absl::StatusOr<StoredProvider> GetByTypeUrn(const std::string& type,
                                                       const std::string& urn) = 0;
-  // All providers, ordered by creation.
+  // All providers, ordered by creation (for the background jobs).
   virtual absl::StatusOr<std::vector<StoredProvider>> List() = 0;
+  // One page of them in the same order; `total` counts all providers.
+  virtual absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page,
+                                                               int64_t* total) = 0;
   // Deletes the provider and soft-deletes its resources. NotFound.
   virtual absl::Status Delete(const std::string& id, const AuditEntry& audit) = 0;
   // Sync semantics for one provider: upsert on (provider_type, provider_urn,
@@ -84,7 +93,10 @@ struct ResourceFilter {
 class ResourceRepository {
  public:
   virtual ~ResourceRepository() = default;
-  virtual absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter& filter) = 0;
+  // One page of the matches of `filter`, ordered by provider type and urn,
+  // type and urn; `total` (may be null) counts all matches.
+  virtual absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter& filter,
+                                                         const Page& page, int64_t* total) = 0;
   // NotFound (also for a malformed id).
   virtual absl::StatusOr<pb::Resource> Get(const std::string& id) = 0;
   // Merges `details` into the user-owned details (kept across syncs; keys the

@@ -1,5 +1,7 @@
 #include "server/access/core/validation.h"
 
+#include <cstdint>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/expr/expr.h"

@@ -129,11 +129,19 @@ absl::StatusOr<pb::Policy> PostgresPolicyRepository::Get(const std::string& id,
   return out;
 }
 
-absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest() {
+absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest(const Page& page,
+                                                                            int64_t* total) {
   std::vector<pb::Policy> out;
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    soci::rowset<soci::row> rows = (sql.prepare << "SELECT DISTINCT ON (id) data::text FROM "
-                                                   "policies ORDER BY id, version DESC");
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    out.clear();
+    long long count = 0;
+    sql << "SELECT count(DISTINCT id) FROM policies", soci::into(count);
+    *total = count;
+    PgRows rows = PgExec(sql,
+                         absl::StrCat("SELECT DISTINCT ON (id) data::text FROM policies "
+                                      "ORDER BY id, version DESC LIMIT ",
+                                      page.size, " OFFSET ", page.offset),
+                         {});
     for (const auto& r : rows) {
       pb::Policy p;
       if (auto s = JsonStringToProto(r.get<std::string>(0), &p); !s.ok()) return s;
@@ -244,6 +252,29 @@ absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::List() {
   return out;
 }
 
+absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::ListPage(
+    const Page& page, int64_t* total) {
+  std::vector<StoredProvider> out;
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    out.clear();
+    long long count = 0;
+    sql << "SELECT count(*) FROM providers", soci::into(count);
+    *total = count;
+    soci::rowset<soci::row> rows =
+        (sql.prepare << absl::StrCat("SELECT ", kProviderCols,
+                                     " FROM providers ORDER BY created_at, id LIMIT ", page.size,
+                                     " OFFSET ", page.offset));
+    for (const auto& r : rows) {
+      auto p = ProviderFromRow(r);
+      if (!p.ok()) return p.status();
+      out.push_back(std::move(*p));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
 absl::Status PostgresProviderRepository::Delete(const std::string& id, const AuditEntry& audit) {
   if (!IsUuid(id)) return NotFoundProvider(id);
   return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
@@ -279,7 +310,7 @@ absl::Status PostgresProviderRepository::SyncResources(const pb::Provider& provi
 // ---------------------------------------------------------------- resources
 
 absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
-    const ResourceFilter& f) {
+    const ResourceFilter& f, const Page& page, int64_t* total) {
   std::vector<pb::Resource> out;
   nlohmann::json contains = nlohmann::json::object();
   for (const auto& [path, value] : f.details) {
@@ -298,10 +329,14 @@ absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
     if (!f.details.empty()) {
       q.Where(absl::StrCat("r.details @> CAST(", q.Param(contains.dump()), " AS jsonb)"));
     }
+    if (total != nullptr) {
+      *total = q.Count(sql, absl::StrCat("SELECT count(*) FROM resources r", q.WhereClause()));
+    }
     PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", kResourceCols, " FROM resources r",
                                            q.WhereClause(),
                                            " ORDER BY r.provider_type, r.provider_urn, r.type, "
-                                           "r.urn"));
+                                           "r.urn LIMIT ", page.size, " OFFSET ", page.offset));
+    out.clear();
     for (const auto& r : rows) out.push_back(ResourceFromRow(r));
     return absl::OkStatus();
   });
@@ -429,24 +464,29 @@ absl::StatusOr<std::vector<pb::AuditLog>> PostgresAuditLogRepository::List(
 }
 
 absl::StatusOr<bool> PostgresJobLock::RunExclusive(int64_t key, const std::function<void()>& fn) {
-  bool ran = false;
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    long long k = key;
+  // The lock lives on a session of its own, outside the pool: the job body
+  // leases pooled connections itself, and holding one here while it waits
+  // for another deadlocked a pool of one (and two overlapping jobs in a pool
+  // of two), review finding M3. Closing the session releases the lock even
+  // when the unlock below is never reached.
+  auto session = pool_->OpenDedicated();
+  if (!session.ok()) return session.status();
+  soci::session& sql = **session;
+  long long k = key;
+  try {
     int got = 0;
     sql << "SELECT pg_try_advisory_lock(:k)::int", soci::into(got), use(k);
-    if (got == 0) return absl::OkStatus();
-    ran = true;
-    try {
-      fn();
-    } catch (...) {
-      sql << "SELECT pg_advisory_unlock(:k)", use(k);
-      throw;
-    }
+    if (got == 0) return false;
+  } catch (const soci::soci_error& e) {
+    return db::FromSociError(e, "job lock");
+  }
+  fn();
+  try {
     sql << "SELECT pg_advisory_unlock(:k)", use(k);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return ran;
+  } catch (const soci::soci_error&) {
+    // The session closes right after, which releases the lock too.
+  }
+  return true;
 }
 
 }  // namespace sluice::access

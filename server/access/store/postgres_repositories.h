@@ -19,7 +19,7 @@ class PostgresPolicyRepository : public PolicyRepository {
   explicit PostgresPolicyRepository(db::Pool* pool) : pool_(pool) {}
   absl::Status Insert(const pb::Policy& policy, const AuditEntry& audit) override;
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version) override;
-  absl::StatusOr<std::vector<pb::Policy>> ListLatest() override;
+  absl::StatusOr<std::vector<pb::Policy>> ListLatest(const Page& page, int64_t* total) override;
 
  private:
   db::Pool* pool_;
@@ -38,6 +38,7 @@ class PostgresProviderRepository : public ProviderRepository {
   absl::StatusOr<StoredProvider> GetByTypeUrn(const std::string& type,
                                               const std::string& urn) override;
   absl::StatusOr<std::vector<StoredProvider>> List() override;
+  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total) override;
   absl::Status Delete(const std::string& id, const AuditEntry& audit) override;
   absl::Status SyncResources(const pb::Provider& provider,
                              const std::vector<pb::Resource>& resources,
@@ -50,7 +51,8 @@ class PostgresProviderRepository : public ProviderRepository {
 class PostgresResourceRepository : public ResourceRepository {
  public:
   explicit PostgresResourceRepository(db::Pool* pool) : pool_(pool) {}
-  absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter& filter) override;
+  absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter& filter, const Page& page,
+                                                 int64_t* total) override;
   absl::StatusOr<pb::Resource> Get(const std::string& id) override;
   absl::StatusOr<pb::Resource> Update(const std::string& id,
                                       const google::protobuf::Struct& details,
@@ -72,7 +74,9 @@ class PostgresAuditLogRepository : public AuditLogRepository {
   db::Pool* pool_;
 };
 
-// pg_try_advisory_lock on one pooled session for the duration of `fn`.
+// pg_try_advisory_lock for the duration of `fn`, on a session of its own
+// (Pool::OpenDedicated, opened per run): `fn` may use every pooled
+// connection. Unavailable when that session cannot be opened.
 class PostgresJobLock : public JobLock {
  public:
   explicit PostgresJobLock(db::Pool* pool) : pool_(pool) {}

@@ -2,7 +2,11 @@
 #include "server/access/store/postgres_repositories.h"
 #include "server/access/store/postgres_appeal_repository.h"
 
+#include <thread>
+
 #include <gtest/gtest.h>
+
+#include "absl/synchronization/notification.h"
 
 #include "common/db/testing/test_database.h"
 #include "server/access/core/json.h"
@@ -64,10 +68,12 @@ TEST_F(RepositoriesTest, PolicyVersions) {
   EXPECT_EQ(v1->description(), "first");
   EXPECT_TRUE(absl::IsNotFound(repo.Get("p1", 3).status()));
   EXPECT_TRUE(absl::IsNotFound(repo.Get("nope", 0).status()));
-  auto list = repo.ListLatest();
+  int64_t count = 0;
+  auto list = repo.ListLatest(Page{}, &count);
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].version(), 2u);
+  EXPECT_EQ(count, 1);
 
   PostgresAuditLogRepository audit(pool_.get());
   int64_t total = 0;
@@ -107,11 +113,11 @@ TEST_F(RepositoriesTest, ProviderSyncSemantics) {
   EXPECT_TRUE(absl::IsNotFound(providers.Get("00000000-0000-0000-0000-000000000000").status()));
 
   ResourceFilter f;
-  auto list = resources.List(f);
+  auto list = resources.List(f, Page{}, nullptr);
   ASSERT_TRUE(list.ok()) << list.status();
   ASSERT_EQ(list->size(), 2u);
   f.details = {{{"team", "name"}, "data"}};
-  list = resources.List(f);
+  list = resources.List(f, Page{}, nullptr);
   ASSERT_TRUE(list.ok()) << list.status();
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].urn(), "a");
@@ -136,12 +142,12 @@ TEST_F(RepositoriesTest, ProviderSyncSemantics) {
                                       {"provider.sync", "system"})
                   .ok());
   f = ResourceFilter();
-  list = resources.List(f);
+  list = resources.List(f, Page{}, nullptr);
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ(StructToJson((*list)[0].details())["extra"], "x");
   EXPECT_EQ(StructToJson((*list)[0].details())["owner"], "bob@x.com");
   f.is_deleted = true;
-  list = resources.List(f);
+  list = resources.List(f, Page{}, nullptr);
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].urn(), "b");
   std::string id_b = (*list)[0].id();
@@ -175,7 +181,7 @@ TEST_F(RepositoriesTest, InsertAppealAuditedWritesApprovalsAndAudit) {
   auto created = providers.Create(sp, {Res("t", "a")}, {"provider.create", "a@x.com"});
   ASSERT_TRUE(created.ok()) << created.status();
   PostgresResourceRepository resources(pool_.get());
-  auto list = resources.List(ResourceFilter{});
+  auto list = resources.List(ResourceFilter{}, Page{}, nullptr);
   ASSERT_TRUE(list.ok() && list->size() == 1u);
   std::string rid = (*list)[0].id();
 
@@ -285,6 +291,56 @@ TEST_F(RepositoriesTest, InsertAppealAuditedWritesApprovalsAndAudit) {
   EXPECT_EQ(n, 2);
 }
 
+// Finding L2: resources, providers and policies were listed without LIMIT.
+TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
+  PostgresPolicyRepository policies(pool_.get());
+  for (const char* id : {"p1", "p2", "p3"}) {
+    for (uint32_t v : {1u, 2u}) {
+      pb::Policy p;
+      p.set_id(id);
+      p.set_version(v);
+      ASSERT_TRUE(policies.Insert(p, {"policy.create", "a@x.com"}).ok());
+    }
+  }
+  int64_t total = 0;
+  auto pp = policies.ListLatest(Page{2, 1}, &total);
+  ASSERT_TRUE(pp.ok()) << pp.status();
+  EXPECT_EQ(total, 3);
+  ASSERT_EQ(pp->size(), 2u);
+  EXPECT_EQ((*pp)[0].id(), "p2");
+  EXPECT_EQ((*pp)[0].version(), 2u);
+  EXPECT_EQ((*pp)[1].id(), "p3");
+
+  PostgresProviderRepository providers(pool_.get());
+  PostgresResourceRepository resources(pool_.get());
+  std::vector<pb::Resource> rs;
+  for (int i = 0; i < 5; ++i) rs.push_back(Res("t", "r" + std::to_string(i)));
+  for (const char* urn : {"u1", "u2"}) {
+    StoredProvider sp;
+    sp.provider.set_type("noop");
+    sp.provider.set_urn(urn);
+    ASSERT_TRUE(providers.Create(sp, rs, {"provider.create", "a@x.com"}).ok());
+  }
+  auto pv = providers.ListPage(Page{1, 1}, &total);
+  ASSERT_TRUE(pv.ok()) << pv.status();
+  EXPECT_EQ(total, 2);
+  ASSERT_EQ(pv->size(), 1u);
+  EXPECT_EQ((*pv)[0].provider.urn(), "u2");
+
+  ResourceFilter f;
+  f.provider_urn = "u2";
+  auto page = resources.List(f, Page{2, 3}, &total);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(total, 5);
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].urn(), "r3");
+  EXPECT_EQ((*page)[1].urn(), "r4");
+  auto past = resources.List(f, Page{2, 10}, &total);
+  ASSERT_TRUE(past.ok());
+  EXPECT_TRUE(past->empty());
+  EXPECT_EQ(total, 5);
+}
+
 TEST_F(RepositoriesTest, JobLockIsExclusive) {
   PostgresJobLock lock(pool_.get());
   bool inner_ran = true;
@@ -298,6 +354,42 @@ TEST_F(RepositoriesTest, JobLockIsExclusive) {
   EXPECT_FALSE(inner_ran);
   auto again = lock.RunExclusive(42, [] {});
   EXPECT_TRUE(again.ok() && *again);
+}
+
+// Finding M3: with db.pool_size 1 the job lock held the only connection and
+// the job body (and every RPC) waited for it forever.
+TEST_F(RepositoriesTest, JobLockHoldsNoPooledConnection) {
+  db::PoolOptions options;
+  options.size = 1;
+  options.lease_timeout = absl::Seconds(2);
+  auto one = db::Pool::Create(db_->dsn(), options);
+  ASSERT_TRUE(one.ok()) << one.status();
+  db::Pool* pool = one->get();
+  PostgresJobLock lock(pool);
+  auto select = [pool] {
+    return pool->Run([](soci::session& sql) {
+      int n = 0;
+      sql << "SELECT 1", soci::into(n);
+      return n == 1 ? absl::OkStatus() : absl::InternalError("SELECT 1");
+    });
+  };
+  absl::Status in_job, concurrent;
+  absl::Notification job_started, rpc_done;
+  std::thread rpc([&] {
+    job_started.WaitForNotification();
+    concurrent = select();  // an RPC while the job holds its lock
+    rpc_done.Notify();
+  });
+  auto ran = lock.RunExclusive(7, [&] {
+    job_started.Notify();
+    in_job = select();  // the job body's own queries
+    rpc_done.WaitForNotificationWithTimeout(absl::Seconds(10));
+  });
+  rpc.join();
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_TRUE(*ran);
+  EXPECT_TRUE(in_job.ok()) << in_job;
+  EXPECT_TRUE(concurrent.ok()) << concurrent;
 }
 
 }  // namespace

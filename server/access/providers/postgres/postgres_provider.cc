@@ -1,11 +1,14 @@
 #include "server/access/providers/postgres/postgres_provider.h"
 
 #include <set>
+#include <tuple>
 
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/soci.h>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/db/pool.h"
@@ -42,6 +45,21 @@ std::string Quote(const std::string& value) {
     out += c;
   }
   return out + "'";
+}
+
+// True when the server gave up on a statement: statement_timeout (57014,
+// query_canceled) or lock_timeout (55P03, lock_not_available).
+bool TimedOut(const soci::postgresql_soci_error& e) {
+  return e.sqlstate() == "57014" || e.sqlstate() == "55P03";
+}
+
+// The DeadlineExceeded of a statement that ran into the provider's timeouts.
+absl::Status Deadline(const v1beta1::ProviderConfig& config, absl::string_view what,
+                      const std::exception& e) {
+  return absl::DeadlineExceededError(absl::StrCat(
+      "postgres provider ", config.urn(), ": ", what,
+      " gave up (credentials.statement_timeout_ms / lock_timeout_ms; is an object locked in the "
+      "target database?): ", e.what()));
 }
 
 // Advisory-lock class ("SLAC") of the per-object lock around GRANT/REVOKE.
@@ -85,6 +103,27 @@ absl::StatusOr<std::string> Privileges(const AccessRequest& req) {
     privs.push_back(up);
   }
   return absl::StrJoin(privs, ", ");
+}
+
+// InvalidArgument for an account id that never names exactly one role:
+// `public` in any case (PostgreSQL's grammar turns the role name public into
+// PUBLIC, every role, even when quoted: gram.y RoleSpec, finding M11) and
+// the predefined pg_* roles (granting to one grants to all its members).
+absl::Status CheckRoleName(absl::string_view account_id) {
+  if (account_id.empty()) return absl::InvalidArgumentError("account_id: required");
+  std::string lower = absl::AsciiStrToLower(account_id);
+  if (lower == "public") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "account_id: \"", account_id,
+        "\" is PostgreSQL's PUBLIC (every role), not one role; access is granted to a named role"));
+  }
+  if (absl::StartsWith(lower, "pg_")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "account_id: \"", account_id,
+        "\" is in PostgreSQL's reserved pg_ namespace of predefined roles; access is granted to "
+        "a named login or group role"));
+  }
+  return absl::OkStatus();
 }
 
 class PostgresProvider : public ProviderClient {
@@ -161,6 +200,10 @@ class PostgresProvider : public ProviderClient {
           out.push_back(r);
         }
       }
+    } catch (const soci::postgresql_soci_error& e) {
+      if (TimedOut(e)) return Deadline(config, "reading the catalog", e);
+      return absl::FailedPreconditionError(
+          absl::StrCat("postgres provider ", config.urn(), ": cannot read the catalog: ", e.what()));
     } catch (const std::exception& e) {
       return absl::FailedPreconditionError(
           absl::StrCat("postgres provider ", config.urn(), ": cannot read the catalog: ", e.what()));
@@ -169,6 +212,33 @@ class PostgresProvider : public ProviderClient {
   }
 
   std::vector<std::string> GetAccountTypes() const override { return {"user"}; }
+
+  absl::Status ValidateAccount(const v1beta1::ProviderConfig& config, absl::string_view,
+                               absl::string_view account_id) override {
+    if (auto st = CheckRoleName(account_id); !st.ok()) return st;
+    auto dsn = PostgresDsn(config.credentials());
+    if (!dsn.ok()) return dsn.status();
+    int found = 0;
+    try {
+      soci::session sql(soci::postgresql, *dsn);
+      std::string name(account_id);
+      sql << "SELECT count(*) FROM pg_roles WHERE rolname = :r", soci::into(found),
+          soci::use(name);
+    } catch (const soci::postgresql_soci_error& e) {
+      if (TimedOut(e)) return Deadline(config, "checking account_id", e);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "postgres provider ", config.urn(), ": cannot check account_id: ", e.what()));
+    } catch (const std::exception& e) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "postgres provider ", config.urn(), ": cannot check account_id: ", e.what()));
+    }
+    if (found == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "account_id: \"", account_id, "\" is not a role of the PostgreSQL server of provider ",
+          config.urn(), " (accounts are existing database roles)"));
+    }
+    return absl::OkStatus();
+  }
 
   absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                            const AccessRequest& req) override {
@@ -188,7 +258,10 @@ class PostgresProvider : public ProviderClient {
     if (!object.ok()) return object.status();
     auto privs = Privileges(req);
     if (!privs.ok()) return privs.status();
-    if (req.account_id.empty()) return absl::InvalidArgumentError("account_id: required");
+    // Also here: a grant recorded before the appeal-time check existed must
+    // not reach PUBLIC either way (revoking from it would strip PUBLIC's
+    // own privileges).
+    if (auto st = CheckRoleName(req.account_id); !st.ok()) return st;
     std::string stmt =
         grant ? absl::StrCat("GRANT ", *privs, " ON ", *object, " TO ", db::QuoteIdent(req.account_id))
               : absl::StrCat("REVOKE ", *privs, " ON ", *object, " FROM ",
@@ -204,6 +277,7 @@ class PostgresProvider : public ProviderClient {
     } catch (const soci::postgresql_soci_error& e) {
       // Revoking from a role that no longer exists (42704) is already done.
       if (!grant && e.sqlstate() == "42704") return absl::OkStatus();
+      if (TimedOut(e)) return Deadline(config, grant ? "GRANT" : "REVOKE", e);
       return absl::FailedPreconditionError(
           absl::StrCat("postgres provider ", config.urn(), ": ", grant ? "GRANT" : "REVOKE",
                        " failed: ", e.what()));
@@ -231,6 +305,24 @@ absl::StatusOr<std::string> PostgresDsn(const google::protobuf::Struct& credenti
     if (!v.empty()) parts.push_back(absl::StrCat(key, "=", Quote(v)));
   }
   parts.push_back("connect_timeout='10'");
+  // Every statement on the target is bounded (review finding M4): a table
+  // being altered there must not hold an approval, and the pooled Sluice
+  // connection under it, forever.
+  std::vector<std::string> settings;
+  for (auto [key, setting, fallback] :
+       {std::tuple<const char*, const char*, int>{"statement_timeout_ms", "statement_timeout",
+                                                  kDefaultStatementTimeoutMs},
+        {"lock_timeout_ms", "lock_timeout", kDefaultLockTimeoutMs}}) {
+    std::string v = Field(credentials, key);
+    int ms = fallback;
+    if (!v.empty() && (!absl::SimpleAtoi(v, &ms) || ms < 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "credentials.", key, ": want milliseconds, a whole number ≥ 0 (0: no limit), got \"", v,
+          "\""));
+    }
+    settings.push_back(absl::StrCat("-c ", setting, "=", ms));
+  }
+  parts.push_back(absl::StrCat("options=", Quote(absl::StrJoin(settings, " "))));
   return absl::StrJoin(parts, " ");
 }
 

@@ -7,8 +7,17 @@
 // checked against an allowlist, never spliced raw. Accounts are DB roles
 // (account_type "user").
 //
-// credentials: {host, port, user, password, dbname, sslmode}; host, user and
-// dbname are required.
+// credentials: {host, port, user, password, dbname, sslmode,
+// statement_timeout_ms, lock_timeout_ms}; host, user and dbname are
+// required. Every connection to the target sets PostgreSQL's
+// statement_timeout (default 10000 ms) and lock_timeout (default 5000 ms;
+// 0 disables either): a GRANT/REVOKE or catalog read that hits them fails
+// with DeadlineExceeded instead of stalling the approval.
+//
+// ValidateAccount (at appeal creation) accepts only an existing role
+// (pg_roles) and refuses `public` in any case (PostgreSQL's PUBLIC even
+// when quoted) and the predefined pg_* roles; GRANT and REVOKE refuse those
+// two too.
 #ifndef SLUICE_SERVER_ACCESS_PROVIDERS_POSTGRES_POSTGRES_PROVIDER_H_
 #define SLUICE_SERVER_ACCESS_PROVIDERS_POSTGRES_POSTGRES_PROVIDER_H_
 
@@ -21,8 +30,14 @@ namespace sluice::access {
 
 std::unique_ptr<ProviderClient> NewPostgresProvider();
 
-// The libpq keyword DSN for `credentials` (values single-quoted and escaped).
-// InvalidArgument naming a missing required key.
+// Defaults of credentials.statement_timeout_ms and lock_timeout_ms.
+inline constexpr int kDefaultStatementTimeoutMs = 10000;
+inline constexpr int kDefaultLockTimeoutMs = 5000;
+
+// The libpq keyword DSN for `credentials` (values single-quoted and
+// escaped), with connect_timeout 10 s and the statement and lock timeouts
+// in `options`. InvalidArgument naming a missing required key or a timeout
+// that is not a whole number ≥ 0.
 absl::StatusOr<std::string> PostgresDsn(const google::protobuf::Struct& credentials);
 
 }  // namespace sluice::access

@@ -9,6 +9,7 @@
 #include <soci/soci.h>
 
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "common/db/testing/test_database.h"
 
 namespace sluice::access {
@@ -135,6 +136,113 @@ TEST_F(PostgresProviderTest, GrantThenRevoke) {
   req.account_id = "no_such_role\"; DROP TABLE sales.orders; --";
   EXPECT_TRUE(absl::IsFailedPrecondition(p->GrantAccess(config_, req)));
   EXPECT_TRUE(p->RevokeAccess(config_, req).ok());
+}
+
+TEST(PostgresDsnTest, BoundsEveryStatementWithConfigurableTimeouts) {
+  google::protobuf::Struct creds;
+  auto& f = *creds.mutable_fields();
+  f["host"].set_string_value("db");
+  f["user"].set_string_value("sluice");
+  f["dbname"].set_string_value("sales");
+  auto dsn = PostgresDsn(creds);
+  ASSERT_TRUE(dsn.ok()) << dsn.status();
+  EXPECT_NE(dsn->find("options='-c statement_timeout=10000 -c lock_timeout=5000'"),
+            std::string::npos)
+      << *dsn;
+  f["statement_timeout_ms"].set_number_value(2500);
+  f["lock_timeout_ms"].set_string_value("0");
+  dsn = PostgresDsn(creds);
+  ASSERT_TRUE(dsn.ok()) << dsn.status();
+  EXPECT_NE(dsn->find("options='-c statement_timeout=2500 -c lock_timeout=0'"), std::string::npos)
+      << *dsn;
+  for (const char* bad : {"-1", "soon", "1.5", "99999999999"}) {
+    f["lock_timeout_ms"].set_string_value(bad);
+    auto st = PostgresDsn(creds).status();
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << bad;
+    EXPECT_NE(st.message().find("credentials.lock_timeout_ms"), std::string::npos) << st;
+  }
+}
+
+// Finding M4: a table being altered in the target database (its pg_class row
+// locked by an open ALTER TABLE) held GRANT, the approval and its pooled
+// Sluice connection forever. Now the GRANT gives up after lock_timeout, and
+// the next one succeeds once the table is free.
+TEST_F(PostgresProviderTest, GrantOnALockedTableGivesUpInBoundedTime) {
+  (*config_.mutable_credentials()->mutable_fields())["lock_timeout_ms"].set_number_value(300);
+  (*config_.mutable_credentials()->mutable_fields())["statement_timeout_ms"].set_number_value(1000);
+  auto p = NewPostgresProvider();
+  auto resources = p->GetResources(config_);
+  ASSERT_TRUE(resources.ok()) << resources.status();
+  AccessRequest req;
+  req.account_id = role_;
+  req.account_type = "user";
+  req.role = "viewer";
+  req.permissions = {"SELECT"};
+  for (const auto& r : *resources) {
+    if (r.urn() == "sales.orders") req.resource = r;
+  }
+  ASSERT_EQ(req.resource.urn(), "sales.orders");
+  {
+    soci::session locker(soci::postgresql, target_->dsn());
+    locker << "BEGIN";
+    locker << "LOCK TABLE sales.orders";
+    locker << "ALTER TABLE sales.orders ADD COLUMN note text";
+    for (bool grant : {true, false}) {
+      absl::Time start = absl::Now();
+      absl::Status st = grant ? p->GrantAccess(config_, req) : p->RevokeAccess(config_, req);
+      EXPECT_TRUE(absl::IsDeadlineExceeded(st)) << st;
+      EXPECT_NE(st.message().find("lock_timeout"), absl::string_view::npos) << st;
+      EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+    }
+    locker << "ROLLBACK";
+  }
+  EXPECT_FALSE(HasPrivilege("sales.orders", "SELECT"));
+  ASSERT_TRUE(p->GrantAccess(config_, req).ok());
+  EXPECT_TRUE(HasPrivilege("sales.orders", "SELECT"));
+}
+
+// Finding M11: an appeal on behalf of "public" granted to PUBLIC (every
+// role), since PostgreSQL reads the role name public as PUBLIC even quoted.
+TEST_F(PostgresProviderTest, AccountsMustBeExistingNamedRoles) {
+  auto p = NewPostgresProvider();
+  EXPECT_TRUE(p->ValidateAccount(config_, "user", role_).ok());
+  for (const char* bad : {"public", "PUBLIC", "Public", "pg_read_all_data", "PG_MONITOR",
+                          "no_such_role", ""}) {
+    auto st = p->ValidateAccount(config_, "user", bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << bad << ": " << st;
+    EXPECT_EQ(st.message().rfind("account_id: ", 0), 0u) << st;
+  }
+  // An existing role named like a reserved one is still refused (it would
+  // read as PUBLIC in GRANT).
+  {
+    soci::session sql(soci::postgresql, target_->dsn());
+    sql << "CREATE ROLE \"Public\"";
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(p->ValidateAccount(config_, "user", "Public")));
+  {
+    soci::session sql(soci::postgresql, target_->dsn());
+    sql << "DROP ROLE \"Public\"";
+  }
+  auto down = config_;
+  (*down.mutable_credentials()->mutable_fields())["port"].set_string_value("1");
+  EXPECT_TRUE(absl::IsFailedPrecondition(p->ValidateAccount(down, "user", role_)));
+
+  // GRANT and REVOKE refuse public themselves: PUBLIC keeps its privileges.
+  auto resources = p->GetResources(config_);
+  ASSERT_TRUE(resources.ok()) << resources.status();
+  AccessRequest req;
+  req.account_id = "public";
+  req.permissions = {"SELECT"};
+  for (const auto& r : *resources) {
+    if (r.urn() == "sales.orders") req.resource = r;
+  }
+  {
+    soci::session sql(soci::postgresql, target_->dsn());
+    sql << "GRANT SELECT ON sales.orders TO PUBLIC";
+  }
+  EXPECT_TRUE(absl::IsInvalidArgument(p->GrantAccess(config_, req)));
+  EXPECT_TRUE(absl::IsInvalidArgument(p->RevokeAccess(config_, req)));
+  EXPECT_TRUE(HasPrivilege("sales.orders", "SELECT")) << "PUBLIC's grant is untouched";
 }
 
 TEST_F(PostgresProviderTest, UnreachableServerIsAnError) {
