@@ -97,11 +97,7 @@ TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
   json policy = json::parse(R"({"id": "pg-auto", "steps": [{"name": "auto", "strategy": "auto", "approve_if": "true"}],
                                 "appeal": {"allow_permanent_access": true, "allow_on_behalf": true}})");
   ASSERT_EQ(Call("POST", "/policies", policy).status, 200);
-  json creds = json::object();
-  for (absl::string_view kv : absl::StrSplit(dsn, ' ', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
-    creds[p.first] = p.second;
-  }
+  json creds = ProviderCredentials(dsn);
   json provider = {{"type", "postgres"}, {"urn", "pg-real"}, {"allowed_account_types", {"user"}},
                    {"credentials", creds},
                    {"resources", {{{"type", "table"}, {"policy", {{"id", "pg-auto"}, {"version", 1}}},

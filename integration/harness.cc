@@ -11,6 +11,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 
 namespace sluice::integration {
@@ -118,6 +119,15 @@ std::unique_ptr<grpc::ClientContext> Stack::GrpcContext(const std::string& email
   ctx->AddMetadata("x-sluice-proxy-token", proxy_token_);
   ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   return ctx;
+}
+
+nlohmann::json ProviderCredentials(const std::string& dsn) {
+  nlohmann::json creds = nlohmann::json::object();
+  for (absl::string_view kv : absl::StrSplit(dsn, ' ', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+    creds[p.first] = p.second;
+  }
+  return creds;
 }
 
 absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(Options options) {

@@ -46,6 +46,10 @@ inline constexpr char kTestAlertToken[] = "test-alert-hook-token-0123456789";
 inline const std::vector<std::string> kTestNotificationAdmins = {
     "tester@example.com", "admin@example.com", "cli@example.com", "bench@example.com"};
 
+// The postgres provider's `credentials` object for a libpq keyword DSN
+// ("host=... port=... dbname=..." → {"host": ..., ...}).
+nlohmann::json ProviderCredentials(const std::string& dsn);
+
 // A fresh database, sluice-server and sluice-gateway on free ports, deployed
 // the production way: auth mode `header`, the gateway proving itself with a
 // random proxy token, an encryption key, and admin lists.

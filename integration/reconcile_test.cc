@@ -42,11 +42,7 @@ TEST(ReconcileTest, CrashBetweenProviderGrantAndCommitIsReconciled) {
   json policy = json::parse(R"({"id": "crash", "steps": [{"name": "auto", "strategy": "auto",
       "approve_if": "true"}], "appeal": {"allow_permanent_access": true, "allow_on_behalf": true}})");
   ASSERT_EQ(call("POST", "/policies", policy).status, 200);
-  json creds = json::object();
-  for (absl::string_view kv : absl::StrSplit(dsn, ' ', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
-    creds[p.first] = p.second;
-  }
+  json creds = ProviderCredentials(dsn);
   json provider = {{"type", "postgres"}, {"urn", "pg-crash"}, {"allowed_account_types", {"user"}},
                    {"credentials", creds},
                    {"resources", {{{"type", "table"}, {"policy", {{"id", "crash"}, {"version", 1}}},

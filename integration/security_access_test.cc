@@ -34,16 +34,6 @@ HttpResponse Rest(const Stack& stack, absl::string_view method, absl::string_vie
               body.is_null() ? "" : body.dump(), As(as));
 }
 
-// The postgres provider's credentials for a libpq keyword DSN.
-json Credentials(const std::string& dsn) {
-  json creds = json::object();
-  for (absl::string_view kv : absl::StrSplit(dsn, ' ', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
-    creds[p.first] = p.second;
-  }
-  return creds;
-}
-
 // A noop provider `urn` whose one resource is governed by policy `policy_id`
 // v1; returns the resource id.
 std::string NoopResource(const Stack& stack, const std::string& urn, const std::string& policy_id) {
@@ -178,7 +168,7 @@ class SecurityAccessTest : public SuiteStackTest {
                    {"steps", {{{"name", "owner"}, {"strategy", "manual"}, {"approvers", {kOwner}}}}},
                    {"appeal", {{"allow_on_behalf", true}, {"allow_permanent_access", true}}}};
     EXPECT_EQ(Call("POST", "/policies", policy, kAdmin).status, 200);
-    json creds = Credentials(target_->dsn());
+    json creds = ProviderCredentials(target_->dsn());
     creds.update(credentials);
     json provider = {{"type", "postgres"},
                      {"urn", "pg-" + id},

@@ -273,11 +273,7 @@ TEST_F(SecurityTest, M12_NotificationApiIsAuthenticatedAndScoped) {
 // and nothing connects to the new host before that.
 TEST_F(SecurityTest, C5_ProviderPasswordNeverFollowsANewHost) {
   std::string dsn = stack_->database().dsn();
-  json creds = json::object();
-  for (absl::string_view kv : absl::StrSplit(dsn, ' ', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
-    creds[p.first] = p.second;
-  }
+  json creds = ProviderCredentials(dsn);
   creds["password"] = "not-needed-locally";
   json policy = {{"id", "sec-c5"},
                  {"steps", {{{"name", "auto"}, {"strategy", "auto"}, {"approve_if", "true"}}}}};

@@ -236,34 +236,29 @@ absl::StatusOr<StoredProvider> PostgresProviderRepository::GetByTypeUrn(const st
 }
 
 absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::List() {
-  std::vector<StoredProvider> out;
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    soci::rowset<soci::row> rows = (sql.prepare << absl::StrCat(
-                                        "SELECT ", kProviderCols,
-                                        " FROM providers ORDER BY created_at, id"));
-    for (const auto& r : rows) {
-      auto p = ProviderFromRow(r);
-      if (!p.ok()) return p.status();
-      out.push_back(std::move(*p));
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return Load(nullptr, nullptr);
 }
 
 absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::ListPage(
     const Page& page, int64_t* total) {
+  return Load(&page, total);
+}
+
+absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::Load(const Page* page,
+                                                                            int64_t* total) {
   std::vector<StoredProvider> out;
   absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
     out.clear();
-    long long count = 0;
-    sql << "SELECT count(*) FROM providers", soci::into(count);
-    *total = count;
+    if (total != nullptr) {
+      long long count = 0;
+      sql << "SELECT count(*) FROM providers", soci::into(count);
+      *total = count;
+    }
+    std::string tail =
+        page ? absl::StrCat(" LIMIT ", page->size, " OFFSET ", page->offset) : std::string();
     soci::rowset<soci::row> rows =
         (sql.prepare << absl::StrCat("SELECT ", kProviderCols,
-                                     " FROM providers ORDER BY created_at, id LIMIT ", page.size,
-                                     " OFFSET ", page.offset));
+                                     " FROM providers ORDER BY created_at, id", tail));
     for (const auto& r : rows) {
       auto p = ProviderFromRow(r);
       if (!p.ok()) return p.status();

@@ -45,6 +45,8 @@ class PostgresProviderRepository : public ProviderRepository {
                              const AuditEntry& audit) override;
 
  private:
+  // Every provider (`page` null) or one page; `total` (may be null) counts all.
+  absl::StatusOr<std::vector<StoredProvider>> Load(const Page* page, int64_t* total);
   db::Pool* pool_;
 };
 
