@@ -20,6 +20,12 @@ absl::Status ProviderClient::ValidateAccount(const v1beta1::ProviderConfig&, abs
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<ProviderAccess>> ProviderClient::ListAccess(
+    const v1beta1::ProviderConfig& config, const std::vector<v1beta1::Resource>&) {
+  return absl::UnimplementedError(
+      absl::StrCat("provider type \"", config.type(), "\" cannot list existing access"));
+}
+
 ProviderRegistry::ProviderRegistry(std::vector<std::unique_ptr<ProviderClient>> clients) {
   for (auto& c : clients) {
     std::string type = c->Type();

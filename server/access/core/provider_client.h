@@ -25,6 +25,16 @@ struct AccessRequest {
   std::vector<std::string> permissions;
 };
 
+// One access that exists in the provider, as ListAccess reports it
+// (Guardian's provider ListAccess / ImportGrantsFromProvider input).
+struct ProviderAccess {
+  std::string resource_type;             // Resource.type, as GetResources returns it
+  std::string resource_urn;              // Resource.urn, as GetResources returns it
+  std::string account_id;                // e.g. an email or a role name
+  std::string account_type;              // e.g. "user", "serviceAccount", "group"
+  std::vector<std::string> permissions;  // as the provider names them (a role's permissions)
+};
+
 // One provider type. Configs passed in carry plaintext credentials.
 class ProviderClient {
  public:
@@ -58,6 +68,11 @@ class ProviderClient {
   // Idempotent: revoking an absent access succeeds.
   virtual absl::Status RevokeAccess(const v1beta1::ProviderConfig& config,
                                     const AccessRequest& request) = 0;
+  // Who holds what on `resources` (a subset of GetResources' result), for
+  // importing grants made outside Sluice and reporting drift. Default:
+  // Unimplemented (the plugin cannot list access).
+  virtual absl::StatusOr<std::vector<ProviderAccess>> ListAccess(
+      const v1beta1::ProviderConfig& config, const std::vector<v1beta1::Resource>& resources);
 };
 
 // Plugins by type. Thread-safe after construction.
