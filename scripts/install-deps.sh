@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything the build, the tests and `make run` need, from Debian's apt only.
+# Installs everything the build, the tests and `make run` need: Debian's packages
+# (apt), then the pinned npm packages of the tests (scripts/install-npm-deps.sh).
 # Idempotent: packages already present are skipped, so a warm run costs one dpkg query.
 set -euo pipefail
 
@@ -19,6 +20,11 @@ PKGS=(
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
 )
+# Node.js runs the fake Google APIs (integration/gcp_fake) and Google's official
+# clients against it; Debian's own packages unless a node with npm is already there.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  PKGS+=(nodejs npm)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -29,12 +35,13 @@ done
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: npm packages in $("$(dirname "$0")/install-npm-deps.sh")"
