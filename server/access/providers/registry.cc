@@ -1,5 +1,8 @@
 #include "server/access/providers/registry.h"
 
+#include "server/access/providers/bigquery/bigquery_provider.h"
+#include "server/access/providers/gcloud_iam/gcloud_iam_provider.h"
+#include "server/access/providers/gcs/gcs_provider.h"
 #include "server/access/providers/noop/noop_provider.h"
 #include "server/access/providers/postgres/postgres_provider.h"
 
@@ -10,6 +13,9 @@ namespace {
 constexpr std::unique_ptr<ProviderClient> (*kProviders[])() = {
     &NewNoopProvider,
     &NewPostgresProvider,
+    &NewBigQueryProvider,
+    &NewGcsProvider,
+    &NewGcloudIamProvider,
 };
 }  // namespace
 

@@ -10,7 +10,8 @@
 
 namespace sluice::access {
 
-// A new instance of every built-in provider plugin (noop, postgres).
+// A new instance of every built-in provider plugin (noop, postgres, bigquery, gcs,
+// gcloud_iam).
 std::vector<std::unique_ptr<ProviderClient>> BuiltinProviders();
 
 }  // namespace sluice::access
