@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/expr/expr.h"
 
@@ -11,8 +12,20 @@ namespace sluice::access {
 absl::StatusOr<absl::Duration> ParseDurationField(absl::string_view field,
                                                   absl::string_view value) {
   absl::Duration d;
-  if (value.empty() || value == "inf" || value == "-inf" ||
-      !absl::ParseDuration(std::string(value), &d) || d <= absl::ZeroDuration()) {
+  // Guardian's documented configs write days ("7d"); absl, like Go, has no
+  // day unit, so a leading whole number of days is read as 24h each.
+  std::string text(value);
+  int64_t days = 0;
+  auto dpos = text.find('d');
+  if (dpos != std::string::npos && dpos > 0 && absl::SimpleAtoi(text.substr(0, dpos), &days) &&
+      days >= 0 && days <= 100000) {
+    text = text.substr(dpos + 1);
+    if (text.empty()) text = "0s";
+  } else {
+    days = 0;
+  }
+  if (value.empty() || value == "inf" || value == "-inf" || !absl::ParseDuration(text, &d) ||
+      (d += absl::Hours(24 * days)) <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": invalid duration \"", value, "\" (want a positive duration such as \"24h\")"));
   }

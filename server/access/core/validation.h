@@ -14,7 +14,8 @@
 
 namespace sluice::access {
 
-// Parses a Go-style duration ("24h", "1h30m", "90s"); must be > 0.
+// Parses a Go-style duration ("24h", "1h30m", "90s"), optionally led by
+// whole days as Guardian's docs write them ("7d", "1d12h"); must be > 0.
 // InvalidArgument mentioning `field`.
 absl::StatusOr<absl::Duration> ParseDurationField(absl::string_view field, absl::string_view value);
 
