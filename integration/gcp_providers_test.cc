@@ -1,0 +1,281 @@
+// The GCP provider plugins end to end: sluice-server + gateway (header mode,
+// access admins) against integration/gcp_fake. Register each provider, see
+// its resources, appeal → approve → the binding exists in the fake, revoke or
+// expiry → it is gone; a provider down during approval leaves the appeal
+// pending with no grant, a failed revoke keeps the grant; Guardian's
+// documented YAML (docs/providers/) loads through sluicectl.
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_replace.h"
+#include "integration/appeal_fixture.h"
+#include "integration/gcp_fake/gcp_fake_process.h"
+
+namespace sluice::integration {
+namespace {
+
+using json = nlohmann::json;
+const std::string kAdmin = "admin@example.com";
+const std::string kLead = "lead@example.com";
+
+class GcpProvidersTest : public AppealTest {
+ protected:
+  static void SetUpTestSuite() {
+    AppealTest::SetUpTestSuite();
+    auto f = GcpFake::Start();
+    ASSERT_TRUE(f.ok()) << f.status();
+    fake_ = f->release();
+    fake_->Seed(json::parse(R"({
+      "projects": ["e2e", "gcp-project-id"],
+      "bigquery": {"e2e": {"datasets": {"sales": {"labels": {"team": "data"},
+                                                  "tables": {"orders": {}}}}},
+                   "gcp-project-id": {"datasets": {"ops": {"tables": {
+                       "daily_transaction": {}, "audit": {}}}}}},
+      "buckets": {"e2e-logs": {"project": "e2e"}, "ops-raw": {"project": "gcp-project-id"}},
+      "grantable": {"project": ["projects/integration/roles/project.iamManager"]}})"));
+    auto p = Call("POST", "/policies", json::parse(R"({"id": "gcp-flow",
+        "steps": [{"name": "lead", "strategy": "manual", "approvers": ["lead@example.com"]}],
+        "appeal": {"allow_permanent_access": true}})"), kAdmin);
+    ASSERT_EQ(p.status, 200) << p.body;
+  }
+  static void TearDownTestSuite() {
+    delete fake_;
+    fake_ = nullptr;
+    AppealTest::TearDownTestSuite();
+  }
+  void TearDown() override { fake_->ClearFaults(); }
+
+  static json Provider(const std::string& type, const std::string& urn,
+                       const std::string& resource_name, const std::string& rtype,
+                       const json& roles) {
+    return {{"type", type},
+            {"urn", urn},
+            {"allowed_account_types", {"user"}},
+            {"credentials", fake_->Credentials(resource_name, 1500)},
+            {"resources",
+             {{{"type", rtype}, {"policy", {{"id", "gcp-flow"}, {"version", 1}}}, {"roles", roles}}}}};
+  }
+  // The id of resource `urn` of provider `provider_urn`.
+  static std::string ResourceId(const std::string& provider_urn, const std::string& urn) {
+    auto r = Call("GET", "/resources?provider_urn=" + provider_urn + "&urn=" + urn);
+    auto list = r.Json()["resources"];
+    EXPECT_EQ(list.size(), 1u) << r.body;
+    return list.empty() ? "" : list[0]["id"].get<std::string>();
+  }
+  static std::string NewAppeal(const std::string& rid, const std::string& role,
+                               const std::string& duration = "") {
+    auto r = Appeal(rid, role, duration);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.Json()["appeals"][0]["id"];
+  }
+  static json ActiveGrants(const std::string& resource_id) {
+    auto all = Call("GET", "/grants?account_ids=alice@example.com&statuses=active&size=1000",
+                    nullptr, kAdmin)
+                   .Json()["grants"];
+    json out = json::array();
+    for (const auto& g : all) {
+      if (g["resource_id"] == resource_id) out.push_back(g);
+    }
+    return out;
+  }
+  static std::string DatasetAccess(const std::string& ds) {
+    return fake_->State()["bigquery"]["e2e"]["datasets"][ds]["access"].dump();
+  }
+
+  static inline GcpFake* fake_ = nullptr;
+};
+
+TEST_F(GcpProvidersTest, BigQueryAppealApproveRevoke) {
+  auto created = Call("POST", "/providers",
+                      Provider("bigquery", "bq-e2e", "projects/e2e", "dataset",
+                               json::parse(R"([{"id": "viewer", "permissions": ["READER"]}])")),
+                      kAdmin);
+  ASSERT_EQ(created.status, 200) << created.body;
+  auto provider = created.Json()["provider"];
+  EXPECT_EQ(provider["config"]["credentials"]["service_account_key"], "*****");
+  EXPECT_EQ(provider["config"]["credentials"]["resource_name"], "projects/e2e");
+  auto got = Call("GET", "/providers/" + provider["id"].get<std::string>(), nullptr, kAdmin);
+  EXPECT_EQ(got.Json()["provider"]["config"]["credentials"]["service_account_key"], "*****");
+  EXPECT_EQ(got.body.find("PRIVATE KEY"), std::string::npos);
+
+  std::string rid = ResourceId("bq-e2e", "e2e:sales");
+  auto res = Call("GET", "/resources/" + rid).Json()["resource"];
+  EXPECT_EQ(res["name"], "sales");
+  EXPECT_EQ(res["details"]["__metadata"]["labels"]["team"], "data");
+
+  std::string appeal = NewAppeal(rid, "viewer");
+  EXPECT_EQ(DatasetAccess("sales").find("alice@example.com"), std::string::npos);
+  Act(appeal, "lead", "approve", kLead);
+  EXPECT_NE(DatasetAccess("sales").find(R"({"role":"READER","userByEmail":"alice@example.com"})"),
+            std::string::npos)
+      << DatasetAccess("sales");
+  ASSERT_EQ(ActiveGrants(rid).size(), 1u);
+
+  auto revoked = Call("PUT", "/appeals/" + appeal + "/revoke", json{{"reason", "done"}});
+  ASSERT_EQ(revoked.status, 200) << revoked.body;
+  EXPECT_EQ(DatasetAccess("sales").find("alice@example.com"), std::string::npos);
+  EXPECT_TRUE(ActiveGrants(rid).empty());
+}
+
+TEST_F(GcpProvidersTest, GcsGrantExpires) {
+  auto created = Call(
+      "POST", "/providers",
+      Provider("gcs", "gcs-e2e", "projects/e2e", "bucket",
+               json::parse(R"([{"id": "READER", "permissions": ["roles/storage.legacyBucketReader"]}])")),
+      kAdmin);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string rid = ResourceId("gcs-e2e", "e2e-logs");
+  std::string appeal = NewAppeal(rid, "READER", "3s");
+  Act(appeal, "lead", "approve", kLead);
+  auto bindings = [] { return fake_->State()["buckets"]["e2e-logs"]["policy"]["bindings"].dump(); };
+  EXPECT_NE(bindings().find("user:alice@example.com"), std::string::npos) << bindings();
+  ASSERT_EQ(ActiveGrants(rid).size(), 1u);
+  // The expiry job (every 500 ms) revokes it in the provider.
+  EXPECT_TRUE(WaitFor([&] { return bindings().find("alice@example.com") == std::string::npos; },
+                      absl::Seconds(20)))
+      << bindings();
+  EXPECT_TRUE(WaitFor([&] { return ActiveGrants(rid).empty(); }, absl::Seconds(5)));
+}
+
+TEST_F(GcpProvidersTest, CloudIamAppealApproveRevoke) {
+  auto created = Call(
+      "POST", "/providers",
+      Provider("gcloud_iam", "iam-e2e", "projects/e2e", "project",
+               json::parse(R"([{"id": "bq", "permissions": ["roles/bigquery.admin", "roles/bigquery.dataViewer"]}])")),
+      kAdmin);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string rid = ResourceId("iam-e2e", "projects/e2e");
+  std::string appeal = NewAppeal(rid, "bq");
+  Act(appeal, "lead", "approve", kLead);
+  auto policy = [] { return fake_->State()["crm"]["projects"]["e2e"]["policy"]; };
+  ASSERT_EQ(policy()["bindings"].size(), 2u) << policy();
+  EXPECT_EQ(policy()["bindings"][0]["members"], json::parse(R"(["user:alice@example.com"])"));
+  ASSERT_EQ(Call("PUT", "/appeals/" + appeal + "/revoke", json{{"reason", "x"}}).status, 200);
+  EXPECT_TRUE(policy()["bindings"].empty()) << policy();
+}
+
+TEST_F(GcpProvidersTest, RegistrationRefusesABadKeyNamingTheField) {
+  json p = Provider("gcs", "gcs-bad", "projects/e2e", "bucket",
+                    json::parse(R"([{"id": "r", "permissions": ["roles/storage.objectViewer"]}])"));
+  auto other = GcpFake::Start();
+  ASSERT_TRUE(other.ok());
+  json unknown = (*other)->NewKey("e2e");
+  unknown["token_uri"] = fake_->base_url() + "/token";  // signed by a key this endpoint never issued
+  p["credentials"]["service_account_key"] = absl::Base64Escape(unknown.dump());
+  ExpectCode(Call("POST", "/providers", p, kAdmin), 400, 3, "credentials.service_account_key");
+  p["credentials"]["service_account_key"] = "%%%";
+  ExpectCode(Call("POST", "/providers", p, kAdmin), 400, 3, "credentials.service_account_key");
+  EXPECT_EQ(Call("GET", "/providers?size=1000", nullptr, kAdmin).body.find("gcs-bad"),
+            std::string::npos);
+}
+
+TEST_F(GcpProvidersTest, ProviderDownLeavesAppealPendingAndFailedRevokeKeepsGrant) {
+  auto created = Call("POST", "/providers",
+                      Provider("bigquery", "bq-down", "projects/e2e", "table",
+                               json::parse(R"([{"id": "viewer", "permissions": ["roles/bigquery.dataViewer"]}])")),
+                      kAdmin);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string rid = ResourceId("bq-down", "e2e:sales.orders");
+  std::string appeal = NewAppeal(rid, "viewer");
+  auto bindings = [] {
+    return fake_->State()["bigquery"]["e2e"]["datasets"]["sales"]["tables"]["orders"]["policy"]
+        .dump();
+  };
+
+  fake_->Fault({{"path", "/tables/orders"}, {"status", 503}, {"count", -1}});
+  auto r = Call("POST", "/appeals/" + appeal + "/approvals/lead",
+                json{{"action", "approve"}, {"reason", "ok"}}, kLead);
+  ExpectCode(r, 503, 14, "granting access in provider bq-down failed");
+  EXPECT_NE(r.Json().value("message", "").find("HTTP 503"), std::string::npos) << r.body;
+  EXPECT_EQ(Call("GET", "/appeals/" + appeal).Json()["appeal"]["status"], "pending");
+  EXPECT_TRUE(ActiveGrants(rid).empty());
+  fake_->ClearFaults();
+  EXPECT_EQ(bindings().find("alice@example.com"), std::string::npos);
+
+  // The provider is back: approving again grants.
+  Act(appeal, "lead", "approve", kLead);
+  EXPECT_NE(bindings().find("user:alice@example.com"), std::string::npos);
+  ASSERT_EQ(ActiveGrants(rid).size(), 1u);
+
+  // A revoke the provider refuses keeps the grant, and says why.
+  fake_->Fault({{"path", "/tables/orders:setIamPolicy"}, {"status", 403}, {"count", -1}});
+  r = Call("PUT", "/appeals/" + appeal + "/revoke", json{{"reason", "x"}});
+  EXPECT_GE(r.status, 400) << r.body;
+  EXPECT_NE(r.Json().value("message", "").find("403 PERMISSION_DENIED"), std::string::npos)
+      << r.body;
+  EXPECT_EQ(ActiveGrants(rid).size(), 1u);
+  EXPECT_NE(bindings().find("user:alice@example.com"), std::string::npos);
+  fake_->ClearFaults();
+  ASSERT_EQ(Call("PUT", "/appeals/" + appeal + "/revoke", json{{"reason", "x"}}).status, 200);
+  EXPECT_EQ(bindings().find("alice@example.com"), std::string::npos);
+}
+
+// Runs sluicectl against the stack; returns (exit code, output).
+std::pair<int, std::string> Ctl(const Stack& stack, std::vector<std::string> args) {
+  std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack.grpc_target(),
+                                   "--email", "admin@example.com", "--json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto p = Process::Start(argv, stack.ClientEnv());
+  if (!p.ok()) return {-1, std::string(p.status().message())};
+  int code = (*p)->Wait(absl::Seconds(30));
+  return {code, (*p)->Output()};
+}
+
+TEST_F(GcpProvidersTest, GuardiansDocumentedYamlLoads) {
+  for (const char* id : {"my_policy", "my-first-policy"}) {
+    json policy = {{"id", id},
+                   {"steps", {{{"name", "lead"}, {"strategy", "manual"}, {"approvers", {kLead}}}}}};
+    ASSERT_EQ(Call("POST", "/policies", policy, kAdmin).status, 200);
+  }
+  std::string dir = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+  for (const std::string type : {"bigquery", "gcs", "gcloud_iam"}) {
+    std::ifstream in(Runfile("docs/providers/" + type + ".yaml"));
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSERT_FALSE(text.str().empty()) << type;
+    // Only the placeholders change, and the fake's address is added.
+    std::string yaml = absl::StrReplaceAll(
+        text.str(),
+        {{"<base64 encoded service account key json>", fake_->NewKeyBase64("gcp-project-id")},
+         {"projects/<gcs-project-id>", "projects/gcp-project-id"}});
+    yaml = absl::StrReplaceAll(
+        yaml,
+        {{"  resource_name: projects/gcp-project-id\n",
+          "  resource_name: projects/gcp-project-id\n  api_base_url: " + fake_->base_url() +
+              "\n"}});
+    std::ofstream(dir + "/" + type + ".yaml") << yaml;
+    auto [code, out] = Ctl(*stack_, {"provider", "create", "-f", dir + "/" + type + ".yaml"});
+    ASSERT_EQ(code, 0) << type << ": " << out;
+    json p = json::parse(out, nullptr, false);
+    EXPECT_EQ(p["provider"]["type"], type) << out;
+    EXPECT_EQ(p["provider"]["config"]["credentials"]["service_account_key"], "*****");
+  }
+  // What each registered provider found in the fake.
+  auto urns = [](const std::string& provider_urn) {
+    std::vector<std::string> out;
+    auto got = Call("GET", "/resources?provider_urn=" + provider_urn + "&size=1000");
+    EXPECT_EQ(got.status, 200) << got.body;
+    json list = got.Json()["resources"];
+    for (const auto& r : list) {
+      out.push_back(r["type"].get<std::string>() + " " + r["urn"].get<std::string>());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(urns("my-bigquery"),
+            (std::vector<std::string>{"dataset gcp-project-id:ops",
+                                      "table gcp-project-id:ops.daily_transaction"}));
+  EXPECT_EQ(urns("sample-URN"), (std::vector<std::string>{"bucket ops-raw"}));
+  EXPECT_EQ(urns("my-iam"), (std::vector<std::string>{"project projects/gcp-project-id"}));
+  json providers = Call("GET", "/providers?size=1000", nullptr, kAdmin).Json()["providers"];
+  for (const auto& p : providers) {
+    if (p["urn"] == "sample-URN") {
+      EXPECT_EQ(p["config"]["allowed_account_types"],
+                json::parse(R"(["user","serviceAccount","group","domain"])"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sluice::integration
