@@ -99,6 +99,13 @@ TEST_F(GcpProvidersTest, BigQueryAppealApproveRevoke) {
   EXPECT_EQ(got.Json()["provider"]["config"]["credentials"]["service_account_key"], "*****");
   EXPECT_EQ(got.body.find("PRIVATE KEY"), std::string::npos);
 
+  // A stored key never goes to a new API address (review C5): moving
+  // api_base_url needs the key again.
+  json moved = {{"credentials", {{"api_base_url", "http://127.0.0.1:1"},
+                                 {"service_account_key", "*****"}}}};
+  ExpectCode(Call("PUT", "/providers/" + provider["id"].get<std::string>(), moved, kAdmin), 400, 3,
+             "credentials.service_account_key");
+
   std::string rid = ResourceId("bq-e2e", "e2e:sales");
   auto res = Call("GET", "/resources/" + rid).Json()["resource"];
   EXPECT_EQ(res["name"], "sales");

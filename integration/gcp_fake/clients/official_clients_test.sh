@@ -7,4 +7,9 @@ root="${TEST_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}/${TEST_WORKSPACE:-
 [ -d "$root/scripts" ] || root="$(cd "$(dirname "$0")/../../.." && pwd)"
 modules="$("$root/scripts/install-npm-deps.sh")"
 export NODE_PATH="$modules"
-exec node --test --test-reporter=spec "$root/integration/gcp_fake/clients/official_clients_test.js"
+reporters=(--test-reporter=spec --test-reporter-destination=stdout)
+# One JUnit case per test for bazel's test.xml (node >= 20.11 has the junit reporter).
+if [ -n "${XML_OUTPUT_FILE:-}" ] && node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a==20&&b>=11)?0:1)'; then
+  reporters+=(--test-reporter=junit "--test-reporter-destination=$XML_OUTPUT_FILE")
+fi
+exec node --test "${reporters[@]}" "$root/integration/gcp_fake/clients/official_clients_test.js"

@@ -4,6 +4,7 @@
 
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
+#include "server/access/core/validation.h"
 
 namespace sluice::access {
 namespace {
@@ -90,6 +91,24 @@ TEST_F(ProviderServiceTest, CreateErrors) {
   client_->fetch_error = absl::FailedPreconditionError("cannot reach");
   EXPECT_EQ(service_->Create(Config(), "a@x.com").status(), client_->fetch_error);
   EXPECT_TRUE(providers_.providers.empty());  // nothing stored
+}
+
+// Guardian's defaults: no allowed_account_types means the plugin's types, and
+// its docs write durations in days ("7d").
+TEST_F(ProviderServiceTest, GuardianDefaultsAccountTypesAndDayDurations) {
+  auto c = Config();
+  c.clear_allowed_account_types();
+  c.mutable_appeal()->set_allow_active_access_extension_in("7d");
+  auto p = service_->Create(c, "a@x.com");
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::vector<std::string> types(p->config().allowed_account_types().begin(),
+                                 p->config().allowed_account_types().end());
+  EXPECT_EQ(types, client_->GetAccountTypes());
+  EXPECT_EQ(*ParseDurationField("d", "7d"), absl::Hours(168));
+  EXPECT_EQ(*ParseDurationField("d", "1d12h"), absl::Hours(36));
+  EXPECT_FALSE(ParseDurationField("d", "0d").ok());
+  EXPECT_FALSE(ParseDurationField("d", "d").ok());
+  EXPECT_FALSE(ParseDurationField("d", "1h2d").ok());
 }
 
 TEST_F(ProviderServiceTest, UpdateMergesAndKeepsMaskedSecrets) {
