@@ -222,6 +222,13 @@ pb::Provider ProviderService::Masked(const StoredProvider& stored) {
 
 absl::StatusOr<pb::Provider> ProviderService::Create(pb::ProviderConfig config,
                                                      const std::string& actor) {
+  // Guardian's validateAccountTypes: a config without allowed_account_types
+  // allows every account type the plugin supports.
+  if (config.allowed_account_types().empty()) {
+    if (auto found = registry_->Find(config.type()); found.ok()) {
+      for (const auto& t : (*found)->GetAccountTypes()) config.add_allowed_account_types(t);
+    }
+  }
   ProviderClient* client = nullptr;
   if (auto st = Validate(config, &client); !st.ok()) return st;
   if (auto st = RejectCiphertexts(config.credentials()); !st.ok()) return st;
