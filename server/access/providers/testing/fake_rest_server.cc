@@ -186,7 +186,11 @@ void FakeRestServer::Handle(int fd) {
     resp.status = fault->status;
     resp.body = fault->body;
   } else {
-    resp = handler_(req);
+    try {
+      resp = handler_(req);
+    } catch (const std::exception& e) {  // a fake's bug must not end the test binary
+      resp = {500, nlohmann::json{{"message", std::string("fake failed: ") + e.what()}}};
+    }
   }
   std::string body = resp.body.is_null() ? "" : resp.body.dump();
   std::string out = absl::StrCat(
