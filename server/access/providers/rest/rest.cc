@@ -94,6 +94,13 @@ std::string Str(const nlohmann::json& j, const char* key) {
   return "";
 }
 
+const nlohmann::json& Field(const nlohmann::json& j, const char* key) {
+  static const auto* null = new nlohmann::json();
+  if (!j.is_object()) return *null;
+  auto it = j.find(key);
+  return it == j.end() ? *null : *it;
+}
+
 const nlohmann::json& Array(const nlohmann::json& j, const char* key) {
   static const auto* empty = new nlohmann::json(nlohmann::json::array());
   if (!j.is_object()) return *empty;

@@ -76,6 +76,8 @@ absl::StatusOr<std::string> BaseUrl(const google::protobuf::Struct& credentials)
 // digits; else ""). `j` may be anything.
 long long Int(const nlohmann::json& j, const char* key);
 std::string Str(const nlohmann::json& j, const char* key);
+// j[key], or a null value when `j` is not an object or has no `key`.
+const nlohmann::json& Field(const nlohmann::json& j, const char* key);
 // j[key] when it is an array (or {"<inner>": [...]}-style wrappers are
 // looked through by the caller); otherwise an empty array.
 const nlohmann::json& Array(const nlohmann::json& j, const char* key);
