@@ -1,21 +1,27 @@
 #include "server/access/providers/registry.h"
 
+#include "server/access/providers/grafana/grafana_provider.h"
+#include "server/access/providers/metabase/metabase_provider.h"
 #include "server/access/providers/noop/noop_provider.h"
 #include "server/access/providers/postgres/postgres_provider.h"
+#include "server/access/providers/tableau/tableau_provider.h"
 
 namespace sluice::access {
 
 namespace {
 // Add a row per provider folder.
-constexpr std::unique_ptr<ProviderClient> (*kProviders[])() = {
-    &NewNoopProvider,
-    &NewPostgresProvider,
+constexpr std::unique_ptr<ProviderClient> (*kProviders[])(HttpClient*) = {
+    [](HttpClient*) { return NewNoopProvider(); },
+    [](HttpClient*) { return NewPostgresProvider(); },
+    [](HttpClient* http) { return NewMetabaseProvider(http); },
+    [](HttpClient* http) { return NewGrafanaProvider(http); },
+    [](HttpClient* http) { return NewTableauProvider(http); },
 };
 }  // namespace
 
-std::vector<std::unique_ptr<ProviderClient>> BuiltinProviders() {
+std::vector<std::unique_ptr<ProviderClient>> BuiltinProviders(HttpClient* http) {
   std::vector<std::unique_ptr<ProviderClient>> out;
-  for (auto make : kProviders) out.push_back(make());
+  for (auto make : kProviders) out.push_back(make(http));
   return out;
 }
 
