@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/expr/expr.h"
 
@@ -11,8 +12,19 @@ namespace sluice::access {
 absl::StatusOr<absl::Duration> ParseDurationField(absl::string_view field,
                                                   absl::string_view value) {
   absl::Duration d;
-  if (value.empty() || value == "inf" || value == "-inf" ||
-      !absl::ParseDuration(std::string(value), &d) || d <= absl::ZeroDuration()) {
+  // Guardian's docs write days ("7d"); a leading "<n>d" is n × 24h.
+  std::string rest(value);
+  absl::Duration days = absl::ZeroDuration();
+  size_t dpos = rest.find('d');
+  int n = 0;
+  if (dpos != std::string::npos && dpos > 0 && absl::SimpleAtoi(rest.substr(0, dpos), &n) &&
+      n > 0 && n <= 36500) {
+    days = absl::Hours(24) * n;
+    rest = rest.substr(dpos + 1);
+    if (rest.empty()) rest = "0s";
+  }
+  if (value.empty() || value == "inf" || value == "-inf" || !absl::ParseDuration(rest, &d) ||
+      (d += days) <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": invalid duration \"", value, "\" (want a positive duration such as \"24h\")"));
   }
