@@ -23,7 +23,7 @@ std::string PermissionString(const google::protobuf::Value& permission) {
       return out;
     }
   }
-  return ProtoToJsonString(permission);
+  return ProtoToJson(permission).dump();  // keys sorted: the same object, the same string
 }
 
 absl::StatusOr<std::vector<v1beta1::Role>> ProviderClient::GetRoles(
