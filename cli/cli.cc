@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -104,6 +105,23 @@ absl::Status ReadMessageFile(const std::string& path, google::protobuf::Message*
   }
   google::protobuf::util::JsonParseOptions opts;
   auto st = google::protobuf::util::JsonStringToMessage(doc.dump(), message, opts);
+  if (!st.ok()) {
+    // A plain YAML number in a string field (Guardian's grafana example has
+    // `urn: 1`): proto3 JSON takes numeric fields as strings too, so the
+    // numbers are tried again as strings.
+    std::function<void(nlohmann::json&)> stringify = [&](nlohmann::json& j) {
+      if (j.is_number()) j = j.dump();
+      if (j.is_structured()) {
+        for (auto& e : j) stringify(e);
+      }
+    };
+    nlohmann::json again = doc;
+    stringify(again);
+    message->Clear();
+    if (google::protobuf::util::JsonStringToMessage(again.dump(), message, opts).ok()) {
+      return absl::OkStatus();
+    }
+  }
   if (!st.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", std::string(st.message())));
   }

@@ -178,9 +178,9 @@ TEST_F(AccessTest, ProviderErrors) {
   ASSERT_EQ(Call("POST", "/policies", Policy("prov-policy")).status, 200);
   ExpectError(Call("POST", "/providers", NoopProvider("p-noauth", "prov-policy", 1), {}), 401, 16);
   json unknown = NoopProvider("p-unknown", "prov-policy", 1);
-  unknown["type"] = "tableau";
+  unknown["type"] = "sharepoint";
   ExpectError(Call("POST", "/providers", unknown), 400, 3,
-              "known types: bigquery, gcloud_iam, gcs, noop, postgres");
+              "known types: bigquery, gcloud_iam, gcs, grafana, metabase, noop, postgres, tableau");
   ExpectError(Call("POST", "/providers", NoopProvider("p-nopolicy", "ghost", 1)), 404, 5, "ghost");
   ExpectError(Call("POST", "/providers", NoopProvider("p-nopolicy", "prov-policy", 9)), 404, 5);
   json sa = NoopProvider("p-sa", "prov-policy", 1);

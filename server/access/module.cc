@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/http_client.h"
 #include "server/access/api/appeal_services.h"
 #include "server/access/api/services.h"
 #include "server/access/iam/http_iam_client.h"
@@ -80,7 +81,8 @@ class AccessModule : public server::Module {
         audit_repo_(ctx.pool),
         appeal_repo_(ctx.pool),
         job_lock_(ctx.pool),
-        registry_(BuiltinProviders()),
+        provider_http_(NewCurlHttpClient()),
+        registry_(BuiltinProviders(provider_http_.get())),
         policies_(&policy_repo_, ctx.crypter),
         providers_(&provider_repo_, &policy_repo_, &registry_, ctx.crypter),
         resources_(&resource_repo_),
@@ -178,6 +180,8 @@ class AccessModule : public server::Module {
   PostgresAuditLogRepository audit_repo_;
   PostgresAppealRepository appeal_repo_;
   PostgresJobLock job_lock_;
+  // The provider plugins' outbound HTTP (metabase, grafana, tableau).
+  std::unique_ptr<HttpClient> provider_http_;
   ProviderRegistry registry_;
   PolicyService policies_;
   ProviderService providers_;

@@ -145,7 +145,7 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
   a.set_account_id(account_id);
   a.set_account_type(account_type);
   a.set_role(role->id());
-  *a.mutable_permissions() = role->permissions();
+  for (const auto& perm : role->permissions()) a.add_permissions(PermissionString(perm));
   *a.mutable_options() = r.options();
   *a.mutable_details() = r.details();
   a.set_description(description);

@@ -2,8 +2,29 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/access/core/json.h"
 
 namespace sluice::access {
+
+std::string PermissionString(const google::protobuf::Value& permission) {
+  if (permission.has_string_value()) return permission.string_value();
+  if (permission.has_struct_value()) {
+    const auto& f = permission.struct_value().fields();
+    auto name = f.find("name");
+    auto type = f.find("type");
+    bool plain = name != f.end() && name->second.has_string_value() &&
+                 (type == f.end() || type->second.has_string_value()) &&
+                 f.size() == (type == f.end() ? 1u : 2u);
+    if (plain) {
+      std::string out = name->second.string_value();
+      if (type != f.end() && !type->second.string_value().empty()) {
+        absl::StrAppend(&out, "@", type->second.string_value());
+      }
+      return out;
+    }
+  }
+  return ProtoToJson(permission).dump();  // keys sorted: the same object, the same string
+}
 
 absl::StatusOr<std::vector<v1beta1::Role>> ProviderClient::GetRoles(
     const v1beta1::ProviderConfig& config, absl::string_view resource_type) const {

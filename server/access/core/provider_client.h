@@ -35,6 +35,14 @@ struct ProviderAccess {
   std::vector<std::string> permissions;  // as the provider names them (a role's permissions)
 };
 
+// One of a role's permissions (Role.permissions, a google.protobuf.Value) as
+// the string an appeal and its grant carry and AccessRequest::permissions
+// passes to the plugin: a string as it is; an object {"name": N} or
+// {"name": N, "type": T} with string fields as "N" or "N@T" (Guardian's
+// tableau Permission.String(), e.g. "Viewer@site_role"); anything else as
+// compact JSON.
+std::string PermissionString(const google::protobuf::Value& permission);
+
 // One provider type. Configs passed in carry plaintext credentials.
 class ProviderClient {
  public:

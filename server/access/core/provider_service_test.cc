@@ -172,5 +172,42 @@ TEST_F(ProviderServiceTest, RolesAndSyncAll) {
   EXPECT_EQ(service_->SyncAll(), 1);
 }
 
+// Guardian's configs leave allowed_account_types out: every account type the
+// plugin supports is allowed then.
+TEST_F(ProviderServiceTest, MissingAllowedAccountTypesDefaultToThePlugins) {
+  auto c = Config();
+  c.clear_allowed_account_types();
+  auto p = service_->Create(c, "alice@x.com");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->config().allowed_account_types_size(), 2);
+  EXPECT_EQ(p->config().allowed_account_types(0), "user");
+  EXPECT_EQ(p->config().allowed_account_types(1), "serviceAccount");
+}
+
+// The BI plugins' secrets: password, Grafana's api_key, a session token.
+TEST(MaskCredentialsTest, MasksTheBiProvidersSecrets) {
+  google::protobuf::Struct creds = JsonToStruct(
+      {{"host", "http://h"}, {"username", "u"}, {"password", "p"}, {"api_key", "k"},
+       {"content_url", "site"}, {"token", "t"}});
+  MaskCredentials(&creds);
+  for (const char* k : {"password", "api_key", "token"}) {
+    EXPECT_EQ(creds.fields().at(k).string_value(), kMaskedSecret) << k;
+  }
+  for (const char* k : {"host", "username", "content_url"}) {
+    EXPECT_NE(creds.fields().at(k).string_value(), kMaskedSecret) << k;
+  }
+}
+
+// Tableau's permission objects reach appeals as Guardian's "name@type".
+TEST(PermissionStringTest, StringsObjectsAndOthers) {
+  pb::Role role;
+  ASSERT_TRUE(JsonStringToProto(R"({"id": "r", "permissions": ["view", {"name": "Read:Allow"},
+      {"name": "Viewer", "type": "site_role"}, {"name": "x", "extra": 1}, 3]})", &role).ok());
+  std::vector<std::string> got;
+  for (const auto& p : role.permissions()) got.push_back(PermissionString(p));
+  EXPECT_EQ(got, (std::vector<std::string>{"view", "Read:Allow", "Viewer@site_role",
+                                           R"({"extra":1,"name":"x"})", "3"}));
+}
+
 }  // namespace
 }  // namespace sluice::access

@@ -6,13 +6,15 @@
 #include <memory>
 #include <vector>
 
+#include "common/http_client.h"
 #include "server/access/core/provider_client.h"
 
 namespace sluice::access {
 
-// A new instance of every built-in provider plugin (noop, postgres, bigquery, gcs,
-// gcloud_iam).
-std::vector<std::unique_ptr<ProviderClient>> BuiltinProviders();
+// A new instance of every built-in provider plugin (noop, postgres, bigquery,
+// gcs, gcloud_iam, metabase, grafana, tableau); the HTTP ones call through
+// `http` (not owned; outlives the plugins).
+std::vector<std::unique_ptr<ProviderClient>> BuiltinProviders(HttpClient* http);
 
 }  // namespace sluice::access
 

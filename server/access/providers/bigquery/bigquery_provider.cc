@@ -116,7 +116,8 @@ class BigQueryProvider : public ProviderClient {
       for (int j = 0; j < rc.roles_size(); ++j) {
         std::string f = absl::StrCat("resources[", i, "].roles[", j, "].permissions");
         if (rc.roles(j).permissions().empty()) return absl::InvalidArgumentError(f + ": required");
-        for (const auto& p : rc.roles(j).permissions()) {
+        for (const auto& permission : rc.roles(j).permissions()) {
+          const std::string p = PermissionString(permission);
           if (rc.type() == "dataset" && IsLegacyDatasetRole(p)) continue;
           if (!gcp::IsRoleName(p)) {
             return absl::InvalidArgumentError(absl::StrCat(
@@ -174,7 +175,8 @@ class BigQueryProvider : public ProviderClient {
       auto it = grantable.find(rc.type());
       if (it == grantable.end()) continue;
       for (int j = 0; j < rc.roles_size(); ++j) {
-        for (const auto& p : rc.roles(j).permissions()) {
+        for (const auto& permission : rc.roles(j).permissions()) {
+          const std::string p = PermissionString(permission);
           if (IsLegacyDatasetRole(p) && rc.type() == "dataset") continue;
           if (!std::binary_search(it->second.begin(), it->second.end(), p)) {
             return absl::InvalidArgumentError(absl::StrCat(

@@ -47,7 +47,8 @@ class GcloudIamProvider : public ProviderClient {
       for (int j = 0; j < rc.roles_size(); ++j) {
         std::string f = absl::StrCat("resources[", i, "].roles[", j, "].permissions");
         if (rc.roles(j).permissions().empty()) return absl::InvalidArgumentError(f + ": required");
-        for (const auto& p : rc.roles(j).permissions()) {
+        for (const auto& permission : rc.roles(j).permissions()) {
+          const std::string p = PermissionString(permission);
           if (!gcp::IsRoleName(p)) {
             return absl::InvalidArgumentError(absl::StrCat(
                 f, ": \"", p, "\" is not an IAM role name (roles/..., projects/*/roles/..., "
@@ -72,7 +73,8 @@ class GcloudIamProvider : public ProviderClient {
     if (!roles.ok()) return gcp::ProbeError(*api_, "query grantable roles", roles.status());
     for (int i = 0; i < config.resources_size(); ++i) {
       for (int j = 0; j < config.resources(i).roles_size(); ++j) {
-        for (const auto& p : config.resources(i).roles(j).permissions()) {
+        for (const auto& permission : config.resources(i).roles(j).permissions()) {
+          const std::string p = PermissionString(permission);
           if (!std::binary_search(roles->begin(), roles->end(), p)) {
             return absl::InvalidArgumentError(absl::StrCat(
                 "resources[", i, "].roles[", j, "].permissions: \"", p, "\" is not grantable on ",

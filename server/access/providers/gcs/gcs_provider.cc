@@ -57,7 +57,8 @@ class GcsProvider : public ProviderClient {
       for (int j = 0; j < rc.roles_size(); ++j) {
         std::string f = absl::StrCat("resources[", i, "].roles[", j, "].permissions");
         if (rc.roles(j).permissions().empty()) return absl::InvalidArgumentError(f + ": required");
-        for (const auto& p : rc.roles(j).permissions()) {
+        for (const auto& permission : rc.roles(j).permissions()) {
+          const std::string p = PermissionString(permission);
           if (!BucketRoles().count(p)) {
             return absl::InvalidArgumentError(absl::StrCat(
                 f, ": \"", p, "\" is not a bucket role (allowed: ",

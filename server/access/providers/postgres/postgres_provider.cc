@@ -144,8 +144,10 @@ class PostgresProvider : public ProviderClient {
         const auto& role = rc.roles(j);
         std::string f = absl::StrCat("resources[", i, "].roles[", j, "].permissions");
         if (role.permissions().empty()) return absl::InvalidArgumentError(f + ": required");
-        for (const auto& p : role.permissions()) {
-          if (!AllowedPrivileges(rc.type()).count(absl::AsciiStrToUpper(p))) {
+        for (const auto& v : role.permissions()) {
+          std::string p = PermissionString(v);
+          if (!v.has_string_value() ||
+              !AllowedPrivileges(rc.type()).count(absl::AsciiStrToUpper(p))) {
             return absl::InvalidArgumentError(absl::StrCat(
                 f, ": \"", p, "\" is not a privilege on a ", rc.type(), " (allowed: ",
                 absl::StrJoin(AllowedPrivileges(rc.type()), ", "), ")"));

@@ -42,7 +42,8 @@ class PostgresProviderTest : public ::testing::Test {
       rc->mutable_policy()->set_version(1);
       auto* role = rc->add_roles();
       role->set_id("viewer");
-      role->add_permissions(std::string(type) == "table" ? "select" : "connect");
+      role->add_permissions()->set_string_value(std::string(type) == "table" ? "select"
+                                                                           : "connect");
     }
   }
   void TearDown() override {
@@ -76,7 +77,8 @@ TEST_F(PostgresProviderTest, ValidatesConfig) {
   bad.mutable_credentials()->mutable_fields()->erase("host");
   EXPECT_TRUE(absl::IsInvalidArgument(p->ValidateConfig(bad)));
   bad = config_;
-  bad.mutable_resources(0)->mutable_roles(0)->add_permissions("SELECT; DROP TABLE x");
+  bad.mutable_resources(0)->mutable_roles(0)->add_permissions()->set_string_value(
+      "SELECT; DROP TABLE x");
   auto st = p->ValidateConfig(bad);
   EXPECT_TRUE(absl::IsInvalidArgument(st)) << st;
   bad = config_;
