@@ -82,13 +82,6 @@ SRCS=(
   "${GEN_SRCS[@]}"
 )
 
-# Objects built with other flags or another compiler are all stale.
-FLAGS_ID="$("$CXX" --version | head -1) ${FLAGS[*]} ${PKG_CFLAGS[*]}"
-if [[ "$(cat "$OUT/obj/flags" 2>/dev/null)" != "$FLAGS_ID" ]]; then
-  rm -f "$OUT"/obj/*.o "$OUT"/obj/*.d
-  printf '%s' "$FLAGS_ID" >"$OUT/obj/flags"
-fi
-
 # The object of a source: its path with / as _ (sources share basenames).
 obj_of() {
   local rel="${1#"$OUT/"}"
@@ -114,11 +107,17 @@ compile() {
 }
 
 OBJS=()
+for src in "${SRCS[@]}"; do OBJS+=("$(obj_of "$src")"); done
+# Objects built with other flags or another compiler are all stale. (Only
+# this fuzzer's: the other fuzz scripts may share $SLUICE_FUZZ_DIR.)
+FLAGS_ID="$("$CXX" --version | head -1) ${FLAGS[*]} ${PKG_CFLAGS[*]}"
+if [[ "$(cat "$OUT/obj/request_fuzzer.flags" 2>/dev/null)" != "$FLAGS_ID" ]]; then
+  for obj in "${OBJS[@]}"; do rm -f "$obj" "$obj.d"; done
+  printf '%s' "$FLAGS_ID" >"$OUT/obj/request_fuzzer.flags"
+fi
 TODO=()
 for src in "${SRCS[@]}"; do
-  obj="$(obj_of "$src")"
-  OBJS+=("$obj")
-  if stale "$obj" "$src"; then TODO+=("$src"); fi
+  if stale "$(obj_of "$src")" "$src"; then TODO+=("$src"); fi
 done
 # $JOBS compilers at a time; any failure stops the script after the others end.
 failed=0
