@@ -1,6 +1,7 @@
 #include "server/notification/api/convert.h"
 
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/time_util.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -129,7 +130,11 @@ std::vector<TemplateVariable> FromProto(
 
 namespace {
 
-// Alertmanager times are RFC 3339; "0001-01-01T00:00:00Z" means unset.
+// Alertmanager times are RFC 3339; "0001-01-01T00:00:00Z" means unset. A
+// time must also fit google.protobuf.Timestamp (years 0001-9999), which
+// every reply carrying it uses: ParseTime's %Y takes any year ("0000",
+// "-1", "10000"), and one such alert made GET /alerts unprintable for the
+// gateway (found by scripts/fuzz-requests.sh).
 absl::StatusOr<std::optional<absl::Time>> ParseAlertTime(const std::string& s,
                                                          absl::string_view field) {
   if (s.empty() || s.rfind("0001-01-01", 0) == 0) return std::optional<absl::Time>();
@@ -137,6 +142,12 @@ absl::StatusOr<std::optional<absl::Time>> ParseAlertTime(const std::string& s,
   std::string err;
   if (!absl::ParseTime(absl::RFC3339_full, s, &t, &err)) {
     return absl::InvalidArgumentError(absl::StrCat(field, ": bad RFC 3339 time \"", s, "\": ", err));
+  }
+  using google::protobuf::util::TimeUtil;
+  if (t < absl::FromUnixSeconds(TimeUtil::kTimestampMinSeconds) ||
+      t >= absl::FromUnixSeconds(TimeUtil::kTimestampMaxSeconds + 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": \"", s, "\" is outside the years 0001 to 9999"));
   }
   return std::optional<absl::Time>(t);
 }

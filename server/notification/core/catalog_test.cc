@@ -1,5 +1,7 @@
 #include "server/notification/core/catalog.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "server/notification/core/fakes.h"
@@ -247,6 +249,21 @@ TEST(LabelsTest, SelectorsAndContainment) {
             std::string::npos);
   EXPECT_FALSE(ParseSelectors({json::object()}).ok());
   EXPECT_FALSE(ParseSelectors({json{{"id", -1}}}).ok());
+  EXPECT_EQ(ParseSelectors({json{{"id", 18446744073709551615u}}})->at(0).at("id"),
+            "18446744073709551615");
+  EXPECT_EQ(ParseSelectors({json{{"id", 1e19}}})->at(0).at("id"), "10000000000000000000");
+  EXPECT_EQ(ParseSelectors({json{{"id", 3.0}}})->at(0).at("id"), "3");
+  EXPECT_FALSE(ParseSelectors({json{{"id", 1.5}}}).ok());
+  EXPECT_FALSE(ParseSelectors({json{{"id", std::nan("")}}}).ok());
+}
+
+// An "id" number outside uint64's range is refused without converting it
+// (undefined behaviour, reported by UBSan under scripts/fuzz-requests.sh).
+TEST(LabelsTest, SelectorIdsBeyondUint64AreRefused) {
+  for (double big : {18446744073709551616.0, 1e30, 1.7976931348623157e308}) {
+    auto sel = ParseSelectors({json{{"id", big}}});
+    EXPECT_TRUE(absl::IsInvalidArgument(sel.status())) << big;
+  }
   EXPECT_TRUE(ValidName("a.b-c_D9", "_.-"));
   EXPECT_FALSE(ValidName("a.b", "_-"));
   EXPECT_FALSE(ValidName("", "_-"));

@@ -1,7 +1,9 @@
 #include "server/notification/core/delivery.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -9,6 +11,45 @@
 #include "spdlog/spdlog.h"
 
 namespace sluice::notification {
+namespace {
+
+// `s` with every byte that does not belong to a well-formed UTF-8 sequence
+// replaced by U+FFFD. A message's last_error goes to a TEXT column
+// (PostgreSQL refuses invalid UTF-8, so the outcome would never be recorded
+// and the message would be claimed again after every lease) and to a proto3
+// string in replies, while error texts may quote raw bytes: the JSON
+// parser's message shows what it read up to the error, which can end inside
+// a character (found by scripts/fuzz-requests.sh), and FailOnException cuts
+// at a byte count.
+std::string ValidUtf8(absl::string_view s) {
+  static constexpr uint32_t kMinOfLength[] = {0, 0, 0x80, 0x800, 0x10000};
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    uint32_t cp = n > 1 ? c & (0x7F >> n) : c;
+    for (size_t k = 1; ok && k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      ok = (b & 0xC0) == 0x80;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    if (ok && n > 1) ok = cp >= kMinOfLength[n] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+    if (ok) {
+      out.append(s.data() + i, n);
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::Duration DeliveryWorkerPool::Backoff(int try_count) const {
   absl::Duration d = options_.backoff_base;
@@ -103,7 +144,8 @@ absl::StatusOr<int> DeliveryWorkerPool::RunOnce() {
 }
 
 absl::Status DeliveryWorkerPool::FailOnException(const ClaimedMessage& m, absl::string_view what) {
-  std::string reason = absl::StrCat("internal error while delivering: ", what.substr(0, 160));
+  std::string reason =
+      ValidUtf8(absl::StrCat("internal error while delivering: ", what.substr(0, 160)));
   spdlog::error("message {} to receiver {}: {}", m.message.id, m.message.receiver_id, reason);
   ++stats_.failed;
   Count("failed", 1);
@@ -116,7 +158,8 @@ absl::Status DeliveryWorkerPool::FailOnException(const ClaimedMessage& m, absl::
 
 absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   const Message& msg = m.message;
-  auto fail = [&](const std::string& error) {
+  auto fail = [&](const std::string& raw_error) {
+    std::string error = ValidUtf8(raw_error);
     ++stats_.failed;
     Count("failed", 1);
     spdlog::info("message {} to receiver {} failed: {}", msg.id, msg.receiver_id, error);
@@ -163,7 +206,8 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   if (IsRetryable(sent) && msg.try_count < msg.max_tries) {
     ++stats_.retried;
     Count("retried", 1);
-    return repo_->MarkRetry(msg.id, m.lease, error, absl::Now() + Backoff(msg.try_count));
+    return repo_->MarkRetry(msg.id, m.lease, ValidUtf8(error),
+                            absl::Now() + Backoff(msg.try_count));
   }
   if (IsRetryable(sent)) error = absl::StrCat("after ", msg.try_count, " tries: ", error);
   return fail(error);

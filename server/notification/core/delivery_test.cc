@@ -106,6 +106,24 @@ TEST_F(DeliveryTest, RenderErrorsMissingTemplateAndExpiry) {
   EXPECT_TRUE(plugin_->sent.empty());
 }
 
+// last_error is UTF-8 even when the error quotes raw bytes: the JSON
+// parser's message shows what it read up to the error, here the first byte
+// of "۱" (found by scripts/fuzz-requests.sh). PostgreSQL refuses invalid
+// UTF-8 in the TEXT column and proto3 in the reply.
+TEST_F(DeliveryTest, LastErrorIsValidUtf8WhenTheRenderingIsCutMidCharacter) {
+  Template t;
+  t.name = "cut";
+  t.body = "{\"n\": {{{raw}}}}";
+  templates_.rows["cut"] = t;
+  uint64_t n = Enqueue({{"raw", "\u06f1 1"}}, "cut");
+  Drain();
+  Message m = Only(n);
+  EXPECT_EQ(m.status, kFailed);
+  EXPECT_NE(m.last_error.find("rendered invalid JSON"), std::string::npos);
+  EXPECT_NO_THROW(json(m.last_error).dump()) << m.last_error;  // throws on invalid UTF-8
+  EXPECT_NE(m.last_error.find("\xEF\xBF\xBD"), std::string::npos) << m.last_error;  // U+FFFD
+}
+
 TEST_F(DeliveryTest, DeletedReceiverFails) {
   uint64_t n = Enqueue({});
   receivers_.rows.clear();
