@@ -115,9 +115,11 @@ compile() {
 
 OBJS=()
 for src in "${SRCS[@]}"; do OBJS+=("$(obj_of "$src")"); done
-# Objects built with other flags or another compiler are all stale. (Only
-# this fuzzer's: the other fuzz scripts may share $SLUICE_FUZZ_DIR.)
-FLAGS_ID="$("$CXX" --version | head -1) ${FLAGS[*]} ${GEN_FLAGS[*]} ${PKG_CFLAGS[*]}"
+# Objects built with other flags, another compiler or from another checkout
+# (a worktree's older source can be older than an object built from a newer
+# one) are all stale. (Only this fuzzer's: the other fuzz scripts may share
+# $SLUICE_FUZZ_DIR.)
+FLAGS_ID="$ROOT $("$CXX" --version | head -1) ${FLAGS[*]} ${GEN_FLAGS[*]} ${PKG_CFLAGS[*]}"
 if [[ "$(cat "$OUT/obj/request_fuzzer.flags" 2>/dev/null)" != "$FLAGS_ID" ]]; then
   for obj in "${OBJS[@]}"; do rm -f "$obj" "$obj.d"; done
   printf '%s' "$FLAGS_ID" >"$OUT/obj/request_fuzzer.flags"
