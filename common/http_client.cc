@@ -2,7 +2,10 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "common/deadline.h"
 #include "common/outbound.h"
 
 namespace sluice {
@@ -37,6 +40,12 @@ class CurlHttpClient : public HttpClient {
   }
 
   absl::StatusOr<HttpResult> Do(const HttpRequest& req) override {
+    // The request's own timeout, cut to what is left of the RPC being served.
+    absl::Duration timeout = TimeLeft(req.timeout);
+    if (timeout <= absl::ZeroDuration()) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          req.method, " ", RedactUrl(req.url), ": the call's deadline passed before sending"));
+    }
     CURL* curl = curl_easy_init();
     if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
     HttpResult result;
@@ -53,7 +62,8 @@ class CurlHttpClient : public HttpClient {
       curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(req.body.size()));
     }
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(req.timeout)));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(timeout))));
     // Refuses early when Content-Length announces too much; the write
     // callback enforces the cap for chunked or lying answers.
     curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,

@@ -119,6 +119,7 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
       auth::Authenticator::Create(config.auth, config.tls.mutual(), app->http_.get());
   if (!authenticator.ok()) return authenticator.status();
   app->auth_ = std::move(*authenticator);
+  app->auth_->set_call_deadline(absl::Seconds(config.rpc_deadline_seconds));
   LogSecurityPosture(config);
 
   auto pool = ConnectWithRetry(config);

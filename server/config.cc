@@ -48,7 +48,8 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
   if (root.IsNull()) return c;
   if (!root.IsMap()) return absl::InvalidArgumentError("config: top level must be a mapping");
   if (auto st = CheckKeys(root, "", {"grpc_host", "grpc_port", "metrics_port", "log_level",
-                                     "shutdown_grace_seconds", "grpc_threads", "db",
+                                     "shutdown_grace_seconds", "grpc_threads",
+                                     "rpc_deadline_seconds", "db",
                                      "encryption_key", "tls", "auth", "outbound",
                                      "access", "notification"});
       !st.ok()) {
@@ -58,6 +59,7 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
                   Read(root, "log_level", &c.log_level),
                   Read(root, "shutdown_grace_seconds", &c.shutdown_grace_seconds),
                   Read(root, "grpc_threads", &c.grpc_threads),
+                  Read(root, "rpc_deadline_seconds", &c.rpc_deadline_seconds),
                   Read(root, "encryption_key", &c.encryption_key)}) {
     if (!st.ok()) return st;
   }
@@ -127,6 +129,9 @@ absl::Status Validate(const Config& c) {
     return absl::InvalidArgumentError("metrics_port must be 0-65535");
   }
   if (c.grpc_threads < 1) return absl::InvalidArgumentError("grpc_threads must be at least 1");
+  if (c.rpc_deadline_seconds < 1 || c.rpc_deadline_seconds > 3600) {
+    return absl::InvalidArgumentError("rpc_deadline_seconds must be between 1 and 3600");
+  }
   if (c.db.pool_size < 1) return absl::InvalidArgumentError("db.pool_size must be at least 1");
   if (c.db.lease_timeout_seconds < 1) {
     return absl::InvalidArgumentError("db.lease_timeout_seconds must be at least 1");

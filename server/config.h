@@ -31,6 +31,9 @@ struct Config {
   // More start under load; with too few, every burst creates and destroys
   // threads, which cost a third of the CPU of a create-appeal storm.
   int grpc_threads = 64;
+  // The longest an authenticated RPC may wait on the database pool or on
+  // outbound HTTP (review M4); a client's earlier deadline wins. 1-3600.
+  int rpc_deadline_seconds = 30;
   struct Db {
     std::string dsn;           // libpq DSN or postgres:// URL (env SLUICE_DB_DSN)
     int pool_size = 8;         // connections kept open

@@ -22,6 +22,20 @@ TEST(Config, GrpcThreadsIsReadAndMustBePositive) {
   EXPECT_NE(Validate(*c).message().find("grpc_threads"), std::string::npos);
 }
 
+TEST(Config, RpcDeadlineDefaultsTo30sAndIsBounded) {
+  auto c = ParseConfigYaml("db:\n  dsn: host=x\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->rpc_deadline_seconds, 30);
+  c = ParseConfigYaml("rpc_deadline_seconds: 5\ndb:\n  dsn: host=x\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->rpc_deadline_seconds, 5);
+  EXPECT_TRUE(Validate(*c).ok());
+  for (int bad : {0, 3601}) {
+    c->rpc_deadline_seconds = bad;
+    EXPECT_NE(Validate(*c).message().find("rpc_deadline_seconds"), std::string::npos) << bad;
+  }
+}
+
 TEST(Config, YamlOverridesOnlyGivenKeys) {
   auto c = ParseConfigYaml("grpc_port: 9000\ndb:\n  dsn: postgres://u@h/db\n  pool_size: 3\n");
   ASSERT_TRUE(c.ok()) << c.status();

@@ -13,6 +13,7 @@
 #ifndef SLUICE_COMMON_AUTH_AUTHENTICATOR_H_
 #define SLUICE_COMMON_AUTH_AUTHENTICATOR_H_
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -20,9 +21,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/auth/caller.h"
 #include "common/auth/jwt_verifier.h"
 #include "common/auth/secret.h"
+#include "common/deadline.h"
 #include "common/grpc_util.h"
 #include "common/http_client.h"
 
@@ -65,6 +69,12 @@ class Authenticator {
   // carry their own credential, such as the alert hook's bearer token.
   absl::Status AuthenticateHop(const grpc::ServerContext& context) const;
 
+  // The longest any authenticated RPC may take (the server's
+  // rpc_deadline_seconds, default 30 s); a client's earlier deadline wins.
+  // Bounds the waits under WithCaller (see common/deadline.h).
+  void set_call_deadline(absl::Duration d) { call_deadline_ = d; }
+  absl::Duration call_deadline() const { return call_deadline_; }
+
   AuthMode mode() const { return options_.mode; }
   // The metadata key of the identity header ("x-auth-email" by default).
   const std::string& identity_metadata() const { return identity_metadata_; }
@@ -76,6 +86,7 @@ class Authenticator {
   std::string proxy_token_;  // "" when not configured
   bool listener_mtls_ = false;
   std::unique_ptr<JwtVerifier> jwt_;
+  absl::Duration call_deadline_ = absl::Seconds(30);
 };
 
 // The bearer token of `authorization` metadata ("" when absent or not Bearer).
@@ -83,10 +94,13 @@ std::string BearerToken(const grpc::ServerContext& context);
 
 // Runs handler body `fn(const Caller&)` for `method` after authenticating
 // the call; errors and escaping exceptions as in Guarded(). Every handler but
-// the alert hook uses it.
+// the alert hook uses it. The body runs under the call's deadline: the
+// client's, or auth.call_deadline() from now, whichever is earlier.
 template <typename Fn>
 grpc::Status WithCaller(const Authenticator& auth, const grpc::ServerContext* context,
                         absl::string_view method, Fn&& fn) {
+  CallDeadlineScope deadline(std::min(absl::FromChrono(context->deadline()),
+                                      absl::Now() + auth.call_deadline()));
   return Guarded(method, [&]() -> absl::Status {
     auto caller = auth.Authenticate(*context);
     if (!caller.ok()) return caller.status();

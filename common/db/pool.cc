@@ -3,27 +3,31 @@
 #include <libpq-fe.h>
 #include <soci/postgresql/soci-postgresql.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/deadline.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::db {
 
 // Leases a session for its lifetime, waiting at most the pool's
-// lease_timeout; ok() is false when none became free in time.
+// lease_timeout, cut to what is left of the RPC being served (CallDeadline);
+// ok() is false when none became free in time.
 class Pool::Lease {
  public:
   explicit Lease(Pool* pool) : pool_(pool) {
-    absl::Duration timeout = pool->options_.lease_timeout;
+    absl::Duration timeout = TimeLeft(pool->options_.lease_timeout);
+    call_deadline_ = timeout < pool->options_.lease_timeout;
     if (timeout == absl::InfiniteDuration()) {
       pos_ = pool->pool_->lease();
       ok_ = true;
-    } else {
-      int64_t ms = std::min<int64_t>(absl::ToInt64Milliseconds(timeout), INT_MAX);
+    } else if (timeout > absl::ZeroDuration()) {
+      int64_t ms = std::clamp<int64_t>(absl::ToInt64Milliseconds(timeout), 1, INT_MAX);
       ok_ = pool->pool_->try_lease(pos_, static_cast<int>(ms));
     }
   }
@@ -35,6 +39,11 @@ class Pool::Lease {
   bool ok() const { return ok_; }
   // Why no session was leased (only when !ok()).
   absl::Status status() const {
+    if (call_deadline_) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the call's deadline passed while waiting for a database connection (all ",
+          pool_->options_.size, " in use)"));
+    }
     return absl::ResourceExhaustedError(absl::StrCat(
         "database busy: no connection free after ",
         absl::FormatDuration(pool_->options_.lease_timeout), " (all ", pool_->options_.size,
@@ -48,6 +57,7 @@ class Pool::Lease {
   Pool* pool_;
   size_t pos_ = 0;
   bool ok_ = false;
+  bool call_deadline_ = false;  // the call's deadline, not lease_timeout, limited the wait
 };
 
 Pool::Pool(std::string dsn, std::string session_dsn, const PoolOptions& options)

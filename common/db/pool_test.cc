@@ -8,6 +8,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/db/testing/test_database.h"
+#include "common/deadline.h"
 
 namespace sluice::db {
 namespace {
@@ -241,6 +242,35 @@ TEST_F(PoolTest, LeaseGivesUpAfterTheTimeoutInsteadOfWaitingForever) {
   EXPECT_TRUE(pool->Run([](soci::session&) { return absl::OkStatus(); }).ok());
   holder.join();
   giver.join();
+}
+
+// Review M4: inside an RPC (CallDeadlineScope), the lease waits at most
+// until the call's deadline, even when lease_timeout is longer.
+TEST_F(PoolTest, LeaseWaitEndsAtTheCallDeadline) {
+  PoolOptions options;
+  options.size = 1;
+  options.lease_timeout = absl::Seconds(20);
+  auto pool = NewPool(options);
+  ASSERT_NE(pool, nullptr);
+  absl::Status inner;
+  absl::Duration waited;
+  absl::Status outer = pool->Run([&](soci::session&) {
+    CallDeadlineScope call(absl::Now() + absl::Milliseconds(300));
+    absl::Time start = absl::Now();
+    inner = pool->Run([](soci::session&) { return absl::OkStatus(); });
+    waited = absl::Now() - start;
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(outer.ok()) << outer;
+  EXPECT_TRUE(absl::IsDeadlineExceeded(inner)) << inner;
+  EXPECT_NE(inner.message().find("deadline"), absl::string_view::npos) << inner;
+  EXPECT_GE(waited, absl::Milliseconds(250));
+  EXPECT_LT(waited, absl::Seconds(5));
+  // Past the deadline, even a free connection is not leased.
+  CallDeadlineScope late(absl::Now() - absl::Milliseconds(1));
+  EXPECT_TRUE(absl::IsDeadlineExceeded(pool->Run([](soci::session&) {
+    return absl::OkStatus();
+  })));
 }
 
 TEST_F(PoolTest, RejectsBadOptions) {
