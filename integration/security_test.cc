@@ -8,14 +8,9 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/testing/silent_listener.h"
 #include "integration/harness.h"
 #include "integration/suite_stack.h"
 #include "proto/sluice/access/v1beta1/access.grpc.pb.h"
@@ -288,24 +283,15 @@ TEST_F(SecurityTest, C5_ProviderPasswordNeverFollowsANewHost) {
   EXPECT_EQ(created.Json()["provider"]["config"]["credentials"]["password"], "*****");
 
   // The attacker's "database": a listener that must never be contacted.
-  int evil_fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(evil_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(listen(evil_fd, 4), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(evil_fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  std::string evil_port = std::to_string(ntohs(addr.sin_port));
+  sluice::testing::SilentListener evil;
+  std::string evil_port = std::to_string(evil.port());
   for (json password : {json(), json("*****")}) {
     json change = {{"credentials", {{"port", evil_port}}}};
     if (!password.is_null()) change["credentials"]["password"] = password;
     Expect(As(kAdmin, "PUT", "/providers/" + id, change), 400, 3,
            "credentials.password: must be supplied again when credentials.port changes");
   }
-  fcntl(evil_fd, F_SETFL, O_NONBLOCK);
-  EXPECT_LT(accept(evil_fd, nullptr, nullptr), 0) << "the server connected to the new host";
-  close(evil_fd);
+  EXPECT_FALSE(evil.WasContacted()) << "the server connected to the new host";
 }
 
 // M1: a ciphertext from a backup is not accepted as a secret, so the server

@@ -1,13 +1,9 @@
 #include "sink/sinks/jdbc/jdbc_sink.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <future>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -15,6 +11,7 @@
 #include "google/protobuf/dynamic_message.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "gmock/gmock.h"
+#include "common/testing/silent_listener.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/pg_test_db.h"
@@ -355,17 +352,10 @@ TEST_F(JdbcSinkTest, StatementTimeoutFailsAWriteBlockedOnALockAsRetryable) {
 // Review M4: a server that accepts TCP but never answers the startup
 // packet made the connect hang forever.
 TEST(JdbcSinkTimeoutTest, ConnectGivesUpAfterTheConnectionTimeout) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(listen(fd, 8), 0);  // never accepted: the kernel completes the handshake
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::optional<sluice::testing::SilentListener> hung;
+  hung.emplace();
   NoopMetrics metrics;
-  Env env({{"SINK_JDBC_URL", absl::StrCat("host=127.0.0.1 port=", ntohs(addr.sin_port),
+  Env env({{"SINK_JDBC_URL", absl::StrCat("host=127.0.0.1 port=", hung->port(),
                                           " dbname=x user=u sslmode=disable")},
            {"SINK_JDBC_TABLE_NAME", "t"},
            {"SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS", "1000"},
@@ -376,7 +366,7 @@ TEST(JdbcSinkTimeoutTest, ConnectGivesUpAfterTheConnectionTimeout) {
     return JdbcSink::CreateFromContext(SinkContext{&env, &metrics, &FindGenerated});
   });
   const bool finished = create.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
-  close(fd);  // resets the pending connection if the connect still waits
+  hung.reset();  // resets the pending connection if the connect still waits
   auto sink = create.get();
   EXPECT_TRUE(finished) << "connecting waited without a timeout";
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
