@@ -68,7 +68,7 @@ while IFS= read -r f; do
 done < <(find "$OUT/gen.new" -type f | sort)
 
 SRCS=(
-  common/crypto.cc common/http_client.cc common/outbound.cc
+  common/crypto.cc common/deadline.cc common/http_client.cc common/outbound.cc
   common/expr/access.cc common/expr/eval.cc common/expr/expr.cc common/expr/lexer.cc
   common/expr/parser.cc common/expr/value.cc
   server/access/core/appeal_actions.cc server/access/core/appeal_service.cc
