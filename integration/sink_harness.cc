@@ -175,6 +175,8 @@ std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const s
       {"SOURCE_KAFKA_CONSUMER_CONFIG_HEARTBEAT_INTERVAL_MS", "500"},
       {"INPUT_SCHEMA_PROTO_CLASS", "io.sluice.sample.SampleProto$SampleLogMessage"},
       {"SCHEMA_REGISTRY_STENCIL_URLS", descriptor_url},
+      // The tests serve plain descriptor sets (no Stencil /versions listing).
+      {"SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY", "LONG_POLLING"},
       {"SINK_CONTROL_PORT", "0"},
       {"METRIC_STATSD_HOST", "127.0.0.1"},
       {"METRIC_STATSD_PORT", "9"},

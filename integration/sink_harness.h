@@ -58,7 +58,7 @@ std::vector<ConsumedRecord> ReadAll(const std::string& bootstrap, const std::str
 
 // The variables of a sluice-sink reading `topic` with the log sink, the
 // sample schema from `descriptor_url`, short session timeout (mock broker),
-// earliest offset reset, no control port.
+// earliest offset reset, LONG_POLLING schema fetches, no control port.
 std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const std::string& topic,
                                            const std::string& group,
                                            const std::string& descriptor_url);

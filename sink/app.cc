@@ -1,14 +1,16 @@
 #include "sink/app.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 #include "sink/config.h"
@@ -26,11 +28,45 @@
 namespace sluice::sink {
 namespace {
 
+// After the first SIGTERM/SIGINT the process exits within this long, whatever
+// the sink and the broker do: the workers get their shutdown budget
+// (WorkerOptions::shutdown_budget) for the batch in hand, the final commit
+// and leaving the group, and a watchdog ends the process at this bound.
+// Records not committed by then are redelivered (nothing is lost).
+constexpr absl::Duration kHardExitAfter = absl::Seconds(13);
+
 int ConfigError(const absl::Status& s) {
   spdlog::error("sluice-sink: configuration error: {}", std::string(s.message()));
   return 2;
 }
 
+// StatsD always (UDP, fire and forget), Prometheus when a port is set.
+struct MetricsParts {
+  std::unique_ptr<StatsdMetrics> statsd;
+  std::unique_ptr<PrometheusMetrics> prom;
+  std::unique_ptr<FanoutMetrics> fanout;
+};
+
+absl::StatusOr<MetricsParts> BuildMetrics(const MetricConfig& config) {
+  MetricsParts m;
+  if (auto s = StatsdMetrics::Create(config); s.ok()) {
+    m.statsd = *std::move(s);
+  } else {
+    spdlog::warn("StatsD disabled: {}", std::string(s.status().message()));
+  }
+  if (config.prometheus_port > 0) {
+    auto p = PrometheusMetrics::Create(config.prometheus_port, config.statsd_tags);
+    if (!p.ok()) return p.status();
+    m.prom = *std::move(p);
+  }
+  std::vector<Metrics*> targets;
+  if (m.statsd) targets.push_back(m.statsd.get());
+  if (m.prom) targets.push_back(m.prom.get());
+  m.fanout = std::make_unique<FanoutMetrics>(targets);
+  return m;
+}
+
+// One worker and the stages it owns.
 struct WorkerParts {
   std::unique_ptr<Decoder> decoder;
   std::unique_ptr<Filter> filter;
@@ -38,124 +74,112 @@ struct WorkerParts {
   std::unique_ptr<Worker> worker;
 };
 
-}  // namespace
+// What every worker shares.
+struct Shared {
+  const SinkConfig* cfg;
+  const SinkContext* ctx;
+  SchemaRegistry* registry;  // null for json input
+  Metrics* metrics;
+  WorkerControl* control;
+};
 
-int RunSinkApp(const Env& env) {
-  // Block the stop signals before any thread exists so that every thread
-  // (ours, librdkafka's, gRPC's) inherits the mask; one thread sigwaits.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  // Logs go to stderr; stdout belongs to the log sink.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
-
-  auto cfg_or = ParseSinkConfig(env);
-  if (!cfg_or.ok()) return ConfigError(cfg_or.status());
-  const SinkConfig cfg = *std::move(cfg_or);
-
-  // Metrics: StatsD always (UDP, fire and forget), Prometheus when a port is set.
-  NoopMetrics noop;
-  std::unique_ptr<StatsdMetrics> statsd;
-  if (auto s = StatsdMetrics::Create(cfg.metrics); s.ok()) {
-    statsd = *std::move(s);
-  } else {
-    spdlog::warn("StatsD disabled: {}", std::string(s.status().message()));
+// Wires worker `i`: its sink instance behind the retry/DLQ chain, decoder,
+// filter and consumer (group.instance.id "<id>-i" under static membership).
+absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
+  const SinkConfig& cfg = *sh.cfg;
+  auto sink = CreateSink(cfg.sink_type, *sh.ctx);
+  if (!sink.ok()) return sink.status();
+  DispatcherHooks hooks;
+  hooks.stop = [control = sh.control] { return control->StopRequested(); };
+  // Retries of a batch keep this worker's consumer polled (and paused), so
+  // that unlimited retries never exceed max.poll.interval.ms (review L7).
+  // The worker is created below, before any thread runs.
+  hooks.keep_alive = [p] { p->worker->KeepAlive(); };
+  auto dispatcher = BuildDispatcher(cfg.errors, *std::move(sink), sh.metrics, std::move(hooks));
+  if (!dispatcher.ok()) return dispatcher.status();
+  p->dispatcher = *std::move(dispatcher);
+  if (sh.registry != nullptr) {
+    auto d = ProtoDecoder::Create(sh.registry, cfg.schema.proto_class, cfg.schema.parse_key,
+                                  cfg.schema.allow_unknown_fields);
+    if (!d.ok()) return d.status();
+    p->decoder = *std::move(d);
   }
-  std::unique_ptr<PrometheusMetrics> prom;
-  if (cfg.metrics.prometheus_port > 0) {
-    auto p = PrometheusMetrics::Create(cfg.metrics.prometheus_port, cfg.metrics.statsd_tags);
-    if (!p.ok()) return ConfigError(p.status());
-    prom = *std::move(p);
-  }
-  std::vector<Metrics*> targets;
-  if (statsd) targets.push_back(statsd.get());
-  if (prom) targets.push_back(prom.get());
-  FanoutMetrics metrics(targets);
+  auto filter = CreateFilter(cfg, sh.registry);
+  if (!filter.ok()) return filter.status();
+  p->filter = *std::move(filter);
+  auto consumer = KafkaConsumer::Create(cfg.source, sh.metrics, i);
+  if (!consumer.ok()) return consumer.status();
+  WorkerOptions o;
+  o.id = i;
+  o.max_poll_records = cfg.source.max_poll_records;
+  o.poll_timeout = cfg.source.poll_timeout_ms == INT64_MAX
+                       ? absl::InfiniteDuration()
+                       : absl::Milliseconds(cfg.source.poll_timeout_ms);
+  o.async_commit = cfg.source.async_commit;
+  p->worker = std::make_unique<Worker>(o, *std::move(consumer), p->decoder.get(), p->filter.get(),
+                                       p->dispatcher.get(), sh.metrics, sh.control);
+  return absl::OkStatus();
+}
 
-  // Schema registry.
-  std::unique_ptr<SchemaRegistry> registry;
-  if (cfg.schema.data_type == SchemaConfig::DataType::kProtobuf) {
-    auto r = SchemaRegistry::Create(cfg.schema);
-    if (!r.ok()) return ConfigError(r.status());
-    registry = *std::move(r);
-  }
-  SinkContext ctx{&env, &metrics, nullptr};
-  if (registry) {
-    ctx.find_message = [reg = registry.get()](absl::string_view name) {
-      return reg->Current()->FindMessage(name);
-    };
-  }
-
-  WorkerControl control;
-  std::vector<WorkerParts> parts(cfg.source.thread_count);
-  for (int i = 0; i < cfg.source.thread_count; ++i) {
-    WorkerParts& p = parts[i];
-    auto sink = CreateSink(cfg.sink_type, ctx);
-    if (!sink.ok()) return ConfigError(sink.status());
-    DispatcherHooks hooks;
-    hooks.stop = [&control] { return control.StopRequested(); };
-    // Retries of a batch keep this worker's consumer polled (and paused), so
-    // that unlimited retries never exceed max.poll.interval.ms (review L7).
-    // The worker is created below, before any thread runs.
-    hooks.keep_alive = [&p] { p.worker->KeepAlive(); };
-    auto dispatcher = BuildDispatcher(cfg.errors, *std::move(sink), &metrics, std::move(hooks));
-    if (!dispatcher.ok()) return ConfigError(dispatcher.status());
-    p.dispatcher = *std::move(dispatcher);
-    if (registry) {
-      auto d = ProtoDecoder::Create(registry.get(), cfg.schema.proto_class, cfg.schema.parse_key,
-                                    cfg.schema.allow_unknown_fields);
-      if (!d.ok()) return ConfigError(d.status());
-      p.decoder = *std::move(d);
-    }
-    auto filter = CreateFilter(cfg, registry.get());
-    if (!filter.ok()) return ConfigError(filter.status());
-    p.filter = *std::move(filter);
-    auto consumer = KafkaConsumer::Create(cfg.source, &metrics);
-    if (!consumer.ok()) return ConfigError(consumer.status());
-    WorkerOptions o;
-    o.id = i;
-    o.max_poll_records = cfg.source.max_poll_records;
-    o.poll_timeout = cfg.source.poll_timeout_ms == INT64_MAX
-                         ? absl::InfiniteDuration()
-                         : absl::Milliseconds(cfg.source.poll_timeout_ms);
-    o.async_commit = cfg.source.async_commit;
-    p.worker = std::make_unique<Worker>(o, *std::move(consumer), p.decoder.get(), p.filter.get(),
-                                        p.dispatcher.get(), &metrics, &control);
-  }
-
-  std::unique_ptr<ControlServer> control_server;
-  if (cfg.control.port > 0) {
-    ControlDeps deps{&env, &cfg, &control, registry.get()};
-    auto server = ControlServer::Start(cfg.control, deps);
-    if (!server.ok()) return ConfigError(server.status());
-    control_server = *std::move(server);
-  }
-
+void LogStarted(const SinkConfig& cfg, const ControlServer* server) {
   spdlog::info(
       "sluice-sink started: sink={} topic={} group={} workers={} filter={} control={} ({})",
       cfg.sink_type, cfg.source.topic, cfg.source.group_id, cfg.source.thread_count,
       cfg.filter.jexl ? cfg.filter.expression : "NO_OP",
-      control_server ? ControlListenAddress(cfg.control.host, control_server->port()) : "off",
-      !control_server            ? "-"
-      : cfg.control.mtls()       ? (cfg.control.has_token() ? "mTLS or token" : "mTLS")
-      : cfg.control.has_token()  ? (cfg.control.tls_cert_file.empty() ? "token" : "TLS + token")
-                                 : "loopback, no authentication");
+      server ? ControlListenAddress(cfg.control.host, server->port()) : "off",
+      !server                   ? "-"
+      : cfg.control.mtls()      ? (cfg.control.has_token() ? "mTLS or token" : "mTLS")
+      : cfg.control.has_token() ? (cfg.control.tls_cert_file.empty() ? "token" : "TLS + token")
+                                : "loopback, no authentication");
+}
 
-  std::atomic<bool> done{false};
-  std::thread signals([&] {
+// Waits for SIGTERM/SIGINT on its own thread and asks the workers to stop.
+// From the first signal on, the process ends within kHardExitAfter: a
+// watchdog exits (code 0, the stop was asked for) when the workers have not
+// finished by then, and a second signal exits at once.
+class SignalWatcher {
+ public:
+  SignalWatcher(const sigset_t* signals, WorkerControl* control)
+      : thread_([this, signals, control] { Watch(signals, control); }) {}
+  ~SignalWatcher() {
+    done_.store(true);
+    thread_.join();
+  }
+
+ private:
+  static void ForceExit(const char* why) {
+    spdlog::warn("{}: exiting now; records not committed yet are redelivered to the group", why);
+    spdlog::default_logger()->flush();
+    std::fflush(stdout);  // the log sink's output
+    _exit(0);
+  }
+
+  void Watch(const sigset_t* signals, WorkerControl* control) {
+    absl::Time hard_exit = absl::InfiniteFuture();
     timespec slice{0, 200 * 1000 * 1000};
-    while (!done.load()) {
-      int sig = sigtimedwait(&stop_signals, nullptr, &slice);
+    while (!done_.load()) {
+      int sig = sigtimedwait(signals, nullptr, &slice);
+      if (sig > 0 && hard_exit != absl::InfiniteFuture()) ForceExit("second stop signal");
       if (sig > 0) {
-        spdlog::info("received signal {}: finishing the batch in hand, committing, stopping", sig);
-        control.RequestStop();
+        spdlog::info("received signal {}: finishing the batch in hand, committing, stopping "
+                     "(at most {})", sig, absl::FormatDuration(kHardExitAfter));
+        hard_exit = absl::Now() + kHardExitAfter;
+        control->RequestStop();
+      }
+      if (absl::Now() >= hard_exit && !done_.load()) {
+        ForceExit(absl::StrCat("shutdown took longer than ", absl::FormatDuration(kHardExitAfter))
+                      .c_str());
       }
     }
-  });
+  }
 
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+// Runs every worker on its own thread until all returned; the number that
+// failed. A failing worker stops the others.
+int RunWorkers(std::vector<WorkerParts>& parts, WorkerControl& control) {
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (WorkerParts& p : parts) {
@@ -178,12 +202,66 @@ int RunSinkApp(const Env& env) {
     });
   }
   for (std::thread& t : threads) t.join();
-  done.store(true);
-  signals.join();
-  if (control_server) control_server->Shutdown();
-  // Destroy workers (and their consumers) before the shared services.
-  parts.clear();
-  if (failures.load() > 0) {
+  return failures.load();
+}
+
+}  // namespace
+
+int RunSinkApp(const Env& env) {
+  // Block the stop signals before any thread exists so that every thread
+  // (ours, librdkafka's, gRPC's) inherits the mask; one thread sigwaits.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Logs go to stderr; stdout belongs to the log sink.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  auto cfg_or = ParseSinkConfig(env);
+  if (!cfg_or.ok()) return ConfigError(cfg_or.status());
+  const SinkConfig cfg = *std::move(cfg_or);
+  auto metrics = BuildMetrics(cfg.metrics);
+  if (!metrics.ok()) return ConfigError(metrics.status());
+
+  std::unique_ptr<SchemaRegistry> registry;
+  if (cfg.schema.data_type == SchemaConfig::DataType::kProtobuf) {
+    auto r = SchemaRegistry::Create(cfg.schema);
+    if (!r.ok()) return ConfigError(r.status());
+    registry = *std::move(r);
+  }
+  SinkContext ctx{&env, metrics->fanout.get(), nullptr};
+  if (registry) {
+    ctx.find_message = [reg = registry.get()](absl::string_view name) {
+      return reg->Current()->FindMessage(name);
+    };
+  }
+
+  WorkerControl control;
+  const Shared shared{&cfg, &ctx, registry.get(), metrics->fanout.get(), &control};
+  std::vector<WorkerParts> parts(cfg.source.thread_count);
+  for (int i = 0; i < cfg.source.thread_count; ++i) {
+    if (absl::Status s = BuildWorker(i, shared, &parts[i]); !s.ok()) return ConfigError(s);
+  }
+  std::unique_ptr<ControlServer> control_server;
+  if (cfg.control.port > 0) {
+    auto server = ControlServer::Start(cfg.control, {&env, &cfg, &control, registry.get()});
+    if (!server.ok()) return ConfigError(server.status());
+    control_server = *std::move(server);
+  }
+  LogStarted(cfg, control_server.get());
+
+  int failures;
+  {
+    // The watchdog also covers the teardown below.
+    SignalWatcher signals(&stop_signals, &control);
+    failures = RunWorkers(parts, control);
+    if (control_server) control_server->Shutdown();
+    // Destroy workers (and their consumers) before the shared services.
+    parts.clear();
+  }
+  if (failures > 0) {
     spdlog::error("sluice-sink stopped after a fatal error: {}", control.LastError());
     return 1;
   }

@@ -1,5 +1,7 @@
 #include "sink/config.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -18,13 +20,13 @@ namespace {
     lhs = *std::move(_v);               \
   } while (0)
 
-absl::StatusOr<int> GetPositiveInt(const Env& env, absl::string_view name, int def) {
-  auto v = env.GetInt(name, def);
-  if (!v.ok()) return v.status();
-  if (*v <= 0 || *v > INT32_MAX) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " must be a positive integer"));
+// Lower-cases `k` and turns '_' into '.': the librdkafka name of a suffix.
+std::string LibrdkafkaName(absl::string_view k) {
+  std::string name = absl::AsciiStrToLower(k);
+  for (char& c : name) {
+    if (c == '_') c = '.';
   }
-  return static_cast<int>(*v);
+  return name;
 }
 
 std::string Upper(absl::string_view s) {
@@ -72,11 +74,7 @@ std::map<std::string, std::string> KafkaPassThrough(
   std::map<std::string, std::string> out;
   for (const auto& [k, v] : suffixes) {
     if (k == "MAX_POLL_RECORDS" || k == "AUTO_OFFSET_RESET" || v.empty()) continue;
-    std::string name = absl::AsciiStrToLower(k);
-    for (char& c : name) {
-      if (c == '_') c = '.';
-    }
-    out[name] = v;
+    out[LibrdkafkaName(k)] = v;
   }
   return out;
 }
@@ -109,177 +107,194 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParsePairs(
   return out;
 }
 
+namespace {
+
+// Firehose's consumer defaults (its KafkaConsumerConfig), where librdkafka's
+// differ: a dead member leaves the group after 10 s, and new partitions are
+// seen within half a second. SOURCE_KAFKA_CONSUMER_CONFIG_* still override.
+const std::map<std::string, std::string>& FirehoseConsumerDefaults() {
+  static const auto* d = new std::map<std::string, std::string>{
+      {"session.timeout.ms", "10000"},
+      {"metadata.max.age.ms", "500"},
+  };
+  return *d;
+}
+
+absl::Status ParseSource(const Env& env, SourceConfig* s) {
+  ASSIGN_OR_RETURN_CFG(s->brokers, env.Require("SOURCE_KAFKA_BROKERS"));
+  ASSIGN_OR_RETURN_CFG(s->topic, env.Require("SOURCE_KAFKA_TOPIC"));
+  ASSIGN_OR_RETURN_CFG(s->group_id, env.Require("SOURCE_KAFKA_CONSUMER_GROUP_ID"));
+  ASSIGN_OR_RETURN_CFG(s->max_poll_records,
+                       env.GetPositiveInt("SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS", 500));
+  ASSIGN_OR_RETURN_CFG(s->async_commit, env.GetBool("SOURCE_KAFKA_ASYNC_COMMIT_ENABLE", true));
+  ASSIGN_OR_RETURN_CFG(s->poll_timeout_ms, env.GetInt("SOURCE_KAFKA_POLL_TIMEOUT_MS", INT64_MAX));
+  if (s->poll_timeout_ms < 0) {
+    return absl::InvalidArgumentError("SOURCE_KAFKA_POLL_TIMEOUT_MS must not be negative");
+  }
+  std::string reset;
+  ASSIGN_OR_RETURN_CFG(reset, env.GetEnum("SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET",
+                                          "latest", {"LATEST", "EARLIEST", "NONE"}));
+  s->auto_offset_reset = absl::AsciiStrToLower(reset);
+  s->kafka_properties = FirehoseConsumerDefaults();
+  for (const auto& [k, v] : KafkaPassThrough(env.WithPrefix("SOURCE_KAFKA_CONSUMER_CONFIG_"))) {
+    s->kafka_properties[k] = v;
+  }
+  if (auto it = s->kafka_properties.find("group.instance.id"); it != s->kafka_properties.end()) {
+    s->group_instance_id = it->second;  // made per worker by ConsumerProperties
+    s->kafka_properties.erase(it);
+  }
+  ASSIGN_OR_RETURN_CFG(s->thread_count, env.GetPositiveInt("APPLICATION_THREAD_COUNT", 1));
+  return absl::OkStatus();
+}
+
+absl::Status ParseStencil(const Env& env, SchemaConfig* sc) {
+  ASSIGN_OR_RETURN_CFG(sc->stencil_enable, env.GetBool("SCHEMA_REGISTRY_STENCIL_ENABLE", false));
+  for (absl::string_view u : absl::StrSplit(env.GetOr("SCHEMA_REGISTRY_STENCIL_URLS", ""), ',',
+                                            absl::SkipWhitespace())) {
+    sc->urls.emplace_back(absl::StripAsciiWhitespace(u));
+  }
+  if (sc->data_type == SchemaConfig::DataType::kProtobuf && sc->urls.empty()) {
+    return absl::InvalidArgumentError(
+        "SCHEMA_REGISTRY_STENCIL_URLS is required for INPUT_SCHEMA_DATA_TYPE=protobuf");
+  }
+  ASSIGN_OR_RETURN_CFG(sc->fetch_timeout_ms,
+                       env.GetPositiveInt("SCHEMA_REGISTRY_STENCIL_FETCH_TIMEOUT_MS", 10000));
+  int64_t retries;
+  ASSIGN_OR_RETURN_CFG(retries, env.GetInt("SCHEMA_REGISTRY_STENCIL_FETCH_RETRIES", 4));
+  sc->fetch_retries = static_cast<int>(std::clamp<int64_t>(retries, 0, 100));
+  ASSIGN_OR_RETURN_CFG(sc->fetch_backoff_min_ms,
+                       env.GetInt("SCHEMA_REGISTRY_STENCIL_FETCH_BACKOFF_MIN_MS", 60000));
+  ASSIGN_OR_RETURN_CFG(sc->fetch_headers,
+                       ParsePairs("SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS",
+                                  env.GetOr("SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS", ""), ':'));
+  if (auto token = env.Get("SCHEMA_REGISTRY_STENCIL_FETCH_AUTH_BEARER_TOKEN")) {
+    // As Stencil's client: "Authorization: Bearer <token>" on every fetch.
+    sc->fetch_headers.emplace_back("Authorization", absl::StrCat("Bearer ", *token));
+  }
+  ASSIGN_OR_RETURN_CFG(sc->cache_auto_refresh,
+                       env.GetBool("SCHEMA_REGISTRY_STENCIL_CACHE_AUTO_REFRESH", false));
+  ASSIGN_OR_RETURN_CFG(sc->cache_ttl_ms,
+                       env.GetInt("SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS", 900000));
+  if (sc->cache_ttl_ms <= 0) {
+    return absl::InvalidArgumentError("SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS must be positive");
+  }
+  std::string strategy;
+  ASSIGN_OR_RETURN_CFG(strategy, env.GetEnum("SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY",
+                                             "VERSION_BASED_REFRESH",
+                                             {"LONG_POLLING", "VERSION_BASED_REFRESH"}));
+  sc->version_based_refresh = strategy == "VERSION_BASED_REFRESH";
+  return absl::OkStatus();
+}
+
+absl::Status ParseSchema(const Env& env, SchemaConfig* sc) {
+  std::string data_type;
+  ASSIGN_OR_RETURN_CFG(data_type,
+                       env.GetEnum("INPUT_SCHEMA_DATA_TYPE", "protobuf", {"PROTOBUF", "JSON"}));
+  if (data_type == "PROTOBUF") {
+    sc->data_type = SchemaConfig::DataType::kProtobuf;
+    ASSIGN_OR_RETURN_CFG(sc->proto_class, env.Require("INPUT_SCHEMA_PROTO_CLASS"));
+  } else {
+    sc->data_type = SchemaConfig::DataType::kJson;
+    sc->proto_class = env.GetOr("INPUT_SCHEMA_PROTO_CLASS", "");
+  }
+  std::string mode;
+  ASSIGN_OR_RETURN_CFG(mode, env.GetEnum("KAFKA_RECORD_PARSER_MODE", "message", {"MESSAGE", "KEY"}));
+  sc->parse_key = mode == "KEY";
+  ASSIGN_OR_RETURN_CFG(sc->allow_unknown_fields,
+                       env.GetBool("INPUT_SCHEMA_PROTO_ALLOW_UNKNOWN_FIELDS_ENABLE", true));
+  return ParseStencil(env, sc);
+}
+
+absl::Status ParseFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f) {
+  std::string engine;
+  ASSIGN_OR_RETURN_CFG(engine, env.GetEnum("FILTER_ENGINE", "NO_OP", {"NO_OP", "JEXL"}));
+  if (engine != "JEXL") return absl::OkStatus();
+  f->jexl = true;
+  std::vector<std::string> missing;
+  for (const char* name :
+       {"FILTER_DATA_SOURCE", "FILTER_JEXL_EXPRESSION", "FILTER_SCHEMA_PROTO_CLASS"}) {
+    if (!env.Get(name)) missing.push_back(name);
+  }
+  if (!missing.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "FILTER_ENGINE=JEXL requires ", absl::StrJoin(missing, ", "),
+        missing.size() == 1 ? " (missing)" : " (all missing)"));
+  }
+  std::string source;
+  ASSIGN_OR_RETURN_CFG(source, env.GetEnum("FILTER_DATA_SOURCE", "", {"KEY", "MESSAGE"}));
+  f->data_source_key = source == "KEY";
+  f->expression = *env.Get("FILTER_JEXL_EXPRESSION");
+  f->proto_class = *env.Get("FILTER_SCHEMA_PROTO_CLASS");
+  if (sc.data_type != SchemaConfig::DataType::kProtobuf) {
+    return absl::InvalidArgumentError(
+        "FILTER_ENGINE=JEXL needs INPUT_SCHEMA_DATA_TYPE=protobuf (the filter reads protobuf)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseRetry(const Env& env, ErrorConfig* e) {
+  for (auto [name, field] : {std::pair{"ERROR_TYPES_FOR_RETRY", &e->retry},
+                             std::pair{"ERROR_TYPES_FOR_DLQ", &e->dlq},
+                             std::pair{"ERROR_TYPES_FOR_FAILING", &e->failing}}) {
+    if (auto v = env.Get(name)) ASSIGN_OR_RETURN_CFG(*field, ParseErrorTypes(name, *v));
+  }
+  ASSIGN_OR_RETURN_CFG(e->retry_max_attempts, env.GetInt("RETRY_MAX_ATTEMPTS", INT32_MAX));
+  ASSIGN_OR_RETURN_CFG(e->retry_fail_after_max_attempts,
+                       env.GetBool("RETRY_FAIL_AFTER_MAX_ATTEMPTS_ENABLE", false));
+  ASSIGN_OR_RETURN_CFG(e->backoff_initial_ms,
+                       env.GetInt("RETRY_EXPONENTIAL_BACKOFF_INITIAL_MS", 10));
+  ASSIGN_OR_RETURN_CFG(e->backoff_rate, env.GetDouble("RETRY_EXPONENTIAL_BACKOFF_RATE", 2));
+  ASSIGN_OR_RETURN_CFG(e->backoff_max_ms, env.GetInt("RETRY_EXPONENTIAL_BACKOFF_MAX_MS", 60000));
+  if (e->backoff_initial_ms < 0 || e->backoff_max_ms < 0 || e->backoff_rate < 1) {
+    return absl::InvalidArgumentError(
+        "RETRY_EXPONENTIAL_BACKOFF_* must be non-negative and the rate at least 1");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseDlq(const Env& env, ErrorConfig* e) {
+  ASSIGN_OR_RETURN_CFG(e->dlq_enable, env.GetBool("DLQ_SINK_ENABLE", false));
+  ASSIGN_OR_RETURN_CFG(e->dlq_writer, env.GetEnum("DLQ_WRITER_TYPE", "LOG", {"KAFKA", "LOG"}));
+  if (e->dlq_enable && e->dlq_writer == "KAFKA") {
+    ASSIGN_OR_RETURN_CFG(e->dlq_kafka_brokers, env.Require("DLQ_KAFKA_BROKERS"));
+  }
+  e->dlq_kafka_topic = env.GetOr("DLQ_KAFKA_TOPIC", "firehose-retry-topic");
+  e->dlq_kafka_acks = env.GetOr("DLQ_KAFKA_ACKS", "all");
+  ASSIGN_OR_RETURN_CFG(e->dlq_retry_max_attempts, env.GetInt("DLQ_RETRY_MAX_ATTEMPTS", INT32_MAX));
+  ASSIGN_OR_RETURN_CFG(e->dlq_fail_after_max_attempts,
+                       env.GetBool("DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE", false));
+  for (const auto& [k, v] : env.WithPrefix("DLQ_KAFKA_")) {
+    if (k == "BROKERS" || k == "TOPIC" || k == "ACKS" || v.empty()) continue;
+    e->dlq_kafka_properties[LibrdkafkaName(k)] = v;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseMetrics(const Env& env, MetricConfig* m) {
+  m->statsd_host = env.GetOr("METRIC_STATSD_HOST", "localhost");
+  ASSIGN_OR_RETURN_CFG(m->statsd_port, env.GetPort("METRIC_STATSD_PORT", 8125));
+  ASSIGN_OR_RETURN_CFG(m->statsd_tags,
+                       ParsePairs("METRIC_STATSD_TAGS", env.GetOr("METRIC_STATSD_TAGS", ""), '='));
+  ASSIGN_OR_RETURN_CFG(m->prometheus_port, env.GetPort("METRIC_PROMETHEUS_PORT", 0));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env) {
   SinkConfig c;
   ASSIGN_OR_RETURN_CFG(c.sink_type, env.Require("SINK_TYPE"));
   c.sink_type = absl::AsciiStrToLower(c.sink_type);
-
-  // Source.
-  SourceConfig& s = c.source;
-  ASSIGN_OR_RETURN_CFG(s.brokers, env.Require("SOURCE_KAFKA_BROKERS"));
-  ASSIGN_OR_RETURN_CFG(s.topic, env.Require("SOURCE_KAFKA_TOPIC"));
-  ASSIGN_OR_RETURN_CFG(s.group_id, env.Require("SOURCE_KAFKA_CONSUMER_GROUP_ID"));
-  ASSIGN_OR_RETURN_CFG(s.max_poll_records,
-                       GetPositiveInt(env, "SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS", 500));
-  ASSIGN_OR_RETURN_CFG(s.async_commit, env.GetBool("SOURCE_KAFKA_ASYNC_COMMIT_ENABLE", true));
-  ASSIGN_OR_RETURN_CFG(s.poll_timeout_ms, env.GetInt("SOURCE_KAFKA_POLL_TIMEOUT_MS", INT64_MAX));
-  if (s.poll_timeout_ms < 0) {
-    return absl::InvalidArgumentError("SOURCE_KAFKA_POLL_TIMEOUT_MS must not be negative");
-  }
-  s.auto_offset_reset = absl::AsciiStrToLower(
-      env.GetOr("SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET", "latest"));
-  if (s.auto_offset_reset != "latest" && s.auto_offset_reset != "earliest" &&
-      s.auto_offset_reset != "none") {
-    return absl::InvalidArgumentError(
-        "SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET must be latest, earliest or none");
-  }
-  s.kafka_properties = KafkaPassThrough(env.WithPrefix("SOURCE_KAFKA_CONSUMER_CONFIG_"));
-  ASSIGN_OR_RETURN_CFG(s.thread_count, GetPositiveInt(env, "APPLICATION_THREAD_COUNT", 1));
-
-  // Schema.
-  SchemaConfig& sc = c.schema;
-  std::string data_type = Upper(env.GetOr("INPUT_SCHEMA_DATA_TYPE", "protobuf"));
-  if (data_type == "PROTOBUF") {
-    sc.data_type = SchemaConfig::DataType::kProtobuf;
-    ASSIGN_OR_RETURN_CFG(sc.proto_class, env.Require("INPUT_SCHEMA_PROTO_CLASS"));
-  } else if (data_type == "JSON") {
-    sc.data_type = SchemaConfig::DataType::kJson;
-    sc.proto_class = env.GetOr("INPUT_SCHEMA_PROTO_CLASS", "");
-  } else {
-    return absl::InvalidArgumentError("INPUT_SCHEMA_DATA_TYPE must be protobuf or json");
-  }
-  std::string mode = Upper(env.GetOr("KAFKA_RECORD_PARSER_MODE", "message"));
-  if (mode != "MESSAGE" && mode != "KEY") {
-    return absl::InvalidArgumentError("KAFKA_RECORD_PARSER_MODE must be message or key");
-  }
-  sc.parse_key = mode == "KEY";
-  ASSIGN_OR_RETURN_CFG(sc.allow_unknown_fields,
-                       env.GetBool("INPUT_SCHEMA_PROTO_ALLOW_UNKNOWN_FIELDS_ENABLE", true));
-  ASSIGN_OR_RETURN_CFG(sc.stencil_enable, env.GetBool("SCHEMA_REGISTRY_STENCIL_ENABLE", false));
-  for (absl::string_view u : absl::StrSplit(env.GetOr("SCHEMA_REGISTRY_STENCIL_URLS", ""), ',',
-                                            absl::SkipWhitespace())) {
-    sc.urls.emplace_back(absl::StripAsciiWhitespace(u));
-  }
-  if (sc.data_type == SchemaConfig::DataType::kProtobuf && sc.urls.empty()) {
-    return absl::InvalidArgumentError(
-        "SCHEMA_REGISTRY_STENCIL_URLS is required for INPUT_SCHEMA_DATA_TYPE=protobuf");
-  }
-  ASSIGN_OR_RETURN_CFG(sc.fetch_timeout_ms,
-                       env.GetInt("SCHEMA_REGISTRY_STENCIL_FETCH_TIMEOUT_MS", 10000));
-  int64_t retries;
-  ASSIGN_OR_RETURN_CFG(retries, env.GetInt("SCHEMA_REGISTRY_STENCIL_FETCH_RETRIES", 4));
-  sc.fetch_retries = static_cast<int>(std::max<int64_t>(0, retries));
-  ASSIGN_OR_RETURN_CFG(sc.fetch_backoff_min_ms,
-                       env.GetInt("SCHEMA_REGISTRY_STENCIL_FETCH_BACKOFF_MIN_MS", 60000));
-  ASSIGN_OR_RETURN_CFG(sc.fetch_headers,
-                       ParsePairs("SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS",
-                                  env.GetOr("SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS", ""), ':'));
-  ASSIGN_OR_RETURN_CFG(sc.cache_auto_refresh,
-                       env.GetBool("SCHEMA_REGISTRY_STENCIL_CACHE_AUTO_REFRESH", false));
-  ASSIGN_OR_RETURN_CFG(sc.cache_ttl_ms,
-                       env.GetInt("SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS", 86400000));
-  if (sc.cache_ttl_ms <= 0) {
-    return absl::InvalidArgumentError("SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS must be positive");
-  }
-  std::string strategy = Upper(env.GetOr("SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY", "LONG_POLLING"));
-  if (strategy != "LONG_POLLING" && strategy != "VERSION_BASED_REFRESH") {
-    return absl::InvalidArgumentError(
-        "SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY must be LONG_POLLING or VERSION_BASED_REFRESH");
-  }
-  sc.version_based_refresh = strategy == "VERSION_BASED_REFRESH";
-
-  // Filter.
-  FilterConfig& f = c.filter;
-  std::string engine = Upper(env.GetOr("FILTER_ENGINE", "NO_OP"));
-  if (engine == "JEXL") {
-    f.jexl = true;
-    std::vector<std::string> missing;
-    for (const char* name :
-         {"FILTER_DATA_SOURCE", "FILTER_JEXL_EXPRESSION", "FILTER_SCHEMA_PROTO_CLASS"}) {
-      if (!env.Get(name)) missing.push_back(name);
-    }
-    if (!missing.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "FILTER_ENGINE=JEXL requires ", absl::StrJoin(missing, ", "),
-          missing.size() == 1 ? " (missing)" : " (all missing)"));
-    }
-    std::string source = Upper(*env.Get("FILTER_DATA_SOURCE"));
-    if (source != "KEY" && source != "MESSAGE") {
-      return absl::InvalidArgumentError("FILTER_DATA_SOURCE must be KEY or MESSAGE");
-    }
-    f.data_source_key = source == "KEY";
-    f.expression = *env.Get("FILTER_JEXL_EXPRESSION");
-    f.proto_class = *env.Get("FILTER_SCHEMA_PROTO_CLASS");
-    if (sc.data_type != SchemaConfig::DataType::kProtobuf) {
-      return absl::InvalidArgumentError(
-          "FILTER_ENGINE=JEXL needs INPUT_SCHEMA_DATA_TYPE=protobuf (the filter reads protobuf)");
-    }
-  } else if (engine != "NO_OP") {
-    return absl::InvalidArgumentError("FILTER_ENGINE must be NO_OP or JEXL");
-  }
-
-  // Errors, retry, DLQ.
-  ErrorConfig& e = c.errors;
-  if (auto v = env.Get("ERROR_TYPES_FOR_RETRY")) {
-    ASSIGN_OR_RETURN_CFG(e.retry, ParseErrorTypes("ERROR_TYPES_FOR_RETRY", *v));
-  }
-  if (auto v = env.Get("ERROR_TYPES_FOR_DLQ")) {
-    ASSIGN_OR_RETURN_CFG(e.dlq, ParseErrorTypes("ERROR_TYPES_FOR_DLQ", *v));
-  }
-  if (auto v = env.Get("ERROR_TYPES_FOR_FAILING")) {
-    ASSIGN_OR_RETURN_CFG(e.failing, ParseErrorTypes("ERROR_TYPES_FOR_FAILING", *v));
-  }
-  ASSIGN_OR_RETURN_CFG(e.retry_max_attempts, env.GetInt("RETRY_MAX_ATTEMPTS", INT32_MAX));
-  ASSIGN_OR_RETURN_CFG(e.retry_fail_after_max_attempts,
-                       env.GetBool("RETRY_FAIL_AFTER_MAX_ATTEMPTS_ENABLE", false));
-  ASSIGN_OR_RETURN_CFG(e.backoff_initial_ms,
-                       env.GetInt("RETRY_EXPONENTIAL_BACKOFF_INITIAL_MS", 10));
-  ASSIGN_OR_RETURN_CFG(e.backoff_rate, env.GetDouble("RETRY_EXPONENTIAL_BACKOFF_RATE", 2));
-  ASSIGN_OR_RETURN_CFG(e.backoff_max_ms, env.GetInt("RETRY_EXPONENTIAL_BACKOFF_MAX_MS", 60000));
-  if (e.backoff_initial_ms < 0 || e.backoff_max_ms < 0 || e.backoff_rate < 1) {
-    return absl::InvalidArgumentError(
-        "RETRY_EXPONENTIAL_BACKOFF_* must be non-negative and the rate at least 1");
-  }
-  ASSIGN_OR_RETURN_CFG(e.dlq_enable, env.GetBool("DLQ_SINK_ENABLE", false));
-  e.dlq_writer = Upper(env.GetOr("DLQ_WRITER_TYPE", "LOG"));
-  if (e.dlq_writer != "LOG" && e.dlq_writer != "KAFKA") {
-    return absl::InvalidArgumentError("DLQ_WRITER_TYPE must be KAFKA or LOG");
-  }
-  if (e.dlq_enable && e.dlq_writer == "KAFKA") {
-    ASSIGN_OR_RETURN_CFG(e.dlq_kafka_brokers, env.Require("DLQ_KAFKA_BROKERS"));
-  }
-  e.dlq_kafka_topic = env.GetOr("DLQ_KAFKA_TOPIC", "firehose-retry-topic");
-  e.dlq_kafka_acks = env.GetOr("DLQ_KAFKA_ACKS", "all");
-  ASSIGN_OR_RETURN_CFG(e.dlq_retry_max_attempts, env.GetInt("DLQ_RETRY_MAX_ATTEMPTS", INT32_MAX));
-  ASSIGN_OR_RETURN_CFG(e.dlq_fail_after_max_attempts,
-                       env.GetBool("DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE", false));
-  for (const auto& [k, v] : env.WithPrefix("DLQ_KAFKA_")) {
-    if (k == "BROKERS" || k == "TOPIC" || k == "ACKS" || v.empty()) continue;
-    std::string name = absl::AsciiStrToLower(k);
-    for (char& ch : name) {
-      if (ch == '_') ch = '.';
-    }
-    e.dlq_kafka_properties[name] = v;
-  }
-
-  // Metrics and control.
-  MetricConfig& m = c.metrics;
-  m.statsd_host = env.GetOr("METRIC_STATSD_HOST", "localhost");
-  int64_t port;
-  ASSIGN_OR_RETURN_CFG(port, env.GetInt("METRIC_STATSD_PORT", 8125));
-  if (port < 0 || port > 65535) return absl::InvalidArgumentError("METRIC_STATSD_PORT out of range");
-  m.statsd_port = static_cast<int>(port);
-  ASSIGN_OR_RETURN_CFG(m.statsd_tags,
-                       ParsePairs("METRIC_STATSD_TAGS", env.GetOr("METRIC_STATSD_TAGS", ""), '='));
-  ASSIGN_OR_RETURN_CFG(port, env.GetInt("METRIC_PROMETHEUS_PORT", 0));
-  if (port < 0 || port > 65535) {
-    return absl::InvalidArgumentError("METRIC_PROMETHEUS_PORT out of range");
-  }
-  m.prometheus_port = static_cast<int>(port);
-  ASSIGN_OR_RETURN_CFG(port, env.GetInt("SINK_CONTROL_PORT", 8082));
-  if (port < 0 || port > 65535) return absl::InvalidArgumentError("SINK_CONTROL_PORT out of range");
-  c.control.port = static_cast<int>(port);
-  if (auto s = ParseControlSecurity(env, &c.control); !s.ok()) return s;
+  // Sections in order; the first error is reported.
+  absl::Status s = ParseSource(env, &c.source);
+  if (s.ok()) s = ParseSchema(env, &c.schema);
+  if (s.ok()) s = ParseFilter(env, c.schema, &c.filter);
+  if (s.ok()) s = ParseRetry(env, &c.errors);
+  if (s.ok()) s = ParseDlq(env, &c.errors);
+  if (s.ok()) s = ParseMetrics(env, &c.metrics);
+  if (!s.ok()) return s;
+  ASSIGN_OR_RETURN_CFG(c.control.port, env.GetPort("SINK_CONTROL_PORT", 8082));
+  if (s = ParseControlSecurity(env, &c.control); !s.ok()) return s;
   return c;
 }
 

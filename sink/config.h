@@ -30,9 +30,15 @@ struct SourceConfig {
   int64_t poll_timeout_ms = INT64_MAX;
   // SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET (Firehose default "latest").
   std::string auto_offset_reset = "latest";
-  // Every other SOURCE_KAFKA_CONSUMER_CONFIG_<X>, as librdkafka property
-  // "<x>" (lower-cased, '_' -> '.'), e.g. SASL/SSL and fetch tuning.
+  // Firehose's consumer defaults (session.timeout.ms=10000,
+  // metadata.max.age.ms=500), then every other SOURCE_KAFKA_CONSUMER_CONFIG_<X>
+  // as librdkafka property "<x>" (lower-cased, '_' -> '.'), e.g. SASL/SSL and
+  // fetch tuning, which override them.
   std::map<std::string, std::string> kafka_properties;
+  // SOURCE_KAFKA_CONSUMER_CONFIG_GROUP_INSTANCE_ID (static membership): worker
+  // N joins as "<id>-N", so that the workers of one process never fence each
+  // other and a restarted process takes its partitions back at once.
+  std::string group_instance_id;
   int thread_count = 1;  // APPLICATION_THREAD_COUNT
 };
 
@@ -51,11 +57,13 @@ struct SchemaConfig {
   int64_t fetch_timeout_ms = 10000;       // SCHEMA_REGISTRY_STENCIL_FETCH_TIMEOUT_MS
   int fetch_retries = 4;                  // SCHEMA_REGISTRY_STENCIL_FETCH_RETRIES
   int64_t fetch_backoff_min_ms = 60000;   // SCHEMA_REGISTRY_STENCIL_FETCH_BACKOFF_MIN_MS
-  // SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS: "k:v,k2:v2".
+  // SCHEMA_REGISTRY_STENCIL_FETCH_HEADERS: "k:v,k2:v2", plus
+  // "Authorization: Bearer <SCHEMA_REGISTRY_STENCIL_FETCH_AUTH_BEARER_TOKEN>".
   std::vector<std::pair<std::string, std::string>> fetch_headers;
   bool cache_auto_refresh = false;        // SCHEMA_REGISTRY_STENCIL_CACHE_AUTO_REFRESH
-  int64_t cache_ttl_ms = 86400000;        // SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS
-  bool version_based_refresh = false;     // SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY
+  int64_t cache_ttl_ms = 900000;          // SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS
+  // SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY (Firehose default VERSION_BASED_REFRESH).
+  bool version_based_refresh = true;
 };
 
 // FILTER_*.

@@ -36,6 +36,58 @@ TEST(Config, DefaultsAreFirehoses) {
   EXPECT_FALSE(c->control.has_token());
   EXPECT_FALSE(c->filter.jexl);
   EXPECT_FALSE(c->schema.parse_key);
+  // Firehose's KafkaConsumerConfig and Stencil AppConfig defaults.
+  EXPECT_EQ(c->source.kafka_properties.at("session.timeout.ms"), "10000");
+  EXPECT_EQ(c->source.kafka_properties.at("metadata.max.age.ms"), "500");
+  EXPECT_TRUE(c->source.group_instance_id.empty());
+  EXPECT_FALSE(c->schema.stencil_enable);
+  EXPECT_EQ(c->schema.fetch_timeout_ms, 10000);
+  EXPECT_EQ(c->schema.fetch_retries, 4);
+  EXPECT_EQ(c->schema.fetch_backoff_min_ms, 60000);
+  EXPECT_FALSE(c->schema.cache_auto_refresh);
+  EXPECT_EQ(c->schema.cache_ttl_ms, 900000);
+  EXPECT_TRUE(c->schema.version_based_refresh);
+  EXPECT_TRUE(c->schema.fetch_headers.empty());
+}
+
+TEST(Config, ConsumerDefaultsYieldToTheVariablesAndTheInstanceIdIsPerWorker) {
+  auto vars = Base();
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_SESSION_TIMEOUT_MS"] = "6000";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_GROUP_INSTANCE_ID"] = "sink-a";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->source.kafka_properties.at("session.timeout.ms"), "6000");
+  EXPECT_EQ(c->source.kafka_properties.at("metadata.max.age.ms"), "500");
+  EXPECT_EQ(c->source.group_instance_id, "sink-a");
+  EXPECT_EQ(c->source.kafka_properties.count("group.instance.id"), 0u)
+      << "one id shared by every worker would fence them against each other";
+}
+
+TEST(Config, StencilBearerTokenBecomesAnAuthorizationHeader) {
+  auto vars = Base();
+  vars["SCHEMA_REGISTRY_STENCIL_FETCH_AUTH_BEARER_TOKEN"] = "s3cret";
+  vars["SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY"] = "long_polling";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->schema.fetch_headers.size(), 1u);
+  EXPECT_EQ(c->schema.fetch_headers[0].first, "Authorization");
+  EXPECT_EQ(c->schema.fetch_headers[0].second, "Bearer s3cret");
+  EXPECT_FALSE(c->schema.version_based_refresh);
+}
+
+TEST(Config, AnUnknownEnumValueNamesTheVariableAndTheChoices) {
+  auto vars = Base();
+  vars["SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY"] = "sometimes";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY must be LONG_POLLING or "
+            "VERSION_BASED_REFRESH, got \"SOMETIMES\"");
+  vars = Base();
+  vars["METRIC_PROMETHEUS_PORT"] = "70000";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), "METRIC_PROMETHEUS_PORT out of range");
 }
 
 TEST(Config, MissingRequiredVariableIsNamed) {
@@ -58,7 +110,9 @@ TEST(Config, KafkaPassThroughLowerCasesAndSkipsMappedOnes) {
   auto c = ParseSinkConfig(Env(vars));
   ASSERT_TRUE(c.ok()) << c.status();
   std::map<std::string, std::string> want = {{"sasl.mechanism", "PLAIN"},
-                                             {"fetch.min.bytes", "1"}};
+                                             {"fetch.min.bytes", "1"},
+                                             {"session.timeout.ms", "10000"},
+                                             {"metadata.max.age.ms", "500"}};
   EXPECT_EQ(c->source.kafka_properties, want);
   EXPECT_EQ(c->source.max_poll_records, 20);
   EXPECT_EQ(c->source.auto_offset_reset, "earliest");

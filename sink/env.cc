@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 extern char** environ;
 
@@ -70,6 +74,35 @@ absl::StatusOr<bool> Env::GetBool(absl::string_view name, bool def) const {
   if (s == "false") return false;
   return absl::InvalidArgumentError(
       absl::StrCat(name, " must be true or false, got \"", *v, "\""));
+}
+
+absl::StatusOr<int> Env::GetPositiveInt(absl::string_view name, int def) const {
+  auto v = GetInt(name, def);
+  if (!v.ok()) return v.status();
+  if (*v <= 0 || *v > INT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " must be a positive integer"));
+  }
+  return static_cast<int>(*v);
+}
+
+absl::StatusOr<int> Env::GetPort(absl::string_view name, int def) const {
+  auto v = GetInt(name, def);
+  if (!v.ok()) return v.status();
+  if (*v < 0 || *v > 65535) return absl::InvalidArgumentError(absl::StrCat(name, " out of range"));
+  return static_cast<int>(*v);
+}
+
+absl::StatusOr<std::string> Env::GetEnum(absl::string_view name, absl::string_view def,
+                                         std::initializer_list<absl::string_view> allowed) const {
+  std::string v = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(GetOr(name, def)));
+  for (absl::string_view a : allowed) {
+    if (v == a) return v;
+  }
+  std::vector<absl::string_view> names(allowed);
+  std::string list = absl::StrJoin(names.begin(), names.end() - 1, ", ");
+  return absl::InvalidArgumentError(absl::StrCat(name, " must be ",
+                                                 names.size() > 1 ? absl::StrCat(list, " or ") : "",
+                                                 names.back(), ", got \"", v, "\""));
 }
 
 std::map<std::string, std::string> Env::WithPrefix(absl::string_view prefix) const {

@@ -5,6 +5,7 @@
 #define SLUICE_SINK_ENV_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,20 @@ class Env {
 
   // Boolean (true/false, case-insensitive) or `def`; InvalidArgument otherwise.
   absl::StatusOr<bool> GetBool(absl::string_view name, bool def) const;
+
+  // Integer in 1..INT32_MAX or `def`; InvalidArgument "<name> must be a
+  // positive integer" otherwise.
+  absl::StatusOr<int> GetPositiveInt(absl::string_view name, int def) const;
+
+  // TCP/UDP port in 0..65535 or `def` (0 usually means "off");
+  // InvalidArgument "<name> out of range" otherwise.
+  absl::StatusOr<int> GetPort(absl::string_view name, int def) const;
+
+  // One of `allowed` (upper-case names), compared case-insensitively after
+  // trimming, returned upper-cased; `def` when unset. InvalidArgument
+  // "<name> must be A, B or C, got \"x\"" otherwise.
+  absl::StatusOr<std::string> GetEnum(absl::string_view name, absl::string_view def,
+                                      std::initializer_list<absl::string_view> allowed) const;
 
   // Every variable whose name starts with `prefix`, keyed by the rest of the name.
   std::map<std::string, std::string> WithPrefix(absl::string_view prefix) const;

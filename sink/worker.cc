@@ -230,6 +230,7 @@ absl::Status Worker::Run() {
     spdlog::error("worker {} stopping: {}", options_.id, status.ToString());
     control_->SetLastError(std::string(status.message()));
   }
+  consumer_->SetShutdownDeadline(absl::Now() + options_.shutdown_budget);
   absl::Status commit = CommitPending(/*async=*/false);
   if (!commit.ok()) {
     spdlog::error("worker {}: final commit failed: {}", options_.id, commit.ToString());

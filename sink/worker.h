@@ -74,6 +74,11 @@ struct WorkerOptions {
   bool async_commit = true;
   // How often partitions and lag are reported.
   absl::Duration report_interval = absl::Seconds(1);
+  // Once the loop ends, the final commit and the consumer's close (its
+  // revoke commit and LeaveGroup) together wait at most this long
+  // (Consumer::SetShutdownDeadline); what is not committed by then is
+  // redelivered.
+  absl::Duration shutdown_budget = absl::Seconds(8);
 };
 
 class Worker : public RebalanceListener {

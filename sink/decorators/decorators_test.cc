@@ -5,6 +5,7 @@
 #include "sink/decorators/dlq.h"
 #include "sink/decorators/factory.h"
 #include "sink/decorators/retry.h"
+#include "absl/time/clock.h"
 #include "sink/sinks/testing/recording_metrics.h"
 
 namespace sluice::sink {
@@ -107,6 +108,38 @@ TEST(Dispatcher, RetriesOnlyFailedMessagesWithBackoff) {
   EXPECT_EQ(metrics.Sum("firehose_sink_messages_total", {"error_type", "DEFAULT_ERROR"}), 6);
 }
 
+TEST(Dispatcher, FirehoseMetricsOfAPushAndItsBackoff) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  Built b = Build(e, 1, ErrorType::kDefaultError, &metrics);
+  std::vector<Message> batch = {Msg(0), Msg(1)};
+  batch[0].consume_timestamp_ms = absl::ToUnixMillis(absl::Now()) - 5000;
+  DispatchResult r = b.dispatcher->Dispatch(batch, {});
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_EQ(metrics.Observed("firehose_sink_push_batch_size_total"), (std::vector<double>{2, 2}));
+  EXPECT_EQ(metrics.Observed("firehose_retry_backoff_sleep_milliseconds"),
+            (std::vector<double>{10}));
+  EXPECT_EQ(metrics.Sum("firehose_error_messages_total", {"error_type", "DEFAULT_ERROR"}), 2);
+  std::vector<double> lifetime = metrics.Observed("firehose_pipeline_execution_lifetime_milliseconds");
+  ASSERT_EQ(lifetime.size(), 2u) << "only the message with a consume timestamp, once per push";
+  EXPECT_GE(lifetime[0], 5000);
+}
+
+TEST(Dispatcher, DecodeFailuresEnterAtTheTopAndAreNeverRetried) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.failing = {};
+  e.retry = {ErrorType::kDeserializationError};
+  Built b = Build(e, 0, ErrorType::kDefaultError, &metrics);
+  DispatchResult r =
+      b.dispatcher->Dispatch({Msg(1)}, {{Msg(0), ErrorType::kDeserializationError, "bad"}});
+  EXPECT_TRUE(r.fatal.ok());
+  ASSERT_EQ(r.failed.size(), 1u);
+  EXPECT_EQ(r.failed[0].message.offset, 0);
+  EXPECT_EQ(*b.sizes, (std::vector<int>{1})) << "the undecodable record never reached the sink";
+  EXPECT_TRUE(b.sleeps->empty());
+}
+
 TEST(Dispatcher, RetryExhaustionFailsWhenConfigured) {
   testing::RecordingMetrics metrics;
   ErrorConfig e;
@@ -175,6 +208,33 @@ TEST(Dispatcher, DlqWriteRetriesThenFails) {
   EXPECT_EQ(c.dlq->writes, 3);
   ASSERT_EQ(r.failed.size(), 1u) << "never written: not committed";
   EXPECT_FALSE(r.fatal.ok());
+  EXPECT_EQ(metrics.Sum("firehose_dlq_retry_attempts_total"), 1 + 2)
+      << "Firehose's name: one retry for b, two for c";
+}
+
+// The DLQ's retries share the retry loop, so a stop request ends them too:
+// SIGTERM never waits out RETRY_EXPONENTIAL_BACKOFF_MAX_MS.
+TEST(Dispatcher, AStopRequestEndsDlqRetriesWithoutWaitingOutTheBackoff) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;
+  e.backoff_initial_ms = 60000;
+  e.backoff_max_ms = 60000;
+  bool stop = false;
+  DispatcherHooks hooks;  // the real sleeper
+  hooks.stop = [&] { return stop; };
+  hooks.keep_alive = [&] { stop = true; };  // the signal arrives during the first backoff
+  auto writer = std::make_unique<FakeWriter>(-1);
+  auto state = writer->state;
+  hooks.dlq_writer = std::move(writer);
+  auto d = BuildDispatcher(e, std::make_unique<ScriptedSink>(-1, ErrorType::kSink4xxError),
+                           &metrics, std::move(hooks));
+  ASSERT_TRUE(d.ok());
+  const absl::Time start = absl::Now();
+  DispatchResult r = (*d)->Dispatch({Msg(0)}, {});
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(state->writes, 1) << "no attempt after the stop request";
+  EXPECT_EQ(r.failed.size(), 1u) << "not written: stays uncommitted";
 }
 
 TEST(Dispatcher, FailingTypeStopsNamingTopicPartitionOffset) {

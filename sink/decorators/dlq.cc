@@ -1,9 +1,6 @@
 #include "sink/decorators/dlq.h"
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "librdkafka/rdkafka.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::sink {
@@ -17,164 +14,34 @@ std::vector<FailedMessage> LogDlqWriter::Write(const std::vector<FailedMessage>&
   return {};
 }
 
-struct KafkaDlqWriter::Impl {
-  rd_kafka_t* rk = nullptr;
-  std::string topic;
-  absl::Duration flush_timeout;
-  // Delivery outcome per message of the current Write.
-  std::vector<rd_kafka_resp_err_t> results;
-  // Produce id (the message opaque) -> index into `results`, for the
-  // messages of the current Write whose report has not arrived yet. Ids
-  // only grow, so a late report for a message of an earlier Write (its
-  // flush timed out before librdkafka's message.timeout.ms) finds no entry
-  // and is ignored; it can never mark a message of this Write as delivered.
-  // Reports are served by rd_kafka_flush/poll on the calling thread only.
-  absl::flat_hash_map<uint64_t, size_t> pending;
-  uint64_t next_id = 1;
-
-  static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
-    auto* self = static_cast<Impl*>(opaque);
-    auto it = self->pending.find(reinterpret_cast<uintptr_t>(m->_private));
-    if (it == self->pending.end()) return;  // an earlier Write's message
-    self->results[it->second] = m->err;
-    self->pending.erase(it);
-  }
-};
-
-absl::StatusOr<std::unique_ptr<KafkaDlqWriter>> KafkaDlqWriter::Create(
-    const std::string& brokers, const std::string& topic, const std::string& acks,
-    const std::map<std::string, std::string>& properties, absl::Duration flush_timeout) {
-  auto w = std::unique_ptr<KafkaDlqWriter>(new KafkaDlqWriter());
-  w->impl_ = std::make_unique<Impl>();
-  w->impl_->topic = topic;
-  w->impl_->flush_timeout = flush_timeout;
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  for (const auto& [k, v] : properties) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
-      spdlog::warn("DLQ Kafka producer: skipping property {}: {}", k, err);
-    }
-  }
-  for (const auto& [k, v] : std::map<std::string, std::string>{
-           {"bootstrap.servers", brokers}, {"acks", acks}, {"log_level", "4"}}) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return absl::InvalidArgumentError(absl::StrCat("DLQ Kafka producer ", k, ": ", err));
-    }
-  }
-  rd_kafka_conf_set_opaque(conf, w->impl_.get());
-  rd_kafka_conf_set_dr_msg_cb(conf, &Impl::OnDelivery);
-  w->impl_->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
-  if (w->impl_->rk == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return absl::InvalidArgumentError(absl::StrCat("DLQ Kafka producer: ", err));
-  }
-  return w;
-}
-
-KafkaDlqWriter::~KafkaDlqWriter() {
-  if (impl_ && impl_->rk) {
-    rd_kafka_flush(impl_->rk, 5000);
-    rd_kafka_destroy(impl_->rk);
-  }
-}
-
-std::vector<FailedMessage> KafkaDlqWriter::Write(const std::vector<FailedMessage>& messages) {
-  Impl& im = *impl_;
-  im.results.assign(messages.size(), RD_KAFKA_RESP_ERR__IN_PROGRESS);
-  im.pending.clear();  // reports still owed to earlier Writes are dropped
-  for (size_t i = 0; i < messages.size(); ++i) {
-    const FailedMessage& f = messages[i];
-    const Message& m = f.message;
-    rd_kafka_headers_t* hdrs = rd_kafka_headers_new(m.headers.size() + 5);
-    for (const auto& [k, v] : m.headers) {
-      rd_kafka_header_add(hdrs, k.data(), k.size(), v.data(), v.size());
-    }
-    std::string type(ErrorTypeName(f.error_type));
-    std::string partition = absl::StrCat(m.partition), offset = absl::StrCat(m.offset);
-    rd_kafka_header_add(hdrs, kDlqHeaderErrorType, -1, type.data(), type.size());
-    rd_kafka_header_add(hdrs, kDlqHeaderErrorMessage, -1, f.error.data(), f.error.size());
-    rd_kafka_header_add(hdrs, kDlqHeaderSourceTopic, -1, m.topic.data(), m.topic.size());
-    rd_kafka_header_add(hdrs, kDlqHeaderSourcePartition, -1, partition.data(), partition.size());
-    rd_kafka_header_add(hdrs, kDlqHeaderSourceOffset, -1, offset.data(), offset.size());
-    const void* key = m.key ? static_cast<const void*>(m.key->data()) : nullptr;
-    const size_t key_len = m.key ? m.key->size() : 0;
-    const uint64_t id = im.next_id++;
-    im.pending[id] = i;
-    rd_kafka_resp_err_t e;
-    do {
-      e = rd_kafka_producev(
-          im.rk, RD_KAFKA_V_TOPIC(im.topic.c_str()),
-          RD_KAFKA_V_KEY(key, key_len),
-          RD_KAFKA_V_VALUE(const_cast<char*>(m.value.data()), m.value.size()),
-          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_HEADERS(hdrs),
-          RD_KAFKA_V_TIMESTAMP(m.timestamp_ms),
-          RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(static_cast<uintptr_t>(id))),
-          RD_KAFKA_V_END);
-      if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL) rd_kafka_poll(im.rk, 10);
-    } while (e == RD_KAFKA_RESP_ERR__QUEUE_FULL);
-    if (e) {
-      rd_kafka_headers_destroy(hdrs);  // not taken over on failure
-      im.pending.erase(id);            // no report will come for it
-      im.results[i] = e;
-    }
-  }
-  rd_kafka_flush(im.rk, static_cast<int>(absl::ToInt64Milliseconds(im.flush_timeout)));
-  std::vector<FailedMessage> failed;
-  for (size_t i = 0; i < messages.size(); ++i) {
-    if (im.results[i] != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      FailedMessage f = messages[i];
-      f.error = absl::StrCat("DLQ write failed: ", rd_kafka_err2str(im.results[i]), "; ", f.error);
-      failed.push_back(std::move(f));
-    }
-  }
-  return failed;
-}
-
-DlqSink::DlqSink(std::unique_ptr<Sink> inner, std::unique_ptr<DlqWriter> writer, Options options,
-                 Metrics* metrics, Sleeper sleep, StopCheck stop, KeepAlive keep_alive)
+DlqLayer::DlqLayer(std::unique_ptr<Dispatcher> inner, std::unique_ptr<DlqWriter> writer,
+                   Options options, Metrics* metrics, RetryHooks hooks)
     : inner_(std::move(inner)),
       writer_(std::move(writer)),
       options_(std::move(options)),
       metrics_(metrics),
-      sleep_(std::move(sleep)),
-      stop_(std::move(stop)),
-      keep_alive_(std::move(keep_alive)) {
-  if (!sleep_) {
-    sleep_ = [this](absl::Duration d) { BackoffSleep(d, stop_, keep_alive_); };
-  }
-}
+      loop_(options_.max_attempts, options_.backoff, "firehose_dlq_retry_attempts_total", metrics,
+            std::move(hooks)) {}
 
-absl::Status DlqSink::TakeFatal() {
-  absl::Status s = fatal_;
-  fatal_ = absl::OkStatus();
-  return s;
-}
-
-std::vector<FailedMessage> DlqSink::Push(const std::vector<Message>& batch) {
-  return Route(inner_->Push(batch));
-}
-
-std::vector<FailedMessage> DlqSink::Route(std::vector<FailedMessage> failed) {
+DispatchResult DlqLayer::Dispatch(const std::vector<Message>& batch,
+                                  std::vector<FailedMessage> prefailed) {
+  DispatchResult out = inner_->Dispatch(batch, std::move(prefailed));
+  if (!out.fatal.ok()) return out;
   std::vector<FailedMessage> rest, pending;
-  for (FailedMessage& f : failed) {
+  for (FailedMessage& f : out.failed) {
     (options_.to_dlq(f.error_type) ? pending : rest).push_back(std::move(f));
   }
-  if (pending.empty()) return rest;
+  out.failed = std::move(rest);
+  if (pending.empty()) return out;
   const int64_t total = static_cast<int64_t>(pending.size());
   for (const FailedMessage& f : pending) {
     metrics_->Increment("firehose_dlq_messages_total",
                         {{"type", "TOTAL"}, {"error_type", std::string(ErrorTypeName(f.error_type))}});
   }
   pending = writer_->Write(pending);
-  int64_t attempt = 0;
-  while (!pending.empty() && attempt < options_.max_attempts && !(stop_ && stop_())) {
-    sleep_(options_.backoff.Delay(attempt));
-    if (keep_alive_) keep_alive_();  // DLQ_RETRY_MAX_ATTEMPTS is unlimited by default
-    ++attempt;
-    metrics_->Increment("firehose_dlq_attempts_total", {}, 1);
-    pending = writer_->Write(pending);
-  }
+  const int64_t attempts = loop_.Run(&pending, [this](std::vector<FailedMessage> p) {
+    return writer_->Write(p);
+  });
   const int64_t left = static_cast<int64_t>(pending.size());
   metrics_->Increment("firehose_dlq_messages_total", {{"type", "SUCCESS"}},
                       static_cast<double>(total - left));
@@ -185,13 +52,14 @@ std::vector<FailedMessage> DlqSink::Route(std::vector<FailedMessage> failed) {
                         static_cast<double>(left));
     if (options_.fail_after_max_attempts) {
       const FailedMessage& f = pending.front();
-      fatal_ = absl::UnavailableError(absl::StrCat(
-          "DLQ write failed after ", attempt, " retr(ies) (DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE) for ",
-          f.message.topic, "/", f.message.partition, "@", f.message.offset, ": ", f.error));
+      out.fatal = absl::UnavailableError(absl::StrCat(
+          "DLQ write failed after ", attempts,
+          " retr(ies) (DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE) for ", f.message.topic, "/",
+          f.message.partition, "@", f.message.offset, ": ", f.error));
     }
-    for (FailedMessage& f : pending) rest.push_back(std::move(f));
+    for (FailedMessage& f : pending) out.failed.push_back(std::move(f));
   }
-  return rest;
+  return out;
 }
 
 }  // namespace sluice::sink

@@ -6,15 +6,14 @@
 #define SLUICE_SINK_DECORATORS_DLQ_H_
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "sink/decorators/retry.h"
+#include "sink/decorators/retry_loop.h"
 #include "sink/message.h"
 #include "sink/metrics.h"
+#include "sink/stages.h"
 
 namespace sluice::sink {
 
@@ -41,32 +40,11 @@ class LogDlqWriter : public DlqWriter {
   std::vector<FailedMessage> Write(const std::vector<FailedMessage>& messages) override;
 };
 
-// DLQ_WRITER_TYPE=KAFKA: produces the original key, value and headers to
-// DLQ_KAFKA_TOPIC on DLQ_KAFKA_BROKERS with acks DLQ_KAFKA_ACKS, plus the
-// kDlqHeader* headers, and waits for the delivery reports. A message counts
-// as written only on its own delivery report: each produce carries a unique
-// id, so a report arriving after its Write gave up (flush timeout) is ignored
-// by the next Write (review M6).
-class KafkaDlqWriter : public DlqWriter {
- public:
-  // `properties` are extra librdkafka producer properties (DLQ_KAFKA_<X>);
-  // unknown ones are skipped with a warning. InvalidArgument on bad brokers/acks.
-  // `flush_timeout`: how long one Write waits for its delivery reports;
-  // messages without a report by then are returned as not written.
-  static absl::StatusOr<std::unique_ptr<KafkaDlqWriter>> Create(
-      const std::string& brokers, const std::string& topic, const std::string& acks,
-      const std::map<std::string, std::string>& properties,
-      absl::Duration flush_timeout = absl::Seconds(30));
-  ~KafkaDlqWriter() override;
-  std::vector<FailedMessage> Write(const std::vector<FailedMessage>& messages) override;
-
- private:
-  KafkaDlqWriter() = default;
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
-
-class DlqSink : public Sink {
+// The dead-letter layer: failures left below it (after the retries, plus
+// decode and filter failures, which enter the chain at its top) whose type
+// is DLQ-bound go to the writer, retried through the shared RetryLoop
+// (firehose_dlq_retry_attempts_total).
+class DlqLayer : public Dispatcher {
  public:
   struct Options {
     // Which failures go to the DLQ (ERROR_TYPES_FOR_DLQ; when that is empty,
@@ -76,32 +54,24 @@ class DlqSink : public Sink {
     bool fail_after_max_attempts = false;  // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE
     Backoff backoff;
   };
-  // `inner`, `writer` owned; `metrics` not. `sleep` defaults to
-  // BackoffSleep with `stop` and `keep_alive` (both may be null), as in
-  // RetryingSink.
-  DlqSink(std::unique_ptr<Sink> inner, std::unique_ptr<DlqWriter> writer, Options options,
-          Metrics* metrics, Sleeper sleep = nullptr, StopCheck stop = nullptr,
-          KeepAlive keep_alive = nullptr);
+  // `inner`, `writer` owned; `metrics` not.
+  DlqLayer(std::unique_ptr<Dispatcher> inner, std::unique_ptr<DlqWriter> writer, Options options,
+           Metrics* metrics, RetryHooks hooks);
 
-  std::vector<FailedMessage> Push(const std::vector<Message>& batch) override;
-  absl::string_view Name() const override { return inner_->Name(); }
-
-  // Sends the DLQ-bound messages of `failed` to the writer and returns the
-  // rest plus those the writer never took.
-  std::vector<FailedMessage> Route(std::vector<FailedMessage> failed);
-
-  // Not OK once a DLQ write failed for good with fail_after_max_attempts.
-  absl::Status TakeFatal();
+  // Dispatches to `inner`, then writes the DLQ-bound failures. A message the
+  // writer took counts as handled (it leaves `failed`). When `inner` is
+  // already fatal nothing is routed. Fatal (Unavailable, naming
+  // topic/partition/offset) when a write failed for good with
+  // fail_after_max_attempts.
+  DispatchResult Dispatch(const std::vector<Message>& batch,
+                          std::vector<FailedMessage> prefailed) override;
 
  private:
-  std::unique_ptr<Sink> inner_;
+  std::unique_ptr<Dispatcher> inner_;
   std::unique_ptr<DlqWriter> writer_;
   Options options_;
   Metrics* metrics_;
-  Sleeper sleep_;
-  StopCheck stop_;
-  KeepAlive keep_alive_;
-  absl::Status fatal_;
+  RetryLoop loop_;
 };
 
 }  // namespace sluice::sink

@@ -2,7 +2,11 @@
 // 4), as Firehose composes SinkWithFailHandler(SinkWithDlq(SinkWithRetry(
 // SinkWithMetrics(sink)))):
 //
-//   Dlq?( Retrying( Logging( Metered( <SINK_TYPE sink> ))))
+//   FailHandler( Dlq?( Retry( Logging( Metered( <SINK_TYPE sink> )))))
+//
+// Every layer is a Dispatcher: it takes the batch and the decode/filter
+// failures (which enter at the top and pass the retry layer untouched) and
+// returns its outcome, the failed messages plus any fatal status, as a value.
 //
 // Rules (issue 7, "Errors, retry and the dead-letter queue"):
 // - Retry re-pushes failures whose type is in ERROR_TYPES_FOR_RETRY. With the

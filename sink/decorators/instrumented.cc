@@ -9,6 +9,16 @@ namespace sluice::sink {
 
 std::vector<FailedMessage> MeteredSink::Push(const std::vector<Message>& batch) {
   if (batch.empty()) return {};
+  // As Firehose's AbstractSink.pushMessage: batch size, then per message the
+  // time since it was polled, then the push itself.
+  metrics_->Observe("firehose_sink_push_batch_size_total", {}, static_cast<double>(batch.size()));
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  for (const Message& m : batch) {
+    if (m.consume_timestamp_ms > 0) {
+      metrics_->Observe("firehose_pipeline_execution_lifetime_milliseconds", {},
+                        static_cast<double>(now_ms - m.consume_timestamp_ms));
+    }
+  }
   const absl::Time start = absl::Now();
   std::vector<FailedMessage> failed = inner_->Push(batch);
   metrics_->Observe("firehose_sink_response_time_milliseconds", {},
@@ -22,8 +32,10 @@ std::vector<FailedMessage> MeteredSink::Push(const std::vector<Message>& batch) 
     std::map<ErrorType, int> by_type;
     for (const FailedMessage& f : failed) ++by_type[f.error_type];
     for (const auto& [type, n] : by_type) {
+      const std::string name(ErrorTypeName(type));
       metrics_->Increment("firehose_sink_messages_total",
-                          {{"type", "FAILURE"}, {"error_type", std::string(ErrorTypeName(type))}}, n);
+                          {{"type", "FAILURE"}, {"error_type", name}}, n);
+      metrics_->Increment("firehose_error_messages_total", {{"error_type", name}}, n);
     }
     metrics_->Increment("firehose_global_messages_total", {{"scope", "SINK"}, {"type", "FAILURE"}},
                         static_cast<double>(failed.size()));

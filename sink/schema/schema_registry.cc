@@ -252,9 +252,11 @@ absl::StatusOr<std::shared_ptr<const Schema>> SchemaRegistry::Load(bool* changed
   std::string versions;
   for (const std::string& url : config_.urls) {
     std::string target = url;
-    if (config_.version_based_refresh) {
+    if (config_.version_based_refresh && !absl::StartsWith(url, "file://")) {
       // Stencil's VERSION_BASED_REFRESH: <url>/versions lists the versions;
-      // the highest is loaded from <url>/versions/<v>.
+      // the highest is loaded from <url>/versions/<v>. A file:// URL is a
+      // descriptor set on disk, with no Stencil server to list versions: it
+      // is read as it is.
       auto listing = fetch_(url + "/versions");
       if (!listing.ok()) return listing.status();
       int64_t best = -1;

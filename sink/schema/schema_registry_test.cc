@@ -134,6 +134,7 @@ TEST(SchemaRegistry, RefreshSwapsWithoutInvalidatingDecodedMessages) {
   server.Set("http://reg/s", ReadFile(kV1));
   SchemaConfig c;
   c.urls = {"http://reg/s"};
+  c.version_based_refresh = false;  // LONG_POLLING: the URL itself
   auto reg = SchemaRegistry::Create(c, server.fetcher());
   ASSERT_TRUE(reg.ok()) << reg.status();
   auto dec = ProtoDecoder::Create(reg->get(), "sluice.sample.SampleLogMessage", false);
@@ -158,6 +159,15 @@ TEST(SchemaRegistry, RefreshSwapsWithoutInvalidatingDecodedMessages) {
   // The old batch still reads fine: its arena pins the old schema.
   EXPECT_EQ(old_batch[0].decoded->GetDescriptor()->full_name(), "sluice.sample.SampleLogMessage");
   EXPECT_GT(old_batch[0].decoded->ByteSizeLong(), 0u);
+}
+
+TEST(SchemaRegistry, AFileUrlIsReadAsItIsUnderEitherStrategy) {
+  SchemaConfig c;  // VERSION_BASED_REFRESH, Firehose's default
+  ASSERT_TRUE(c.version_based_refresh);
+  c.urls = {std::string("file://") + kV1};
+  auto reg = SchemaRegistry::Create(c);
+  ASSERT_TRUE(reg.ok()) << reg.status();
+  EXPECT_TRUE((*reg)->Current()->FindMessage("sluice.sample.SampleLogMessage").ok());
 }
 
 TEST(SchemaRegistry, VersionBasedRefreshLoadsTheHighestVersion) {

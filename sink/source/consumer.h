@@ -86,6 +86,13 @@ class Consumer {
 
   // Leaves the group and releases the consumer. Idempotent.
   virtual absl::Status Close() = 0;
+
+  // From now on, synchronous commits (also those of a revoke inside Close)
+  // and Close itself wait no later than `deadline`; what is not committed by
+  // then is redelivered to the next member (at-least-once). Set by the
+  // worker once it stops, so that shutdown is bounded whatever the broker
+  // does. The default ignores it.
+  virtual void SetShutdownDeadline(absl::Time deadline) { (void)deadline; }
 };
 
 }  // namespace sluice::sink

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "sink/source/kafka_record.h"
 
 namespace sluice::sink {
 namespace {
@@ -68,7 +69,7 @@ absl::Status KafkaError(rd_kafka_resp_err_t err, absl::string_view what) {
   }
 }
 
-std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config) {
+std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config, int worker) {
   std::map<std::string, std::string> p = {
       {"bootstrap.servers", config.brokers},
       {"group.id", config.group_id},
@@ -83,6 +84,9 @@ std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config
       {"log_level", "4"},
   };
   for (const auto& [k, v] : config.kafka_properties) p[k] = v;
+  if (!config.group_instance_id.empty() && worker >= 0) {
+    p["group.instance.id"] = absl::StrCat(config.group_instance_id, "-", worker);
+  }
   return p;
 }
 
@@ -92,21 +96,17 @@ KafkaConsumer::~KafkaConsumer() {
   if (rk_ == nullptr) return;
   Close().IgnoreError();
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
-  rd_kafka_destroy(rk_);
+  // After an abandoned close, destroying must not start another unbounded
+  // consumer close (the group coordinator may be gone).
+  rd_kafka_destroy_flags(rk_, close_abandoned_ ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0);
 }
 
 absl::StatusOr<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(const SourceConfig& config,
-                                                                     Metrics* metrics) {
+                                                                     Metrics* metrics, int worker) {
   char errstr[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  for (const auto& [k, v] : ConsumerProperties(config)) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) !=
-        RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return absl::InvalidArgumentError(
-          absl::StrCat("Kafka consumer property ", k, " (from SOURCE_KAFKA_*): ", errstr));
-    }
-  }
+  auto conf_or = NewKafkaConf(ConsumerProperties(config, worker), "Kafka consumer (SOURCE_KAFKA_*)");
+  if (!conf_or.ok()) return conf_or.status();
+  rd_kafka_conf_t* conf = *conf_or;
   // The consumer object is the opaque of the callbacks; it is created before
   // rd_kafka_new so that the pointer is stable.
   auto self = std::unique_ptr<KafkaConsumer>(new KafkaConsumer(nullptr, metrics));
@@ -180,29 +180,11 @@ void KafkaConsumer::Convert(rd_kafka_message_t* m, int64_t now_ms, std::vector<M
     // librdkafka and recovered by it; they are not records.
     return;
   }
-  Message& msg = out->emplace_back();
   if (m->rkt != last_rkt_) {
     last_rkt_ = m->rkt;
     last_topic_ = rd_kafka_topic_name(m->rkt);
   }
-  msg.topic = last_topic_;
-  msg.partition = m->partition;
-  msg.offset = m->offset;
-  if (m->key != nullptr) msg.key.emplace(static_cast<const char*>(m->key), m->key_len);
-  if (m->payload != nullptr) msg.value.assign(static_cast<const char*>(m->payload), m->len);
-  rd_kafka_timestamp_type_t tstype;
-  msg.timestamp_ms = rd_kafka_message_timestamp(m, &tstype);
-  msg.consume_timestamp_ms = now_ms;
-  rd_kafka_headers_t* hdrs = nullptr;
-  if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs != nullptr) {
-    const char* name;
-    const void* value;
-    size_t size;
-    for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == 0; ++i) {
-      msg.headers.emplace_back(name, value ? std::string(static_cast<const char*>(value), size)
-                                           : std::string());
-    }
-  }
+  ToMessage(m, last_topic_, now_ms, &out->emplace_back());
 }
 
 absl::Status KafkaConsumer::Poll(int max_records, absl::Duration timeout,
@@ -268,7 +250,7 @@ absl::Status KafkaConsumer::CommitSync(rd_kafka_topic_partition_list_t* list) {
   if (err) {
     status = KafkaError(err, "committing offsets");
   } else {
-    absl::Time deadline = absl::Now() + kSyncCommitTimeout;
+    const absl::Time deadline = std::min(absl::Now() + kSyncCommitTimeout, shutdown_deadline_);
     rd_kafka_event_t* ev = nullptr;
     while (ev == nullptr && absl::Now() < deadline) {
       ev = rd_kafka_queue_poll(q, 100);
@@ -278,9 +260,9 @@ absl::Status KafkaConsumer::CommitSync(rd_kafka_topic_partition_list_t* list) {
       }
     }
     if (ev == nullptr) {
-      status = absl::DeadlineExceededError(absl::StrCat(
-          "committing offsets: no answer from the group coordinator within ",
-          absl::FormatDuration(kSyncCommitTimeout)));
+      status = absl::DeadlineExceededError(
+          "committing offsets: no answer from the group coordinator in time (the records are "
+          "redelivered)");
     } else {
       err = rd_kafka_event_error(ev);
       if (const rd_kafka_topic_partition_list_t* res = rd_kafka_event_topic_partition_list(ev)) {
@@ -355,8 +337,40 @@ std::vector<PartitionStatus> KafkaConsumer::Partitions() {
 absl::Status KafkaConsumer::Close() {
   if (closed_) return absl::OkStatus();
   closed_ = true;
-  rd_kafka_resp_err_t err = rd_kafka_consumer_close(rk_);
-  return KafkaError(err, "closing consumer");
+  if (shutdown_deadline_ == absl::InfiniteFuture()) {
+    return KafkaError(rd_kafka_consumer_close(rk_), "closing consumer");
+  }
+  // rd_kafka_consumer_close waits without a bound for the revoke, its commit
+  // and the LeaveGroup; with the broker gone that took ~36 s. Close in the
+  // background and serve its queue (rebalance callback included) until the
+  // deadline.
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk_);
+  absl::Status status;
+  if (rd_kafka_error_t* e = rd_kafka_consumer_close_queue(rk_, q)) {
+    status = absl::UnknownError(absl::StrCat("closing consumer: ", rd_kafka_error_string(e)));
+    rd_kafka_error_destroy(e);
+  } else {
+    while (!rd_kafka_consumer_closed(rk_) && absl::Now() < shutdown_deadline_) {
+      // Events, not callbacks (rd_kafka_queue_poll_callback asserts on the
+      // error events a closing consumer forwards here). The final revoke is
+      // served as the rebalance callback would: its commit is bounded by the
+      // same deadline.
+      rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 100);
+      if (ev == nullptr) continue;
+      if (rd_kafka_event_type(ev) == RD_KAFKA_EVENT_REBALANCE) {
+        OnRebalance(rd_kafka_event_error(ev), rd_kafka_event_topic_partition_list(ev));
+      }
+      rd_kafka_event_destroy(ev);
+    }
+    if (!rd_kafka_consumer_closed(rk_)) {
+      close_abandoned_ = true;
+      status = absl::DeadlineExceededError(
+          "closing consumer: the group was not left before the shutdown deadline (the broker "
+          "will expire this member after session.timeout.ms)");
+    }
+  }
+  rd_kafka_queue_destroy(q);
+  return status;
 }
 
 }  // namespace sluice::sink

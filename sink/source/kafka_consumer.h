@@ -20,16 +20,19 @@ namespace sluice::sink {
 
 // The librdkafka properties for `config` (bootstrap, group, offset reset, no
 // auto commit, then the pass-through SOURCE_KAFKA_CONSUMER_CONFIG_* values,
-// which win). Exposed for tests and for the control API's config summary.
-std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config);
+// which win). With config.group_instance_id set, worker N (0-based) gets
+// group.instance.id "<id>-N" (static membership); a negative `worker` (a
+// reader outside the group, such as the control API's peek) gets none.
+std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config, int worker = -1);
 
 class KafkaConsumer : public Consumer {
  public:
   // Creates the consumer and subscribes to config.topic (a regex when it
   // starts with '^'). InvalidArgument names a rejected librdkafka property.
-  // `metrics` (not owned) receives the async commit outcomes.
+  // `metrics` (not owned) receives the async commit outcomes. `worker` is
+  // the worker's index (see ConsumerProperties).
   static absl::StatusOr<std::unique_ptr<KafkaConsumer>> Create(const SourceConfig& config,
-                                                               Metrics* metrics);
+                                                               Metrics* metrics, int worker = 0);
   ~KafkaConsumer() override;
 
   absl::Status Poll(int max_records, absl::Duration timeout, std::vector<Message>* out) override;
@@ -38,6 +41,7 @@ class KafkaConsumer : public Consumer {
   void KeepAlive() override;
   std::vector<PartitionStatus> Partitions() override;
   void SetRebalanceListener(RebalanceListener* listener) override { listener_ = listener; }
+  void SetShutdownDeadline(absl::Time deadline) override { shutdown_deadline_ = deadline; }
   absl::Status Close() override;
 
  private:
@@ -58,6 +62,10 @@ class KafkaConsumer : public Consumer {
   RebalanceListener* listener_ = nullptr;
   bool paused_ = false;
   bool closed_ = false;
+  // Close gave up waiting for the group to be left (shutdown deadline): the
+  // destructor must not wait for it either.
+  bool close_abandoned_ = false;
+  absl::Time shutdown_deadline_ = absl::InfiniteFuture();
   std::vector<rd_kafka_message_t*> buf_;  // reused batch buffer
   std::string last_topic_;                // interned topic name of the last record
   const rd_kafka_topic_t* last_rkt_ = nullptr;

@@ -183,5 +183,16 @@ TEST(KafkaConsumer, RejectsUnknownPassThroughProperty) {
   EXPECT_NE(consumer.status().message().find("no.such.property"), std::string::npos);
 }
 
+TEST(KafkaConsumer, StaticMembershipGivesEachWorkerItsOwnInstanceId) {
+  SourceConfig c = Config("127.0.0.1:1", "g");
+  c.group_instance_id = "sink-a";
+  EXPECT_EQ(ConsumerProperties(c, 0).at("group.instance.id"), "sink-a-0");
+  EXPECT_EQ(ConsumerProperties(c, 3).at("group.instance.id"), "sink-a-3");
+  EXPECT_EQ(ConsumerProperties(c, -1).count("group.instance.id"), 0u)
+      << "a reader outside the group (the control API's peek) must not take a worker's id";
+  c.group_instance_id.clear();
+  EXPECT_EQ(ConsumerProperties(c, 0).count("group.instance.id"), 0u);
+}
+
 }  // namespace
 }  // namespace sluice::sink

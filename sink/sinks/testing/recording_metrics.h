@@ -44,6 +44,16 @@ class RecordingMetrics : public Metrics {
     return total;
   }
 
+  // The values observed for `name`, in order.
+  std::vector<double> Observed(absl::string_view name) const {
+    absl::MutexLock l(&mu_);
+    std::vector<double> out;
+    for (const Call& c : calls_) {
+      if (c.kind == "observe" && c.name == name) out.push_back(c.value);
+    }
+    return out;
+  }
+
   std::vector<Call> calls() const {
     absl::MutexLock l(&mu_);
     return calls_;
