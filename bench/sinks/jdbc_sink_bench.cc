@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     if (upsert) vars["SINK_JDBC_UNIQUE_KEYS"] = "order_number";
     Env env(vars);
     NoopMetrics metrics;
-    auto sink = JdbcSink::CreateFromContext(SinkContext{&env, &metrics, &FindGenerated});
+    auto sink = CreateFromContext<JdbcSink>(SinkContext{&env, &metrics, &FindGenerated});
     if (!sink.ok()) {
       std::fprintf(stderr, "%s\n", std::string(sink.status().message()).c_str());
       return 1;

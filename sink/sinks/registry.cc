@@ -23,10 +23,10 @@ struct Entry {
 
 // The registry: one row per folder under sink/sinks/. Keep sorted by type.
 constexpr Entry kSinks[] = {
-    {"grpc", &GrpcSink::CreateFromContext},
-    {"http", &HttpSink::CreateFromContext},
-    {"jdbc", &JdbcSink::CreateFromContext},
-    {"log", &LogSink::Create},
+    {"grpc", &CreateFromContext<GrpcSink>},
+    {"http", &CreateFromContext<HttpSink>},
+    {"jdbc", &CreateFromContext<JdbcSink>},
+    {"log", &CreateFromContext<LogSink>},
 };
 
 }  // namespace

@@ -74,16 +74,7 @@ absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const Sin
   c.method = absl::StrCat("/", m);
   auto cls = env.Require("SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS");
   if (!cls.ok()) return cls.status();
-  if (!ctx.find_message) {
-    return absl::InvalidArgumentError(
-        "SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS needs a schema registry (INPUT_SCHEMA_DATA_TYPE=protobuf)");
-  }
-  auto d = ctx.find_message(*cls);
-  if (!d.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS: ", d.status().message()));
-  }
-  auto owned = OwnedDescriptor::Copy(*d);
+  auto owned = ctx.ResolveDescriptor("SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS", *cls);
   if (!owned.ok()) return owned.status();
   c.owned_response = *std::move(owned);
   c.response = c.owned_response->get();
@@ -132,14 +123,6 @@ absl::StatusOr<std::unique_ptr<GrpcSink>> GrpcSink::Create(GrpcSinkConfig config
   sink->stub_ = std::make_unique<grpc::GenericStub>(sink->channel_);
   sink->success_field_ = sink->config_.response->FindFieldByName("success");
   return sink;
-}
-
-absl::StatusOr<std::unique_ptr<Sink>> GrpcSink::CreateFromContext(const SinkContext& ctx) {
-  auto config = GrpcSinkConfig::FromEnv(*ctx.env, ctx);
-  if (!config.ok()) return config.status();
-  auto sink = Create(*std::move(config), ctx.metrics);
-  if (!sink.ok()) return sink.status();
-  return std::unique_ptr<Sink>(std::move(*sink));
 }
 
 std::vector<FailedMessage> GrpcSink::Prepare(const std::vector<Message>& batch) {

@@ -52,9 +52,8 @@ struct GrpcSinkConfig {
 // The sink. The calls of a batch run concurrently on one channel.
 class GrpcSink : public TwoStageSink {
  public:
+  using Config = GrpcSinkConfig;  // for CreateFromContext<GrpcSink>
   static absl::StatusOr<std::unique_ptr<GrpcSink>> Create(GrpcSinkConfig config, Metrics* metrics);
-  // Registry factory.
-  static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
 
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // A message fails when its call fails (UNAVAILABLE, DEADLINE_EXCEEDED,

@@ -65,7 +65,7 @@ class GrpcSinkTest : public ::testing::Test {
         {"SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS", "sluice.sink.testing.PushResponse"}};
     for (auto& [k, v] : extra) vars[k] = v;
     env_ = Env(vars);
-    auto sink = GrpcSink::CreateFromContext(SinkContext{&env_, &metrics_, &FindGenerated});
+    auto sink = CreateFromContext<GrpcSink>(SinkContext{&env_, &metrics_, &FindGenerated});
     EXPECT_TRUE(sink.ok()) << sink.status();
     return sink.ok() ? *std::move(sink) : nullptr;
   }

@@ -104,14 +104,6 @@ absl::StatusOr<std::unique_ptr<HttpSink>> HttpSink::Create(HttpSinkConfig config
   return sink;
 }
 
-absl::StatusOr<std::unique_ptr<Sink>> HttpSink::CreateFromContext(const SinkContext& ctx) {
-  auto config = HttpSinkConfig::FromEnv(*ctx.env, ctx);
-  if (!config.ok()) return config.status();
-  auto sink = Create(*std::move(config), ctx.metrics);
-  if (!sink.ok()) return sink.status();
-  return std::unique_ptr<Sink>(std::move(*sink));
-}
-
 HttpSink::~HttpSink() {
   for (void* h : idle_handles_) curl_easy_cleanup(static_cast<CURL*>(h));
   if (multi_ != nullptr) curl_multi_cleanup(static_cast<CURLM*>(multi_));

@@ -85,11 +85,10 @@ absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_
 // The sink. Used by one thread at a time.
 class HttpSink : public TwoStageSink {
  public:
+  using Config = HttpSinkConfig;  // for CreateFromContext<HttpSink>
   // `metrics` must outlive the sink.
   static absl::StatusOr<std::unique_ptr<HttpSink>> Create(HttpSinkConfig config,
                                                           Metrics* metrics);
-  // Registry factory.
-  static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
   ~HttpSink() override;
 
   // Builds the requests. A message that cannot be serialized fails alone and

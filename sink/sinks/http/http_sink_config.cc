@@ -17,15 +17,7 @@ using google::protobuf::Descriptor;
 // Resolves `name` and keeps a private copy in `c->owned`.
 absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view variable,
                                        absl::string_view name, HttpSinkConfig* c) {
-  if (!ctx.find_message) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(variable, " needs a protobuf schema (INPUT_SCHEMA_DATA_TYPE=protobuf)"));
-  }
-  auto d = ctx.find_message(name);
-  if (!d.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(variable, ": ", d.status().message()));
-  }
-  auto owned = OwnedDescriptor::Copy(*d);
+  auto owned = ctx.ResolveDescriptor(variable, name);
   if (!owned.ok()) return owned.status();
   c->owned.push_back(*std::move(owned));
   return c->owned.back()->get();

@@ -52,7 +52,7 @@ class HttpSinkTest : public ::testing::Test {
  protected:
   std::unique_ptr<Sink> MakeSink(std::map<std::string, std::string> vars) {
     env_ = Env(std::move(vars));
-    auto sink = HttpSink::CreateFromContext(SinkContext{&env_, &metrics_, &FindGenerated});
+    auto sink = CreateFromContext<HttpSink>(SinkContext{&env_, &metrics_, &FindGenerated});
     EXPECT_TRUE(sink.ok()) << sink.status();
     return sink.ok() ? *std::move(sink) : nullptr;
   }

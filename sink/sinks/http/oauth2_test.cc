@@ -127,7 +127,7 @@ class HttpSinkOAuth2Test : public ::testing::Test {
         {"SINK_HTTP_OAUTH2_SCOPE", "orders:write"}};
     for (auto& [k, v] : extra) vars[k] = v;
     env_ = Env(vars);
-    auto sink = HttpSink::CreateFromContext(SinkContext{&env_, &metrics_, nullptr});
+    auto sink = CreateFromContext<HttpSink>(SinkContext{&env_, &metrics_, nullptr});
     EXPECT_TRUE(sink.ok()) << sink.status();
     return sink.ok() ? *std::move(sink) : nullptr;
   }

@@ -96,12 +96,7 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
     return absl::InvalidArgumentError(
         "SINK_TYPE=jdbc needs INPUT_SCHEMA_DATA_TYPE=protobuf and INPUT_SCHEMA_PROTO_CLASS");
   }
-  auto d = ctx.find_message(*cls);
-  if (!d.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("INPUT_SCHEMA_PROTO_CLASS: ", d.status().message()));
-  }
-  auto owned = OwnedDescriptor::Copy(*d);
+  auto owned = ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", *cls);
   if (!owned.ok()) return owned.status();
   c.descriptor = *std::move(owned);
   auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
@@ -197,14 +192,6 @@ absl::StatusOr<std::unique_ptr<JdbcSink>> JdbcSink::Create(JdbcSinkConfig config
   absl::Status s = sink->Connect();
   if (!s.ok()) return s;
   return sink;
-}
-
-absl::StatusOr<std::unique_ptr<Sink>> JdbcSink::CreateFromContext(const SinkContext& ctx) {
-  auto config = JdbcSinkConfig::FromEnv(*ctx.env, ctx);
-  if (!config.ok()) return config.status();
-  auto sink = Create(*std::move(config), ctx.metrics);
-  if (!sink.ok()) return sink.status();
-  return std::unique_ptr<Sink>(std::move(*sink));
 }
 
 std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) {

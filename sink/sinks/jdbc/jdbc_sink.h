@@ -66,10 +66,9 @@ std::string QuoteIdentifier(absl::string_view name);
 // (SINK_JDBC_CONNECTION_POOL_MAX_SIZE is validated and bounds nothing more).
 class JdbcSink : public TwoStageSink {
  public:
+  using Config = JdbcSinkConfig;  // for CreateFromContext<JdbcSink>
   // Connects; Unavailable when the database cannot be reached.
   static absl::StatusOr<std::unique_ptr<JdbcSink>> Create(JdbcSinkConfig config, Metrics* metrics);
-  // Registry factory.
-  static absl::StatusOr<std::unique_ptr<Sink>> CreateFromContext(const SinkContext& ctx);
   ~JdbcSink() override;
 
   // Renders each message's row. A message with no decoded protobuf, or whose

@@ -80,7 +80,7 @@ class JdbcSinkTest : public ::testing::Test {
         {"INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING", kMapping}};
     for (auto& [k, v] : extra) vars[k] = v;
     env_ = Env(vars);
-    auto sink = JdbcSink::CreateFromContext(SinkContext{&env_, &metrics_, &FindGenerated});
+    auto sink = CreateFromContext<JdbcSink>(SinkContext{&env_, &metrics_, &FindGenerated});
     EXPECT_TRUE(sink.ok()) << sink.status();
     return sink.ok() ? *std::move(sink) : nullptr;
   }
@@ -282,7 +282,7 @@ TEST_F(JdbcSinkTest, SurvivesSchemaRefreshThatFreesTheOldPool) {
       -> absl::StatusOr<const google::protobuf::Descriptor*> {
     return old_pool->FindMessageTypeByName(std::string(name));
   };
-  auto sink = JdbcSink::CreateFromContext(SinkContext{&env, &metrics_, find});
+  auto sink = CreateFromContext<JdbcSink>(SinkContext{&env, &metrics_, find});
   ASSERT_TRUE(sink.ok()) << sink.status();
   old_pool.reset();  // the registry refreshed and dropped the old snapshot
 
@@ -363,7 +363,7 @@ TEST(JdbcSinkTimeoutTest, ConnectGivesUpAfterTheConnectionTimeout) {
            {"INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING", R"({"1":"a"})"}});
   auto start = std::chrono::steady_clock::now();
   auto create = std::async(std::launch::async, [&] {
-    return JdbcSink::CreateFromContext(SinkContext{&env, &metrics, &FindGenerated});
+    return CreateFromContext<JdbcSink>(SinkContext{&env, &metrics, &FindGenerated});
   });
   const bool finished = create.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
   hung.reset();  // resets the pending connection if the connect still waits

@@ -154,7 +154,11 @@ void AppendRfc3339Millis(int64_t ms, std::string* out) {
   out->append(buf, 5);
 }
 
-absl::StatusOr<std::unique_ptr<Sink>> LogSink::Create(const SinkContext&) {
+absl::StatusOr<LogSinkConfig> LogSinkConfig::FromEnv(const Env&, const SinkContext&) {
+  return LogSinkConfig{};
+}
+
+absl::StatusOr<std::unique_ptr<LogSink>> LogSink::Create(LogSinkConfig, Metrics*) {
   return std::make_unique<LogSink>(stdout);
 }
 

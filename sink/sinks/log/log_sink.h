@@ -27,6 +27,12 @@ void AppendMessageText(const google::protobuf::Message& message, std::string* ou
 // milliseconds, e.g. "2024-05-01T10:00:00.123Z".
 void AppendRfc3339Millis(int64_t ms, std::string* out);
 
+// SINK_TYPE=log reads no variables of its own.
+struct LogSinkConfig {
+  // Always OK.
+  static absl::StatusOr<LogSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
+};
+
 // The log sink. Prepare() renders the whole batch into one buffer; Execute()
 // writes it with a single fwrite and one fflush. Each line reads
 // `topic=<t> partition=<p> offset=<o> timestamp=<rfc3339> [key="<escaped>"] message=<text>`
@@ -37,8 +43,10 @@ class LogSink : public TwoStageSink {
   // Writes to `out` (not owned; stdout in production, a tmpfile in tests).
   explicit LogSink(FILE* out) : out_(out) {}
 
-  // Registry factory: the log sink needs no variables; writes to stdout.
-  static absl::StatusOr<std::unique_ptr<Sink>> Create(const SinkContext& ctx);
+  using Config = LogSinkConfig;  // for CreateFromContext<LogSink>
+
+  // The registry's sink: writes to stdout. Always OK.
+  static absl::StatusOr<std::unique_ptr<LogSink>> Create(LogSinkConfig config, Metrics* metrics);
 
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // A failed write fails the whole batch with SINK_UNKNOWN_ERROR.
