@@ -36,6 +36,44 @@ TEST(SinkErrors, PoisonMessageStopsTheWorkerAndIsNotCommitted) {
   EXPECT_GE(CountLines(sink->Output(), "topic=poison"), 5);
 }
 
+// INPUT_SCHEMA_DATA_TYPE=json: records are parsed once in the decode stage;
+// one that is not JSON is a DESERIALIZATION_ERROR, routed like any other.
+TEST(SinkErrors, JsonInputFlowsAndARecordThatIsNotJsonStopsCleanly) {
+  std::string dir = TempDir("sink_json");
+  DevBroker broker = DevBroker::Start({"events:1"}, dir);
+  ProduceRaw(broker.bootstrap, "events", 0,
+             {R"({"driver": {"name": "ana"}, "n": 0})", R"({"n": 1})", "{\"n\": ", R"({"n": 3})"});
+  auto env = SinkEnv(broker.bootstrap, "events", "json-group", SampleDescriptorUrl());
+  env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  env.erase("INPUT_SCHEMA_PROTO_CLASS");
+  env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
+  auto sink = StartSink(env, dir + "/sink");
+  EXPECT_EQ(sink->Wait(absl::Seconds(30)), 1) << sink->Stderr();
+  std::string out = sink->Output(), err = sink->Stderr();
+  EXPECT_NE(out.find(R"(message={"driver":{"name":"ana"},"n":0})"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(message={"n":1})"), std::string::npos) << out;
+  EXPECT_NE(err.find("DESERIALIZATION_ERROR (in ERROR_TYPES_FOR_FAILING) for topic events "
+                     "partition 0 offset 2: JSON input"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(Committed(broker.bootstrap, "json-group", "events", 1)[0], 2);
+
+  // Routed to the log DLQ when the operator says so: the rest is delivered.
+  env["SOURCE_KAFKA_CONSUMER_GROUP_ID"] = "json-dlq-group";
+  env["DLQ_SINK_ENABLE"] = "true";
+  env["ERROR_TYPES_FOR_FAILING"] = "INVALID_MESSAGE_ERROR";
+  env["ERROR_TYPES_FOR_DLQ"] = "DESERIALIZATION_ERROR";
+  auto routed = StartSink(env, dir + "/routed");
+  EXPECT_TRUE(WaitFor([&] { return Committed(broker.bootstrap, "json-dlq-group", "events", 1)[0] == 4; },
+                      absl::Seconds(30)))
+      << routed->Stderr();
+  EXPECT_NE(routed->Output().find(R"(message={"n":3})"), std::string::npos);
+  EXPECT_NE(routed->Stderr().find("DLQ: topic=events partition=0 offset=2"), std::string::npos)
+      << routed->Stderr();
+  routed->Signal(SIGTERM);
+  EXPECT_EQ(routed->Wait(absl::Seconds(20)), 0);
+}
+
 TEST(SinkErrors, AFailureNeitherRoutedNorFatalHoldsTheCommitAndSaysWhere) {
   std::string dir = TempDir("sink_held");
   DevBroker broker = DevBroker::Start({"held:1"}, dir);

@@ -19,6 +19,7 @@
 #include "sink/filter/jexl_filter.h"
 #include "sink/metrics_prometheus.h"
 #include "sink/metrics_statsd.h"
+#include "sink/schema/json_decoder.h"
 #include "sink/schema/proto_decoder.h"
 #include "sink/schema/schema_registry.h"
 #include "sink/sinks/registry.h"
@@ -103,6 +104,8 @@ absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
                                   cfg.schema.allow_unknown_fields);
     if (!d.ok()) return d.status();
     p->decoder = *std::move(d);
+  } else {
+    p->decoder = std::make_unique<JsonDecoder>(cfg.schema.parse_key);
   }
   auto filter = CreateFilter(cfg, sh.registry);
   if (!filter.ok()) return filter.status();

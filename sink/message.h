@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
+#include "nlohmann/json_fwd.hpp"
 
 namespace sluice::sink {
 
@@ -50,6 +51,9 @@ struct Message {
   // The decoded record (key or message per KAFKA_RECORD_PARSER_MODE), or null
   // for INPUT_SCHEMA_DATA_TYPE=json or before decoding.
   std::shared_ptr<const google::protobuf::Message> decoded;
+  // INPUT_SCHEMA_DATA_TYPE=json: the record (key or message per
+  // KAFKA_RECORD_PARSER_MODE) parsed once by the decode stage; null otherwise.
+  std::shared_ptr<const nlohmann::json> json;
 };
 
 // A message a sink could not deliver, with the reason.

@@ -1,5 +1,7 @@
 #include "sink/sinks/log/log_sink.h"
 
+#include "nlohmann/json.hpp"
+
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -225,6 +227,8 @@ void LogSink::Render(const std::vector<Message>& batch) {
       buffer_.push_back('{');
       AppendMessageText(*m.decoded, &buffer_);
       buffer_.push_back('}');
+    } else if (m.json != nullptr) {
+      buffer_.append(m.json->dump());  // compact; the decoder checked it is JSON
     } else {
       AppendQuoted(m.value, &buffer_);
     }

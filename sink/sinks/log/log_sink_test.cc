@@ -7,6 +7,7 @@
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
 
 namespace sluice::sink {
@@ -88,6 +89,18 @@ TEST(LogSinkTest, RawValueEscapedWhenNotDecoded) {
   std::string out = ReadAll(f);
   std::fclose(f);
   EXPECT_THAT(out, HasSubstr(" key=\"k\\n\" message=\"raw\\001value\"\n"));
+}
+
+TEST(LogSinkTest, JsonInputIsPrintedAsCompactJson) {
+  FILE* f = std::tmpfile();
+  LogSink sink(f);
+  Message m = Record(1, nullptr);
+  m.json = std::make_shared<const nlohmann::json>(
+      nlohmann::json::parse(R"({ "driver": {"name": "ana"},  "fare": 12.5 })"));
+  EXPECT_TRUE(sink.Push({m}).empty());
+  std::string out = ReadAll(f);
+  std::fclose(f);
+  EXPECT_THAT(out, HasSubstr(R"( message={"driver":{"name":"ana"},"fare":12.5})"));
 }
 
 TEST(LogSinkTest, OneLinePerMessageInOrder) {
