@@ -14,8 +14,8 @@ namespace sluice::sink {
 
 // Per push, as Firehose's AbstractSink: observes
 // firehose_sink_push_batch_size_total (messages in the push),
-// firehose_pipeline_execution_lifetime_milliseconds (per message, since it was
-// polled) and firehose_sink_response_time_milliseconds; counts
+// firehose_pipeline_execution_lifetime_milliseconds (since the push's oldest
+// message was polled; Firehose observes every message) and firehose_sink_response_time_milliseconds; counts
 // firehose_sink_messages_total{type=SUCCESS|FAILURE, error_type},
 // firehose_error_messages_total{error_type} (per failed message) and
 // firehose_global_messages_total{scope=SINK}.
