@@ -12,6 +12,8 @@ PKGS=(
   prometheus-cpp-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   nlohmann-json3-dev libkainjow-mustache-dev libssl-dev libjwt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the official JSON-Schema-Test-Suite (sink/filter/json_schema_test)
+  json-schema-test-suite
   # fuzzing (libFuzzer runtime comes with clang)
   clang libclang-rt-14-dev
   # gateway (Go, GOPATH mode against Debian's packages)

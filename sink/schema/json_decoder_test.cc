@@ -61,5 +61,32 @@ TEST(JsonDecoder, KeyModeParsesTheKey) {
   EXPECT_NE(failed[0].error.find("no key"), std::string::npos);
 }
 
+TEST(JsonDecoder, ARecordNestedTooDeepFailsAloneInsteadOfCrashingThePrinter) {
+  // 100,000 levels crashed nlohmann's recursive dump() (the log sink) with a
+  // stack overflow before the limit existed.
+  const int deep = 100000;
+  std::string poison = std::string(deep, '[') + std::string(deep, ']');
+  std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  std::string in_string = "\"" + std::string(5000, '[') + "\"";
+  JsonDecoder d(false);
+  std::vector<Message> batch = {Record(0, poison), Record(1, ok), Record(2, in_string),
+                                Record(3, "{\"a\\\"[\":1}")};
+  std::vector<FailedMessage> failed;
+  d.Decode(&batch, &failed);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message.offset, 0);
+  EXPECT_NE(failed[0].error.find("nested deeper than 1000"), std::string::npos) << failed[0].error;
+  ASSERT_EQ(batch.size(), 3u) << "brackets inside strings and escaped quotes do not count";
+  EXPECT_EQ(batch[0].json->dump().size(), ok.size());
+  EXPECT_EQ((*batch[2].json)["a\"["], 1);
+}
+
+TEST(JsonDecoder, ParseJsonRecordNamesTheReason) {
+  EXPECT_TRUE(ParseJsonRecord("{\"a\":[1]}").ok());
+  absl::StatusOr<nlohmann::json> bad = ParseJsonRecord("{\"a\":");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("JSON input: "), absl::string_view::npos);
+}
+
 }  // namespace
 }  // namespace sluice::sink
