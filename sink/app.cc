@@ -16,7 +16,7 @@
 #include "sink/config.h"
 #include "sink/control/control_service.h"
 #include "sink/decorators/factory.h"
-#include "sink/filter/jexl_filter.h"
+#include "sink/filter/filter_factory.h"
 #include "sink/metrics_prometheus.h"
 #include "sink/metrics_statsd.h"
 #include "sink/schema/json_decoder.h"
@@ -124,11 +124,21 @@ absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
   return absl::OkStatus();
 }
 
+// "NO_OP", "JEXL <expression>" or "JSON <schema>" for the start-up line.
+std::string FilterSummary(const FilterConfig& f) {
+  switch (f.engine) {
+    case FilterConfig::Engine::kJexl: return "JEXL " + f.expression;
+    case FilterConfig::Engine::kJson: return "JSON " + f.json_schema;
+    case FilterConfig::Engine::kNoOp: break;
+  }
+  return "NO_OP";
+}
+
 void LogStarted(const SinkConfig& cfg, const ControlServer* server) {
   spdlog::info(
       "sluice-sink started: sink={} topic={} group={} workers={} filter={} control={} ({})",
       cfg.sink_type, cfg.source.topic, cfg.source.group_id, cfg.source.thread_count,
-      cfg.filter.jexl ? cfg.filter.expression : "NO_OP",
+      FilterSummary(cfg.filter),
       server ? ControlListenAddress(cfg.control.host, server->port()) : "off",
       !server                   ? "-"
       : cfg.control.mtls()      ? (cfg.control.has_token() ? "mTLS or token" : "mTLS")

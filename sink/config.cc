@@ -13,6 +13,12 @@
 namespace sluice::sink {
 namespace {
 
+#define RETURN_IF_ERROR_CFG(expr)    \
+  do {                               \
+    absl::Status _s = (expr);        \
+    if (!_s.ok()) return _s;         \
+  } while (0)
+
 #define ASSIGN_OR_RETURN_CFG(lhs, expr) \
   do {                                  \
     auto _v = (expr);                   \
@@ -205,31 +211,72 @@ absl::Status ParseSchema(const Env& env, SchemaConfig* sc) {
   return ParseStencil(env, sc);
 }
 
-absl::Status ParseFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f) {
-  std::string engine;
-  ASSIGN_OR_RETURN_CFG(engine, env.GetEnum("FILTER_ENGINE", "NO_OP", {"NO_OP", "JEXL"}));
-  if (engine != "JEXL") return absl::OkStatus();
-  f->jexl = true;
+// Names the FILTER_* variables `engine` needs that are unset.
+absl::Status RequireFilterVars(const Env& env, const std::string& engine,
+                               std::initializer_list<const char*> names) {
   std::vector<std::string> missing;
-  for (const char* name :
-       {"FILTER_DATA_SOURCE", "FILTER_JEXL_EXPRESSION", "FILTER_SCHEMA_PROTO_CLASS"}) {
+  for (const char* name : names) {
     if (!env.Get(name)) missing.push_back(name);
   }
-  if (!missing.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "FILTER_ENGINE=JEXL requires ", absl::StrJoin(missing, ", "),
-        missing.size() == 1 ? " (missing)" : " (all missing)"));
-  }
+  if (missing.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "FILTER_ENGINE=", engine, " requires ", absl::StrJoin(missing, ", "),
+      missing.size() == 1 ? " (missing)" : " (all missing)"));
+}
+
+absl::Status ParseDataSource(const Env& env, FilterConfig* f) {
   std::string source;
   ASSIGN_OR_RETURN_CFG(source, env.GetEnum("FILTER_DATA_SOURCE", "", {"KEY", "MESSAGE"}));
   f->data_source_key = source == "KEY";
+  return absl::OkStatus();
+}
+
+absl::Status ParseJexlFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f) {
+  f->jexl = true;
+  f->jexl_json = sc.data_type == SchemaConfig::DataType::kJson;
+  if (f->jexl_json) {
+    RETURN_IF_ERROR_CFG(RequireFilterVars(env, "JEXL", {"FILTER_DATA_SOURCE", "FILTER_JEXL_EXPRESSION"}));
+  } else {
+    RETURN_IF_ERROR_CFG(RequireFilterVars(
+        env, "JEXL", {"FILTER_DATA_SOURCE", "FILTER_JEXL_EXPRESSION", "FILTER_SCHEMA_PROTO_CLASS"}));
+    f->proto_class = *env.Get("FILTER_SCHEMA_PROTO_CLASS");
+  }
   f->expression = *env.Get("FILTER_JEXL_EXPRESSION");
-  f->proto_class = *env.Get("FILTER_SCHEMA_PROTO_CLASS");
-  if (sc.data_type != SchemaConfig::DataType::kProtobuf) {
-    return absl::InvalidArgumentError(
-        "FILTER_ENGINE=JEXL needs INPUT_SCHEMA_DATA_TYPE=protobuf (the filter reads protobuf)");
+  return ParseDataSource(env, f);
+}
+
+absl::Status ParseJsonFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f) {
+  RETURN_IF_ERROR_CFG(RequireFilterVars(env, "JSON", {"FILTER_DATA_SOURCE", "FILTER_JSON_SCHEMA"}));
+  f->json_schema = *env.Get("FILTER_JSON_SCHEMA");
+  RETURN_IF_ERROR_CFG(ParseDataSource(env, f));
+  std::string format;
+  ASSIGN_OR_RETURN_CFG(
+      format, env.GetEnum("FILTER_ESB_MESSAGE_FORMAT",
+                          sc.data_type == SchemaConfig::DataType::kJson ? "JSON" : "PROTOBUF",
+                          {"JSON", "PROTOBUF"}));
+  f->esb_protobuf = format == "PROTOBUF";
+  if (f->esb_protobuf) {
+    if (sc.data_type != SchemaConfig::DataType::kProtobuf) {
+      return absl::InvalidArgumentError(
+          "FILTER_ESB_MESSAGE_FORMAT=PROTOBUF needs INPUT_SCHEMA_DATA_TYPE=protobuf (the schema "
+          "registry decodes the records)");
+    }
+    RETURN_IF_ERROR_CFG(RequireFilterVars(env, "JSON", {"FILTER_SCHEMA_PROTO_CLASS"}));
+    f->proto_class = *env.Get("FILTER_SCHEMA_PROTO_CLASS");
   }
   return absl::OkStatus();
+}
+
+absl::Status ParseFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f) {
+  std::string engine;
+  ASSIGN_OR_RETURN_CFG(engine, env.GetEnum("FILTER_ENGINE", "NO_OP", {"NO_OP", "JEXL", "JSON"}));
+  if (engine == "NO_OP") return absl::OkStatus();
+  if (engine == "JEXL") {
+    f->engine = FilterConfig::Engine::kJexl;
+    return ParseJexlFilter(env, sc, f);
+  }
+  f->engine = FilterConfig::Engine::kJson;
+  return ParseJsonFilter(env, sc, f);
 }
 
 absl::Status ParseRetry(const Env& env, ErrorConfig* e) {

@@ -68,10 +68,22 @@ struct SchemaConfig {
 
 // FILTER_*.
 struct FilterConfig {
-  bool jexl = false;           // FILTER_ENGINE=JEXL (NO_OP default)
-  bool data_source_key = false;  // FILTER_DATA_SOURCE=KEY (else MESSAGE)
-  std::string expression;      // FILTER_JEXL_EXPRESSION
-  std::string proto_class;     // FILTER_SCHEMA_PROTO_CLASS
+  enum class Engine { kNoOp, kJexl, kJson };
+  Engine engine = Engine::kNoOp;  // FILTER_ENGINE: NO_OP (default), JEXL, JSON
+  bool jexl = false;              // engine == kJexl
+  bool data_source_key = false;   // FILTER_DATA_SOURCE=KEY (else MESSAGE)
+  std::string expression;         // FILTER_JEXL_EXPRESSION
+  // FILTER_SCHEMA_PROTO_CLASS: the class the filter decodes protobuf with
+  // (JEXL over protobuf; JSON with FILTER_ESB_MESSAGE_FORMAT=PROTOBUF).
+  std::string proto_class;
+  std::string json_schema;        // FILTER_JSON_SCHEMA (JSON engine)
+  // FILTER_ESB_MESSAGE_FORMAT (JSON engine; Firehose's FilterConfig key):
+  // PROTOBUF records are printed as JSON with proto field names before
+  // validation. Defaults to INPUT_SCHEMA_DATA_TYPE.
+  bool esb_protobuf = false;
+  // JEXL reads JSON records (INPUT_SCHEMA_DATA_TYPE=json): the record is bound
+  // as `message` (or `key` for FILTER_DATA_SOURCE=KEY), no proto class.
+  bool jexl_json = false;
 };
 
 // ERROR_TYPES_FOR_*, RETRY_* and DLQ_*.

@@ -135,6 +135,49 @@ TEST(Config, JexlNamesEachMissingVariable) {
   EXPECT_FALSE(c->filter.data_source_key);
 }
 
+TEST(Config, JsonFilterNeedsItsSchemaAndDefaultsTheFormatToTheInput) {
+  auto vars = Base();
+  vars["FILTER_ENGINE"] = "json";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("FILTER_ENGINE=JSON requires FILTER_DATA_SOURCE, FILTER_JSON_SCHEMA"),
+            std::string::npos)
+      << c.status();
+  vars["FILTER_DATA_SOURCE"] = "message";
+  vars["FILTER_JSON_SCHEMA"] = R"({"properties":{"a":{"const":1}}})";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok()) << "protobuf input: the JSON filter prints records with the filter class";
+  EXPECT_NE(c.status().message().find("FILTER_SCHEMA_PROTO_CLASS"), std::string::npos);
+  vars["FILTER_SCHEMA_PROTO_CLASS"] = "com.example.Foo";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->filter.engine, FilterConfig::Engine::kJson);
+  EXPECT_TRUE(c->filter.esb_protobuf);
+  EXPECT_FALSE(c->filter.jexl);
+
+  vars["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  vars.erase("FILTER_SCHEMA_PROTO_CLASS");
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->filter.esb_protobuf);
+  vars["FILTER_ESB_MESSAGE_FORMAT"] = "PROTOBUF";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("INPUT_SCHEMA_DATA_TYPE=protobuf"), std::string::npos);
+}
+
+TEST(Config, JexlOverJsonNeedsNoProtoClass) {
+  auto vars = Base();
+  vars["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  vars["FILTER_ENGINE"] = "JEXL";
+  vars["FILTER_DATA_SOURCE"] = "MESSAGE";
+  vars["FILTER_JEXL_EXPRESSION"] = "message.driver.name == 'ana'";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->filter.jexl);
+  EXPECT_TRUE(c->filter.jexl_json);
+}
+
 TEST(Config, ErrorTypesAndDlq) {
   auto vars = Base();
   vars["ERROR_TYPES_FOR_RETRY"] = "SINK_5XX_ERROR, SINK_RETRYABLE_ERROR";

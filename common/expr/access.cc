@@ -1,8 +1,10 @@
 #include "common/expr/access.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
@@ -216,6 +218,65 @@ absl::Status TypeError(absl::string_view what, const Value& a) {
 }
 
 }  // namespace
+
+namespace {
+
+// "DriverId" -> "driverId", "driver_id", "DriverId".
+std::vector<std::string> GetterKeys(absl::string_view rest) {
+  std::string camel(rest);
+  camel[0] = absl::ascii_tolower(camel[0]);
+  std::string snake;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (absl::ascii_isupper(rest[i]) && i > 0) snake.push_back('_');
+    snake.push_back(absl::ascii_tolower(rest[i]));
+  }
+  return {camel, snake, std::string(rest)};
+}
+
+// The first of `keys` present in `map` (a JSON object or owned map), or null.
+const Value* FindFirst(const Value& map, const std::vector<std::string>& keys, Value* slot) {
+  for (const std::string& k : keys) {
+    if (const nlohmann::json* j = map.json()) {
+      auto it = j->find(k);
+      if (it == j->end()) continue;
+      *slot = Value::Json(&*it);
+      return slot;
+    }
+    const Value::Map& owned = *ValueAccess::owned_map(map);
+    auto it = owned.find(k);
+    if (it != owned.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<Value> MapGetter(const Value& map, absl::string_view method) {
+  if (map.kind() != Value::Kind::kMap || map.message() != nullptr ||
+      ValueAccess::field_ref(map) != nullptr) {
+    return std::nullopt;
+  }
+  bool get = absl::StartsWith(method, "get");
+  if ((!get && !absl::StartsWith(method, "has")) || method.size() < 4 ||
+      !absl::ascii_isupper(method[3])) {
+    return std::nullopt;
+  }
+  absl::string_view rest = method.substr(3);
+  Value slot;
+  const Value* hit = FindFirst(map, GetterKeys(rest), &slot);
+  if (!get) return Value::Bool(hit != nullptr && !hit->is_null());
+  if (hit != nullptr) return *hit;
+  for (absl::string_view suffix : {"List", "Map", "Count"}) {
+    if (rest.size() <= suffix.size() || !absl::EndsWith(rest, suffix)) continue;
+    hit = FindFirst(map, GetterKeys(rest.substr(0, rest.size() - suffix.size())), &slot);
+    if (hit == nullptr) continue;
+    if (suffix != "Count") return *hit;
+    if (hit->kind() == Value::Kind::kList || hit->kind() == Value::Kind::kMap) {
+      return Value::Int(static_cast<int64_t>(hit->size()));
+    }
+  }
+  return Value();
+}
 
 absl::StatusOr<Value> Index(const Value& c, const Value& key) {
   switch (c.kind()) {

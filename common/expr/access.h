@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -87,6 +88,13 @@ class FieldCache {
 // container[key]: lists take an int (negative counts from the end; OutOfRange
 // error outside), maps a key (null if absent), messages a field name.
 absl::StatusOr<Value> Index(const Value& container, const Value& key);
+// A Java-style getter on a JSON object or an owned map (Firehose's JEXL
+// spelling over JSON records): getDriverId() reads "driverId", else
+// "driver_id", else "DriverId"; getFooList()/getFooMap() read "foo" and
+// getFooCount() its size when no key matches the full name; hasFoo() is true
+// when the key is present and not null. A missing key reads as null.
+// nullopt when `method` is not get<Upper>/has<Upper> or `map` is neither.
+std::optional<Value> MapGetter(const Value& map, absl::string_view method);
 // `item in container`: list membership (==), substring, map key.
 absl::StatusOr<bool> Contains(const Value& container, const Value& item);
 // Ordering for < <= > >=: numbers and strings only. Returns -1/0/1.

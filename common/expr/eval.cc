@@ -234,6 +234,9 @@ class Evaluator {
         return Match(n, str, args[0].string_value(), nullptr, /*full=*/true);
       }
     } else if (r.kind() == Kind::kList || r.kind() == Kind::kMap) {
+      if (nargs == 0) {
+        if (std::optional<Value> v = MapGetter(r, name)) return *std::move(v);
+      }
       if (name == "size" || name == "isEmpty") {
         if (s = need(0); !s.ok()) return s;
         if (name == "isEmpty") return Value::Bool(r.size() == 0);

@@ -235,6 +235,33 @@ TEST(Appeals, GuardedDetailsMissing) {
   EXPECT_EQ(v->ToJson(), false);
 }
 
+// Firehose-style getters over a JSON record (sluice-sink, FILTER_ENGINE=JEXL
+// with INPUT_SCHEMA_DATA_TYPE=json): the same expression reads a proto message
+// or the JSON printed from it.
+TEST(JsonGetters, ReadCamelSnakeAndListForms) {
+  nlohmann::json doc = nlohmann::json::parse(
+      R"({"driver":{"name":"ana","vehicle_type":"BIKE","DriverId":7},"tags":["a","b"],"fareValue":null})");
+  auto eval = [&](absl::string_view src) {
+    auto p = Program::Compile(src);
+    EXPECT_TRUE(p.ok()) << p.status();
+    Environment env;
+    env.BindJson("message", &doc);
+    absl::StatusOr<Value> v = (*p)->Evaluate(env);
+    EXPECT_TRUE(v.ok()) << src << ": " << v.status();
+    return v.ok() ? v->ToJson() : nlohmann::json("error");
+  };
+  EXPECT_EQ(eval("message.getDriver().getName()"), "ana");
+  EXPECT_EQ(eval("message.driver.name"), "ana");
+  EXPECT_EQ(eval("message.getDriver().getVehicleType() == 'BIKE'"), true) << "snake_case key";
+  EXPECT_EQ(eval("message.getDriver().getDriverId()"), 7) << "the key as written";
+  EXPECT_EQ(eval("message.getTagsList()[1]"), "b");
+  EXPECT_EQ(eval("message.getTagsCount()"), 2);
+  EXPECT_EQ(eval("message.getTags().size()"), 2);
+  EXPECT_EQ(eval("message.getMissing()"), nullptr) << "a missing key reads as null";
+  EXPECT_EQ(eval("message.hasDriver() && !message.hasFareValue() && !message.hasMissing()"), true);
+  EXPECT_EQ(eval("message.getDriver().get('name')"), "ana") << "get(key) still indexes";
+}
+
 struct ErrorCase {
   std::string expr;
   std::string want;  // substring of the error message

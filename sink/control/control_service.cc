@@ -101,8 +101,9 @@ class SinkControlImpl final : public pb::SinkControl::Service {
 
   absl::Status RunTestFilter(const pb::TestFilterRequest& req, pb::TestFilterResponse* resp) {
     const SinkConfig& c = *deps_.config;
-    if (deps_.registry == nullptr) {
-      return absl::FailedPreconditionError("TestFilter needs INPUT_SCHEMA_DATA_TYPE=protobuf");
+    const bool json_input = c.schema.data_type == SchemaConfig::DataType::kJson;
+    if (deps_.registry == nullptr && !json_input) {
+      return absl::FailedPreconditionError("TestFilter needs the schema registry (protobuf input)");
     }
     FilterConfig fc = c.filter;
     if (!req.expression().empty()) {
@@ -113,9 +114,10 @@ class SinkControlImpl final : public pb::SinkControl::Service {
       }
     } else if (!c.filter.jexl) {
       return absl::FailedPreconditionError(
-          "no filter configured (FILTER_ENGINE=NO_OP): pass an expression");
+          "no JEXL filter configured (FILTER_ENGINE is not JEXL): pass an expression");
     }
     fc.jexl = true;
+    fc.jexl_json = json_input;
     auto filter = JexlFilter::Create(fc, c.schema, deps_.registry);
     if (!filter.ok()) return filter.status();
     std::vector<Message> records;

@@ -2,7 +2,11 @@
 // true, with the shared expression engine (common/expr). The record's key or
 // message (FILTER_DATA_SOURCE), decoded as FILTER_SCHEMA_PROTO_CLASS, is bound
 // to Firehose's variable name: the class's simple name with a lower-case
-// first letter (`sampleLogMessage.getDriverId() == "x"`).
+// first letter (`sampleLogMessage.getDriverId() == "x"`). With
+// INPUT_SCHEMA_DATA_TYPE=json (beyond Firehose, whose JEXL reads protobuf
+// only) the JSON record is bound as `message` (`key` for FILTER_DATA_SOURCE=
+// KEY) and read with the same paths: `message.getDriver().getName()` or
+// `message.driver.name` (see MapGetter in common/expr/access.h).
 #ifndef SLUICE_SINK_FILTER_JEXL_FILTER_H_
 #define SLUICE_SINK_FILTER_JEXL_FILTER_H_
 
@@ -13,33 +17,26 @@
 #include "absl/status/statusor.h"
 #include "common/expr/expr.h"
 #include "sink/config.h"
-#include "sink/schema/proto_decoder.h"
+#include "sink/filter/record_reader.h"
 #include "sink/schema/schema_registry.h"
 #include "sink/stages.h"
 
 namespace sluice::sink {
 
-class JexlFilter : public Filter {
+class JexlFilter : public RecordFilter {
  public:
   // Compiles the expression once. InvalidArgument naming
   // FILTER_JEXL_EXPRESSION (with the column) on a syntax error, an unknown
   // variable or an unknown field; naming FILTER_SCHEMA_PROTO_CLASS when the
   // class is not in the registry. `schema` gives the input class and parser
-  // mode, so that an already decoded record is reused. `registry` not owned.
+  // mode, so that an already decoded record is reused. `registry` not owned;
+  // unused (may be null) for JSON records (filter.jexl_json).
   static absl::StatusOr<std::unique_ptr<JexlFilter>> Create(const FilterConfig& filter,
                                                             const SchemaConfig& schema,
                                                             const SchemaRegistry* registry);
 
-  // Drops records evaluating to false. A non-boolean result or an evaluation
-  // error moves the record to `failed` as INVALID_MESSAGE_ERROR; bytes that do
-  // not decode as the filter class become DESERIALIZATION_ERROR.
-  int Apply(std::vector<Message>* batch, std::vector<FailedMessage>* failed) override;
-
-  // Evaluates one raw record (decoding it with the filter class). For the
-  // control API's TestFilter; never touches offsets.
-  absl::StatusOr<bool> Evaluate(const Message& record);
-
-  // Text form of the filter's view of `record` ("" when it does not decode).
+  // Text form of the filter's view of `record` (protobuf text format or
+  // compact JSON; "" when it does not decode).
   std::string Describe(const Message& record);
 
   const std::string& variable() const { return variable_; }
@@ -47,22 +44,15 @@ class JexlFilter : public Filter {
 
  private:
   JexlFilter() = default;
-  // The message the filter reads for `m`: reused or decoded on `arena`.
-  absl::StatusOr<const google::protobuf::Message*> View(const Message& m,
-                                                        google::protobuf::Arena* arena,
-                                                        bool allow_reuse);
+  // Binds the record to `env` and evaluates; `slot`/`arena` hold what had to
+  // be decoded here. DataLoss when the record does not decode.
+  absl::StatusOr<bool> EvaluateOne(const Message& m, google::protobuf::Arena* arena,
+                                   bool allow_reuse) override;
 
   std::shared_ptr<const expr::Program> program_;
-  std::unique_ptr<ProtoDecoder> decoder_;  // decodes FILTER_SCHEMA_PROTO_CLASS
   std::string variable_;
-  bool key_ = false;
-  bool reuse_decoded_ = false;  // the worker already decoded the same class/source
+  bool json_ = false;  // JSON records (filter.jexl_json)
 };
-
-// The filter for `config`: null for FILTER_ENGINE=NO_OP. `registry` may be
-// null only for NO_OP.
-absl::StatusOr<std::unique_ptr<Filter>> CreateFilter(const SinkConfig& config,
-                                                     const SchemaRegistry* registry);
 
 }  // namespace sluice::sink
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sink/sample/sample_gen.h"
+#include "sink/schema/json_decoder.h"
 
 namespace sluice::sink {
 namespace {
@@ -104,6 +105,60 @@ TEST(JexlFilter, StartUpErrorsNameTheVariableAndColumn) {
   auto cls = JexlFilter::Create(bad_class, fx.schema, fx.registry.get());
   ASSERT_FALSE(cls.ok());
   EXPECT_NE(cls.status().message().find("FILTER_SCHEMA_PROTO_CLASS"), std::string::npos);
+}
+
+// Beyond Firehose: JEXL over JSON records, with the proto getter paths.
+TEST(JexlFilter, ReadsJsonRecordsWithTheProtoGetterPaths) {
+  SchemaConfig schema;
+  schema.data_type = SchemaConfig::DataType::kJson;
+  FilterConfig fc;
+  fc.jexl = true;
+  fc.jexl_json = true;
+  fc.expression =
+      "message.getDriver().getName() == 'ana' || message.driver.name == 'bo' && message.fare > 10";
+  auto f = JexlFilter::Create(fc, schema, /*registry=*/nullptr);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->variable(), "message");
+  std::vector<Message> batch(5);
+  const char* values[] = {R"({"driver":{"name":"ana"},"fare":1})",
+                          R"({"driver":{"name":"bo"},"fare":11})",
+                          R"({"driver":{"name":"bo"},"fare":9})", "not json",
+                          R"({"driver":"flat"})"};
+  for (int i = 0; i < 5; ++i) {
+    batch[i].offset = i;
+    batch[i].value = values[i];
+  }
+  std::vector<FailedMessage> failed;
+  JsonDecoder(false).Decode(&batch, &failed);
+  ASSERT_EQ(failed.size(), 1u) << "offset 3 fails in the decode stage";
+  failed.clear();
+  EXPECT_EQ((*f)->Apply(&batch, &failed), 1);
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0].offset, 0);
+  EXPECT_EQ(batch[1].offset, 1);
+  ASSERT_EQ(failed.size(), 1u) << "reading a member of a string is an error";
+  EXPECT_EQ(failed[0].message.offset, 4);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+
+  // Without the decode stage (e.g. TestFilter) the filter parses the bytes.
+  Message raw;
+  raw.value = R"({"driver":{"name":"ana"}})";
+  EXPECT_TRUE(*(*f)->Evaluate(raw));
+  EXPECT_EQ((*f)->Describe(raw), raw.value);
+  raw.value = "{";
+  EXPECT_TRUE(absl::IsDataLoss((*f)->Evaluate(raw).status()));
+
+  fc.expression = "sampleLogMessage.getDriverId() == 'x'";
+  auto wrong = JexlFilter::Create(fc, schema, nullptr);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("bound as \"message\""), std::string::npos)
+      << wrong.status();
+  fc.expression = "key.id == 7";
+  fc.data_source_key = true;
+  auto key = JexlFilter::Create(fc, schema, nullptr);
+  ASSERT_TRUE(key.ok()) << key.status();
+  raw.key = R"({"id":7})";
+  EXPECT_TRUE(*(*key)->Evaluate(raw));
 }
 
 }  // namespace
