@@ -90,37 +90,56 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
         "SINK_JDBC_STATEMENT_TIMEOUT_MS must be 0 (none) or a positive number of milliseconds");
   }
   c.statement_timeout_ms = *statement_timeout;
-  auto cls = env.Require("INPUT_SCHEMA_PROTO_CLASS");
-  if (!cls.ok()) return cls.status();
-  if (!ctx.find_message) {
-    return absl::InvalidArgumentError(
-        "SINK_TYPE=jdbc needs INPUT_SCHEMA_DATA_TYPE=protobuf and INPUT_SCHEMA_PROTO_CLASS");
+  auto data_type = env.GetEnum("INPUT_SCHEMA_DATA_TYPE", "PROTOBUF", {"PROTOBUF", "JSON"});
+  if (!data_type.ok()) return data_type.status();
+  if (*data_type == "JSON") {
+    auto mapping = env.Get("INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING");
+    if (!mapping) {
+      return absl::InvalidArgumentError(
+          "SINK_TYPE=jdbc with INPUT_SCHEMA_DATA_TYPE=json needs INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING "
+          "(member name -> column, e.g. {\"order_number\":\"order_number\",\"driver\":{\"name\":"
+          "\"driver_name\"}}); INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING applies to protobuf input");
+    }
+    auto cols = ParseJsonColumnMapping(*mapping);
+    if (!cols.ok()) return cols.status();
+    c.json_input = true;
+    c.json_columns = *std::move(cols);
+  } else {
+    auto cls = env.Require("INPUT_SCHEMA_PROTO_CLASS");
+    if (!cls.ok()) return cls.status();
+    auto owned = ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", *cls);
+    if (!owned.ok()) return owned.status();
+    c.descriptor = *std::move(owned);
+    auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
+    if (!mapping.ok()) return mapping.status();
+    auto cols = ParseColumnMapping(*mapping, c.descriptor->get());
+    if (!cols.ok()) return cols.status();
+    c.columns = *std::move(cols);
   }
-  auto owned = ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", *cls);
-  if (!owned.ok()) return owned.status();
-  c.descriptor = *std::move(owned);
-  auto mapping = env.Require("INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING");
-  if (!mapping.ok()) return mapping.status();
-  auto cols = ParseColumnMapping(*mapping, c.descriptor->get());
-  if (!cols.ok()) return cols.status();
-  c.columns = *std::move(cols);
+  const std::vector<std::string> names = c.ColumnNames();
   for (absl::string_view k :
        absl::StrSplit(env.GetOr("SINK_JDBC_UNIQUE_KEYS", ""), ',', absl::SkipWhitespace())) {
     std::string key(absl::StripAsciiWhitespace(k));
-    bool mapped = std::any_of(c.columns.begin(), c.columns.end(),
-                              [&](const ColumnMapping& m) { return m.column == key; });
-    if (!mapped) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SINK_JDBC_UNIQUE_KEYS: \"", key,
-          "\" is not a column of INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING"));
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SINK_JDBC_UNIQUE_KEYS: \"", key, "\" is not a column of ",
+                       c.json_input ? "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING"
+                                    : "INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING"));
     }
     c.unique_keys.push_back(std::move(key));
   }
   return c;
 }
 
+std::vector<std::string> JdbcSinkConfig::ColumnNames() const {
+  std::vector<std::string> out;
+  for (const ColumnMapping& c : columns) out.push_back(c.column);
+  for (const JsonColumn& c : json_columns) out.push_back(c.column);
+  return out;
+}
+
 JdbcSink::JdbcSink(JdbcSinkConfig config, Metrics* metrics)
-    : config_(std::move(config)), metrics_(metrics) {
+    : config_(std::move(config)), column_names_(config_.ColumnNames()), metrics_(metrics) {
   for (const ColumnMapping& c : config_.columns) {
     std::vector<int> numbers;
     for (const auto* f : c.path) numbers.push_back(f->number());
@@ -200,54 +219,23 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
   messages_.clear();
   message_rows_.clear();
   rows_ = 0;
-  const size_t ncols = config_.columns.size();
+  const size_t ncols = column_names_.size();
   values_.reserve(batch.size() * ncols);
   // Unique-key tuple -> row index, to keep the last row of equal keys.
   absl::flat_hash_map<std::string, size_t> seen;
   std::vector<size_t> key_cols;
   for (const std::string& k : config_.unique_keys) {
     for (size_t i = 0; i < ncols; ++i) {
-      if (config_.columns[i].column == k) key_cols.push_back(i);
+      if (column_names_[i] == k) key_cols.push_back(i);
     }
   }
   std::vector<std::optional<std::string>> row(ncols);
   for (const Message& m : batch) {
-    if (m.decoded == nullptr) {
+    absl::Status made = config_.json_input ? JsonRow(m, &row) : ProtoRow(m, &row);
+    if (!made.ok()) {
+      // This record fails alone; the rest of the batch is written.
       failed.push_back(FailedMessage{m, ErrorType::kInvalidMessageError,
-                                     "jdbc sink: message was not decoded as protobuf"});
-      continue;
-    }
-    bool complete = true;
-    absl::Status bad_value;
-    for (size_t i = 0; i < ncols; ++i) {
-      auto value = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
-      if (!value.ok()) {
-        bad_value = absl::Status(value.status().code(),
-                                 absl::StrCat("column ", config_.columns[i].column, ": ",
-                                              value.status().message()));
-        break;
-      }
-      row[i] = *std::move(value);
-      // A scalar path always has a value; nullopt then means the message's
-      // type lacks the path (only unset messages/timestamps read as NULL).
-      if (!row[i] && !config_.columns[i].path.back()->message_type() &&
-          !config_.columns[i].path.back()->is_repeated()) {
-        complete = false;
-      }
-    }
-    if (!bad_value.ok()) {
-      // E.g. a proto2 repeated string that is not UTF-8: this record fails
-      // alone, the rest of the batch is written.
-      failed.push_back(FailedMessage{m, ErrorType::kInvalidMessageError,
-                                     absl::StrCat("jdbc sink: ", bad_value.message())});
-      row.assign(ncols, std::nullopt);
-      continue;
-    }
-    if (!complete) {
-      failed.push_back(FailedMessage{
-          m, ErrorType::kInvalidMessageError,
-          absl::StrCat("jdbc sink: ", m.decoded->GetDescriptor()->full_name(),
-                       " does not match INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING")});
+                                     absl::StrCat("jdbc sink: ", made.message())});
       row.assign(ncols, std::nullopt);
       continue;
     }
@@ -278,10 +266,42 @@ std::vector<FailedMessage> JdbcSink::Prepare(const std::vector<Message>& batch) 
   return failed;
 }
 
+absl::Status JdbcSink::ProtoRow(const Message& m,
+                                std::vector<std::optional<std::string>>* row) const {
+  if (m.decoded == nullptr) return absl::InvalidArgumentError("message was not decoded as protobuf");
+  bool complete = true;
+  for (size_t i = 0; i < row->size(); ++i) {
+    auto value = FieldValueTextByNumbers(*m.decoded, numbers_[i]);
+    if (!value.ok()) {
+      // E.g. a proto2 repeated string that is not UTF-8.
+      return absl::InvalidArgumentError(
+          absl::StrCat("column ", column_names_[i], ": ", value.status().message()));
+    }
+    (*row)[i] = *std::move(value);
+    // A scalar path always has a value; nullopt then means the message's
+    // type lacks the path (only unset messages/timestamps read as NULL).
+    if (!(*row)[i] && !config_.columns[i].path.back()->message_type() &&
+        !config_.columns[i].path.back()->is_repeated()) {
+      complete = false;
+    }
+  }
+  if (complete) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      m.decoded->GetDescriptor()->full_name(), " does not match INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING"));
+}
+
+absl::Status JdbcSink::JsonRow(const Message& m, std::vector<std::optional<std::string>>* row) const {
+  if (m.json == nullptr) return absl::InvalidArgumentError("message was not decoded as JSON");
+  for (size_t i = 0; i < row->size(); ++i) {
+    (*row)[i] = JsonFieldText(*m.json, config_.json_columns[i].path);
+  }
+  return absl::OkStatus();
+}
+
 std::string JdbcSink::ColumnList() const {
   std::string out = "(";
-  for (size_t i = 0; i < config_.columns.size(); ++i) {
-    absl::StrAppend(&out, i ? "," : "", QuoteIdentifier(config_.columns[i].column));
+  for (size_t i = 0; i < column_names_.size(); ++i) {
+    absl::StrAppend(&out, i ? "," : "", QuoteIdentifier(column_names_[i]));
   }
   out.push_back(')');
   return out;
@@ -297,12 +317,12 @@ std::string JdbcSink::UpsertSql() const {
   }
   sql.append(") DO ");
   std::vector<std::string> sets;
-  for (const ColumnMapping& c : config_.columns) {
-    if (std::find(config_.unique_keys.begin(), config_.unique_keys.end(), c.column) !=
+  for (const std::string& column : column_names_) {
+    if (std::find(config_.unique_keys.begin(), config_.unique_keys.end(), column) !=
         config_.unique_keys.end()) {
       continue;
     }
-    std::string q = QuoteIdentifier(c.column);
+    std::string q = QuoteIdentifier(column);
     sets.push_back(absl::StrCat(q, "=EXCLUDED.", q));
   }
   if (sets.empty()) {
@@ -329,7 +349,7 @@ JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
   WriteOutcome out;
   // COPY text format: one line per row, tab-separated, \N for NULL.
   std::string data;
-  const size_t ncols = config_.columns.size();
+  const size_t ncols = column_names_.size();
   data.reserve(rows.size() * ncols * 16);
   for (size_t r : rows) {
     for (size_t c = 0; c < ncols; ++c) {

@@ -1,6 +1,7 @@
 // SINK_TYPE=jdbc: writes each batch into a PostgreSQL table (Firehose's JDBC
 // sink, firehose: sink/jdbc) through libpq. Columns come from
-// INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING. A batch is ONE `COPY ... FROM STDIN`
+// INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING (protobuf input) or
+// INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING (INPUT_SCHEMA_DATA_TYPE=json). A batch is ONE `COPY ... FROM STDIN`
 // (atomic by itself); with SINK_JDBC_UNIQUE_KEYS it is one transaction of a
 // COPY into a per-connection temp table and one
 // `INSERT ... SELECT ... ON CONFLICT (keys) DO UPDATE`. Values go in as text
@@ -17,6 +18,7 @@
 #include "google/protobuf/descriptor.h"
 #include "sink/message.h"
 #include "sink/metrics.h"
+#include "sink/sinks/common/json_values.h"
 #include "sink/sinks/common/proto_values.h"
 #include "sink/sinks/sink_context.h"
 
@@ -48,6 +50,14 @@ struct JdbcSinkConfig {
   std::vector<ColumnMapping> columns;    // INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING
   // INPUT_SCHEMA_PROTO_CLASS, copied out of the registry (see OwnedDescriptor).
   std::shared_ptr<const OwnedDescriptor> descriptor;
+  // INPUT_SCHEMA_DATA_TYPE=json: rows come from Message::json through
+  // INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING (sluice; Firehose's JDBC sink reads
+  // protobuf only).
+  bool json_input = false;
+  std::vector<JsonColumn> json_columns;
+
+  // The mapped column names in row order, for either input.
+  std::vector<std::string> ColumnNames() const;
 
   // InvalidArgument naming the variable when one is missing or malformed
   // (including a unique key that is not a mapped column).
@@ -71,8 +81,9 @@ class JdbcSink : public TwoStageSink {
   static absl::StatusOr<std::unique_ptr<JdbcSink>> Create(JdbcSinkConfig config, Metrics* metrics);
   ~JdbcSink() override;
 
-  // Renders each message's row. A message with no decoded protobuf, or whose
-  // type lacks a mapped nested path, fails with INVALID_MESSAGE_ERROR. Rows with equal unique keys keep the last one, as
+  // Renders each message's row. A message with no decoded protobuf (or JSON,
+  // for json input), or whose type lacks a mapped nested path, fails with
+  // INVALID_MESSAGE_ERROR; a JSON member that is missing or null is NULL. Rows with equal unique keys keep the last one, as
   // per-row upserts in offset order would.
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Writes the rows in one transaction. On a data or constraint error
@@ -96,6 +107,10 @@ class JdbcSink : public TwoStageSink {
   std::string ColumnList() const;  // ("c1","c2",...)
   std::string UpsertSql() const;   // INSERT ... SELECT FROM stage ON CONFLICT ...
   ErrorType Classify(const char* sqlstate) const;
+  // Fills `row` (one value per column) from a decoded protobuf / a JSON
+  // record. InvalidArgument with the reason the message fails.
+  absl::Status ProtoRow(const Message& m, std::vector<std::optional<std::string>>* row) const;
+  absl::Status JsonRow(const Message& m, std::vector<std::optional<std::string>>* row) const;
   // Result of writing some prepared rows in one statement/transaction.
   struct WriteOutcome {
     bool ok = false;
@@ -112,6 +127,7 @@ class JdbcSink : public TwoStageSink {
                std::vector<int>* row_failure, std::vector<WriteOutcome>* failures);
 
   JdbcSinkConfig config_;
+  std::vector<std::string> column_names_;  // config_.ColumnNames()
   Metrics* metrics_;
   PGconn* conn_ = nullptr;
   bool stage_ready_ = false;  // the upsert temp table exists on conn_
