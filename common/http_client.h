@@ -27,6 +27,9 @@ struct HttpRequest {
   // A response body longer than this (bytes) fails the call with
   // FailedPrecondition instead of being read to the end.
   size_t max_response_bytes = kDefaultMaxResponseBytes;
+  // Redirects followed (0: none, the default; a 3xx is then the result).
+  // Every hop is held to the same outbound rules as the first URL.
+  int max_redirects = 0;
 };
 
 struct HttpResult {
@@ -47,7 +50,8 @@ class HttpClient {
 
 // libcurl-backed client; thread-safe (one easy handle per call). Every handle
 // is restricted by sluice::RestrictOutbound (http/https only, the process's
-// denied networks) and follows no redirects.
+// denied networks, also after a redirect) and follows redirects only up to
+// HttpRequest::max_redirects.
 std::unique_ptr<HttpClient> NewCurlHttpClient();
 
 // Percent-encodes everything but RFC 3986 unreserved characters

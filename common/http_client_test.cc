@@ -137,6 +137,32 @@ TEST(HttpClientTest, ResponseBodiesAreCapped) {
   EXPECT_EQ(HttpRequest().max_response_bytes, 1u << 20);
 }
 
+TEST(HttpClientTest, RedirectsAreFollowedOnlyWhenAskedAndOnlyToHttp) {
+  CannedServer target(Response(200, "moved here"));
+  CannedServer hop(absl::StrCat("HTTP/1.1 302 Found\r\nLocation: ", target.Url("/t"),
+                                "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+  CannedServer to_file(
+      "HTTP/1.1 302 Found\r\nLocation: file:///etc/hostname\r\nContent-Length: 0\r\n"
+      "Connection: close\r\n\r\n");
+  auto http = NewCurlHttpClient();
+  HttpRequest req;
+  req.method = "GET";
+  req.url = hop.Url("/a");
+  auto not_followed = http->Do(req);
+  ASSERT_TRUE(not_followed.ok()) << not_followed.status();
+  EXPECT_EQ(not_followed->status, 302) << "no redirects by default";
+  EXPECT_EQ(target.accepted(), 0);
+  req.max_redirects = 2;
+  auto followed = http->Do(req);
+  ASSERT_TRUE(followed.ok()) << followed.status();
+  EXPECT_EQ(followed->status, 200);
+  EXPECT_EQ(followed->body, "moved here");
+  req.url = to_file.Url("/b");
+  auto refused = http->Do(req);
+  ASSERT_FALSE(refused.ok()) << "a redirect to file:// is refused";
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
+}
+
 TEST(HttpClientTest, ErrorsNameNeitherBodyNorUrlSecrets) {
   CannedServer server(Response(500, "SLUICE_DB_DSN=host=db password=hunter2"));
   auto http = NewCurlHttpClient();

@@ -1,7 +1,5 @@
 #include "sink/schema/schema_registry.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -13,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "common/outbound.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
 
@@ -60,22 +57,14 @@ void AddNested(const DescriptorProto& m, const std::string& java_prefix_dollar,
   }
 }
 
-size_t WriteCb(char* ptr, size_t size, size_t nmemb, void* userdata) {
-  auto* body = static_cast<std::string*>(userdata);
-  // Returning less than given aborts the transfer (CURLE_WRITE_ERROR): a
-  // registry, or whatever answers at its URL, cannot fill the memory.
-  if (body->size() + size * nmemb > static_cast<size_t>(kMaxSchemaResponseBytes)) return 0;
-  body->append(ptr, size * nmemb);
-  return size * nmemb;
-}
-
 absl::Status TooLarge(const std::string& url) {
   return absl::ResourceExhaustedError(absl::StrCat("schema registry: fetching ", url,
                                                    ": the answer exceeds ",
                                                    kMaxSchemaResponseBytes, " bytes"));
 }
 
-absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, const std::string& url) {
+absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, HttpClient* http,
+                                      const std::string& url) {
   if (absl::StartsWith(url, "file://")) {
     std::string path = url.substr(7);
     std::ifstream in(path, std::ios::binary);
@@ -84,40 +73,24 @@ absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, const std::str
     ss << in.rdbuf();
     return ss.str();
   }
-  CURL* curl = curl_easy_init();
-  if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
-  std::string body;
-  struct curl_slist* headers = nullptr;
-  for (const auto& [k, v] : config.fetch_headers) {
-    headers = curl_slist_append(headers, absl::StrCat(k, ": ", v).c_str());
-  }
+  HttpRequest req;
+  req.method = "GET";
+  req.url = url;
+  for (const auto& [k, v] : config.fetch_headers) req.headers.push_back(absl::StrCat(k, ": ", v));
+  req.timeout = absl::Milliseconds(config.fetch_timeout_ms);
+  req.max_response_bytes = static_cast<size_t>(kMaxSchemaResponseBytes);
+  req.max_redirects = 5;
   // http/https only (also after a redirect) and the process's deny list.
-  RestrictOutbound(curl);
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-  // Refused up front when Content-Length says so; WriteCb stops the rest.
-  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
-                   static_cast<curl_off_t>(kMaxSchemaResponseBytes));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config.fetch_timeout_ms));
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &WriteCb);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  CURLcode rc = curl_easy_perform(curl);
-  long code = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  if (rc == CURLE_WRITE_ERROR || rc == CURLE_FILESIZE_EXCEEDED) return TooLarge(url);
-  if (rc != CURLE_OK) {
+  absl::StatusOr<HttpResult> res = http->Do(req);
+  if (!res.ok()) {
+    if (absl::IsFailedPrecondition(res.status())) return TooLarge(url);
+    return absl::UnavailableError(absl::StrCat("schema registry: ", res.status().message()));
+  }
+  if (res->status < 200 || res->status >= 300) {
     return absl::UnavailableError(
-        absl::StrCat("schema registry: fetching ", url, ": ", curl_easy_strerror(rc)));
+        absl::StrCat("schema registry: fetching ", url, ": HTTP ", res->status));
   }
-  if (code < 200 || code >= 300) {
-    return absl::UnavailableError(absl::StrCat("schema registry: fetching ", url, ": HTTP ", code));
-  }
-  return body;
+  return std::move(res->body);
 }
 
 }  // namespace
@@ -192,12 +165,13 @@ const google::protobuf::Message* Schema::Prototype(
   return factory_.GetPrototype(descriptor);
 }
 
-Fetcher MakeFetcher(const SchemaConfig& config) {
-  return [config](const std::string& url) -> absl::StatusOr<std::string> {
+Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http) {
+  if (http == nullptr) http = NewCurlHttpClient();
+  return [config, http](const std::string& url) -> absl::StatusOr<std::string> {
     absl::Status last;
     int64_t backoff_ms = std::min<int64_t>(config.fetch_backoff_min_ms, 60000);
     for (int attempt = 0; attempt <= config.fetch_retries; ++attempt) {
-      auto body = FetchOnce(config, url);
+      auto body = FetchOnce(config, http.get(), url);
       // Not retried: a missing file, or an answer over the size cap.
       if (body.ok() || absl::IsNotFound(body.status()) ||
           absl::IsResourceExhausted(body.status())) {

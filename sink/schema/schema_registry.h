@@ -21,6 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/http_client.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/descriptor_database.h"
@@ -72,13 +73,14 @@ std::map<std::string, std::string> JavaClassNames(const google::protobuf::FileDe
 inline constexpr int64_t kMaxSchemaResponseBytes = int64_t{64} << 20;  // 64 MiB
 
 // Fetches `url` (file://, http://, https://) with the configured timeout,
-// headers, retries and backoff. http(s) handles are restricted by
-// RestrictOutbound (common/outbound.h): other schemes and denied addresses
-// fail, also after a redirect (at most 5 are followed). Errors name the URL:
-// NotFound for an unreadable file, ResourceExhausted (not retried) for an
-// answer over kMaxSchemaResponseBytes, Unavailable otherwise.
+// headers, retries and backoff. http(s) goes through `http` (default: the
+// shared libcurl client, common/http_client.h), so other schemes and denied
+// addresses fail, also after a redirect (at most 5 are followed). Errors:
+// NotFound naming the file when it cannot be read, ResourceExhausted (not
+// retried) for an answer over kMaxSchemaResponseBytes, Unavailable otherwise
+// (naming the URL, or only its scheme://host:port for transport errors).
 using Fetcher = std::function<absl::StatusOr<std::string>(const std::string& url)>;
-Fetcher MakeFetcher(const SchemaConfig& config);
+Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http = nullptr);
 
 class SchemaRegistry {
  public:

@@ -249,5 +249,52 @@ TEST(SchemaRegistryFetch, OnlyHttpIsSpokenAlsoAfterARedirect) {
   }
 }
 
+// The fetch goes through the shared HttpClient, injected here as a fake:
+// the request carries the configured headers, timeout, cap and redirect
+// limit, and each outcome maps to the documented error.
+class FakeHttp : public ::sluice::HttpClient {
+ public:
+  std::vector<::sluice::HttpRequest> seen;
+  std::vector<absl::StatusOr<::sluice::HttpResult>> answers;
+  absl::StatusOr<::sluice::HttpResult> Do(const ::sluice::HttpRequest& r) override {
+    seen.push_back(r);
+    auto a = answers.front();
+    if (answers.size() > 1) answers.erase(answers.begin());
+    return a;
+  }
+};
+
+TEST(SchemaRegistryFetch, UsesTheInjectedHttpClient) {
+  SchemaConfig config = HttpConfig("");
+  config.fetch_headers = {{"Authorization", "Bearer t0k"}};
+  config.fetch_timeout_ms = 1234;
+  config.fetch_retries = 1;
+  auto fake = std::make_shared<FakeHttp>();
+  fake->answers = {absl::UnavailableError("GET http://r: Couldn't connect"),
+                   ::sluice::HttpResult{200, "descriptor bytes"}};
+  auto body = MakeFetcher(config, fake)("http://r/s.desc");
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ(*body, "descriptor bytes");
+  ASSERT_EQ(fake->seen.size(), 2u) << "a transport error is retried";
+  const ::sluice::HttpRequest& r = fake->seen[0];
+  EXPECT_EQ(r.method, "GET");
+  EXPECT_EQ(r.url, "http://r/s.desc");
+  EXPECT_EQ(r.headers, std::vector<std::string>{"Authorization: Bearer t0k"});
+  EXPECT_EQ(r.timeout, absl::Milliseconds(1234));
+  EXPECT_EQ(r.max_response_bytes, static_cast<size_t>(kMaxSchemaResponseBytes));
+  EXPECT_EQ(r.max_redirects, 5);
+
+  fake->seen.clear();
+  fake->answers = {absl::FailedPreconditionError("GET http://r: response body exceeds the limit")};
+  EXPECT_EQ(MakeFetcher(config, fake)("http://r/s.desc").status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(fake->seen.size(), 1u) << "too large is not retried";
+  fake->answers = {::sluice::HttpResult{404, "secret page text"}};
+  auto missing = MakeFetcher(config, fake)("http://r/s.desc");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(missing.status().message().find("HTTP 404"), absl::string_view::npos);
+  EXPECT_EQ(missing.status().message().find("secret page text"), absl::string_view::npos);
+}
+
 }  // namespace
 }  // namespace sluice::sink
