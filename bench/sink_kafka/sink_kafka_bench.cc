@@ -3,6 +3,11 @@
 //   1. raw librdkafka batch consumer that does nothing (the baseline);
 //   2. sluice-sink: decode + JEXL filter (keep all) + log sink to /dev/null;
 //   3. the same with a filter keeping 10%;
+//   4. the same with 2 workers;
+//   5. JSON input: the same records printed as JSON (proto field names),
+//      parsed in the decode stage + FILTER_ENGINE=JSON (keeps all) + log sink,
+//      against a raw consume of the JSON records (JSON rounds are 25k: the
+//      records are ~2.7x larger);
 // with records/s and the peak RSS (VmHWM) of sluice-sink. Prints figures; no
 // assertions. Run: bazel run -c opt //bench/sink_kafka:sink_kafka_bench [-- N P]
 //
@@ -18,11 +23,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "google/protobuf/util/json_util.h"
 #include <grpcpp/grpcpp.h>
 
 #include "integration/sink_harness.h"
@@ -43,6 +50,17 @@ std::string Record100(uint64_t i, int64_t now_ms) {
   return m.SerializeAsString();
 }
 
+// The same record as JSON with proto field names (~2.7x the bytes).
+std::string RecordJson(uint64_t i, int64_t now_ms) {
+  sluice::sample::SampleLogMessage m;
+  m.ParseFromString(Record100(i, now_ms));
+  google::protobuf::util::JsonPrintOptions opts;
+  opts.preserve_proto_field_names = true;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, opts);
+  return out;
+}
+
 // One producer for all rounds.
 class Producer {
  public:
@@ -56,12 +74,13 @@ class Producer {
     rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
   }
   ~Producer() { rd_kafka_destroy(rk_); }
-  // Produces records [start, start+n) and waits for delivery.
-  void Produce(const std::string& topic, int start, int n) {
+  // Produces records [start, start+n) (protobuf, or JSON when `json`) and
+  // waits for delivery.
+  void Produce(const std::string& topic, int start, int n, bool json = false) {
     int64_t now = absl::ToUnixMillis(absl::Now());
     for (int i = start; i < start + n; ++i) {
-      std::string v = Record100(i, now);
-      bytes_ += v.size();
+      std::string v = json ? RecordJson(i, now) : Record100(i, now);
+      bytes_[json] += v.size();
       std::string k = absl::StrCat("ORD-", i);
       while (rd_kafka_producev(rk_, RD_KAFKA_V_TOPIC(topic.c_str()),
                                RD_KAFKA_V_KEY(k.data(), k.size()),
@@ -72,14 +91,17 @@ class Producer {
       }
     }
     rd_kafka_flush(rk_, 120000);
-    count_ += n;
+    count_[json] += n;
   }
-  double MeanSize() const { return count_ ? static_cast<double>(bytes_) / count_ : 0; }
+  // Mean value size of the protobuf (or JSON) records produced so far.
+  double MeanSize(bool json = false) const {
+    return count_[json] ? static_cast<double>(bytes_[json]) / count_[json] : 0;
+  }
 
  private:
   rd_kafka_t* rk_;
-  size_t bytes_ = 0;
-  int64_t count_ = 0;
+  size_t bytes_[2] = {0, 0};  // [0] protobuf, [1] JSON
+  int64_t count_[2] = {0, 0};
 };
 
 // Committed-offset reader with one long-lived handle.
@@ -114,14 +136,21 @@ class CommitWatcher {
 
 constexpr int kRound = 100000;
 
+// Rounds of kRound records; JSON records are ~2.7x larger, so their rounds
+// are smaller to keep each partition under the mock broker's ~5 MB (older
+// batches would be dropped unread).
+int RoundSize(bool json) { return json ? kRound / 4 : kRound; }
+
 // Raw baseline: a batch consumer (rd_kafka_consume_batch_queue) that only
-// counts. Returns consumption seconds over all rounds.
+// counts, over protobuf or JSON records. Returns consumption seconds over all
+// rounds.
 double RawConsume(const std::string& bootstrap, const std::string& topic, int n, Producer* producer,
-                  int* produced) {
+                  int* produced, bool json = false) {
+  const int round_size = RoundSize(json);
   char err[256];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
-  rd_kafka_conf_set(conf, "group.id", "bench-raw", err, sizeof(err));
+  rd_kafka_conf_set(conf, "group.id", json ? "bench-raw-json" : "bench-raw", err, sizeof(err));
   rd_kafka_conf_set(conf, "auto.offset.reset", "latest", err, sizeof(err));
   rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof(err));
   rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
@@ -145,12 +174,12 @@ double RawConsume(const std::string& bootstrap, const std::string& topic, int n,
   std::vector<rd_kafka_message_t*> buf(500);
   absl::Duration total;
   int count = 0;
-  for (int round = 0; round * kRound < n; ++round) {
-    int want = std::min(kRound, n - round * kRound);
+  for (int round = 0; round * round_size < n; ++round) {
+    int want = std::min(round_size, n - round * round_size);
     rd_kafka_topic_partition_list_t* assigned = nullptr;
     rd_kafka_assignment(c, &assigned);
     rd_kafka_pause_partitions(c, assigned);
-    producer->Produce(topic, *produced, want);
+    producer->Produce(topic, *produced, want, json);
     *produced += want;
     absl::Time t0 = absl::Now();
     rd_kafka_resume_partitions(c, assigned);
@@ -197,15 +226,33 @@ struct SinkRun {
   int64_t peak_rss_kb = 0;
 };
 
+// One benchmark row: the sink's filter (and input) variables.
+struct Case {
+  const char* name;
+  std::map<std::string, std::string> vars;
+  int threads;
+  bool json = false;  // produce JSON records; the sink reads INPUT_SCHEMA_DATA_TYPE=json
+};
+
+std::map<std::string, std::string> Jexl(const char* expression) {
+  return {{"FILTER_ENGINE", "JEXL"},
+          {"FILTER_DATA_SOURCE", "MESSAGE"},
+          {"FILTER_SCHEMA_PROTO_CLASS", "sluice.sample.SampleLogMessage"},
+          {"FILTER_JEXL_EXPRESSION", expression}};
+}
+
 SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std::string& topic,
-                int partitions, int n, const std::string& group, const std::string& filter,
-                int threads, Producer* producer, int* produced) {
+                int partitions, int n, const std::string& group, const Case& c,
+                Producer* producer, int* produced) {
+  const int threads = c.threads;
   auto env = si::SinkEnv(bootstrap, topic, group, si::SampleDescriptorUrl());
   env["SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET"] = "latest";
-  env["FILTER_ENGINE"] = "JEXL";
-  env["FILTER_DATA_SOURCE"] = "MESSAGE";
-  env["FILTER_SCHEMA_PROTO_CLASS"] = "sluice.sample.SampleLogMessage";
-  env["FILTER_JEXL_EXPRESSION"] = filter;
+  if (c.json) {
+    env.erase("INPUT_SCHEMA_PROTO_CLASS");
+    env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
+    env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  }
+  for (const auto& [k, v] : c.vars) env[k] = v;
   env["APPLICATION_THREAD_COUNT"] = std::to_string(threads);
   int port = si::FreePort();
   env["SINK_CONTROL_PORT"] = std::to_string(port);
@@ -231,8 +278,9 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
   const int64_t base = watcher.Sum();  // committed offsets before the first round (0 or earlier rounds)
   int64_t done_before = -1;
   absl::Duration total;
-  for (int round = 0; round * kRound < n; ++round) {
-    int want = std::min(kRound, n - round * kRound);
+  const int round_size = RoundSize(c.json);
+  for (int round = 0; round * round_size < n; ++round) {
+    int want = std::min(round_size, n - round * round_size);
     {
       // The control API listens on 127.0.0.1 by default and needs no token
       // there (SINK_CONTROL_HOST); a refusal would make the figures wrong.
@@ -245,7 +293,7 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
       }
       absl::SleepFor(absl::Milliseconds(300));  // workers apply it within a poll slice
     }
-    producer->Produce(topic, *produced, want);
+    producer->Produce(topic, *produced, want, c.json);
     *produced += want;
     absl::Time t0 = absl::Now();
     {
@@ -305,29 +353,39 @@ int main(int argc, char** argv) {
   std::printf("raw librdkafka batch consume: %d records in %.2f s, %.0f records/s (baseline)\n", n,
               raw_s, raw_rate);
 
-  struct Case {
-    const char* name;
-    const char* filter;
-    int threads;
-  } cases[] = {
+  const Case cases[] = {
       {"decode + JEXL (keeps all) + log sink -> /dev/null, 1 worker",
-       "sampleLogMessage.getAmountPaidCents() >= 0", 1},
+       Jexl("sampleLogMessage.getAmountPaidCents() >= 0"), 1},
       {"decode + JEXL (keeps 10%) + log sink -> /dev/null, 1 worker",
-       "sampleLogMessage.getDriverId() == \"driver-3\"", 1},
+       Jexl("sampleLogMessage.getDriverId() == \"driver-3\""), 1},
       {"decode + JEXL (keeps all) + log sink -> /dev/null, 2 workers",
-       "sampleLogMessage.getAmountPaidCents() >= 0", 2},
+       Jexl("sampleLogMessage.getAmountPaidCents() >= 0"), 2},
+      {"JSON input: decode + JSON filter (keeps all) + log sink -> /dev/null, 1 worker",
+       {{"FILTER_ENGINE", "JSON"},
+        {"FILTER_DATA_SOURCE", "MESSAGE"},
+        {"FILTER_JSON_SCHEMA",
+         R"({"required":["driver_id"],"properties":{"driver_id":{"type":"string","pattern":"^driver-"}}})"}},
+       1, /*json=*/true},
   };
+  double raw_json_rate = 0;
   int idx = 0;
   for (const Case& c : cases) {
+    if (c.json && raw_json_rate == 0) {
+      double s = RawConsume(broker.bootstrap, "bench", n, &producer, &produced, /*json=*/true);
+      raw_json_rate = n / s;
+      std::printf("raw librdkafka batch consume of the same records as JSON (%.1f bytes mean): "
+                  "%d records in %.2f s, %.0f records/s (JSON baseline)\n",
+                  producer.MeanSize(/*json=*/true), n, s, raw_json_rate);
+    }
+    const double baseline = c.json ? raw_json_rate : raw_rate;
     SinkRun r = RunSink(dir, broker.bootstrap, "bench", partitions, n,
-                        absl::StrCat("bench-sink-", idx++), c.filter, c.threads, &producer,
-                        &produced);
+                        absl::StrCat("bench-sink-", idx++), c, &producer, &produced);
     double rate = r.seconds > 0 ? r.records / r.seconds : 0;
     std::printf(
-        "sluice-sink %s: %lld records in %.2f s, %.0f records/s (%.2fx baseline), peak RSS %.1f "
+        "sluice-sink %s: %lld records in %.2f s, %.0f records/s (%.2fx %sbaseline), peak RSS %.1f "
         "MiB\n",
-        c.name, static_cast<long long>(r.records), r.seconds, rate, rate / raw_rate,
-        r.peak_rss_kb / 1024.0);
+        c.name, static_cast<long long>(r.records), r.seconds, rate, rate / baseline,
+        c.json ? "JSON " : "", r.peak_rss_kb / 1024.0);
   }
   broker.process->Signal(SIGTERM);
   broker.process->Wait(absl::Seconds(10));

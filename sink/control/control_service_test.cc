@@ -112,5 +112,39 @@ TEST(ControlService, TestFilterWithConfiguredAndGivenExpressions) {
   EXPECT_NE(s.error_message().find("column"), std::string::npos) << s.error_message();
 }
 
+// JSON input has no schema registry: TestFilter evaluates JEXL over the JSON
+// record, bound as `message`.
+TEST(ControlService, TestFilterOverJsonRecords) {
+  Env env{{{"SINK_TYPE", "log"},
+           {"SOURCE_KAFKA_BROKERS", "127.0.0.1:1"},
+           {"SOURCE_KAFKA_TOPIC", "rides"},
+           {"SOURCE_KAFKA_CONSUMER_GROUP_ID", "g"},
+           {"INPUT_SCHEMA_DATA_TYPE", "json"}}};
+  auto config = ParseSinkConfig(env);
+  ASSERT_TRUE(config.ok()) << config.status();
+  WorkerControl control;
+  ControlConfig cc;
+  cc.port = 0;
+  auto server = ControlServer::Start(cc, {&env, &*config, &control, /*registry=*/nullptr});
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = pb::SinkControl::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string((*server)->port()), grpc::InsecureChannelCredentials()));
+  pb::TestFilterRequest req;
+  req.set_expression("message.getDriver().getName() == 'ana'");
+  req.add_records()->set_value(R"({"driver": {"name": "ana"}})");
+  req.add_records()->set_value(R"({"driver": {"name": "bo"}})");
+  req.add_records()->set_value("{");
+  grpc::ClientContext ctx;
+  pb::TestFilterResponse resp;
+  grpc::Status s = stub->TestFilter(&ctx, req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(resp.variable(), "message");
+  ASSERT_EQ(resp.results_size(), 3);
+  EXPECT_TRUE(resp.results(0).kept());
+  EXPECT_EQ(resp.results(0).message_text(), R"({"driver":{"name":"ana"}})");
+  EXPECT_FALSE(resp.results(1).kept());
+  EXPECT_NE(resp.results(2).error().find("JSON input"), std::string::npos) << resp.results(2).error();
+}
+
 }  // namespace
 }  // namespace sluice::sink
