@@ -37,6 +37,7 @@ _LIBS = {
     "yaml_cpp": (["yaml-cpp"], []),
     "openssl": (["libcrypto"], []),
     "jwt": (["libjwt"], []),
+    "hiredis": (["hiredis"], []),
     "nlohmann_json": ([], []),
     "cli11": ([], []),
     "mustache": ([], []),

@@ -10,6 +10,7 @@
 #include "sink/sinks/http/http_sink.h"
 #include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
+#include "sink/sinks/redis/redis_sink.h"
 
 namespace sluice::sink {
 namespace {
@@ -27,6 +28,7 @@ constexpr Entry kSinks[] = {
     {"http", &CreateFromContext<HttpSink>},
     {"jdbc", &CreateFromContext<JdbcSink>},
     {"log", &CreateFromContext<LogSink>},
+    {"redis", &CreateFromContext<RedisSink>},
 };
 
 }  // namespace

@@ -1,0 +1,100 @@
+// SINK_TYPE=redis (Firehose's Redis sink, goto/depot: redis/): one pipeline of
+// commands per batch through hiredis, each reply deciding whether its message
+// failed. Data types (SINK_REDIS_DATA_TYPE), as depot writes them:
+//   LIST      LPUSH <key> <value>
+//   HASHSET   HSET <key> <hash field> <value>, one per mapped field
+//   KEYVALUE  SET <key> <value>
+// then EXPIRE <key> <seconds> (TTL DURATION) or EXPIREAT <key> <unix time>
+// (TTL EXACT_TIME). Keys come from SINK_REDIS_KEY_TEMPLATE. Protobuf and
+// JSON input (beyond depot, which reads protobuf only).
+#ifndef SLUICE_SINK_SINKS_REDIS_REDIS_SINK_H_
+#define SLUICE_SINK_SINKS_REDIS_REDIS_SINK_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sink/message.h"
+#include "sink/metrics.h"
+#include "sink/sinks/common/proto_values.h"
+#include "sink/sinks/common/record_fields.h"
+#include "sink/sinks/sink_context.h"
+
+struct redisContext;
+
+namespace sluice::sink {
+
+// Parsed SINK_REDIS_* configuration (names and defaults: depot's
+// RedisSinkConfig; the *_PROTO_INDEX and INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING
+// forms of older Firehose are accepted too).
+struct RedisSinkConfig {
+  enum class DataType { kList, kHashSet, kKeyValue };
+  enum class Ttl { kDisable, kDuration, kExactTime };
+
+  std::string host;  // SINK_REDIS_URLS: "host:port" (the first, for STANDALONE)
+  int port = 6379;
+  DataType data_type = DataType::kHashSet;  // SINK_REDIS_DATA_TYPE (HASHSET)
+  std::shared_ptr<const FieldTemplate> key;  // SINK_REDIS_KEY_TEMPLATE (required)
+  // LIST: SINK_REDIS_LIST_DATA_FIELD_NAME (or SINK_REDIS_LIST_DATA_PROTO_INDEX);
+  // KEYVALUE: SINK_REDIS_KEY_VALUE_DATA_FIELD_NAME (or _PROTO_INDEX).
+  std::shared_ptr<const RecordField> value;
+  // HASHSET: SINK_REDIS_HASHSET_FIELD_TO_COLUMN_MAPPING, {"<field>": "<hash
+  // field template>"} (or INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING, {"<number>":
+  // "<hash field>"}), in the mapping's key order.
+  struct HashField {
+    RecordField value;
+    FieldTemplate name;
+  };
+  std::vector<HashField> hash_fields;
+  Ttl ttl = Ttl::kDisable;  // SINK_REDIS_TTL_TYPE (DISABLE)
+  int64_t ttl_value = 0;    // SINK_REDIS_TTL_VALUE: seconds, or a unix time (s)
+  int64_t socket_timeout_ms = 2000;   // SINK_REDIS_SOCKET_TIMEOUT_MS
+  int64_t connect_timeout_ms = 2000;  // SINK_REDIS_CONNECTION_TIMEOUT_MS
+
+  // InvalidArgument naming the variable: a missing or malformed value, a
+  // field the input class lacks, a template whose %s count differs from its
+  // fields, or SINK_REDIS_DEPLOYMENT_TYPE=CLUSTER (not supported yet).
+  static absl::StatusOr<RedisSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
+};
+
+// The sink: one connection per instance (one per worker), opened at Create
+// and again on the next batch after a transport error.
+class RedisSink : public TwoStageSink {
+ public:
+  using Config = RedisSinkConfig;  // for CreateFromContext<RedisSink>
+  // Connects; Unavailable naming host:port when Redis cannot be reached.
+  static absl::StatusOr<std::unique_ptr<RedisSink>> Create(RedisSinkConfig config, Metrics* metrics);
+  ~RedisSink() override;
+
+  // Builds each message's commands. A key or value field that is absent or
+  // unreadable fails that message alone with INVALID_MESSAGE_ERROR.
+  std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
+  // Sends every command in one pipeline and reads the replies in order. An
+  // error reply fails its message: SINK_RETRYABLE_ERROR for the transient
+  // ones (LOADING, BUSY, TRYAGAIN, OOM, MASTERDOWN, READONLY, CLUSTERDOWN),
+  // SINK_4XX_ERROR otherwise (WRONGTYPE, ERR ...). A transport error or
+  // timeout fails every message whose replies were not all read as
+  // SINK_RETRYABLE_ERROR and reconnects on the next batch.
+  std::vector<FailedMessage> Execute() override;
+  absl::string_view Name() const override { return "redis"; }
+
+ private:
+  RedisSink(RedisSinkConfig config, Metrics* metrics);
+  absl::Status Connect();
+  // Appends `m`'s commands to `commands_`; InvalidArgument when a field fails.
+  absl::Status AddCommands(const Message& m);
+
+  RedisSinkConfig config_;
+  Metrics* metrics_;
+  redisContext* ctx_ = nullptr;
+  // Prepared batch: each command's argv and the index of its message.
+  std::vector<std::vector<std::string>> commands_;
+  std::vector<size_t> command_message_;
+  std::vector<Message> messages_;
+};
+
+}  // namespace sluice::sink
+
+#endif  // SLUICE_SINK_SINKS_REDIS_REDIS_SINK_H_
