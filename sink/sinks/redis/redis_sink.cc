@@ -2,18 +2,15 @@
 
 #include <hiredis/hiredis.h>
 
+#include <map>
+
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace sluice::sink {
 namespace {
-
-timeval ToTimeval(int64_t ms) {
-  timeval tv;
-  tv.tv_sec = ms / 1000;
-  tv.tv_usec = (ms % 1000) * 1000;
-  return tv;
-}
 
 // Redis error replies that a later attempt may not get (server busy, loading,
 // failing over, out of memory); the others are the request's fault.
@@ -28,36 +25,18 @@ ErrorType ClassifyReplyError(absl::string_view error) {
 }  // namespace
 
 RedisSink::RedisSink(RedisSinkConfig config, Metrics* metrics)
-    : config_(std::move(config)), metrics_(metrics) {}
+    : config_(std::move(config)),
+      metrics_(metrics),
+      nodes_(std::make_unique<RedisNodes>(config_.urls, config_.cluster, config_.connect_timeout_ms,
+                                          config_.socket_timeout_ms)) {}
 
-RedisSink::~RedisSink() {
-  if (ctx_ != nullptr) redisFree(ctx_);
-}
+RedisSink::~RedisSink() = default;
 
 absl::StatusOr<std::unique_ptr<RedisSink>> RedisSink::Create(RedisSinkConfig config,
                                                              Metrics* metrics) {
   std::unique_ptr<RedisSink> sink(new RedisSink(std::move(config), metrics));
-  if (absl::Status s = sink->Connect(); !s.ok()) return s;
+  if (absl::Status s = sink->nodes_->Init(); !s.ok()) return s;
   return sink;
-}
-
-absl::Status RedisSink::Connect() {
-  if (ctx_ != nullptr) {
-    redisFree(ctx_);
-    ctx_ = nullptr;
-  }
-  redisContext* c = redisConnectWithTimeout(config_.host.c_str(), config_.port,
-                                            ToTimeval(config_.connect_timeout_ms));
-  std::string where = absl::StrCat(config_.host, ":", config_.port);
-  if (c == nullptr) return absl::UnavailableError(absl::StrCat("redis sink: cannot connect to ", where));
-  if (c->err) {
-    std::string why = c->errstr;
-    redisFree(c);
-    return absl::UnavailableError(absl::StrCat("redis sink: cannot connect to ", where, ": ", why));
-  }
-  redisSetTimeout(c, ToTimeval(config_.socket_timeout_ms));
-  ctx_ = c;
-  return absl::OkStatus();
 }
 
 absl::Status RedisSink::AddCommands(const Message& m) {
@@ -120,51 +99,120 @@ std::vector<FailedMessage> RedisSink::Prepare(const std::vector<Message>& batch)
   return failed;
 }
 
-std::vector<FailedMessage> RedisSink::Execute() {
-  std::vector<FailedMessage> failed;
-  // The first failure of each message (type, reason); kept in message order.
-  std::vector<std::optional<std::pair<ErrorType, std::string>>> outcome(messages_.size());
+void RedisSink::Record(size_t command, ErrorType type, std::string why) {
+  auto& o = outcome_[command_message_[command]];
+  if (!o) o = {type, std::move(why)};
+}
+
+void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& indices,
+                       std::vector<Redirect>* redirects) {
+  auto ctx = nodes_->Get(address);
+  if (!ctx.ok()) {
+    for (size_t i : indices) Record(i, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
+    return;
+  }
+  for (size_t i : indices) {
+    std::vector<const char*> args;
+    std::vector<size_t> lens;
+    for (const std::string& a : commands_[i]) {
+      args.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    redisAppendCommandArgv(*ctx, static_cast<int>(args.size()), args.data(), lens.data());
+  }
   size_t read = 0;
-  if (ctx_ == nullptr) {
-    if (absl::Status s = Connect(); !s.ok()) {
-      for (auto& o : outcome) o = {ErrorType::kSinkRetryableError, std::string(s.message())};
-      read = commands_.size();
+  for (; read < indices.size(); ++read) {
+    void* raw = nullptr;
+    if (redisGetReply(*ctx, &raw) != REDIS_OK || raw == nullptr) break;
+    auto* reply = static_cast<redisReply*>(raw);
+    const size_t i = indices[read];
+    if (reply->type == REDIS_REPLY_ERROR) {
+      std::string error(reply->str, reply->len);
+      // "MOVED <slot> <host:port>" / "ASK <slot> <host:port>" (cluster spec).
+      std::vector<std::string> parts = absl::StrSplit(error, ' ');
+      int slot = -1;
+      if (nodes_->cluster() && parts.size() == 3 && (parts[0] == "MOVED" || parts[0] == "ASK") &&
+          absl::SimpleAtoi(parts[1], &slot)) {
+        redirects->push_back({i, parts[0] == "ASK", slot, parts[2]});
+      } else {
+        Record(i, ClassifyReplyError(error), absl::StrCat("redis sink: ", commands_[i][0], ": ", error));
+      }
     }
+    freeReplyObject(reply);
   }
-  if (ctx_ != nullptr) {
-    for (const std::vector<std::string>& argv : commands_) {
-      std::vector<const char*> args;
-      std::vector<size_t> lens;
-      for (const std::string& a : argv) {
-        args.push_back(a.data());
-        lens.push_back(a.size());
-      }
-      redisAppendCommandArgv(ctx_, static_cast<int>(args.size()), args.data(), lens.data());
-    }
-    for (; read < commands_.size(); ++read) {
-      void* raw = nullptr;
-      if (redisGetReply(ctx_, &raw) != REDIS_OK || raw == nullptr) break;
-      auto* reply = static_cast<redisReply*>(raw);
-      auto& o = outcome[command_message_[read]];
-      if (reply->type == REDIS_REPLY_ERROR && !o) {
-        std::string error(reply->str, reply->len);
-        o = {ClassifyReplyError(error), absl::StrCat("redis sink: ", commands_[read][0], ": ", error)};
-      }
-      freeReplyObject(reply);
-    }
-    if (read < commands_.size()) {  // transport error or timeout: the rest is unknown
-      std::string why = absl::StrCat("redis sink: ", config_.host, ":", config_.port, ": ",
-                                     ctx_->errstr[0] ? ctx_->errstr : "connection lost");
-      for (size_t i = read; i < commands_.size(); ++i) {
-        auto& o = outcome[command_message_[i]];
-        if (!o) o = {ErrorType::kSinkRetryableError, why};
-      }
-      redisFree(ctx_);
-      ctx_ = nullptr;  // reconnects on the next batch
-    }
+  if (read < indices.size()) {  // transport error or timeout: the rest is unknown
+    std::string why = absl::StrCat("redis sink: ", address, ": ",
+                                   (*ctx)->errstr[0] ? (*ctx)->errstr : "connection lost");
+    for (size_t k = read; k < indices.size(); ++k) Record(indices[k], ErrorType::kSinkRetryableError, why);
+    nodes_->Drop(address);  // reconnects on the next batch
   }
+}
+
+void RedisSink::Follow(Redirect r) {
+  for (int hop = 0; hop < kMaxRedirects; ++hop) {
+    if (!r.ask) nodes_->Moved(r.slot, r.address);
+    auto ctx = nodes_->Get(r.address);
+    if (!ctx.ok()) {
+      Record(r.command, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
+      return;
+    }
+    std::vector<const char*> args;
+    std::vector<size_t> lens;
+    for (const std::string& a : commands_[r.command]) {
+      args.push_back(a.data());
+      lens.push_back(a.size());
+    }
+    if (r.ask) {  // ASK: this one command goes to the importing node after ASKING
+      redisAppendCommand(*ctx, "ASKING");
+      redisAppendCommandArgv(*ctx, static_cast<int>(args.size()), args.data(), lens.data());
+    } else {
+      redisAppendCommandArgv(*ctx, static_cast<int>(args.size()), args.data(), lens.data());
+    }
+    void* raw = nullptr;
+    bool ok = true;
+    if (r.ask) {
+      ok = redisGetReply(*ctx, &raw) == REDIS_OK && raw != nullptr;
+      if (raw) freeReplyObject(raw);
+      raw = nullptr;
+    }
+    ok = ok && redisGetReply(*ctx, &raw) == REDIS_OK && raw != nullptr;
+    if (!ok) {
+      Record(r.command, ErrorType::kSinkRetryableError,
+             absl::StrCat("redis sink: ", r.address, ": ", (*ctx)->errstr[0] ? (*ctx)->errstr : "connection lost"));
+      nodes_->Drop(r.address);
+      return;
+    }
+    std::unique_ptr<redisReply, void (*)(void*)> reply(static_cast<redisReply*>(raw), freeReplyObject);
+    if (reply->type != REDIS_REPLY_ERROR) return;
+    std::string error(reply->str, reply->len);
+    std::vector<std::string> parts = absl::StrSplit(error, ' ');
+    if (parts.size() == 3 && (parts[0] == "MOVED" || parts[0] == "ASK") &&
+        absl::SimpleAtoi(parts[1], &r.slot)) {
+      r.ask = parts[0] == "ASK";
+      r.address = parts[2];
+      continue;
+    }
+    Record(r.command, ClassifyReplyError(error),
+           absl::StrCat("redis sink: ", commands_[r.command][0], ": ", error));
+    return;
+  }
+  Record(r.command, ErrorType::kSinkRetryableError,
+         absl::StrCat("redis sink: more than ", kMaxRedirects, " cluster redirections"));
+}
+
+std::vector<FailedMessage> RedisSink::Execute() {
+  outcome_.assign(messages_.size(), std::nullopt);
+  // On failure the old slot map stays in use; MOVED replies correct it.
+  nodes_->RefreshIfStale().IgnoreError();
+  // Commands per node, in batch order (a message's commands share its key).
+  std::map<std::string, std::vector<size_t>> by_node;
+  for (size_t i = 0; i < commands_.size(); ++i) by_node[nodes_->NodeFor(commands_[i][1])].push_back(i);
+  std::vector<Redirect> redirects;
+  for (const auto& [address, indices] : by_node) SendTo(address, indices, &redirects);
+  for (Redirect& r : redirects) Follow(std::move(r));
+  std::vector<FailedMessage> failed;
   for (size_t i = 0; i < messages_.size(); ++i) {
-    if (outcome[i]) failed.push_back({messages_[i], outcome[i]->first, outcome[i]->second});
+    if (outcome_[i]) failed.push_back({messages_[i], outcome_[i]->first, outcome_[i]->second});
   }
   commands_.clear();
   command_message_.clear();

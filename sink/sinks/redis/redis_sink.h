@@ -1,6 +1,7 @@
 // SINK_TYPE=redis (Firehose's Redis sink, goto/depot: redis/): one pipeline of
-// commands per batch through hiredis, each reply deciding whether its message
-// failed. Data types (SINK_REDIS_DATA_TYPE), as depot writes them:
+// commands per batch and node through hiredis, each reply deciding whether its
+// message failed; STANDALONE or CLUSTER (keys routed by hash slot, MOVED and
+// ASK redirections followed). Data types (SINK_REDIS_DATA_TYPE), as depot writes them:
 //   LIST      LPUSH <key> <value>
 //   HASHSET   HSET <key> <hash field> <value>, one per mapped field
 //   KEYVALUE  SET <key> <value>
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,8 @@
 #include "sink/metrics.h"
 #include "sink/sinks/common/proto_values.h"
 #include "sink/sinks/common/record_fields.h"
+#include "sink/sinks/redis/redis_nodes.h"
 #include "sink/sinks/sink_context.h"
-
-struct redisContext;
 
 namespace sluice::sink {
 
@@ -33,8 +34,10 @@ struct RedisSinkConfig {
   enum class DataType { kList, kHashSet, kKeyValue };
   enum class Ttl { kDisable, kDuration, kExactTime };
 
-  std::string host;  // SINK_REDIS_URLS: "host:port" (the first, for STANDALONE)
-  int port = 6379;
+  // SINK_REDIS_URLS: "host:port,..." (STANDALONE uses the first; CLUSTER
+  // takes them as seeds for the slot map).
+  std::vector<std::string> urls;
+  bool cluster = false;  // SINK_REDIS_DEPLOYMENT_TYPE (STANDALONE)
   DataType data_type = DataType::kHashSet;  // SINK_REDIS_DATA_TYPE (HASHSET)
   std::shared_ptr<const FieldTemplate> key;  // SINK_REDIS_KEY_TEMPLATE (required)
   // LIST: SINK_REDIS_LIST_DATA_FIELD_NAME (or SINK_REDIS_LIST_DATA_PROTO_INDEX);
@@ -54,17 +57,18 @@ struct RedisSinkConfig {
   int64_t connect_timeout_ms = 2000;  // SINK_REDIS_CONNECTION_TIMEOUT_MS
 
   // InvalidArgument naming the variable: a missing or malformed value, a
-  // field the input class lacks, a template whose %s count differs from its
-  // fields, or SINK_REDIS_DEPLOYMENT_TYPE=CLUSTER (not supported yet).
+  // field the input class lacks, or a template whose %s count differs from
+  // its fields.
   static absl::StatusOr<RedisSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
 };
 
-// The sink: one connection per instance (one per worker), opened at Create
-// and again on the next batch after a transport error.
+// The sink: one connection per node and instance (one instance per worker),
+// opened at Create (CLUSTER: the slot map is loaded then) and again on the
+// next batch after a transport error.
 class RedisSink : public TwoStageSink {
  public:
   using Config = RedisSinkConfig;  // for CreateFromContext<RedisSink>
-  // Connects; Unavailable naming host:port when Redis cannot be reached.
+  // Connects; Unavailable naming the addresses when Redis cannot be reached.
   static absl::StatusOr<std::unique_ptr<RedisSink>> Create(RedisSinkConfig config, Metrics* metrics);
   ~RedisSink() override;
 
@@ -76,23 +80,41 @@ class RedisSink : public TwoStageSink {
   // ones (LOADING, BUSY, TRYAGAIN, OOM, MASTERDOWN, READONLY, CLUSTERDOWN),
   // SINK_4XX_ERROR otherwise (WRONGTYPE, ERR ...). A transport error or
   // timeout fails every message whose replies were not all read as
-  // SINK_RETRYABLE_ERROR and reconnects on the next batch.
+  // SINK_RETRYABLE_ERROR and reconnects on the next batch. CLUSTER: a MOVED
+  // or ASK reply is followed (at most kMaxRedirects hops per command) and the
+  // slot map is reloaded before the next batch.
   std::vector<FailedMessage> Execute() override;
+  static constexpr int kMaxRedirects = 5;
   absl::string_view Name() const override { return "redis"; }
 
  private:
   RedisSink(RedisSinkConfig config, Metrics* metrics);
-  absl::Status Connect();
   // Appends `m`'s commands to `commands_`; InvalidArgument when a field fails.
   absl::Status AddCommands(const Message& m);
+  // Pipelines the commands `indices` to `address` and records each reply's
+  // outcome; MOVED/ASK replies are collected in `redirects`.
+  struct Redirect {
+    size_t command;
+    bool ask;
+    int slot;
+    std::string address;
+  };
+  void SendTo(const std::string& address, const std::vector<size_t>& indices,
+              std::vector<Redirect>* redirects);
+  // Follows one redirection chain of a command, synchronously.
+  void Follow(Redirect r);
+  // Records a command's reply (or transport failure) against its message.
+  void Record(size_t command, ErrorType type, std::string why);
 
   RedisSinkConfig config_;
   Metrics* metrics_;
-  redisContext* ctx_ = nullptr;
+  std::unique_ptr<RedisNodes> nodes_;
   // Prepared batch: each command's argv and the index of its message.
   std::vector<std::vector<std::string>> commands_;
   std::vector<size_t> command_message_;
   std::vector<Message> messages_;
+  // Execute's outcome per message: the first failure (type, reason).
+  std::vector<std::optional<std::pair<ErrorType, std::string>>> outcome_;
 };
 
 }  // namespace sluice::sink

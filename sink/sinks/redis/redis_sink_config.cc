@@ -8,20 +8,20 @@
 namespace sluice::sink {
 namespace {
 
-// "host:port" -> host, port. InvalidArgument naming SINK_REDIS_URLS.
-absl::Status ParseHostPort(absl::string_view urls, RedisSinkConfig* c) {
-  std::vector<std::string> all = absl::StrSplit(urls, ',', absl::SkipWhitespace());
-  if (all.empty()) return absl::InvalidArgumentError("SINK_REDIS_URLS is empty");
-  absl::string_view first = absl::StripAsciiWhitespace(all[0]);
-  size_t colon = first.rfind(':');
-  int port = 0;
-  if (colon == absl::string_view::npos || colon == 0 ||
-      !absl::SimpleAtoi(first.substr(colon + 1), &port) || port <= 0 || port > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("SINK_REDIS_URLS: \"", first, "\" is not host:port (e.g. localhost:6379)"));
+// "host:port,..." -> urls. InvalidArgument naming SINK_REDIS_URLS.
+absl::Status ParseUrls(absl::string_view urls, RedisSinkConfig* c) {
+  for (absl::string_view url : absl::StrSplit(urls, ',', absl::SkipWhitespace())) {
+    url = absl::StripAsciiWhitespace(url);
+    size_t colon = url.rfind(':');
+    int port = 0;
+    if (colon == absl::string_view::npos || colon == 0 ||
+        !absl::SimpleAtoi(url.substr(colon + 1), &port) || port <= 0 || port > 65535) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SINK_REDIS_URLS: \"", url, "\" is not host:port (e.g. localhost:6379)"));
+    }
+    c->urls.emplace_back(url);
   }
-  c->host = std::string(first.substr(0, colon));
-  c->port = port;
+  if (c->urls.empty()) return absl::InvalidArgumentError("SINK_REDIS_URLS is empty");
   return absl::OkStatus();
 }
 
@@ -104,13 +104,10 @@ absl::StatusOr<RedisSinkConfig> RedisSinkConfig::FromEnv(const Env& env, const S
   RedisSinkConfig c;
   auto urls = env.Require("SINK_REDIS_URLS");
   if (!urls.ok()) return urls.status();
-  if (absl::Status s = ParseHostPort(*urls, &c); !s.ok()) return s;
+  if (absl::Status s = ParseUrls(*urls, &c); !s.ok()) return s;
   auto deployment = env.GetEnum("SINK_REDIS_DEPLOYMENT_TYPE", "STANDALONE", {"STANDALONE", "CLUSTER"});
   if (!deployment.ok()) return deployment.status();
-  if (*deployment == "CLUSTER") {
-    return absl::InvalidArgumentError(
-        "SINK_REDIS_DEPLOYMENT_TYPE=CLUSTER is not supported yet (STANDALONE only)");
-  }
+  c.cluster = *deployment == "CLUSTER";
   auto type = env.GetEnum("SINK_REDIS_DATA_TYPE", "HASHSET", {"LIST", "HASHSET", "KEYVALUE"});
   if (!type.ok()) return type.status();
   // Fields are resolved to numbers now; the descriptor is needed only here.

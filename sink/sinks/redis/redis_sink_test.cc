@@ -3,6 +3,7 @@
 #include "sink/sinks/redis/redis_sink.h"
 
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -164,6 +165,45 @@ TEST_F(RedisSinkTest, ALostServerIsRetryableAndNeverHangs) {
   }
 }
 
+TEST(RedisClusterTest, KeysAreRoutedBySlotAndAMovedSlotIsFollowed) {
+  auto cluster = ::sluice::sink::testing::RedisTestCluster::Start(3);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Env env({{"SINK_REDIS_URLS", (*cluster)->node(0).address()},  // one seed is enough
+           {"SINK_REDIS_DEPLOYMENT_TYPE", "CLUSTER"},
+           {"SINK_REDIS_DATA_TYPE", "KEYVALUE"},
+           {"SINK_REDIS_KEY_TEMPLATE", "k_%s,id"},
+           {"SINK_REDIS_KEY_VALUE_DATA_FIELD_NAME", "v"}});
+  NoopMetrics metrics;
+  auto sink = CreateFromContext<RedisSink>(SinkContext{&env, &metrics, nullptr});
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  std::vector<Message> batch;
+  for (int i = 0; i < 30; ++i) batch.push_back(Json(i, absl::StrCat(R"({"id":)", i, R"(,"v":)", i * 2, "}")));
+  EXPECT_TRUE((*sink)->Push(batch).empty());
+  std::set<int> owners;
+  for (int i = 0; i < 30; ++i) {
+    std::string key = absl::StrCat("k_", i);
+    int owner = (*cluster)->OwnerOf(key);
+    ASSERT_GE(owner, 0) << key;
+    owners.insert(owner);
+    EXPECT_EQ((*cluster)->node(owner).Cli({"GET", key}), std::to_string(i * 2)) << key;
+  }
+  EXPECT_EQ(owners.size(), 3u) << "30 keys spread over the three masters";
+
+  // Move the (empty) slot of a new key to another node: the sink's map is
+  // stale, the old owner answers MOVED, and the sink follows it.
+  std::string key = "k_moved";
+  ASSERT_EQ(KeySlot(key), std::stoi((*cluster)->node(0).Cli({"CLUSTER", "KEYSLOT", key})))
+      << "our CRC16 slot agrees with Redis";
+  int from = (*cluster)->OwnerOf(key);
+  int to = (from + 1) % 3;
+  (*cluster)->MoveEmptySlot(KeySlot(key), to);
+  ASSERT_EQ((*cluster)->OwnerOf(key), to);
+  EXPECT_TRUE((*sink)->Push({Json(100, R"({"id":"moved","v":"here"})")}).empty());
+  EXPECT_EQ((*cluster)->node(to).Cli({"GET", key}), "here");
+  EXPECT_EQ(KeySlot("{user1000}.following"), KeySlot("{user1000}.followers")) << "hash tags";
+  EXPECT_EQ(KeySlot("123456789"), 12739) << "the cluster spec's CRC16 check value 0x31C3 mod 16384";
+}
+
 TEST(RedisSinkConfigTest, ErrorsNameTheVariable) {
   NoopMetrics metrics;
   struct Case {
@@ -172,7 +212,7 @@ TEST(RedisSinkConfigTest, ErrorsNameTheVariable) {
   } cases[] = {
       {{}, "SINK_REDIS_URLS"},
       {{{"SINK_REDIS_URLS", "nohostport"}}, "SINK_REDIS_URLS: \"nohostport\" is not host:port"},
-      {{{"SINK_REDIS_URLS", "h:1"}, {"SINK_REDIS_DEPLOYMENT_TYPE", "CLUSTER"}}, "CLUSTER is not supported"},
+      {{{"SINK_REDIS_URLS", "h:1,h2"}}, "SINK_REDIS_URLS: \"h2\" is not host:port"},
       {{{"SINK_REDIS_URLS", "h:1"}}, "SINK_REDIS_KEY_TEMPLATE"},
       {{{"SINK_REDIS_URLS", "h:1"}, {"SINK_REDIS_KEY_TEMPLATE", "k_%s"}}, "1 %s placeholder(s) but 0 field(s)"},
       {{{"SINK_REDIS_URLS", "h:1"}, {"SINK_REDIS_KEY_TEMPLATE", "k_%d,a"}}, "other than %s"},

@@ -17,8 +17,9 @@ namespace sluice::sink::testing {
 class RedisTestServer {
  public:
   // Starts redis-server and waits (up to 10 s) until it answers PING.
-  // Unavailable when it does not.
-  static absl::StatusOr<std::unique_ptr<RedisTestServer>> Start();
+  // `cluster`: cluster mode enabled (nodes file in a private directory).
+  // Unavailable when it does not answer.
+  static absl::StatusOr<std::unique_ptr<RedisTestServer>> Start(bool cluster = false);
   ~RedisTestServer();
 
   int port() const { return port_; }
@@ -34,6 +35,25 @@ class RedisTestServer {
   RedisTestServer() = default;
   int port_ = 0;
   pid_t pid_ = -1;
+};
+
+// A Redis Cluster of `n` masters (no replicas) made with
+// `redis-cli --cluster create`, slots spread evenly.
+class RedisTestCluster {
+ public:
+  // Unavailable when a node does not start or the cluster is not ok in 20 s.
+  static absl::StatusOr<std::unique_ptr<RedisTestCluster>> Start(int n = 3);
+  RedisTestServer& node(int i) { return *nodes_[i]; }
+  int size() const { return static_cast<int>(nodes_.size()); }
+  // "127.0.0.1:p1,127.0.0.1:p2,...", the form of SINK_REDIS_URLS.
+  std::string addresses() const;
+  // The node that serves `key`'s slot (asks CLUSTER KEYSLOT / NODES via redis-cli).
+  int OwnerOf(const std::string& key);
+  // Moves an empty `slot` to node `to` (CLUSTER SETSLOT <slot> NODE on every node).
+  void MoveEmptySlot(int slot, int to);
+
+ private:
+  std::vector<std::unique_ptr<RedisTestServer>> nodes_;
 };
 
 }  // namespace sluice::sink::testing
