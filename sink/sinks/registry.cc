@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/http/http_sink.h"
+#include "sink/sinks/influxdb/influx_sink.h"
 #include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
 #include "sink/sinks/redis/redis_sink.h"
@@ -26,6 +27,7 @@ struct Entry {
 constexpr Entry kSinks[] = {
     {"grpc", &CreateFromContext<GrpcSink>},
     {"http", &CreateFromContext<HttpSink>},
+    {"influxdb", &CreateFromContext<InfluxSink>},
     {"jdbc", &CreateFromContext<JdbcSink>},
     {"log", &CreateFromContext<LogSink>},
     {"redis", &CreateFromContext<RedisSink>},

@@ -6,6 +6,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "nlohmann/json.hpp"
 #include "sink/sinks/common/json_values.h"
 #include "sink/sinks/common/proto_values.h"
 
@@ -61,6 +62,84 @@ absl::StatusOr<std::optional<std::string>> RecordField::Read(const Message& m) c
   auto v = FieldValueTextByNumbers(*m.decoded, numbers_);
   if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat(spec_, ": ", v.status().message()));
   return v;
+}
+
+namespace {
+
+using Typed = RecordField::Typed;
+
+std::optional<Typed> TypedJson(const nlohmann::json& record, const std::vector<std::string>& path) {
+  const nlohmann::json* node = &record;
+  for (const std::string& name : path) {
+    if (!node->is_object()) return std::nullopt;
+    auto it = node->find(name);
+    if (it == node->end()) return std::nullopt;
+    node = &*it;
+  }
+  if (node->is_null()) return std::nullopt;
+  if (node->is_boolean()) return Typed{Typed::Kind::kBool, node->get<bool>() ? "true" : "false"};
+  if (node->is_number_integer()) return Typed{Typed::Kind::kInt, node->dump()};
+  if (node->is_number_float()) return Typed{Typed::Kind::kDouble, node->dump()};
+  if (node->is_string()) return Typed{Typed::Kind::kString, node->get<std::string>()};
+  return Typed{Typed::Kind::kString, node->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+}
+
+// Timestamp/Duration as milliseconds (seconds * 1000 + nanos / 1e6).
+std::string Millis(const google::protobuf::Message& m) {
+  const auto* d = m.GetDescriptor();
+  const auto* r = m.GetReflection();
+  int64_t seconds = r->GetInt64(m, d->FindFieldByName("seconds"));
+  int32_t nanos = r->GetInt32(m, d->FindFieldByName("nanos"));
+  return std::to_string(seconds * 1000 + nanos / 1000000);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<Typed>> RecordField::ReadTyped(const Message& m) const {
+  if (json_) {
+    if (m.json == nullptr) return absl::InvalidArgumentError("the record was not decoded as JSON");
+    return TypedJson(*m.json, names_);
+  }
+  if (m.decoded == nullptr) return absl::InvalidArgumentError("the record was not decoded as protobuf");
+  // Walk to the last field against the message's own descriptor.
+  namespace pb = google::protobuf;
+  const pb::Message* msg = m.decoded.get();
+  const pb::FieldDescriptor* f = nullptr;
+  for (size_t i = 0; i < numbers_.size(); ++i) {
+    f = msg->GetDescriptor()->FindFieldByNumber(numbers_[i]);
+    if (f == nullptr) return std::optional<Typed>();
+    if (i + 1 < numbers_.size()) {
+      if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE || f->is_repeated()) {
+        return std::optional<Typed>();
+      }
+      msg = &msg->GetReflection()->GetMessage(*msg, f);
+    }
+  }
+  const pb::Reflection* r = msg->GetReflection();
+  if (!f->is_repeated()) {
+    switch (f->cpp_type()) {
+      case pb::FieldDescriptor::CPPTYPE_INT32: return Typed{Typed::Kind::kInt, std::to_string(r->GetInt32(*msg, f))};
+      case pb::FieldDescriptor::CPPTYPE_INT64: return Typed{Typed::Kind::kInt, std::to_string(r->GetInt64(*msg, f))};
+      case pb::FieldDescriptor::CPPTYPE_UINT32: return Typed{Typed::Kind::kInt, std::to_string(r->GetUInt32(*msg, f))};
+      case pb::FieldDescriptor::CPPTYPE_UINT64: return Typed{Typed::Kind::kInt, std::to_string(r->GetUInt64(*msg, f))};
+      case pb::FieldDescriptor::CPPTYPE_BOOL: return Typed{Typed::Kind::kBool, r->GetBool(*msg, f) ? "true" : "false"};
+      case pb::FieldDescriptor::CPPTYPE_MESSAGE: {
+        const std::string& type = f->message_type()->full_name();
+        if (type == "google.protobuf.Timestamp" || type == "google.protobuf.Duration") {
+          if (!r->HasField(*msg, f)) return std::optional<Typed>();
+          return Typed{Typed::Kind::kInt, Millis(r->GetMessage(*msg, f))};
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  auto text = Read(m);
+  if (!text.ok()) return text.status();
+  if (!text->has_value()) return std::optional<Typed>();
+  bool floating = !f->is_repeated() && (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE ||
+                                        f->cpp_type() == pb::FieldDescriptor::CPPTYPE_FLOAT);
+  return Typed{floating ? Typed::Kind::kDouble : Typed::Kind::kString, **text};
 }
 
 absl::StatusOr<FieldTemplate> FieldTemplate::Parse(absl::string_view text,

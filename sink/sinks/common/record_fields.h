@@ -36,6 +36,20 @@ class RecordField {
   // rendered.
   absl::StatusOr<std::optional<std::string>> Read(const Message& m) const;
 
+  // The field's value with its type, for sinks whose protocol is typed
+  // (InfluxDB line protocol). Integers (proto int/uint/enum number, JSON
+  // integers) are kInt, floating point kDouble, bool kBool; strings and enum
+  // names kString; google.protobuf.Timestamp and Duration kInt milliseconds
+  // (as Firehose's InfluxDB sink writes them); other messages, repeated
+  // fields, JSON objects and arrays kString holding their JSON. nullopt and
+  // errors as Read.
+  struct Typed {
+    enum class Kind { kInt, kDouble, kBool, kString };
+    Kind kind = Kind::kString;
+    std::string text;  // "12", "1.5", "true", or the string itself
+  };
+  absl::StatusOr<std::optional<Typed>> ReadTyped(const Message& m) const;
+
   const std::string& spec() const { return spec_; }
 
  private:

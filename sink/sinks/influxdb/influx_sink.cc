@@ -1,0 +1,200 @@
+#include "sink/sinks/influxdb/influx_sink.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+namespace sluice::sink {
+namespace {
+
+std::string Escape(absl::string_view s, absl::string_view special) {
+  std::string out;
+  for (char c : s) {
+    if (special.find(c) != absl::string_view::npos) out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Flattens {"4": {"1": "city"}, "2": "amount"} into ("4.1", "city"), ...
+absl::Status Flatten(const nlohmann::json& node, const std::string& prefix,
+                     const google::protobuf::Descriptor* d, absl::string_view variable,
+                     std::vector<InfluxSinkConfig::Column>* out) {
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string spec = prefix.empty() ? it.key() : absl::StrCat(prefix, ".", it.key());
+    if (it.value().is_object()) {
+      if (absl::Status s = Flatten(it.value(), spec, d, variable, out); !s.ok()) return s;
+      continue;
+    }
+    if (!it.value().is_string() || it.value().get_ref<const std::string&>().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(variable, ": \"", spec, "\" must map to a name or a nested object"));
+    }
+    auto f = RecordField::Parse(spec, d, variable);
+    if (!f.ok()) return f.status();
+    out->push_back({*std::move(f), it.value().get<std::string>()});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseMapping(const Env& env, const char* variable, bool required,
+                          const google::protobuf::Descriptor* d,
+                          std::vector<InfluxSinkConfig::Column>* out) {
+  auto text = env.Get(variable);
+  if (!text) {
+    return required ? absl::InvalidArgumentError(absl::StrCat(variable, " is required")) : absl::OkStatus();
+  }
+  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || (required && doc.empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        variable, " must be a ", required ? "non-empty " : "", "JSON object such as {\"2\":\"order_number\"}"));
+  }
+  return Flatten(doc, "", d, variable, out);
+}
+
+}  // namespace
+
+std::string EscapeMeasurement(absl::string_view s) { return Escape(s, ", "); }
+std::string EscapeKey(absl::string_view s) { return Escape(s, ",= "); }
+std::string QuoteFieldString(absl::string_view s) { return absl::StrCat("\"", Escape(s, "\"\\"), "\""); }
+
+absl::StatusOr<InfluxSinkConfig> InfluxSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
+  InfluxSinkConfig c;
+  for (auto [name, field] : {std::pair{"SINK_INFLUX_URL", &c.url},
+                             std::pair{"SINK_INFLUX_DB_NAME", &c.database},
+                             std::pair{"SINK_INFLUX_MEASUREMENT_NAME", &c.measurement}}) {
+    auto v = env.Require(name);
+    if (!v.ok()) return v.status();
+    *field = *v;
+  }
+  if (!absl::StartsWith(c.url, "http://") && !absl::StartsWith(c.url, "https://")) {
+    return absl::InvalidArgumentError("SINK_INFLUX_URL must be an http:// or https:// URL");
+  }
+  while (absl::EndsWith(c.url, "/")) c.url.pop_back();
+  c.username = env.GetOr("SINK_INFLUX_USERNAME", "");
+  c.password = env.GetOr("SINK_INFLUX_PASSWORD", "");
+  c.retention_policy = env.GetOr("SINK_INFLUX_RETENTION_POLICY", "autogen");
+  auto timeout = env.GetPositiveInt("SINK_INFLUX_REQUEST_TIMEOUT_MS", 10000);
+  if (!timeout.ok()) return timeout.status();
+  c.request_timeout_ms = *timeout;
+  std::unique_ptr<OwnedDescriptor> owned;  // fields keep numbers, not pointers
+  const google::protobuf::Descriptor* d = nullptr;
+  if (ctx.find_message) {
+    auto resolved =
+        ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", env.GetOr("INPUT_SCHEMA_PROTO_CLASS", ""));
+    if (!resolved.ok()) return resolved.status();
+    owned = *std::move(resolved);
+    d = owned->get();
+  }
+  if (absl::Status s = ParseMapping(env, "SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", true, d, &c.fields);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseMapping(env, "SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", false, d, &c.tags);
+      !s.ok()) {
+    return s;
+  }
+  auto ts = env.Require("SINK_INFLUX_PROTO_EVENT_TIMESTAMP_INDEX");
+  if (!ts.ok()) return ts.status();
+  auto field = RecordField::Parse(*ts, d, "SINK_INFLUX_PROTO_EVENT_TIMESTAMP_INDEX");
+  if (!field.ok()) return field.status();
+  c.timestamp = std::make_shared<const RecordField>(*std::move(field));
+  return c;
+}
+
+InfluxSink::InfluxSink(InfluxSinkConfig config, std::shared_ptr<HttpClient> http)
+    : config_(std::move(config)), http_(std::move(http)) {}
+
+absl::StatusOr<std::unique_ptr<InfluxSink>> InfluxSink::Create(InfluxSinkConfig config, Metrics*,
+                                                               std::shared_ptr<HttpClient> http) {
+  if (http == nullptr) http = NewCurlHttpClient();
+  return std::unique_ptr<InfluxSink>(new InfluxSink(std::move(config), std::move(http)));
+}
+
+absl::StatusOr<std::string> InfluxSink::Line(const Message& m) const {
+  std::string line = EscapeMeasurement(config_.measurement);
+  for (const InfluxSinkConfig::Column& t : config_.tags) {
+    auto v = t.field.ReadTyped(m);
+    if (!v.ok()) return v.status();
+    if (!v->has_value() || (*v)->text.empty()) continue;
+    absl::StrAppend(&line, ",", EscapeKey(t.name), "=", EscapeKey((*v)->text));
+  }
+  std::vector<std::string> fields;
+  for (const InfluxSinkConfig::Column& f : config_.fields) {
+    auto v = f.field.ReadTyped(m);
+    if (!v.ok()) return v.status();
+    if (!v->has_value()) continue;
+    using Kind = RecordField::Typed::Kind;
+    const RecordField::Typed& t = **v;
+    std::string value = t.kind == Kind::kInt      ? absl::StrCat(t.text, "i")
+                        : t.kind == Kind::kString ? QuoteFieldString(t.text)
+                                                  : t.text;
+    fields.push_back(absl::StrCat(EscapeKey(f.name), "=", value));
+  }
+  if (fields.empty()) return absl::InvalidArgumentError("no mapped field has a value");
+  auto ts = config_.timestamp->ReadTyped(m);
+  if (!ts.ok()) return ts.status();
+  if (!ts->has_value() || (*ts)->kind != RecordField::Typed::Kind::kInt) {
+    return absl::InvalidArgumentError(absl::StrCat("the event timestamp \"", config_.timestamp->spec(),
+                                                   "\" is absent or not a timestamp"));
+  }
+  absl::StrAppend(&line, " ", absl::StrJoin(fields, ","), " ", (*ts)->text);
+  return line;
+}
+
+std::vector<FailedMessage> InfluxSink::Prepare(const std::vector<Message>& batch) {
+  std::vector<FailedMessage> failed;
+  body_.clear();
+  messages_.clear();
+  for (const Message& m : batch) {
+    auto line = Line(m);
+    if (!line.ok()) {
+      failed.push_back({m, ErrorType::kInvalidMessageError, absl::StrCat("influxdb sink: ", line.status().message())});
+      continue;
+    }
+    absl::StrAppend(&body_, body_.empty() ? "" : "\n", *line);
+    messages_.push_back(m);
+  }
+  return failed;
+}
+
+std::vector<FailedMessage> InfluxSink::Execute() {
+  std::vector<FailedMessage> failed;
+  if (messages_.empty()) return failed;
+  HttpRequest req;
+  req.url = absl::StrCat(config_.url, "/write?db=", UrlEscape(config_.database),
+                         "&rp=", UrlEscape(config_.retention_policy), "&precision=ms");
+  req.body = std::move(body_);
+  req.headers.push_back("Content-Type: text/plain; charset=utf-8");
+  if (!config_.username.empty()) {
+    req.headers.push_back(absl::StrCat(
+        "Authorization: Basic ", absl::Base64Escape(absl::StrCat(config_.username, ":", config_.password))));
+  }
+  req.timeout = absl::Milliseconds(config_.request_timeout_ms);
+  absl::StatusOr<HttpResult> res = http_->Do(req);
+  ErrorType type = ErrorType::kSinkRetryableError;
+  std::string why;
+  if (!res.ok()) {
+    why = std::string(res.status().message());
+  } else if (res->status >= 200 && res->status < 300) {
+    messages_.clear();
+    return failed;
+  } else {
+    // InfluxDB answers {"error": "..."}; only that text is kept.
+    nlohmann::json j = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+    std::string error = j.is_object() && j.contains("error") && j["error"].is_string()
+                            ? j["error"].get<std::string>().substr(0, 300)
+                            : "";
+    why = absl::StrCat("HTTP ", res->status, error.empty() ? "" : ": ", error);
+    type = res->status == 429 ? ErrorType::kSinkRetryableError
+           : res->status >= 500 ? ErrorType::kSink5xxError
+                                : ErrorType::kSink4xxError;
+  }
+  for (Message& m : messages_) failed.push_back({std::move(m), type, absl::StrCat("influxdb sink: ", why)});
+  messages_.clear();
+  return failed;
+}
+
+}  // namespace sluice::sink
