@@ -146,7 +146,7 @@ absl::StatusOr<std::string> InfluxSink::Line(const Message& m) const {
 
 std::vector<FailedMessage> InfluxSink::Prepare(const std::vector<Message>& batch) {
   std::vector<FailedMessage> failed;
-  body_.clear();
+  lines_.clear();
   messages_.clear();
   for (const Message& m : batch) {
     auto line = Line(m);
@@ -154,19 +154,17 @@ std::vector<FailedMessage> InfluxSink::Prepare(const std::vector<Message>& batch
       failed.push_back({m, ErrorType::kInvalidMessageError, absl::StrCat("influxdb sink: ", line.status().message())});
       continue;
     }
-    absl::StrAppend(&body_, body_.empty() ? "" : "\n", *line);
+    lines_.push_back(*std::move(line));
     messages_.push_back(m);
   }
   return failed;
 }
 
-std::vector<FailedMessage> InfluxSink::Execute() {
-  std::vector<FailedMessage> failed;
-  if (messages_.empty()) return failed;
+InfluxSink::WriteResult InfluxSink::Write(std::string body) const {
   HttpRequest req;
   req.url = absl::StrCat(config_.url, "/write?db=", UrlEscape(config_.database),
                          "&rp=", UrlEscape(config_.retention_policy), "&precision=ms");
-  req.body = std::move(body_);
+  req.body = std::move(body);
   req.headers.push_back("Content-Type: text/plain; charset=utf-8");
   if (!config_.username.empty()) {
     req.headers.push_back(absl::StrCat(
@@ -174,25 +172,46 @@ std::vector<FailedMessage> InfluxSink::Execute() {
   }
   req.timeout = absl::Milliseconds(config_.request_timeout_ms);
   absl::StatusOr<HttpResult> res = http_->Do(req);
-  ErrorType type = ErrorType::kSinkRetryableError;
-  std::string why;
+  WriteResult out;
   if (!res.ok()) {
-    why = std::string(res.status().message());
-  } else if (res->status >= 200 && res->status < 300) {
-    messages_.clear();
-    return failed;
-  } else {
-    // InfluxDB answers {"error": "..."}; only that text is kept.
-    nlohmann::json j = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-    std::string error = j.is_object() && j.contains("error") && j["error"].is_string()
-                            ? j["error"].get<std::string>().substr(0, 300)
-                            : "";
-    why = absl::StrCat("HTTP ", res->status, error.empty() ? "" : ": ", error);
-    type = res->status == 429 ? ErrorType::kSinkRetryableError
-           : res->status >= 500 ? ErrorType::kSink5xxError
-                                : ErrorType::kSink4xxError;
+    out.why = std::string(res.status().message());
+    return out;
   }
-  for (Message& m : messages_) failed.push_back({std::move(m), type, absl::StrCat("influxdb sink: ", why)});
+  if (res->status >= 200 && res->status < 300) {
+    out.ok = true;
+    return out;
+  }
+  // InfluxDB answers {"error": "..."}; only that text is kept.
+  nlohmann::json j = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  std::string error = j.is_object() && j.contains("error") && j["error"].is_string()
+                          ? j["error"].get<std::string>().substr(0, 300)
+                          : "";
+  out.why = absl::StrCat("HTTP ", res->status, error.empty() ? "" : ": ", error);
+  out.partial = res->status == 400;
+  out.type = res->status == 429 ? ErrorType::kSinkRetryableError
+             : res->status >= 500 ? ErrorType::kSink5xxError
+                                  : ErrorType::kSink4xxError;
+  return out;
+}
+
+std::vector<FailedMessage> InfluxSink::Execute() {
+  std::vector<FailedMessage> failed;
+  if (messages_.empty()) return failed;
+  WriteResult all = Write(absl::StrJoin(lines_, "\n"));
+  if (!all.ok && all.partial && lines_.size() > 1) {
+    // Find the refused points: each line alone.
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      WriteResult one = Write(lines_[i]);
+      if (!one.ok) {
+        failed.push_back({std::move(messages_[i]), one.type, absl::StrCat("influxdb sink: ", one.why)});
+      }
+    }
+  } else if (!all.ok) {
+    for (Message& m : messages_) {
+      failed.push_back({std::move(m), all.type, absl::StrCat("influxdb sink: ", all.why)});
+    }
+  }
+  lines_.clear();
   messages_.clear();
   return failed;
 }

@@ -60,10 +60,12 @@ class InfluxSink : public TwoStageSink {
   // left out (InfluxDB refuses empty tag values).
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // One write for the batch: 2xx delivers all; 429 and a transport error or
-  // timeout are SINK_RETRYABLE_ERROR, 5xx SINK_5XX_ERROR, other 4xx (e.g. a
-  // field type conflict, which InfluxDB does not attribute to a point)
-  // SINK_4XX_ERROR for the whole batch. InfluxDB's error text (not the body
-  // otherwise) goes into the error.
+  // timeout are SINK_RETRYABLE_ERROR, 5xx SINK_5XX_ERROR. A 400 ("partial
+  // write" or "unable to parse"; InfluxDB wrote the other points) does not
+  // say which points failed for a type conflict, so each line is written
+  // again alone (points are idempotent: same series and time overwrite) and
+  // only the lines refused alone fail, as SINK_4XX_ERROR. InfluxDB's error
+  // text (never the body otherwise) goes into the error.
   std::vector<FailedMessage> Execute() override;
   absl::string_view Name() const override { return "influxdb"; }
 
@@ -72,9 +74,18 @@ class InfluxSink : public TwoStageSink {
   // The line-protocol line of `m`; InvalidArgument when it cannot be made.
   absl::StatusOr<std::string> Line(const Message& m) const;
 
+  // One /write of `body`; OK, or the failure's type and reason.
+  struct WriteResult {
+    bool ok = false;
+    bool partial = false;  // a 400 of InfluxDB's point errors
+    ErrorType type = ErrorType::kSinkRetryableError;
+    std::string why;
+  };
+  WriteResult Write(std::string body) const;
+
   InfluxSinkConfig config_;
   std::shared_ptr<HttpClient> http_;
-  std::string body_;
+  std::vector<std::string> lines_;  // one per prepared message
   std::vector<Message> messages_;
 };
 

@@ -110,12 +110,18 @@ TEST_F(InfluxSinkTest, JsonInputByNameAndErrorsPerMessageOrBatch) {
   std::string out = server_->Query("SELECT fare, note, driver FROM \\\"booking events\\\"");
   EXPECT_THAT(out, HasSubstr(R"(12.5,"a ""q"", b=c",ana b)")) << out;
 
-  // A field type conflict (fare is a float now) is the batch's 4xx, with
-  // InfluxDB's reason.
-  failed = (*sink)->Push({json(3, R"({"fare":"cheap","ts":1714557600002})")});
+  // A field type conflict (fare is a float now) fails that point alone, with
+  // InfluxDB's reason; the others of the batch are written.
+  failed = (*sink)->Push({json(3, R"({"fare":1.5,"ts":1714557600003})"),
+                          json(4, R"({"fare":"cheap","ts":1714557600004})"),
+                          json(5, R"({"fare":2.5,"ts":1714557600005})")});
   ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message.offset, 4);
   EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
   EXPECT_THAT(failed[0].error, HasSubstr("field type conflict"));
+  std::string fares = server_->Query("SELECT fare FROM \\\"booking events\\\"");
+  EXPECT_THAT(fares, HasSubstr("1714557600003000000,1.5")) << fares;
+  EXPECT_THAT(fares, HasSubstr("1714557600005000000,2.5")) << fares;
 }
 
 TEST(InfluxSinkConfigTest, ErrorsNameTheVariable) {
