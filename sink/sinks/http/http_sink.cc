@@ -198,13 +198,6 @@ absl::StatusOr<std::string> HttpSink::DynamicUrl(const Message& m) const {
   return url;
 }
 
-bool HttpSink::InRanges(const std::vector<std::pair<int, int>>& ranges, int status) const {
-  for (const auto& [lo, hi] : ranges) {
-    if (status >= lo && status <= hi) return true;
-  }
-  return false;
-}
-
 std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) {
   requests_.clear();
   std::vector<FailedMessage> failed;
@@ -432,7 +425,7 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
         unauthorized->push_back(which[k]);
         continue;
       }
-      if (InRanges(config_.log_ranges, s)) {
+      if (InStatusRanges(config_.log_ranges, s)) {
         // Status and sizes only: bodies carry record data (PII) and answers
         // may echo credentials; SINK_HTTP_LOG_BODIES=true adds them.
         if (config_.log_bodies) {
@@ -445,7 +438,7 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
         }
       }
       if (s >= 200 && s < 300) continue;
-      if (InRanges(config_.retry_ranges, s)) {
+      if (InStatusRanges(config_.retry_ranges, s)) {
         ErrorType type = s >= 500 && s < 600   ? ErrorType::kSink5xxError
                          : s >= 400 && s < 500 ? ErrorType::kSink4xxError
                                                : ErrorType::kSinkUnknownError;

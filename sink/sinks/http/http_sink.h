@@ -20,6 +20,7 @@
 #include "google/protobuf/dynamic_message.h"
 #include "sink/message.h"
 #include "sink/metrics.h"
+#include "sink/sinks/common/http_options.h"
 #include "sink/sinks/common/proto_values.h"
 #include "sink/sinks/http/json_template.h"
 #include "sink/sinks/http/oauth2.h"
@@ -70,17 +71,6 @@ struct HttpSinkConfig {
   static absl::StatusOr<HttpSinkConfig> FromEnv(const Env& env,
                                                 const SinkContext& ctx);
 };
-
-// True when `value` may be sent as an HTTP header value: no CR, LF, NUL or
-// other control character except horizontal tab (RFC 9110 §5.5).
-bool IsValidHeaderValue(absl::string_view value);
-
-// True for a non-empty RFC 9110 token, the syntax of a header name.
-bool IsHeaderName(absl::string_view name);
-
-// Parses "400-600,200-201" into inclusive ranges. InvalidArgument naming `variable`.
-absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
-                                                                   absl::string_view variable);
 
 // The sink. Used by one thread at a time.
 class HttpSink : public TwoStageSink {
@@ -140,7 +130,6 @@ class HttpSink : public TwoStageSink {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Parameters(
       const Message& m, ErrorType* type) const;
   absl::StatusOr<std::string> DynamicUrl(const Message& m) const;
-  bool InRanges(const std::vector<std::pair<int, int>>& ranges, int status) const;
   // Sends requests_[i] for each i in `which` concurrently and records the
   // failed messages. With `unauthorized` set, a 401 answer only adds its
   // index there (the caller retries it with a fresh token).

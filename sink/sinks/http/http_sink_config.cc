@@ -25,40 +25,6 @@ absl::StatusOr<const Descriptor*> Find(const SinkContext& ctx, absl::string_view
 
 }  // namespace
 
-bool IsValidHeaderValue(absl::string_view value) {
-  for (char ch : value) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
-  }
-  return true;
-}
-
-bool IsHeaderName(absl::string_view name) {
-  if (name.empty()) return false;
-  for (char ch : name) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if (absl::ascii_isalnum(c)) continue;
-    if (absl::string_view("!#$%&'*+-.^_`|~").find(ch) == absl::string_view::npos) return false;
-  }
-  return true;
-}
-
-absl::StatusOr<std::vector<std::pair<int, int>>> ParseStatusRanges(absl::string_view text,
-                                                                   absl::string_view variable) {
-  std::vector<std::pair<int, int>> out;
-  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::vector<absl::string_view> ends = absl::StrSplit(part, '-');
-    int lo, hi;
-    if (ends.size() != 2 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[0]), &lo) ||
-        !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[1]), &hi) || lo > hi) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          variable, ": bad range \"", part, "\" (want <low>-<high>, e.g. 400-600)"));
-    }
-    out.emplace_back(lo, hi);
-  }
-  return out;
-}
-
 absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
   HttpSinkConfig c;
   auto url = env.Require("SINK_HTTP_SERVICE_URL");
@@ -86,21 +52,9 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
   if (*conns <= 0) return absl::InvalidArgumentError("SINK_HTTP_MAX_CONNECTIONS must be > 0");
   c.max_connections = static_cast<int>(*conns);
 
-  for (absl::string_view kv : absl::StrSplit(env.GetOr("SINK_HTTP_HEADERS", ""), ',',
-                                             absl::SkipWhitespace())) {
-    size_t colon = kv.find(':');
-    if (colon == absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SINK_HTTP_HEADERS: \"", kv, "\" is not name:value"));
-    }
-    c.headers.emplace_back(std::string(absl::StripAsciiWhitespace(kv.substr(0, colon))),
-                           std::string(absl::StripAsciiWhitespace(kv.substr(colon + 1))));
-    if (!IsHeaderName(c.headers.back().first) || !IsValidHeaderValue(c.headers.back().second)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SINK_HTTP_HEADERS: \"", c.headers.back().first,
-                       "\" is not a header name, or its value holds control characters"));
-    }
-  }
+  auto headers = ParseHeaderList(env.GetOr("SINK_HTTP_HEADERS", ""), "SINK_HTTP_HEADERS");
+  if (!headers.ok()) return headers.status();
+  c.headers = *std::move(headers);
   auto retry = ParseStatusRanges(env.GetOr("SINK_HTTP_RETRY_STATUS_CODE_RANGES", "400-600"),
                                  "SINK_HTTP_RETRY_STATUS_CODE_RANGES");
   if (!retry.ok()) return retry.status();
