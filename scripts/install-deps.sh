@@ -12,7 +12,7 @@ PKGS=(
   prometheus-cpp-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   nlohmann-json3-dev libkainjow-mustache-dev libssl-dev libjwt-dev
   # sink connectors: the vendors' clients
-  libhiredis-dev
+  libhiredis-dev libsnappy-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # the official JSON-Schema-Test-Suite (sink/filter/json_schema_test)
   json-schema-test-suite
@@ -23,7 +23,7 @@ PKGS=(
   golang-goprotobuf-dev golang-github-golang-protobuf-1-3-dev
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
-  redis-server influxdb influxdb-client
+  redis-server influxdb influxdb-client prometheus
 )
 # Node.js runs the fake Google APIs (integration/gcp_fake) and Google's official
 # clients against it; Debian's own packages unless a node with npm is already there.

@@ -38,6 +38,7 @@ _LIBS = {
     "openssl": (["libcrypto"], []),
     "jwt": (["libjwt"], []),
     "hiredis": (["hiredis"], []),
+    "snappy": (["snappy"], []),
     "nlohmann_json": ([], []),
     "cli11": ([], []),
     "mustache": ([], []),

@@ -11,6 +11,7 @@
 #include "sink/sinks/influxdb/influx_sink.h"
 #include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
+#include "sink/sinks/prometheus/prom_sink.h"
 #include "sink/sinks/redis/redis_sink.h"
 
 namespace sluice::sink {
@@ -30,6 +31,7 @@ constexpr Entry kSinks[] = {
     {"influxdb", &CreateFromContext<InfluxSink>},
     {"jdbc", &CreateFromContext<JdbcSink>},
     {"log", &CreateFromContext<LogSink>},
+    {"prometheus", &CreateFromContext<PromSink>},
     {"redis", &CreateFromContext<RedisSink>},
 };
 

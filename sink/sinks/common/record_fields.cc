@@ -142,6 +142,42 @@ absl::StatusOr<std::optional<Typed>> RecordField::ReadTyped(const Message& m) co
   return Typed{floating ? Typed::Kind::kDouble : Typed::Kind::kString, **text};
 }
 
+namespace {
+
+absl::Status Flatten(const nlohmann::json& node, const std::string& prefix,
+                     const google::protobuf::Descriptor* d, absl::string_view variable,
+                     std::vector<NamedField>* out) {
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string spec = prefix.empty() ? it.key() : absl::StrCat(prefix, ".", it.key());
+    if (it.value().is_object()) {
+      if (absl::Status s = Flatten(it.value(), spec, d, variable, out); !s.ok()) return s;
+      continue;
+    }
+    if (!it.value().is_string() || it.value().get_ref<const std::string&>().empty()) {
+      return Bad(variable, spec, "must map to a name or a nested object");
+    }
+    auto f = RecordField::Parse(spec, d, variable);
+    if (!f.ok()) return f.status();
+    out->push_back({*std::move(f), it.value().get<std::string>()});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NamedField>> ParseFieldMapping(absl::string_view text,
+                                                          const google::protobuf::Descriptor* descriptor,
+                                                          absl::string_view variable, bool non_empty) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || (non_empty && doc.empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(variable, " must be a ", non_empty ? "non-empty " : "",
+                                                   "JSON object such as {\"2\":\"order_number\"}"));
+  }
+  std::vector<NamedField> out;
+  if (absl::Status s = Flatten(doc, "", descriptor, variable, &out); !s.ok()) return s;
+  return out;
+}
+
 absl::StatusOr<FieldTemplate> FieldTemplate::Parse(absl::string_view text,
                                                    const google::protobuf::Descriptor* descriptor,
                                                    absl::string_view variable) {

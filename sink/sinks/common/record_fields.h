@@ -59,6 +59,21 @@ class RecordField {
   bool json_ = false;
 };
 
+// A configured field and the name a sink gives it (a tag, field or metric).
+struct NamedField {
+  RecordField field;
+  std::string name;
+};
+
+// Parses Firehose's `*_PROTO_INDEX_MAPPING` JSON: {"<index or name>":
+// "<name>"}, with nested objects for nested messages ({"4": {"1": "city"}}
+// reads field 1 of field 4). Entries come back in key order, depth first.
+// InvalidArgument naming `variable` on bad JSON, an empty mapping when
+// `non_empty`, a value that is neither a name nor an object, or a bad field.
+absl::StatusOr<std::vector<NamedField>> ParseFieldMapping(
+    absl::string_view text, const google::protobuf::Descriptor* descriptor,
+    absl::string_view variable, bool non_empty);
+
 // depot's Template: a pattern with `%s` placeholders, then comma-separated
 // fields filling them ("Service_%s,order_number"); "%%" is a literal percent
 // and "/,/" a literal comma in the pattern, as in depot.

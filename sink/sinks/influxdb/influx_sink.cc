@@ -18,40 +18,16 @@ std::string Escape(absl::string_view s, absl::string_view special) {
   return out;
 }
 
-// Flattens {"4": {"1": "city"}, "2": "amount"} into ("4.1", "city"), ...
-absl::Status Flatten(const nlohmann::json& node, const std::string& prefix,
-                     const google::protobuf::Descriptor* d, absl::string_view variable,
-                     std::vector<InfluxSinkConfig::Column>* out) {
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    std::string spec = prefix.empty() ? it.key() : absl::StrCat(prefix, ".", it.key());
-    if (it.value().is_object()) {
-      if (absl::Status s = Flatten(it.value(), spec, d, variable, out); !s.ok()) return s;
-      continue;
-    }
-    if (!it.value().is_string() || it.value().get_ref<const std::string&>().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(variable, ": \"", spec, "\" must map to a name or a nested object"));
-    }
-    auto f = RecordField::Parse(spec, d, variable);
-    if (!f.ok()) return f.status();
-    out->push_back({*std::move(f), it.value().get<std::string>()});
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ParseMapping(const Env& env, const char* variable, bool required,
-                          const google::protobuf::Descriptor* d,
-                          std::vector<InfluxSinkConfig::Column>* out) {
+                          const google::protobuf::Descriptor* d, std::vector<NamedField>* out) {
   auto text = env.Get(variable);
   if (!text) {
     return required ? absl::InvalidArgumentError(absl::StrCat(variable, " is required")) : absl::OkStatus();
   }
-  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || (required && doc.empty())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        variable, " must be a ", required ? "non-empty " : "", "JSON object such as {\"2\":\"order_number\"}"));
-  }
-  return Flatten(doc, "", d, variable, out);
+  auto parsed = ParseFieldMapping(*text, d, variable, required);
+  if (!parsed.ok()) return parsed.status();
+  *out = *std::move(parsed);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -115,14 +91,14 @@ absl::StatusOr<std::unique_ptr<InfluxSink>> InfluxSink::Create(InfluxSinkConfig 
 
 absl::StatusOr<std::string> InfluxSink::Line(const Message& m) const {
   std::string line = EscapeMeasurement(config_.measurement);
-  for (const InfluxSinkConfig::Column& t : config_.tags) {
+  for (const NamedField& t : config_.tags) {
     auto v = t.field.ReadTyped(m);
     if (!v.ok()) return v.status();
     if (!v->has_value() || (*v)->text.empty()) continue;
     absl::StrAppend(&line, ",", EscapeKey(t.name), "=", EscapeKey((*v)->text));
   }
   std::vector<std::string> fields;
-  for (const InfluxSinkConfig::Column& f : config_.fields) {
+  for (const NamedField& f : config_.fields) {
     auto v = f.field.ReadTyped(m);
     if (!v.ok()) return v.status();
     if (!v->has_value()) continue;

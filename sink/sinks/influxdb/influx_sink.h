@@ -28,17 +28,12 @@ struct InfluxSinkConfig {
   std::string database;  // SINK_INFLUX_DB_NAME
   std::string retention_policy = "autogen";  // SINK_INFLUX_RETENTION_POLICY
   std::string measurement;                   // SINK_INFLUX_MEASUREMENT_NAME
-  // One mapped tag or field: the record field and its name in InfluxDB.
-  struct Column {
-    RecordField field;
-    std::string name;
-  };
   // SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING (required, at least one) and
   // SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING: {"<index or name>": "<name>"}
   // with nested objects for nested messages ({"4": {"1": "city"}}), as
   // Firehose; names ("pickup.city") work too, and are the only form for JSON.
-  std::vector<Column> fields;
-  std::vector<Column> tags;
+  std::vector<NamedField> fields;
+  std::vector<NamedField> tags;
   // SINK_INFLUX_PROTO_EVENT_TIMESTAMP_INDEX: a google.protobuf.Timestamp
   // field (JSON input: a member holding epoch milliseconds).
   std::shared_ptr<const RecordField> timestamp;
