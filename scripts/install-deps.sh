@@ -23,7 +23,7 @@ PKGS=(
   golang-goprotobuf-dev golang-github-golang-protobuf-1-3-dev
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
-  redis-server influxdb influxdb-client prometheus
+  redis-server influxdb influxdb-client prometheus clickhouse-server clickhouse-client
 )
 # Node.js runs the fake Google APIs (integration/gcp_fake) and Google's official
 # clients against it; Debian's own packages unless a node with npm is already there.

@@ -127,7 +127,7 @@ absl::StatusOr<std::optional<Typed>> RecordField::ReadTyped(const Message& m) co
         const std::string& type = f->message_type()->full_name();
         if (type == "google.protobuf.Timestamp" || type == "google.protobuf.Duration") {
           if (!r->HasField(*msg, f)) return std::optional<Typed>();
-          return Typed{Typed::Kind::kInt, Millis(r->GetMessage(*msg, f))};
+          return Typed{Typed::Kind::kInt, Millis(r->GetMessage(*msg, f)), /*time_ms=*/true};
         }
         break;
       }

@@ -47,6 +47,7 @@ class RecordField {
     enum class Kind { kInt, kDouble, kBool, kString };
     Kind kind = Kind::kString;
     std::string text;  // "12", "1.5", "true", or the string itself
+    bool time_ms = false;  // kInt milliseconds of a Timestamp/Duration
   };
   absl::StatusOr<std::optional<Typed>> ReadTyped(const Message& m) const;
 
