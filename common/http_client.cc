@@ -63,6 +63,12 @@ class CurlHttpClient : public HttpClient {
       curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(req.body.size()));
     }
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    std::string credentials;
+    if (req.aws_sigv4) {
+      credentials = absl::StrCat(req.aws_sigv4->access_key, ":", req.aws_sigv4->secret_key);
+      curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, req.aws_sigv4->provider.c_str());
+      curl_easy_setopt(curl, CURLOPT_USERPWD, credentials.c_str());
+    }
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
                      static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(timeout))));
     // Refuses early when Content-Length announces too much; the write

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,14 @@ struct HttpRequest {
   // Redirects followed (0: none, the default; a 3xx is then the result).
   // Every hop is held to the same outbound rules as the first URL.
   int max_redirects = 0;
+  // Signs the request with AWS Signature Version 4 (libcurl's
+  // CURLOPT_AWS_SIGV4), e.g. provider "aws:amz:eu-west-1:s3".
+  struct AwsSigV4 {
+    std::string provider;
+    std::string access_key;
+    std::string secret_key;
+  };
+  std::optional<AwsSigV4> aws_sigv4;
 };
 
 struct HttpResult {

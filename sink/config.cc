@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -299,12 +300,38 @@ absl::Status ParseRetry(const Env& env, ErrorConfig* e) {
   return absl::OkStatus();
 }
 
+absl::Status ParseDlqS3(const Env& env, ErrorConfig::S3* s3) {
+  std::string type;
+  ASSIGN_OR_RETURN_CFG(type, env.GetEnum("DLQ_BLOB_STORAGE_TYPE", "GCS", {"GCS", "S3"}));
+  if (type != "S3") {
+    return absl::InvalidArgumentError(
+        "DLQ_BLOB_STORAGE_TYPE=GCS is not supported yet; set DLQ_BLOB_STORAGE_TYPE=S3");
+  }
+  for (auto [name, field] : {std::pair{"DLQ_S3_REGION", &s3->region},
+                             std::pair{"DLQ_S3_BUCKET_NAME", &s3->bucket},
+                             std::pair{"DLQ_S3_ACCESS_KEY", &s3->access_key},
+                             std::pair{"DLQ_S3_SECRET_KEY", &s3->secret_key}}) {
+    ASSIGN_OR_RETURN_CFG(*field, env.Require(name));
+  }
+  s3->endpoint = env.GetOr("DLQ_S3_ENDPOINT_URL", absl::StrCat("https://s3.", s3->region, ".amazonaws.com"));
+  if (!absl::StartsWith(s3->endpoint, "http://") && !absl::StartsWith(s3->endpoint, "https://")) {
+    return absl::InvalidArgumentError("DLQ_S3_ENDPOINT_URL must be an http:// or https:// URL");
+  }
+  while (absl::EndsWith(s3->endpoint, "/")) s3->endpoint.pop_back();
+  int timeout = 0;
+  ASSIGN_OR_RETURN_CFG(timeout, env.GetPositiveInt("DLQ_S3_API_TIMEOUT_MS", 40000));
+  s3->api_timeout_ms = timeout;
+  return absl::OkStatus();
+}
+
 absl::Status ParseDlq(const Env& env, ErrorConfig* e) {
   ASSIGN_OR_RETURN_CFG(e->dlq_enable, env.GetBool("DLQ_SINK_ENABLE", false));
-  ASSIGN_OR_RETURN_CFG(e->dlq_writer, env.GetEnum("DLQ_WRITER_TYPE", "LOG", {"KAFKA", "LOG"}));
+  ASSIGN_OR_RETURN_CFG(e->dlq_writer,
+                       env.GetEnum("DLQ_WRITER_TYPE", "LOG", {"KAFKA", "LOG", "BLOB_STORAGE"}));
   if (e->dlq_enable && e->dlq_writer == "KAFKA") {
     ASSIGN_OR_RETURN_CFG(e->dlq_kafka_brokers, env.Require("DLQ_KAFKA_BROKERS"));
   }
+  if (e->dlq_enable && e->dlq_writer == "BLOB_STORAGE") RETURN_IF_ERROR_CFG(ParseDlqS3(env, &e->dlq_s3));
   e->dlq_kafka_topic = env.GetOr("DLQ_KAFKA_TOPIC", "firehose-retry-topic");
   e->dlq_kafka_acks = env.GetOr("DLQ_KAFKA_ACKS", "all");
   ASSIGN_OR_RETURN_CFG(e->dlq_retry_max_attempts, env.GetInt("DLQ_RETRY_MAX_ATTEMPTS", INT32_MAX));

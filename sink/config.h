@@ -99,7 +99,7 @@ struct ErrorConfig {
   double backoff_rate = 2;                         // RETRY_EXPONENTIAL_BACKOFF_RATE
   int64_t backoff_max_ms = 60000;                  // RETRY_EXPONENTIAL_BACKOFF_MAX_MS
   bool dlq_enable = false;                         // DLQ_SINK_ENABLE
-  std::string dlq_writer = "LOG";                  // DLQ_WRITER_TYPE: KAFKA | LOG
+  std::string dlq_writer = "LOG";                  // DLQ_WRITER_TYPE: KAFKA | LOG | BLOB_STORAGE
   std::string dlq_kafka_brokers;                   // DLQ_KAFKA_BROKERS (required for KAFKA)
   std::string dlq_kafka_topic = "firehose-retry-topic";  // DLQ_KAFKA_TOPIC
   std::string dlq_kafka_acks = "all";              // DLQ_KAFKA_ACKS
@@ -107,6 +107,18 @@ struct ErrorConfig {
   bool dlq_fail_after_max_attempts = false;        // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE
   // Other DLQ_KAFKA_<X> as librdkafka producer properties (e.g. linger.ms).
   std::map<std::string, std::string> dlq_kafka_properties;
+  // DLQ_WRITER_TYPE=BLOB_STORAGE with DLQ_BLOB_STORAGE_TYPE=S3 (Firehose's
+  // DLQ_S3_* names; GCS, Firehose's default type, is not supported yet).
+  struct S3 {
+    std::string region;      // DLQ_S3_REGION (required)
+    std::string bucket;      // DLQ_S3_BUCKET_NAME (required)
+    std::string access_key;  // DLQ_S3_ACCESS_KEY (required)
+    std::string secret_key;  // DLQ_S3_SECRET_KEY (required)
+    // DLQ_S3_ENDPOINT_URL (sluice): default https://s3.<region>.amazonaws.com;
+    // objects are addressed path-style, <endpoint>/<bucket>/<name>.
+    std::string endpoint;
+    int64_t api_timeout_ms = 40000;  // DLQ_S3_API_TIMEOUT_MS
+  } dlq_s3;
 };
 
 // METRIC_*.

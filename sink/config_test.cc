@@ -178,6 +178,28 @@ TEST(Config, JexlOverJsonNeedsNoProtoClass) {
   EXPECT_TRUE(c->filter.jexl_json);
 }
 
+TEST(Config, BlobStorageDlqOnS3NamesEachMissingVariable) {
+  auto vars = Base();
+  vars["DLQ_SINK_ENABLE"] = "true";
+  vars["DLQ_WRITER_TYPE"] = "BLOB_STORAGE";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("DLQ_BLOB_STORAGE_TYPE=GCS is not supported yet"), std::string::npos)
+      << "Firehose's default type is GCS";
+  vars["DLQ_BLOB_STORAGE_TYPE"] = "S3";
+  for (const char* name : {"DLQ_S3_REGION", "DLQ_S3_BUCKET_NAME", "DLQ_S3_ACCESS_KEY", "DLQ_S3_SECRET_KEY"}) {
+    c = ParseSinkConfig(Env(vars));
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.status().message().find(name), std::string::npos) << c.status();
+    vars[name] = "x";
+  }
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->errors.dlq_s3.endpoint, "https://s3.x.amazonaws.com");
+  vars["DLQ_S3_ENDPOINT_URL"] = "file:///tmp";
+  EXPECT_FALSE(ParseSinkConfig(Env(vars)).ok());
+}
+
 TEST(Config, ErrorTypesAndDlq) {
   auto vars = Base();
   vars["ERROR_TYPES_FOR_RETRY"] = "SINK_5XX_ERROR, SINK_RETRYABLE_ERROR";

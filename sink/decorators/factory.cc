@@ -1,5 +1,6 @@
 #include "sink/decorators/factory.h"
 
+#include "sink/decorators/blob_dlq_writer.h"
 #include "sink/decorators/fail_handler.h"
 #include "sink/decorators/instrumented.h"
 #include "sink/source/kafka_dlq_writer.h"
@@ -9,6 +10,9 @@ namespace {
 
 // The DLQ writer per DLQ_WRITER_TYPE.
 absl::StatusOr<std::unique_ptr<DlqWriter>> CreateDlqWriter(const ErrorConfig& errors) {
+  if (errors.dlq_writer == "BLOB_STORAGE") {
+    return std::make_unique<BlobStorageDlqWriter>(std::make_unique<S3BlobStore>(errors.dlq_s3));
+  }
   if (errors.dlq_writer != "KAFKA") return std::make_unique<LogDlqWriter>();
   auto k = KafkaDlqWriter::Create(errors.dlq_kafka_brokers, errors.dlq_kafka_topic,
                                   errors.dlq_kafka_acks, errors.dlq_kafka_properties);
