@@ -18,4 +18,9 @@ absl::StatusOr<std::unique_ptr<OwnedDescriptor>> SinkContext::ResolveDescriptor(
   return OwnedDescriptor::Copy(*d);
 }
 
+absl::StatusOr<std::unique_ptr<OwnedDescriptor>> SinkContext::InputDescriptor() const {
+  if (!find_message) return std::unique_ptr<OwnedDescriptor>();
+  return ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", env->GetOr("INPUT_SCHEMA_PROTO_CLASS", ""));
+}
+
 }  // namespace sluice::sink

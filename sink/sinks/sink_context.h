@@ -32,6 +32,10 @@ struct SinkContext {
   // is no registry (INPUT_SCHEMA_DATA_TYPE=json) or the class is unknown.
   absl::StatusOr<std::unique_ptr<OwnedDescriptor>> ResolveDescriptor(
       absl::string_view variable, absl::string_view class_name) const;
+
+  // INPUT_SCHEMA_PROTO_CLASS resolved as above for protobuf input; null (and
+  // OK) for JSON input, where there is no registry.
+  absl::StatusOr<std::unique_ptr<OwnedDescriptor>> InputDescriptor() const;
 };
 
 // The registry's factory for a sink that follows the recipe in

@@ -41,22 +41,15 @@ absl::StatusOr<ClickHouseSinkConfig> ClickHouseSinkConfig::FromEnv(const Env& en
   auto timeout = env.GetPositiveInt("SINK_CLICKHOUSE_REQUEST_TIMEOUT_MS", 10000);
   if (!timeout.ok()) return timeout.status();
   c.request_timeout_ms = *timeout;
-  std::unique_ptr<OwnedDescriptor> owned;  // fields keep numbers, not pointers
-  const google::protobuf::Descriptor* d = nullptr;
-  const char* variable = "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING";
-  if (ctx.find_message) {
-    auto resolved =
-        ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", env.GetOr("INPUT_SCHEMA_PROTO_CLASS", ""));
-    if (!resolved.ok()) return resolved.status();
-    owned = *std::move(resolved);
-    d = owned->get();
-    variable = "INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING";
+  // Fields keep field numbers, so the descriptor is needed only here.
+  auto owned = ctx.InputDescriptor();
+  if (!owned.ok()) return owned.status();
+  const google::protobuf::Descriptor* d = *owned ? (*owned)->get() : nullptr;
+  const char* variable =
+      d != nullptr ? "INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING" : "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING";
+  if (absl::Status s = ParseFieldMappingVariable(env, variable, d, /*required=*/true, &c.columns); !s.ok()) {
+    return s;
   }
-  auto mapping = env.Require(variable);
-  if (!mapping.ok()) return mapping.status();
-  auto columns = ParseFieldMapping(*mapping, d, variable, /*non_empty=*/true);
-  if (!columns.ok()) return columns.status();
-  c.columns = *std::move(columns);
   return c;
 }
 

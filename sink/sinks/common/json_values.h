@@ -31,6 +31,10 @@ struct JsonColumn {
 absl::StatusOr<std::vector<JsonColumn>> ParseJsonColumnMapping(
     absl::string_view text, absl::string_view variable = "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING");
 
+// The member at `path` in `record`, or null when a step is missing, goes
+// through a non-object, or the member is JSON null.
+const nlohmann::json* JsonMemberAt(const nlohmann::json& record, const std::vector<std::string>& path);
+
 // The value at `path` in `record` as column text: strings as they are,
 // numbers and booleans as JSON text ("12.5", "true"), objects and arrays as
 // compact JSON (for json/jsonb columns); nullopt (SQL NULL) for null, a

@@ -69,14 +69,8 @@ namespace {
 using Typed = RecordField::Typed;
 
 std::optional<Typed> TypedJson(const nlohmann::json& record, const std::vector<std::string>& path) {
-  const nlohmann::json* node = &record;
-  for (const std::string& name : path) {
-    if (!node->is_object()) return std::nullopt;
-    auto it = node->find(name);
-    if (it == node->end()) return std::nullopt;
-    node = &*it;
-  }
-  if (node->is_null()) return std::nullopt;
+  const nlohmann::json* node = JsonMemberAt(record, path);
+  if (node == nullptr) return std::nullopt;
   if (node->is_boolean()) return Typed{Typed::Kind::kBool, node->get<bool>() ? "true" : "false"};
   if (node->is_number_integer()) return Typed{Typed::Kind::kInt, node->dump()};
   if (node->is_number_float()) return Typed{Typed::Kind::kDouble, node->dump()};
@@ -176,6 +170,19 @@ absl::StatusOr<std::vector<NamedField>> ParseFieldMapping(absl::string_view text
   std::vector<NamedField> out;
   if (absl::Status s = Flatten(doc, "", descriptor, variable, &out); !s.ok()) return s;
   return out;
+}
+
+absl::Status ParseFieldMappingVariable(const Env& env, absl::string_view variable,
+                                       const google::protobuf::Descriptor* descriptor, bool required,
+                                       std::vector<NamedField>* out) {
+  auto text = env.Get(variable);
+  if (!text) {
+    return required ? absl::InvalidArgumentError(absl::StrCat(variable, " is required")) : absl::OkStatus();
+  }
+  auto parsed = ParseFieldMapping(*text, descriptor, variable, required);
+  if (!parsed.ok()) return parsed.status();
+  *out = *std::move(parsed);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<FieldTemplate> FieldTemplate::Parse(absl::string_view text,

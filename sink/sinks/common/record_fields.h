@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/descriptor.h"
+#include "sink/env.h"
 #include "sink/message.h"
 
 namespace sluice::sink {
@@ -74,6 +75,13 @@ struct NamedField {
 absl::StatusOr<std::vector<NamedField>> ParseFieldMapping(
     absl::string_view text, const google::protobuf::Descriptor* descriptor,
     absl::string_view variable, bool non_empty);
+
+// ParseFieldMapping of variable `variable` of `env` into `*out`; when it is
+// unset: InvalidArgument "<variable> is required" if `required`, else OK
+// with `*out` untouched.
+absl::Status ParseFieldMappingVariable(const Env& env, absl::string_view variable,
+                                       const google::protobuf::Descriptor* descriptor, bool required,
+                                       std::vector<NamedField>* out);
 
 // depot's Template: a pattern with `%s` placeholders, then comma-separated
 // fields filling them ("Service_%s,order_number"); "%%" is a literal percent

@@ -9,21 +9,17 @@
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/test_message.grpc.pb.h"
+#include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+using ::sluice::sink::testing::FindGenerated;
 
 using ::sluice::sink::testing::PushResponse;
 using ::sluice::sink::testing::TestMessage;
 using ::sluice::sink::testing::TestSinkService;
 using ::testing::HasSubstr;
-
-absl::StatusOr<const google::protobuf::Descriptor*> FindGenerated(absl::string_view name) {
-  const auto* d =
-      google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(std::string(name));
-  if (d == nullptr) return absl::NotFoundError(absl::StrCat("no message ", name));
-  return d;
-}
 
 // Accepts orders unless their number says otherwise: "bad*" -> success=false,
 // "down*" -> UNAVAILABLE, "invalid*" -> INVALID_ARGUMENT.

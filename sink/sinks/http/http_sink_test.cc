@@ -11,9 +11,12 @@
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/http_test_server.h"
 #include "sink/sinks/testing/recording_metrics.h"
+#include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+using ::sluice::sink::testing::FindGenerated;
 
 using ::sluice::sink::testing::HttpRequest;
 using ::sluice::sink::testing::HttpTestServer;
@@ -22,13 +25,6 @@ using ::sluice::sink::testing::TestKey;
 using ::sluice::sink::testing::TestMessage;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-absl::StatusOr<const google::protobuf::Descriptor*> FindGenerated(absl::string_view name) {
-  const auto* d =
-      google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(std::string(name));
-  if (d == nullptr) return absl::NotFoundError(absl::StrCat("no message ", name));
-  return d;
-}
 
 Message Record(int64_t offset, const std::string& order, int64_t amount = 1) {
   auto pb = std::make_shared<TestMessage>();

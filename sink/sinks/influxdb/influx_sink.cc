@@ -18,18 +18,6 @@ std::string Escape(absl::string_view s, absl::string_view special) {
   return out;
 }
 
-absl::Status ParseMapping(const Env& env, const char* variable, bool required,
-                          const google::protobuf::Descriptor* d, std::vector<NamedField>* out) {
-  auto text = env.Get(variable);
-  if (!text) {
-    return required ? absl::InvalidArgumentError(absl::StrCat(variable, " is required")) : absl::OkStatus();
-  }
-  auto parsed = ParseFieldMapping(*text, d, variable, required);
-  if (!parsed.ok()) return parsed.status();
-  *out = *std::move(parsed);
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 std::string EscapeMeasurement(absl::string_view s) { return Escape(s, ", "); }
@@ -55,20 +43,15 @@ absl::StatusOr<InfluxSinkConfig> InfluxSinkConfig::FromEnv(const Env& env, const
   auto timeout = env.GetPositiveInt("SINK_INFLUX_REQUEST_TIMEOUT_MS", 10000);
   if (!timeout.ok()) return timeout.status();
   c.request_timeout_ms = *timeout;
-  std::unique_ptr<OwnedDescriptor> owned;  // fields keep numbers, not pointers
-  const google::protobuf::Descriptor* d = nullptr;
-  if (ctx.find_message) {
-    auto resolved =
-        ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", env.GetOr("INPUT_SCHEMA_PROTO_CLASS", ""));
-    if (!resolved.ok()) return resolved.status();
-    owned = *std::move(resolved);
-    d = owned->get();
-  }
-  if (absl::Status s = ParseMapping(env, "SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", true, d, &c.fields);
+  // Fields keep field numbers, so the descriptor is needed only here.
+  auto owned = ctx.InputDescriptor();
+  if (!owned.ok()) return owned.status();
+  const google::protobuf::Descriptor* d = *owned ? (*owned)->get() : nullptr;
+  if (absl::Status s = ParseFieldMappingVariable(env, "SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", d, true, &c.fields);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = ParseMapping(env, "SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", false, d, &c.tags);
+  if (absl::Status s = ParseFieldMappingVariable(env, "SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", d, false, &c.tags);
       !s.ok()) {
     return s;
   }

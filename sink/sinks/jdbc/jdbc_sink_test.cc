@@ -15,9 +15,12 @@
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/pg_test_db.h"
+#include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+using ::sluice::sink::testing::FindGenerated;
 
 using ::sluice::sink::testing::PgTestDb;
 using ::sluice::sink::testing::TestMessage;
@@ -25,13 +28,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 using Rows = std::vector<std::vector<std::string>>;
-
-absl::StatusOr<const google::protobuf::Descriptor*> FindGenerated(absl::string_view name) {
-  const auto* d =
-      google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(std::string(name));
-  if (d == nullptr) return absl::NotFoundError(absl::StrCat("no message ", name));
-  return d;
-}
 
 Message Record(int64_t offset, const std::string& order, int64_t amount) {
   auto pb = std::make_shared<TestMessage>();

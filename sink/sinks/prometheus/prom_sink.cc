@@ -14,18 +14,6 @@
 namespace sluice::sink {
 namespace {
 
-absl::Status ParseMapping(const Env& env, const char* variable, bool required,
-                          const google::protobuf::Descriptor* d, std::vector<NamedField>* out) {
-  auto text = env.Get(variable);
-  if (!text) {
-    return required ? absl::InvalidArgumentError(absl::StrCat(variable, " is required")) : absl::OkStatus();
-  }
-  auto parsed = ParseFieldMapping(*text, d, variable, required);
-  if (!parsed.ok()) return parsed.status();
-  *out = *std::move(parsed);
-  return absl::OkStatus();
-}
-
 // Prometheus's answers for samples it will never take (remote-write spec:
 // such 4xx must not be retried): storage.ErrOutOfOrderSample,
 // ErrDuplicateSampleForTimestamp, ErrOutOfBounds/ErrTooOldSample.
@@ -60,20 +48,15 @@ absl::StatusOr<PromSinkConfig> PromSinkConfig::FromEnv(const Env& env, const Sin
   auto headers = ParseHeaderList(env.GetOr("SINK_PROM_HEADERS", ""), "SINK_PROM_HEADERS");
   if (!headers.ok()) return headers.status();
   c.headers = *std::move(headers);
-  std::unique_ptr<OwnedDescriptor> owned;  // fields keep numbers, not pointers
-  const google::protobuf::Descriptor* d = nullptr;
-  if (ctx.find_message) {
-    auto resolved =
-        ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", env.GetOr("INPUT_SCHEMA_PROTO_CLASS", ""));
-    if (!resolved.ok()) return resolved.status();
-    owned = *std::move(resolved);
-    d = owned->get();
-  }
-  if (absl::Status s = ParseMapping(env, "SINK_PROM_METRIC_NAME_PROTO_INDEX_MAPPING", true, d, &c.metrics);
+  // Fields keep field numbers, so the descriptor is needed only here.
+  auto owned = ctx.InputDescriptor();
+  if (!owned.ok()) return owned.status();
+  const google::protobuf::Descriptor* d = *owned ? (*owned)->get() : nullptr;
+  if (absl::Status s = ParseFieldMappingVariable(env, "SINK_PROM_METRIC_NAME_PROTO_INDEX_MAPPING", d, true, &c.metrics);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = ParseMapping(env, "SINK_PROM_LABEL_NAME_PROTO_INDEX_MAPPING", false, d, &c.labels);
+  if (absl::Status s = ParseFieldMappingVariable(env, "SINK_PROM_LABEL_NAME_PROTO_INDEX_MAPPING", d, false, &c.labels);
       !s.ok()) {
     return s;
   }

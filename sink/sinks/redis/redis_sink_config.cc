@@ -110,16 +110,10 @@ absl::StatusOr<RedisSinkConfig> RedisSinkConfig::FromEnv(const Env& env, const S
   c.cluster = *deployment == "CLUSTER";
   auto type = env.GetEnum("SINK_REDIS_DATA_TYPE", "HASHSET", {"LIST", "HASHSET", "KEYVALUE"});
   if (!type.ok()) return type.status();
-  // Fields are resolved to numbers now; the descriptor is needed only here.
-  std::unique_ptr<OwnedDescriptor> owned;
-  const google::protobuf::Descriptor* d = nullptr;
-  if (ctx.find_message) {  // protobuf input
-    auto resolved =
-        ctx.ResolveDescriptor("INPUT_SCHEMA_PROTO_CLASS", env.GetOr("INPUT_SCHEMA_PROTO_CLASS", ""));
-    if (!resolved.ok()) return resolved.status();
-    owned = *std::move(resolved);
-    d = owned->get();
-  }
+  // Fields keep field numbers, so the descriptor is needed only here.
+  auto owned = ctx.InputDescriptor();
+  if (!owned.ok()) return owned.status();
+  const google::protobuf::Descriptor* d = *owned ? (*owned)->get() : nullptr;
   auto key = env.Require("SINK_REDIS_KEY_TEMPLATE");
   if (!key.ok()) return key.status();
   auto tmpl = FieldTemplate::Parse(*key, d, "SINK_REDIS_KEY_TEMPLATE");

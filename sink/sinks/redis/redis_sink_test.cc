@@ -11,21 +11,17 @@
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/redis_test_server.h"
+#include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+using ::sluice::sink::testing::FindGenerated;
 
 using ::sluice::sink::testing::RedisTestServer;
 using ::sluice::sink::testing::TestMessage;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
-
-absl::StatusOr<const google::protobuf::Descriptor*> FindGenerated(absl::string_view name) {
-  const auto* d =
-      google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(std::string(name));
-  if (d == nullptr) return absl::NotFoundError(absl::StrCat("no message ", name));
-  return d;
-}
 
 Message Proto(int64_t offset, const std::string& order, const std::string& city) {
   auto pb = std::make_shared<TestMessage>();

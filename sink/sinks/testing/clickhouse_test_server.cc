@@ -21,9 +21,16 @@ absl::StatusOr<std::unique_ptr<ClickHouseTestServer>> ClickHouseTestServer::Star
       absl::StrCat("--format_schema_path=", dir, "/format_schemas/"),
       absl::StrCat("--logger.log=", dir, "/server.log"), absl::StrCat("--logger.errorlog=", dir, "/error.log"),
       "--logger.console=0", "--listen_host=127.0.0.1"};
-  s->pid_ = SpawnQuiet(args);
-  if (s->pid_ < 0) return absl::UnavailableError("fork failed");
-  std::string ping = absl::StrCat("curl -s http://127.0.0.1:", s->http_port_, "/ping");
+  s->args_ = std::move(args);
+  if (absl::Status st = s->Restart(); !st.ok()) return st;
+  return s;
+}
+
+absl::Status ClickHouseTestServer::Restart() {
+  Kill();
+  pid_ = SpawnQuiet(args_);
+  if (pid_ < 0) return absl::UnavailableError("fork failed");
+  std::string ping = absl::StrCat("curl -s http://127.0.0.1:", http_port_, "/ping");
   absl::Time give_up = absl::Now() + absl::Seconds(30);
   while (RunShell(ping) != "Ok.\n") {
     if (absl::Now() > give_up) {
@@ -31,7 +38,7 @@ absl::StatusOr<std::unique_ptr<ClickHouseTestServer>> ClickHouseTestServer::Star
     }
     absl::SleepFor(absl::Milliseconds(100));
   }
-  return s;
+  return absl::OkStatus();
 }
 
 ClickHouseTestServer::~ClickHouseTestServer() { Kill(); }

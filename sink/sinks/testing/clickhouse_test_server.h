@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -25,10 +26,15 @@ class ClickHouseTestServer {
   // Runs `clickhouse-client --port <tcp port> -q <sql>` (CSV for SELECTs
   // when the query asks for it) and returns its stdout.
   std::string Query(const std::string& sql) const;
+  // Stops the server (SIGKILL) to test an outage.
   void Kill();
+  // Starts it again on the same ports and data directory (after Kill), and
+  // waits for /ping. Unavailable when it does not answer.
+  absl::Status Restart();
 
  private:
   ClickHouseTestServer() = default;
+  std::vector<std::string> args_;
   int http_port_ = 0, tcp_port_ = 0;
   pid_t pid_ = -1;
 };
