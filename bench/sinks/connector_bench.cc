@@ -45,20 +45,30 @@ double Rate(const char* name, std::map<std::string, std::string> vars,
   vars["INPUT_SCHEMA_PROTO_CLASS"] = "sluice.sink.testing.TestMessage";
   sk::Env env(vars);
   sk::NoopMetrics metrics;
-  auto sink = sk::CreateFromContext<T>(sk::SinkContext{&env, &metrics, &FindGenerated});
+  auto config = T::Config::FromEnv(env, sk::SinkContext{&env, &metrics, &FindGenerated});
+  if (!config.ok()) {
+    std::printf("%s: %s\n", name, std::string(config.status().message()).c_str());
+    return 0;
+  }
+  auto sink = T::Create(*std::move(config), &metrics);
   if (!sink.ok()) {
     std::printf("%s: %s\n", name, std::string(sink.status().message()).c_str());
     return 0;
   }
   int64_t n = 0, failed = 0;
+  absl::Duration prepare;
   absl::Time t0 = absl::Now();
   for (const auto& b : batches) {
-    failed += static_cast<int64_t>((*sink)->Push(b).size());
+    absl::Time p0 = absl::Now();
+    failed += static_cast<int64_t>((*sink)->Prepare(b).size());
+    prepare += absl::Now() - p0;
+    failed += static_cast<int64_t>((*sink)->Execute().size());
     n += static_cast<int64_t>(b.size());
   }
   double s = absl::ToDoubleSeconds(absl::Now() - t0);
-  std::printf("%s: %lld records in %.2f s = %.0f records/s (%lld failed)\n", name,
-              static_cast<long long>(n), s, n / s, static_cast<long long>(failed));
+  std::printf("%s: %lld records in %.2f s = %.0f records/s (%lld failed; Prepare %.0f%% of the time)\n",
+              name, static_cast<long long>(n), s, n / s, static_cast<long long>(failed),
+              100 * absl::ToDoubleSeconds(prepare) / s);
   return failed == 0 ? n / s : 0;
 }
 

@@ -111,14 +111,15 @@ void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& in
     for (size_t i : indices) Record(i, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
     return;
   }
+  const char* args[4];  // our commands have at most 4 arguments (HSET key field value)
+  size_t lens[4];
   for (size_t i : indices) {
-    std::vector<const char*> args;
-    std::vector<size_t> lens;
-    for (const std::string& a : commands_[i]) {
-      args.push_back(a.data());
-      lens.push_back(a.size());
+    const std::vector<std::string>& argv = commands_[i];
+    for (size_t a = 0; a < argv.size(); ++a) {
+      args[a] = argv[a].data();
+      lens[a] = argv[a].size();
     }
-    redisAppendCommandArgv(*ctx, static_cast<int>(args.size()), args.data(), lens.data());
+    redisAppendCommandArgv(*ctx, static_cast<int>(argv.size()), args, lens);
   }
   size_t read = 0;
   for (; read < indices.size(); ++read) {
@@ -206,7 +207,13 @@ std::vector<FailedMessage> RedisSink::Execute() {
   nodes_->RefreshIfStale().IgnoreError();
   // Commands per node, in batch order (a message's commands share its key).
   std::map<std::string, std::vector<size_t>> by_node;
-  for (size_t i = 0; i < commands_.size(); ++i) by_node[nodes_->NodeFor(commands_[i][1])].push_back(i);
+  if (!nodes_->cluster()) {  // one node: no routing
+    std::vector<size_t>& all = by_node[nodes_->NodeFor("")];
+    all.resize(commands_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  } else {
+    for (size_t i = 0; i < commands_.size(); ++i) by_node[nodes_->NodeFor(commands_[i][1])].push_back(i);
+  }
   std::vector<Redirect> redirects;
   for (const auto& [address, indices] : by_node) SendTo(address, indices, &redirects);
   for (Redirect& r : redirects) Follow(std::move(r));
