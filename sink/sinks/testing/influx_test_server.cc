@@ -23,20 +23,29 @@ absl::StatusOr<std::unique_ptr<InfluxTestServer>> InfluxTestServer::Start(const 
                       << "  auth-enabled = true\n  log-enabled = false\n"
                       << "[ifql]\n  enabled = false\n"
                       << "[continuous_queries]\n  enabled = false\n";
-  s->pid_ = SpawnQuiet({"influxd", "-config", conf});
-  if (s->pid_ < 0) return absl::UnavailableError("fork failed");
-  std::string ping = absl::StrCat("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:", s->port_, "/ping");
-  absl::Time give_up = absl::Now() + absl::Seconds(20);
-  while (RunShell(ping) != "204") {
-    if (absl::Now() > give_up) return absl::UnavailableError("influxd did not answer /ping (is it installed?)");
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  s->conf_ = conf;
+  if (absl::Status st = s->Restart(); !st.ok()) return st;
   // With no user yet, the first admin may be created without credentials.
   RunShell(absl::StrCat("influx -host 127.0.0.1 -port ", s->port_, " -execute \"CREATE USER ", kUser,
                    " WITH PASSWORD '", kPassword, "' WITH ALL PRIVILEGES\""));
   s->Query(absl::StrCat("CREATE DATABASE ", database));
   return s;
 }
+
+absl::Status InfluxTestServer::Restart() {
+  KillAndReap(&pid_);
+  pid_ = SpawnQuiet({"influxd", "-config", conf_});
+  if (pid_ < 0) return absl::UnavailableError("fork failed");
+  std::string ping = absl::StrCat("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:", port_, "/ping");
+  absl::Time give_up = absl::Now() + absl::Seconds(20);
+  while (RunShell(ping) != "204") {
+    if (absl::Now() > give_up) return absl::UnavailableError("influxd did not answer /ping (is it installed?)");
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return absl::OkStatus();
+}
+
+void InfluxTestServer::Kill() { KillAndReap(&pid_); }
 
 InfluxTestServer::~InfluxTestServer() { KillAndReap(&pid_); }
 

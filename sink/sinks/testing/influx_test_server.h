@@ -30,8 +30,14 @@ class InfluxTestServer {
   // and returns its stdout.
   std::string Query(const std::string& query) const;
 
+  // Stops the server (SIGKILL) to test an outage.
+  void Kill();
+  // Starts it again on the same port and data (after Kill); waits for /ping.
+  absl::Status Restart();
+
  private:
   InfluxTestServer() = default;
+  std::string conf_;
   int port_ = 0;
   pid_t pid_ = -1;
   std::string database_;
