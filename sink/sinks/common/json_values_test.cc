@@ -1,32 +1,9 @@
 #include "sink/sinks/common/json_values.h"
 
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace sluice::sink {
 namespace {
-
-using ::testing::HasSubstr;
-
-TEST(JsonColumnMapping, NestedNamesBecomePaths) {
-  auto cols = ParseJsonColumnMapping(
-      R"({"order_number":"order_number","driver":{"name":"driver_name","id":"driver_id"}})");
-  ASSERT_TRUE(cols.ok()) << cols.status();
-  ASSERT_EQ(cols->size(), 3u);
-  EXPECT_EQ((*cols)[0].path, (std::vector<std::string>{"driver", "id"}));
-  EXPECT_EQ((*cols)[0].column, "driver_id");
-  EXPECT_EQ((*cols)[1].path, (std::vector<std::string>{"driver", "name"}));
-  EXPECT_EQ((*cols)[2].column, "order_number");
-}
-
-TEST(JsonColumnMapping, BadMappingsNameTheVariableAndTheMember) {
-  for (const char* bad : {"", "[]", "{}", "{\"a\":1}", "{\"a\":{\"b\":\"\"}}", "{\"a\":"}) {
-    auto cols = ParseJsonColumnMapping(bad);
-    ASSERT_FALSE(cols.ok()) << bad;
-    EXPECT_THAT(cols.status().message(), HasSubstr("INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING")) << bad;
-  }
-  EXPECT_THAT(ParseJsonColumnMapping(R"({"a":{"b":false}})").status().message(), HasSubstr("\"a.b\""));
-}
 
 TEST(JsonFieldText, RendersEachKindForAColumn) {
   nlohmann::json r = nlohmann::json::parse(

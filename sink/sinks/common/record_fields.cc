@@ -99,9 +99,12 @@ absl::StatusOr<std::optional<Typed>> RecordField::ReadTyped(const Message& m) co
   namespace pb = google::protobuf;
   const pb::Message* msg = m.decoded.get();
   const pb::FieldDescriptor* f = nullptr;
+  std::vector<const pb::FieldDescriptor*> path;  // for the text rendering below
+  path.reserve(numbers_.size());
   for (size_t i = 0; i < numbers_.size(); ++i) {
     f = msg->GetDescriptor()->FindFieldByNumber(numbers_[i]);
     if (f == nullptr) return std::optional<Typed>();
+    path.push_back(f);
     if (i + 1 < numbers_.size()) {
       if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE || f->is_repeated()) {
         return std::optional<Typed>();
@@ -128,8 +131,10 @@ absl::StatusOr<std::optional<Typed>> RecordField::ReadTyped(const Message& m) co
       default: break;
     }
   }
-  auto text = Read(m);
-  if (!text.ok()) return text.status();
+  // Strings, enums, floats, messages and lists: proto_values' rendering, on
+  // the path already resolved against this message's descriptors.
+  auto text = FieldValueText(*m.decoded, path);
+  if (!text.ok()) return absl::InvalidArgumentError(absl::StrCat(spec_, ": ", text.status().message()));
   if (!text->has_value()) return std::optional<Typed>();
   bool floating = !f->is_repeated() && (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE ||
                                         f->cpp_type() == pb::FieldDescriptor::CPPTYPE_FLOAT);

@@ -48,5 +48,29 @@ TEST(RecordField, ProtoNamesAndNumbersResolveToTheSameField) {
   EXPECT_FALSE(by_name->Read(JsonRecord("{}")).ok()) << "a protobuf field needs a decoded protobuf";
 }
 
+TEST(JsonColumnMapping, NestedNamesBecomePaths) {
+  auto cols = ParseFieldMapping(
+      R"({"order_number":"order_number","driver":{"name":"driver_name","id":"driver_id"}})", nullptr,
+      "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING", /*non_empty=*/true);
+  ASSERT_TRUE(cols.ok()) << cols.status();
+  ASSERT_EQ(cols->size(), 3u);
+  EXPECT_EQ((*cols)[0].field.spec(), "driver.id");
+  EXPECT_EQ((*cols)[0].name, "driver_id");
+  EXPECT_EQ((*cols)[1].field.spec(), "driver.name");
+  EXPECT_EQ((*cols)[2].name, "order_number");
+}
+
+TEST(JsonColumnMapping, BadMappingsNameTheVariableAndTheMember) {
+  for (const char* bad : {"", "[]", "{}", "{\"a\":1}", "{\"a\":{\"b\":\"\"}}", "{\"a\":"}) {
+    auto cols = ParseFieldMapping(bad, nullptr, "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING", true);
+    ASSERT_FALSE(cols.ok()) << bad;
+    EXPECT_THAT(cols.status().message(), HasSubstr("INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING")) << bad;
+  }
+  EXPECT_THAT(ParseFieldMapping(R"({"a":{"b":false}})", nullptr, "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING", true)
+                  .status()
+                  .message(),
+              HasSubstr("\"a.b\""));
+}
+
 }  // namespace
 }  // namespace sluice::sink

@@ -100,7 +100,8 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
           "(member name -> column, e.g. {\"order_number\":\"order_number\",\"driver\":{\"name\":"
           "\"driver_name\"}}); INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING applies to protobuf input");
     }
-    auto cols = ParseJsonColumnMapping(*mapping);
+    auto cols = ParseFieldMapping(*mapping, /*descriptor=*/nullptr, "INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING",
+                                  /*non_empty=*/true);
     if (!cols.ok()) return cols.status();
     c.json_input = true;
     c.json_columns = *std::move(cols);
@@ -134,7 +135,7 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
 std::vector<std::string> JdbcSinkConfig::ColumnNames() const {
   std::vector<std::string> out;
   for (const ColumnMapping& c : columns) out.push_back(c.column);
-  for (const JsonColumn& c : json_columns) out.push_back(c.column);
+  for (const NamedField& c : json_columns) out.push_back(c.name);
   return out;
 }
 
@@ -293,7 +294,9 @@ absl::Status JdbcSink::ProtoRow(const Message& m,
 absl::Status JdbcSink::JsonRow(const Message& m, std::vector<std::optional<std::string>>* row) const {
   if (m.json == nullptr) return absl::InvalidArgumentError("message was not decoded as JSON");
   for (size_t i = 0; i < row->size(); ++i) {
-    (*row)[i] = JsonFieldText(*m.json, config_.json_columns[i].path);
+    auto value = config_.json_columns[i].field.Read(m);
+    if (!value.ok()) return value.status();
+    (*row)[i] = *std::move(value);
   }
   return absl::OkStatus();
 }

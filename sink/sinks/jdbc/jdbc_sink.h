@@ -18,8 +18,8 @@
 #include "google/protobuf/descriptor.h"
 #include "sink/message.h"
 #include "sink/metrics.h"
-#include "sink/sinks/common/json_values.h"
 #include "sink/sinks/common/proto_values.h"
+#include "sink/sinks/common/record_fields.h"
 #include "sink/sinks/sink_context.h"
 
 typedef struct pg_conn PGconn;
@@ -54,7 +54,7 @@ struct JdbcSinkConfig {
   // INPUT_SCHEMA_JSON_TO_COLUMN_MAPPING (sluice; Firehose's JDBC sink reads
   // protobuf only).
   bool json_input = false;
-  std::vector<JsonColumn> json_columns;
+  std::vector<NamedField> json_columns;
 
   // The mapped column names in row order, for either input.
   std::vector<std::string> ColumnNames() const;

@@ -2,6 +2,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/match.h"
@@ -22,19 +23,29 @@ ErrorType ClassifyReplyError(absl::string_view error) {
   return ErrorType::kSink4xxError;
 }
 
+// Queues `argv` (at most 4 arguments: HSET key field value) on `ctx`.
+void AppendCommand(redisContext* ctx, const std::vector<std::string>& argv) {
+  const char* args[4];
+  size_t lens[4];
+  for (size_t a = 0; a < argv.size() && a < 4; ++a) {
+    args[a] = argv[a].data();
+    lens[a] = argv[a].size();
+  }
+  redisAppendCommandArgv(ctx, static_cast<int>(std::min<size_t>(argv.size(), 4)), args, lens);
+}
+
 }  // namespace
 
-RedisSink::RedisSink(RedisSinkConfig config, Metrics* metrics)
+RedisSink::RedisSink(RedisSinkConfig config)
     : config_(std::move(config)),
-      metrics_(metrics),
       nodes_(std::make_unique<RedisNodes>(config_.urls, config_.cluster, config_.connect_timeout_ms,
                                           config_.socket_timeout_ms)) {}
 
 RedisSink::~RedisSink() = default;
 
 absl::StatusOr<std::unique_ptr<RedisSink>> RedisSink::Create(RedisSinkConfig config,
-                                                             Metrics* metrics) {
-  std::unique_ptr<RedisSink> sink(new RedisSink(std::move(config), metrics));
+                                                             Metrics* /*metrics*/) {
+  std::unique_ptr<RedisSink> sink(new RedisSink(std::move(config)));
   if (absl::Status s = sink->nodes_->Init(); !s.ok()) return s;
   return sink;
 }
@@ -111,16 +122,7 @@ void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& in
     for (size_t i : indices) Record(i, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
     return;
   }
-  const char* args[4];  // our commands have at most 4 arguments (HSET key field value)
-  size_t lens[4];
-  for (size_t i : indices) {
-    const std::vector<std::string>& argv = commands_[i];
-    for (size_t a = 0; a < argv.size(); ++a) {
-      args[a] = argv[a].data();
-      lens[a] = argv[a].size();
-    }
-    redisAppendCommandArgv(*ctx, static_cast<int>(argv.size()), args, lens);
-  }
+  for (size_t i : indices) AppendCommand(*ctx, commands_[i]);
   size_t read = 0;
   for (; read < indices.size(); ++read) {
     void* raw = nullptr;
@@ -157,18 +159,9 @@ void RedisSink::Follow(Redirect r) {
       Record(r.command, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
       return;
     }
-    std::vector<const char*> args;
-    std::vector<size_t> lens;
-    for (const std::string& a : commands_[r.command]) {
-      args.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    if (r.ask) {  // ASK: this one command goes to the importing node after ASKING
-      redisAppendCommand(*ctx, "ASKING");
-      redisAppendCommandArgv(*ctx, static_cast<int>(args.size()), args.data(), lens.data());
-    } else {
-      redisAppendCommandArgv(*ctx, static_cast<int>(args.size()), args.data(), lens.data());
-    }
+    // ASK: this one command goes to the importing node after ASKING.
+    if (r.ask) redisAppendCommand(*ctx, "ASKING");
+    AppendCommand(*ctx, commands_[r.command]);
     void* raw = nullptr;
     bool ok = true;
     if (r.ask) {

@@ -69,6 +69,7 @@ class RedisSink : public TwoStageSink {
  public:
   using Config = RedisSinkConfig;  // for CreateFromContext<RedisSink>
   // Connects; Unavailable naming the addresses when Redis cannot be reached.
+  // `metrics` is unused (the decorators count pushes and failures).
   static absl::StatusOr<std::unique_ptr<RedisSink>> Create(RedisSinkConfig config, Metrics* metrics);
   ~RedisSink() override;
 
@@ -88,7 +89,7 @@ class RedisSink : public TwoStageSink {
   absl::string_view Name() const override { return "redis"; }
 
  private:
-  RedisSink(RedisSinkConfig config, Metrics* metrics);
+  explicit RedisSink(RedisSinkConfig config);
   // Appends `m`'s commands to `commands_`; InvalidArgument when a field fails.
   absl::Status AddCommands(const Message& m);
   // Pipelines the commands `indices` to `address` and records each reply's
@@ -107,7 +108,6 @@ class RedisSink : public TwoStageSink {
   void Record(size_t command, ErrorType type, std::string why);
 
   RedisSinkConfig config_;
-  Metrics* metrics_;
   std::unique_ptr<RedisNodes> nodes_;
   // Prepared batch: each command's argv and the index of its message.
   std::vector<std::vector<std::string>> commands_;
