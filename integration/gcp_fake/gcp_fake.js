@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A stateful fake of the Google Cloud REST APIs that Sluice's GCP access
-// providers use: the OAuth2 token endpoint, BigQuery v2 (datasets, tables,
-// dataset access entries, table IAM), Cloud Storage JSON v1 (buckets, bucket
-// IAM), Cloud Resource Manager v1 (project and organization IAM) and IAM v1
+// providers and the GCS dead-letter writer use: the OAuth2 token endpoint,
+// BigQuery v2 (datasets, tables, dataset access entries, table IAM), Cloud
+// Storage JSON v1 (buckets, bucket IAM, object uploads and downloads), Cloud Resource Manager v1 (project and organization IAM) and IAM v1
 // (roles:queryGrantableRoles). One process serves all of them on one port;
 // the request and response shapes follow Google's REST references (see
 // README.md beside this file). Node builtins only: no install needed.
@@ -249,6 +249,12 @@ function storage(req, res, path, query, body) {
       .map((n) => bucketView(n, state.buckets[n]));
     return send(res, 200, Object.assign({kind: 'storage#buckets'}, page(list, query, 'items')));
   }
+  const o = /^\/storage\/v1\/b\/([^/]+)\/o(?:\/(.+))?$/.exec(path);
+  if (o) {
+    const b = state.buckets[o[1]];
+    if (!b) return gerr(res, 404, 'NOT_FOUND', 'The specified bucket does not exist.', 'notFound');
+    return objects(req, res, o[1], b, o[2], query);
+  }
   const m = /^\/storage\/v1\/b\/([^/]+)(\/iam)?$/.exec(path);
   if (m) {
     const b = state.buckets[m[1]];
@@ -268,6 +274,95 @@ function storage(req, res, path, query, body) {
     }
   }
   return gerr(res, 404, 'NOT_FOUND', 'Not Found', 'notFound');
+}
+
+// ------------------------------------------------------------------ storage objects
+// Uploads (media and multipart), object metadata, downloads (alt=media) and
+// listings, for the GCS dead-letter writer and @google-cloud/storage.
+
+// CRC32C (Castagnoli), which Cloud Storage reports in crc32c / x-goog-hash.
+const CRC32C_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+function crc32c(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC32C_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE((c ^ 0xffffffff) >>> 0);
+  return out.toString('base64');
+}
+
+function objectView(bucket, o) {
+  return {kind: 'storage#object', id: bucket + '/' + o.name + '/' + o.generation,
+    selfLink: '/storage/v1/b/' + bucket + '/o/' + encodeURIComponent(o.name), name: o.name, bucket,
+    generation: String(o.generation), metageneration: '1', contentType: o.contentType,
+    size: String(o.data.length), md5Hash: crypto.createHash('md5').update(o.data).digest('base64'),
+    crc32c: crc32c(o.data), timeCreated: o.created, updated: o.created};
+}
+
+// A multipart/related upload body: the JSON metadata part and the media part.
+function multipart(req, raw) {
+  const m = /boundary="?([^";]+)"?/.exec(req.headers['content-type'] || '');
+  if (!m) return null;
+  const parts = raw.toString('latin1').split('--' + m[1]).slice(1, -1).map((p) => {
+    const at = p.indexOf('\r\n\r\n');
+    return {head: p.slice(0, at).toLowerCase(), body: Buffer.from(p.slice(at + 4, -2), 'latin1')};
+  });
+  if (parts.length !== 2) return null;
+  return {meta: JSON.parse(parts[0].body.toString('utf8')), data: parts[1].body,
+    contentType: (/content-type:\s*([^\r\n]+)/.exec(parts[1].head) || [])[1]};
+}
+
+function upload(req, res, path, query, raw) {
+  const m = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(path);
+  if (!m || req.method !== 'POST') return gerr(res, 404, 'NOT_FOUND', 'Not Found', 'notFound');
+  const b = state.buckets[m[1]];
+  if (!b) return gerr(res, 404, 'NOT_FOUND', 'The specified bucket does not exist.', 'notFound');
+  let name = query.get('name'), data = raw, contentType = req.headers['content-type'];
+  const type = query.get('uploadType');
+  if (type === 'multipart') {
+    const mp = multipart(req, raw);
+    if (!mp) return gerr(res, 400, 'INVALID_ARGUMENT', 'Bad multipart body', 'invalid');
+    name = mp.meta.name || name;
+    data = mp.data;
+    contentType = mp.meta.contentType || mp.contentType;
+  } else if (type !== 'media') {
+    return gerr(res, 400, 'INVALID_ARGUMENT', 'Unsupported uploadType: ' + type, 'invalid');
+  }
+  if (!name) return gerr(res, 400, 'INVALID_ARGUMENT', 'Required parameter: name', 'required');
+  b.objects = b.objects || {};
+  const gen = (b.objects[name] ? b.objects[name].generation : Date.now() * 1000) + 1;
+  if (query.get('ifGenerationMatch') === '0' && b.objects[name]) {
+    return gerr(res, 412, 'FAILED_PRECONDITION', 'At least one of the pre-conditions you specified did not hold.', 'conditionNotMet');
+  }
+  b.objects[name] = {name, data, generation: gen, contentType: contentType || 'application/octet-stream',
+    created: new Date().toISOString()};
+  return send(res, 200, objectView(m[1], b.objects[name]));
+}
+
+function objects(req, res, bucket, b, name, query) {
+  const all = b.objects || {};
+  if (name === undefined) {
+    const prefix = query.get('prefix') || '';
+    const list = Object.keys(all).sort().filter((n) => n.startsWith(prefix))
+      .map((n) => objectView(bucket, all[n]));
+    return send(res, 200, Object.assign({kind: 'storage#objects'}, page(list, query, 'items')));
+  }
+  const o = all[name];
+  if (!o) return gerr(res, 404, 'NOT_FOUND', 'No such object: ' + bucket + '/' + name, 'notFound');
+  if (req.method === 'DELETE') { delete all[name]; res.writeHead(204); return res.end(); }
+  if (query.get('alt') !== 'media') return send(res, 200, objectView(bucket, o));
+  const v = objectView(bucket, o);
+  res.writeHead(200, {'Content-Type': o.contentType, 'Content-Length': o.data.length,
+    'x-goog-hash': 'crc32c=' + v.crc32c + ',md5=' + v.md5Hash,
+    'x-goog-generation': String(o.generation), 'x-goog-stored-content-length': String(o.data.length)});
+  return res.end(o.data);
 }
 
 // ------------------------------------------------------------------ resource manager, iam
@@ -379,7 +474,7 @@ function takeFault(req, path) {
   return null;
 }
 
-function route(req, res, path, query, body) {
+function route(req, res, path, query, body, raw) {
   if (path.startsWith('/_fake/')) return control(req, res, path, query, body);
   const key = req.method + ' ' + path;
   state.stats.requests[key] = (state.stats.requests[key] || 0) + 1;
@@ -398,6 +493,7 @@ function route(req, res, path, query, body) {
     }
     if (path.startsWith('/bigquery/v2/')) return bigquery(req, res, path, query, body);
     if (path.startsWith('/storage/v1/')) return storage(req, res, path, query, body);
+    if (path.startsWith('/upload/storage/v1/')) return upload(req, res, path, query, raw);
     if (path.startsWith('/v1/')) return resourceManager(req, res, path, query, body);
     return gerr(res, 404, 'NOT_FOUND', 'Not Found', 'notFound');
   };
@@ -416,7 +512,8 @@ function main() {
       let path;
       try { path = decodeURIComponent(url.pathname); } catch (e) { path = url.pathname; }
       try {
-        route(req, res, path, url.searchParams, Buffer.concat(chunks).toString('utf8'));
+        const raw = Buffer.concat(chunks);
+        route(req, res, path, url.searchParams, raw.toString('utf8'), raw);
       } catch (e) {
         gerr(res, 400, 'INVALID_ARGUMENT', 'bad request: ' + e.message, 'badRequest');
       }

@@ -129,6 +129,32 @@ test('Storage client lists buckets and does bucket IAM read-modify-write', async
   await assert.rejects(bucket.iam.setPolicy(policy), (e) => e.code === 412);
 });
 
+test('Storage client uploads, lists and downloads objects (media and multipart)', async () => {
+  const storage = new Storage({projectId: 'proj', apiEndpoint: base,
+    authClient: await authClient(), useAuthWithCustomEndpoint: true});
+  const bucket = storage.bucket('proj-logs');
+  const lines = '{"offset":1}\n{"offset":2,"value":"w7w="}\n';
+  // Multipart upload with the client's own crc32c/md5 validation of the answer.
+  await bucket.file('rides/2026-11-25/a').save(lines, {resumable: false,
+    contentType: 'application/x-ndjson'});
+  // A media upload, as the GCS dead-letter writer sends it.
+  const token = await accessToken((await call('POST', '/_fake/service_accounts', {project_id: 'proj'})).json);
+  const res = await fetch(base + '/upload/storage/v1/b/proj-logs/o?uploadType=media&name=' +
+    encodeURIComponent('rides/2026-11-25/b'), {method: 'POST', body: 'x\n',
+    headers: {'Content-Type': 'application/x-ndjson', Authorization: 'Bearer ' + token}});
+  assert.strictEqual(res.status, 200);
+  assert.strictEqual((await res.json()).size, '2');
+  const [files] = await bucket.getFiles({prefix: 'rides/', autoPaginate: true});
+  assert.deepStrictEqual(files.map((f) => f.name), ['rides/2026-11-25/a', 'rides/2026-11-25/b']);
+  assert.strictEqual(files[0].metadata.contentType, 'application/x-ndjson');
+  // Download checks the x-goog-hash crc32c the fake sends.
+  const [data] = await bucket.file('rides/2026-11-25/a').download();
+  assert.strictEqual(data.toString(), lines);
+  await assert.rejects(bucket.file('rides/none').download(), (e) => e.code === 404);
+  await assert.rejects(storage.bucket('nope').file('x').save('y', {resumable: false}),
+    (e) => e.code === 404);
+});
+
 test('the fake refuses calls without a valid token, as Google does', async () => {
   const c = new OAuth2Client();
   c.setCredentials({access_token: 'not-a-token', expiry_date: Date.now() + 3600e3});
