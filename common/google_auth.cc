@@ -5,6 +5,8 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <memory>
 
 #include "absl/strings/escaping.h"
@@ -160,9 +162,31 @@ void GoogleAuth::Forget(const ServiceAccountKey& key, absl::string_view scope) {
   cache_.erase(CacheKey(key, scope));
 }
 
+absl::StatusOr<HttpResult> GoogleAuth::Do(const ServiceAccountKey& key, absl::string_view scope,
+                                          HttpRequest request) {
+  request.headers.push_back("");
+  for (int attempt = 0;; ++attempt) {
+    auto token = AccessToken(key, scope);
+    if (!token.ok()) return token.status();
+    request.headers.back() = "Authorization: Bearer " + *token;
+    auto res = http_->Do(request);
+    if (!res.ok() || res->status != 401 || attempt > 0) return res;
+    Forget(key, scope);
+  }
+}
+
 int GoogleAuth::exchanges() const {
   absl::MutexLock lock(&mu_);
   return exchanges_;
+}
+
+absl::StatusOr<ServiceAccountKey> ReadServiceAccountKeyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) return absl::InvalidArgumentError(absl::StrCat("cannot open the key file ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return absl::InvalidArgumentError(absl::StrCat("cannot read the key file ", path));
+  return ParseServiceAccountKey(text.str());
 }
 
 absl::StatusOr<GoogleAccessToken> GoogleAuth::Exchange(const ServiceAccountKey& key,

@@ -46,6 +46,11 @@ struct ServiceAccountKey {
 // is not an RSA key OpenSSL can read, or token_uri is not http(s).
 absl::StatusOr<ServiceAccountKey> ParseServiceAccountKey(absl::string_view json);
 
+// Reads a key JSON file (e.g. a *_CREDENTIAL_PATH variable) and parses it
+// with ParseServiceAccountKey. InvalidArgument naming the path when it
+// cannot be read, or ParseServiceAccountKey's error.
+absl::StatusOr<ServiceAccountKey> ReadServiceAccountKeyFile(const std::string& path);
+
 // A signed JWT assertion: header {"alg":"RS256","typ":"JWT","kid"}, claims
 // {iss: client_email, scope, aud: token_uri, iat: now, exp: now + 3600}.
 // InvalidArgument when the key cannot sign.
@@ -81,6 +86,14 @@ class GoogleAuth {
 
   // Drops the cached token of `key` and `scope` (after an API answered 401).
   void Forget(const ServiceAccountKey& key, absl::string_view scope);
+
+  // Sends `request` through the HttpClient with "Authorization: Bearer
+  // <token>" for `key` and `scope`. When the API answers 401 (a token revoked
+  // or expired early) the cached token is dropped and the request is sent
+  // once more with a new one. Errors: AccessToken's, or the transport's;
+  // every HTTP status (also a second 401) is returned for the caller to map.
+  absl::StatusOr<HttpResult> Do(const ServiceAccountKey& key, absl::string_view scope,
+                                HttpRequest request);
 
   // Token exchanges made so far (for tests of the cache).
   int exchanges() const;

@@ -148,6 +148,39 @@ TEST(GoogleAuth, RefreshesATokenNearItsExpiry) {
   EXPECT_EQ(auth.exchanges(), 2);
 }
 
+TEST(GoogleAuth, DoSendsTheBearerTokenAndRenewsItOnceAfterA401) {
+  auto k = auth::testing::NewRsaKey("k");
+  auto key = ParseServiceAccountKey(KeyJson(k, "http://127.0.0.1:9/token"));
+  QueueHttpClient http;
+  http.answers.push_back(HttpResult{200, R"({"access_token":"old","expires_in":3600})"});
+  http.answers.push_back(HttpResult{401, "revoked"});
+  http.answers.push_back(HttpResult{200, R"({"access_token":"new","expires_in":3600})"});
+  http.answers.push_back(HttpResult{200, "stored"});
+  GoogleAuth auth(&http);
+  HttpRequest req;
+  req.url = "http://127.0.0.1:9/api";
+  req.headers = {"Content-Type: text/plain"};
+  auto res = auth.Do(*key, kCloudPlatformScope, req);
+  ASSERT_TRUE(res.ok()) << res.status();
+  EXPECT_EQ(res->body, "stored");
+  ASSERT_EQ(http.requests.size(), 4u);
+  EXPECT_EQ(http.requests[1].headers,
+            (std::vector<std::string>{"Content-Type: text/plain", "Authorization: Bearer old"}));
+  EXPECT_EQ(http.requests[3].headers.back(), "Authorization: Bearer new");
+  // A second 401 in a row is the caller's to handle: no loop of exchanges.
+  http.answers.push_back(HttpResult{401, "still"});
+  http.answers.push_back(HttpResult{200, R"({"access_token":"n2","expires_in":3600})"});
+  http.answers.push_back(HttpResult{401, "still"});
+  res = auth.Do(*key, kCloudPlatformScope, req);
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(auth.exchanges(), 3);
+  // A token endpoint that is down is returned as AccessToken returns it.
+  auth.Forget(*key, kCloudPlatformScope);
+  http.answers.push_back(HttpResult{503, "down"});
+  EXPECT_EQ(auth.Do(*key, kCloudPlatformScope, req).status().code(), absl::StatusCode::kUnavailable);
+}
+
 TEST(GoogleAuth, MapsTokenEndpointErrors) {
   auto k = auth::testing::NewRsaKey("k");
   auto key = ParseServiceAccountKey(KeyJson(k, "http://127.0.0.1:9/token"));

@@ -300,13 +300,16 @@ absl::Status ParseRetry(const Env& env, ErrorConfig* e) {
   return absl::OkStatus();
 }
 
-absl::Status ParseDlqS3(const Env& env, ErrorConfig::S3* s3) {
-  std::string type;
-  ASSIGN_OR_RETURN_CFG(type, env.GetEnum("DLQ_BLOB_STORAGE_TYPE", "GCS", {"GCS", "S3"}));
-  if (type != "S3") {
-    return absl::InvalidArgumentError(
-        "DLQ_BLOB_STORAGE_TYPE=GCS is not supported yet; set DLQ_BLOB_STORAGE_TYPE=S3");
+// An http(s) base URL without trailing slashes; the error names `name`.
+absl::Status BaseUrl(absl::string_view name, std::string* url) {
+  if (!absl::StartsWith(*url, "http://") && !absl::StartsWith(*url, "https://")) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " must be an http:// or https:// URL"));
   }
+  while (absl::EndsWith(*url, "/")) url->pop_back();
+  return absl::OkStatus();
+}
+
+absl::Status ParseDlqS3(const Env& env, ErrorConfig::S3* s3) {
   for (auto [name, field] : {std::pair{"DLQ_S3_REGION", &s3->region},
                              std::pair{"DLQ_S3_BUCKET_NAME", &s3->bucket},
                              std::pair{"DLQ_S3_ACCESS_KEY", &s3->access_key},
@@ -314,14 +317,42 @@ absl::Status ParseDlqS3(const Env& env, ErrorConfig::S3* s3) {
     ASSIGN_OR_RETURN_CFG(*field, env.Require(name));
   }
   s3->endpoint = env.GetOr("DLQ_S3_ENDPOINT_URL", absl::StrCat("https://s3.", s3->region, ".amazonaws.com"));
-  if (!absl::StartsWith(s3->endpoint, "http://") && !absl::StartsWith(s3->endpoint, "https://")) {
-    return absl::InvalidArgumentError("DLQ_S3_ENDPOINT_URL must be an http:// or https:// URL");
-  }
-  while (absl::EndsWith(s3->endpoint, "/")) s3->endpoint.pop_back();
+  RETURN_IF_ERROR_CFG(BaseUrl("DLQ_S3_ENDPOINT_URL", &s3->endpoint));
   int timeout = 0;
   ASSIGN_OR_RETURN_CFG(timeout, env.GetPositiveInt("DLQ_S3_API_TIMEOUT_MS", 40000));
   s3->api_timeout_ms = timeout;
   return absl::OkStatus();
+}
+
+absl::Status ParseDlqGcs(const Env& env, ErrorConfig::Gcs* g) {
+  for (auto [name, field] : {std::pair{"DLQ_GCS_GOOGLE_CLOUD_PROJECT_ID", &g->project_id},
+                             std::pair{"DLQ_GCS_BUCKET_NAME", &g->bucket},
+                             std::pair{"DLQ_GCS_CREDENTIAL_PATH", &g->credential_path}}) {
+    ASSIGN_OR_RETURN_CFG(*field, env.Require(name));
+  }
+  g->api_base_url = env.GetOr("DLQ_GCS_API_BASE_URL", g->api_base_url);
+  RETURN_IF_ERROR_CFG(BaseUrl("DLQ_GCS_API_BASE_URL", &g->api_base_url));
+  for (auto [name, field] :
+       {std::pair{"DLQ_GCS_RETRY_MAX_ATTEMPTS", &g->retry_max_attempts},
+        std::pair{"DLQ_GCS_RETRY_TOTAL_TIMEOUT_MS", &g->retry_total_timeout_ms},
+        std::pair{"DLQ_GCS_RETRY_INITIAL_DELAY_MS", &g->retry_initial_delay_ms},
+        std::pair{"DLQ_GCS_RETRY_MAX_DELAY_MS", &g->retry_max_delay_ms},
+        std::pair{"DLQ_GCS_RETRY_INITIAL_RPC_TIMEOUT_MS", &g->initial_rpc_timeout_ms},
+        std::pair{"DLQ_GCS_RETRY_RPC_MAX_TIMEOUT_MS", &g->rpc_max_timeout_ms}}) {
+    ASSIGN_OR_RETURN_CFG(*field, env.GetPositiveInt(name, static_cast<int>(*field)));
+  }
+  for (auto [name, field] :
+       {std::pair{"DLQ_GCS_RETRY_DELAY_MULTIPLIER", &g->retry_delay_multiplier},
+        std::pair{"DLQ_GCS_RETRY_RPC_TIMEOUT_MULTIPLIER", &g->rpc_timeout_multiplier}}) {
+    ASSIGN_OR_RETURN_CFG(*field, env.GetDouble(name, *field));
+    if (*field < 1) return absl::InvalidArgumentError(absl::StrCat(name, " must be at least 1"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseDlqBlob(const Env& env, ErrorConfig* e) {
+  ASSIGN_OR_RETURN_CFG(e->dlq_blob_type, env.GetEnum("DLQ_BLOB_STORAGE_TYPE", "GCS", {"GCS", "S3"}));
+  return e->dlq_blob_type == "S3" ? ParseDlqS3(env, &e->dlq_s3) : ParseDlqGcs(env, &e->dlq_gcs);
 }
 
 absl::Status ParseDlq(const Env& env, ErrorConfig* e) {
@@ -331,7 +362,7 @@ absl::Status ParseDlq(const Env& env, ErrorConfig* e) {
   if (e->dlq_enable && e->dlq_writer == "KAFKA") {
     ASSIGN_OR_RETURN_CFG(e->dlq_kafka_brokers, env.Require("DLQ_KAFKA_BROKERS"));
   }
-  if (e->dlq_enable && e->dlq_writer == "BLOB_STORAGE") RETURN_IF_ERROR_CFG(ParseDlqS3(env, &e->dlq_s3));
+  if (e->dlq_enable && e->dlq_writer == "BLOB_STORAGE") RETURN_IF_ERROR_CFG(ParseDlqBlob(env, e));
   e->dlq_kafka_topic = env.GetOr("DLQ_KAFKA_TOPIC", "firehose-retry-topic");
   e->dlq_kafka_acks = env.GetOr("DLQ_KAFKA_ACKS", "all");
   ASSIGN_OR_RETURN_CFG(e->dlq_retry_max_attempts, env.GetInt("DLQ_RETRY_MAX_ATTEMPTS", INT32_MAX));

@@ -107,8 +107,10 @@ struct ErrorConfig {
   bool dlq_fail_after_max_attempts = false;        // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE
   // Other DLQ_KAFKA_<X> as librdkafka producer properties (e.g. linger.ms).
   std::map<std::string, std::string> dlq_kafka_properties;
-  // DLQ_WRITER_TYPE=BLOB_STORAGE with DLQ_BLOB_STORAGE_TYPE=S3 (Firehose's
-  // DLQ_S3_* names; GCS, Firehose's default type, is not supported yet).
+  // DLQ_BLOB_STORAGE_TYPE for DLQ_WRITER_TYPE=BLOB_STORAGE: GCS (Firehose's
+  // default) or S3.
+  std::string dlq_blob_type = "GCS";
+  // DLQ_BLOB_STORAGE_TYPE=S3, Firehose's DLQ_S3_* names.
   struct S3 {
     std::string region;      // DLQ_S3_REGION (required)
     std::string bucket;      // DLQ_S3_BUCKET_NAME (required)
@@ -119,6 +121,24 @@ struct ErrorConfig {
     std::string endpoint;
     int64_t api_timeout_ms = 40000;  // DLQ_S3_API_TIMEOUT_MS
   } dlq_s3;
+  // DLQ_BLOB_STORAGE_TYPE=GCS, Firehose's DLQ_GCS_* names (docs/advance/dlq.md)
+  // and defaults, which are google-cloud-java's RetrySettings for one upload.
+  struct Gcs {
+    std::string project_id;       // DLQ_GCS_GOOGLE_CLOUD_PROJECT_ID (required)
+    std::string bucket;           // DLQ_GCS_BUCKET_NAME (required)
+    std::string credential_path;  // DLQ_GCS_CREDENTIAL_PATH (required): a service-account key JSON
+    // DLQ_GCS_API_BASE_URL (sluice): default https://storage.googleapis.com,
+    // for emulators and tests.
+    std::string api_base_url = "https://storage.googleapis.com";
+    int64_t retry_max_attempts = 10;          // DLQ_GCS_RETRY_MAX_ATTEMPTS
+    int64_t retry_total_timeout_ms = 120000;  // DLQ_GCS_RETRY_TOTAL_TIMEOUT_MS
+    int64_t retry_initial_delay_ms = 1000;    // DLQ_GCS_RETRY_INITIAL_DELAY_MS
+    int64_t retry_max_delay_ms = 30000;       // DLQ_GCS_RETRY_MAX_DELAY_MS
+    double retry_delay_multiplier = 2;        // DLQ_GCS_RETRY_DELAY_MULTIPLIER
+    int64_t initial_rpc_timeout_ms = 5000;    // DLQ_GCS_RETRY_INITIAL_RPC_TIMEOUT_MS
+    double rpc_timeout_multiplier = 1;        // DLQ_GCS_RETRY_RPC_TIMEOUT_MULTIPLIER
+    int64_t rpc_max_timeout_ms = 5000;        // DLQ_GCS_RETRY_RPC_MAX_TIMEOUT_MS
+  } dlq_gcs;
 };
 
 // METRIC_*.

@@ -182,11 +182,8 @@ TEST(Config, BlobStorageDlqOnS3NamesEachMissingVariable) {
   auto vars = Base();
   vars["DLQ_SINK_ENABLE"] = "true";
   vars["DLQ_WRITER_TYPE"] = "BLOB_STORAGE";
-  auto c = ParseSinkConfig(Env(vars));
-  ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("DLQ_BLOB_STORAGE_TYPE=GCS is not supported yet"), std::string::npos)
-      << "Firehose's default type is GCS";
   vars["DLQ_BLOB_STORAGE_TYPE"] = "S3";
+  auto c = ParseSinkConfig(Env(vars));
   for (const char* name : {"DLQ_S3_REGION", "DLQ_S3_BUCKET_NAME", "DLQ_S3_ACCESS_KEY", "DLQ_S3_SECRET_KEY"}) {
     c = ParseSinkConfig(Env(vars));
     ASSERT_FALSE(c.ok());
@@ -198,6 +195,48 @@ TEST(Config, BlobStorageDlqOnS3NamesEachMissingVariable) {
   EXPECT_EQ(c->errors.dlq_s3.endpoint, "https://s3.x.amazonaws.com");
   vars["DLQ_S3_ENDPOINT_URL"] = "file:///tmp";
   EXPECT_FALSE(ParseSinkConfig(Env(vars)).ok());
+}
+
+TEST(Config, BlobStorageDlqOnGcsIsTheDefaultWithFirehoseRetrySettings) {
+  auto vars = Base();
+  vars["DLQ_SINK_ENABLE"] = "true";
+  vars["DLQ_WRITER_TYPE"] = "BLOB_STORAGE";
+  for (const char* name :
+       {"DLQ_GCS_GOOGLE_CLOUD_PROJECT_ID", "DLQ_GCS_BUCKET_NAME", "DLQ_GCS_CREDENTIAL_PATH"}) {
+    auto c = ParseSinkConfig(Env(vars));
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.status().message().find(name), std::string::npos) << c.status();
+    vars[name] = "x";
+  }
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  const ErrorConfig::Gcs& g = c->errors.dlq_gcs;
+  EXPECT_EQ(c->errors.dlq_blob_type, "GCS");
+  EXPECT_EQ(g.api_base_url, "https://storage.googleapis.com");
+  // Firehose's documented defaults (docs/advance/dlq.md).
+  EXPECT_EQ(g.retry_max_attempts, 10);
+  EXPECT_EQ(g.retry_total_timeout_ms, 120000);
+  EXPECT_EQ(g.retry_initial_delay_ms, 1000);
+  EXPECT_EQ(g.retry_max_delay_ms, 30000);
+  EXPECT_EQ(g.retry_delay_multiplier, 2);
+  EXPECT_EQ(g.initial_rpc_timeout_ms, 5000);
+  EXPECT_EQ(g.rpc_timeout_multiplier, 1);
+  EXPECT_EQ(g.rpc_max_timeout_ms, 5000);
+  vars["DLQ_GCS_RETRY_MAX_ATTEMPTS"] = "3";
+  vars["DLQ_GCS_API_BASE_URL"] = "http://127.0.0.1:9/";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->errors.dlq_gcs.retry_max_attempts, 3);
+  EXPECT_EQ(c->errors.dlq_gcs.api_base_url, "http://127.0.0.1:9");
+  for (auto [name, bad] : {std::pair{"DLQ_GCS_API_BASE_URL", "gs://bucket"},
+                           std::pair{"DLQ_GCS_RETRY_DELAY_MULTIPLIER", "0.5"},
+                           std::pair{"DLQ_GCS_RETRY_MAX_ATTEMPTS", "0"}}) {
+    auto v = vars;
+    v[name] = bad;
+    auto bad_config = ParseSinkConfig(Env(v));
+    ASSERT_FALSE(bad_config.ok()) << name;
+    EXPECT_NE(bad_config.status().message().find(name), std::string::npos) << bad_config.status();
+  }
 }
 
 TEST(Config, ErrorTypesAndDlq) {

@@ -440,6 +440,14 @@ function control(req, res, path, query, body) {
     return send(res, 200, {bigquery: state.bq, buckets: state.buckets, crm: state.crm});
   }
   if (path === '/_fake/stats') return send(res, 200, state.stats);
+  const objs = /^\/_fake\/objects\/([^/]+)$/.exec(path);
+  if (objs) {
+    // {<object name>: <content as UTF-8 text>} of one bucket.
+    const all = (state.buckets[objs[1]] || {}).objects || {};
+    const out = {};
+    for (const [n, o] of Object.entries(all)) out[n] = o.data.toString('utf8');
+    return send(res, 200, out);
+  }
   if (path === '/_fake/faults' && req.method === 'DELETE') { state.faults = []; return send(res, 200, {}); }
   if (path === '/_fake/faults') {
     // {method?, path: substring, status?, count?: n (default 1, -1 forever), delay_ms?}

@@ -39,6 +39,10 @@ class GcpFake {
   void ClearFaults() { Control("DELETE", "/_fake/faults"); }
   void Configure(const nlohmann::json& config) { Control("POST", "/_fake/config", config); }
   nlohmann::json State() { return Control("GET", "/_fake/state"); }
+  // {<object name>: <content>} of a Cloud Storage bucket.
+  nlohmann::json Objects(const std::string& bucket) {
+    return Control("GET", "/_fake/objects/" + bucket);
+  }
   nlohmann::json Stats() { return Control("GET", "/_fake/stats"); }
   void Reset() { Control("POST", "/_fake/reset"); }
 

@@ -2,16 +2,23 @@
 
 #include "sink/decorators/blob_dlq_writer.h"
 #include "sink/decorators/fail_handler.h"
+#include "sink/decorators/gcs_blob_store.h"
 #include "sink/decorators/instrumented.h"
 #include "sink/source/kafka_dlq_writer.h"
 
 namespace sluice::sink {
 namespace {
 
-// The DLQ writer per DLQ_WRITER_TYPE.
-absl::StatusOr<std::unique_ptr<DlqWriter>> CreateDlqWriter(const ErrorConfig& errors) {
-  if (errors.dlq_writer == "BLOB_STORAGE") {
+// The DLQ writer per DLQ_WRITER_TYPE (and DLQ_BLOB_STORAGE_TYPE).
+absl::StatusOr<std::unique_ptr<DlqWriter>> CreateDlqWriter(const ErrorConfig& errors,
+                                                           const RetryHooks& hooks) {
+  if (errors.dlq_writer == "BLOB_STORAGE" && errors.dlq_blob_type == "S3") {
     return std::make_unique<BlobStorageDlqWriter>(std::make_unique<S3BlobStore>(errors.dlq_s3));
+  }
+  if (errors.dlq_writer == "BLOB_STORAGE") {
+    auto gcs = GcsBlobStore::Create(errors.dlq_gcs, nullptr, hooks);
+    if (!gcs.ok()) return gcs.status();
+    return std::make_unique<BlobStorageDlqWriter>(*std::move(gcs));
   }
   if (errors.dlq_writer != "KAFKA") return std::make_unique<LogDlqWriter>();
   auto k = KafkaDlqWriter::Create(errors.dlq_kafka_brokers, errors.dlq_kafka_topic,
@@ -46,7 +53,7 @@ absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& e
   if (dlq_enabled) {
     std::unique_ptr<DlqWriter> writer = std::move(hooks.dlq_writer);
     if (writer == nullptr) {
-      auto w = CreateDlqWriter(errors);
+      auto w = CreateDlqWriter(errors, retry_hooks);
       if (!w.ok()) return w.status();
       writer = *std::move(w);
     }

@@ -160,29 +160,23 @@ absl::StatusOr<Json> GoogleApi::Call(const Credentials& creds, const std::string
                                      const std::string& url, const Json* body,
                                      const std::vector<std::string>& headers) {
   std::string where = absl::StrCat(method, " ", RedactUrl(url));
-  bool refreshed = false;
+  HttpRequest req;
+  req.method = method;
+  req.url = url;
+  req.headers = headers;
+  req.headers.push_back("Accept: application/json");
+  if (body != nullptr) {
+    req.headers.push_back("Content-Type: application/json");
+    req.body = body->dump();
+  }
+  req.timeout = creds.timeout;
+  req.max_response_bytes = 16 * kDefaultMaxResponseBytes;
   absl::Status last;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     if (attempt > 0) Backoff(attempt);
-    auto token = auth_.AccessToken(creds.key, kCloudPlatformScope);
-    if (!token.ok()) {
-      last = token.status();
-      if (Retryable(last.code())) continue;
-      return last;
-    }
-    HttpRequest req;
-    req.method = method;
-    req.url = url;
-    req.headers = headers;
-    req.headers.push_back("Authorization: Bearer " + *token);
-    req.headers.push_back("Accept: application/json");
-    if (body != nullptr) {
-      req.headers.push_back("Content-Type: application/json");
-      req.body = body->dump();
-    }
-    req.timeout = creds.timeout;
-    req.max_response_bytes = 16 * kDefaultMaxResponseBytes;
-    auto res = http_->Do(req);
+    // A token or transport error; a 401 was already answered once with a
+    // new token by GoogleAuth::Do.
+    auto res = auth_.Do(creds.key, kCloudPlatformScope, req);
     if (!res.ok()) {
       last = res.status();
       if (Retryable(last.code())) continue;
@@ -199,13 +193,6 @@ absl::StatusOr<Json> GoogleApi::Call(const Credentials& creds, const std::string
     std::string word = GoogleStatusWord(res->body);
     last = absl::Status(CodeFor(res->status), absl::StrCat(where, ": HTTP ", res->status,
                                                            word.empty() ? "" : " ", word));
-    if (res->status == 401 && !refreshed) {
-      // A token revoked or expired early: one more try with a new one.
-      auth_.Forget(creds.key, kCloudPlatformScope);
-      refreshed = true;
-      --attempt;
-      continue;
-    }
     if (!Retryable(last.code())) return last;
   }
   return last;
