@@ -82,7 +82,9 @@ class Sink {
 class TwoStageSink : public Sink {
  public:
   // Turns `batch` into sink-specific requests held by the sink. Messages that
-  // cannot be converted are returned as failed and are not executed.
+  // cannot be converted are returned as failed and are not executed. `batch`
+  // stays valid until the following Execute() returns (Push guarantees it),
+  // so a sink may keep pointers to its messages instead of copies.
   virtual std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) = 0;
 
   // Runs the prepared requests and returns the failed messages. Clears the

@@ -6,10 +6,12 @@
 //   InfluxDB points/s, Prometheus remote-write samples/s, ClickHouse rows/s.
 // Prints figures; asserts nothing. Run:
 //   bazel run -c opt //bench/sinks:connector_bench [-- N]
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -80,24 +82,44 @@ int main(int argc, char** argv) {
   const auto batches = sluice::bench::BenchBatches(n, 500);
 
   if (auto redis = skt::RedisTestServer::Start(); redis.ok()) {
-    std::string out = skt::RunShell(absl::StrCat("redis-benchmark -p ", (*redis)->port(), " -P 50 -t set -n ",
-                                                 n, " -q 2>/dev/null"));
-    double baseline = 0;
-    size_t at = out.rfind("SET: ");
-    if (at != std::string::npos) {
-      std::string num = out.substr(at + 5, out.find(' ', at + 5) - at - 5);
-      absl::SimpleAtod(num, &baseline);
+    // Three alternating rounds (this box is shared and noisy); the median
+    // of the per-round ratios is the figure.
+    std::vector<double> ratios, distinct_ratios;
+    for (int round = 0; round < 3; ++round) {
+      std::string out = skt::RunShell(absl::StrCat("redis-benchmark -p ", (*redis)->port(),
+                                                   " -P 50 -t set -n ", n, " -q 2>/dev/null"));
+      double baseline = 0;
+      size_t at = out.rfind("SET: ");
+      if (at != std::string::npos) {
+        std::string num = out.substr(at + 5, out.find(' ', at + 5) - at - 5);
+        absl::SimpleAtod(num, &baseline);
+      }
+      // The same run over 200k distinct keys (-r), as the sink writes them:
+      // without -r every SET overwrites one key, which Redis does faster.
+      std::string distinct = skt::RunShell(absl::StrCat(
+          "redis-benchmark -p ", (*redis)->port(), " -P 50 -t set -r 200000 -n ", n, " -q 2>/dev/null"));
+      at = distinct.rfind("SET: ");
+      double distinct_rate = 0;
+      if (at != std::string::npos) {
+        absl::SimpleAtod(distinct.substr(at + 5, distinct.find(' ', at + 5) - at - 5), &distinct_rate);
+      }
+      std::printf("redis-benchmark -P 50 -t set: %.0f requests/s (baseline; with -r 200000: %.0f)\n",
+                  baseline, distinct_rate);
+      (*redis)->Cli({"FLUSHALL"});
+      double rate = Rate<sk::RedisSink>("redis sink (KEYVALUE, one SET per record)",
+                                        {{"SINK_REDIS_URLS", (*redis)->address()},
+                                         {"SINK_REDIS_DATA_TYPE", "KEYVALUE"},
+                                         {"SINK_REDIS_KEY_TEMPLATE", "order_%s,order_number"},
+                                         {"SINK_REDIS_KEY_VALUE_DATA_FIELD_NAME", "amount"}},
+                                        batches);
+      ratios.push_back(baseline > 0 ? rate / baseline : 0);
+      distinct_ratios.push_back(distinct_rate > 0 ? rate / distinct_rate : 0);
     }
-    std::printf("redis-benchmark -P 50 -t set: %.0f requests/s (baseline)\n", baseline);
-    (*redis)->Cli({"FLUSHALL"});
-    double rate = Rate<sk::RedisSink>("redis sink (KEYVALUE, one SET per record)",
-                                      {{"SINK_REDIS_URLS", (*redis)->address()},
-                                       {"SINK_REDIS_DATA_TYPE", "KEYVALUE"},
-                                       {"SINK_REDIS_KEY_TEMPLATE", "order_%s,order_number"},
-                                       {"SINK_REDIS_KEY_VALUE_DATA_FIELD_NAME", "amount"}},
-                                      batches);
-    std::printf("redis sink / redis-benchmark: %.2fx (target >= 0.3x)\n",
-                baseline > 0 ? rate / baseline : 0);
+    std::sort(ratios.begin(), ratios.end());
+    std::printf("redis sink / redis-benchmark: median %.2fx of 3 rounds (%.2fx-%.2fx; target >= 0.3x)\n",
+                ratios[1], ratios[0], ratios[2]);
+    std::sort(distinct_ratios.begin(), distinct_ratios.end());
+    std::printf("redis sink / redis-benchmark -r 200000: median %.2fx\n", distinct_ratios[1]);
   } else {
     std::printf("redis: %s\n", std::string(redis.status().message()).c_str());
   }

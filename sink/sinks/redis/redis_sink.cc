@@ -23,21 +23,18 @@ ErrorType ClassifyReplyError(absl::string_view error) {
   return ErrorType::kSink4xxError;
 }
 
-// Queues `argv` (at most 4 arguments: HSET key field value) on `ctx`.
-void AppendCommand(redisContext* ctx, const std::vector<std::string>& argv) {
-  const char* args[4];
-  size_t lens[4];
-  for (size_t a = 0; a < argv.size() && a < 4; ++a) {
-    args[a] = argv[a].data();
-    lens[a] = argv[a].size();
-  }
-  redisAppendCommandArgv(ctx, static_cast<int>(std::min<size_t>(argv.size(), 4)), args, lens);
-}
-
 }  // namespace
 
+void RedisSink::Clear() {
+  arena_.clear();
+  args_.clear();
+  commands_.clear();
+  messages_.clear();
+}
+
 RedisSink::RedisSink(RedisSinkConfig config)
-    : config_(std::move(config)),
+    : ttl_text_(std::to_string(config.ttl_value)),
+      config_(std::move(config)),
       nodes_(std::make_unique<RedisNodes>(config_.urls, config_.cluster, config_.connect_timeout_ms,
                                           config_.socket_timeout_ms)) {}
 
@@ -50,10 +47,32 @@ absl::StatusOr<std::unique_ptr<RedisSink>> RedisSink::Create(RedisSinkConfig con
   return sink;
 }
 
+void RedisSink::AddCommand(std::initializer_list<absl::string_view> argv, size_t message) {
+  commands_.push_back({static_cast<uint32_t>(args_.size()), static_cast<uint32_t>(argv.size()),
+                       static_cast<uint32_t>(message)});
+  for (absl::string_view a : argv) {
+    args_.emplace_back(static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(a.size()));
+    arena_.append(a.data(), a.size());
+  }
+}
+
+void RedisSink::Append(redisContext* ctx, const Command& c) const {
+  const char* argv[4];
+  size_t lens[4];
+  const uint32_t argc = std::min<uint32_t>(c.argc, 4);  // HSET key field value at most
+  for (uint32_t a = 0; a < argc; ++a) {
+    absl::string_view arg = Arg(c, a);
+    argv[a] = arg.data();
+    lens[a] = arg.size();
+  }
+  redisAppendCommandArgv(ctx, static_cast<int>(argc), argv, lens);
+}
+
 absl::Status RedisSink::AddCommands(const Message& m) {
   auto key = config_.key->Render(m);
   if (!key.ok()) return absl::InvalidArgumentError(absl::StrCat("key: ", key.status().message()));
-  const size_t first = commands_.size();
+  const size_t first = commands_.size(), first_arg = args_.size(), arena_size = arena_.size();
+  const size_t message = messages_.size();
   auto value_of = [&](const RecordField& f) -> absl::StatusOr<std::string> {
     auto v = f.Read(m);
     if (!v.ok()) return v.status();
@@ -71,47 +90,47 @@ absl::Status RedisSink::AddCommands(const Message& m) {
         failed = name.ok() ? value.status() : name.status();
         break;
       }
-      commands_.push_back({"HSET", *key, *name, *value});
+      AddCommand({"HSET", *key, *name, *value}, message);
     }
   } else {
     auto value = value_of(*config_.value);
     if (value.ok()) {
-      commands_.push_back({config_.data_type == RedisSinkConfig::DataType::kList ? "LPUSH" : "SET",
-                           *key, *value});
+      AddCommand({config_.data_type == RedisSinkConfig::DataType::kList ? "LPUSH" : "SET", *key,
+                  *value},
+                 message);
     } else {
       failed = value.status();
     }
   }
-  if (!failed.ok()) {
-    commands_.resize(first);  // none of this message's commands are sent
+  if (!failed.ok()) {  // none of this message's commands are sent
+    commands_.resize(first);
+    args_.resize(first_arg);
+    arena_.resize(arena_size);
     return failed;
   }
-  if (config_.ttl == RedisSinkConfig::Ttl::kDuration) {
-    commands_.push_back({"EXPIRE", *key, std::to_string(config_.ttl_value)});
-  } else if (config_.ttl == RedisSinkConfig::Ttl::kExactTime) {
-    commands_.push_back({"EXPIREAT", *key, std::to_string(config_.ttl_value)});
+  if (config_.ttl != RedisSinkConfig::Ttl::kDisable) {
+    AddCommand({config_.ttl == RedisSinkConfig::Ttl::kDuration ? "EXPIRE" : "EXPIREAT", *key,
+                ttl_text_},
+               message);
   }
-  command_message_.resize(commands_.size(), messages_.size());
   return absl::OkStatus();
 }
 
 std::vector<FailedMessage> RedisSink::Prepare(const std::vector<Message>& batch) {
   std::vector<FailedMessage> failed;
-  commands_.clear();
-  command_message_.clear();
-  messages_.clear();
+  Clear();
   for (const Message& m : batch) {
     if (absl::Status s = AddCommands(m); !s.ok()) {
       failed.push_back({m, ErrorType::kInvalidMessageError, absl::StrCat("redis sink: ", s.message())});
       continue;
     }
-    messages_.push_back(m);
+    messages_.push_back(&m);
   }
   return failed;
 }
 
 void RedisSink::Record(size_t command, ErrorType type, std::string why) {
-  auto& o = outcome_[command_message_[command]];
+  auto& o = outcome_[commands_[command].message];
   if (!o) o = {type, std::move(why)};
 }
 
@@ -122,7 +141,7 @@ void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& in
     for (size_t i : indices) Record(i, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
     return;
   }
-  for (size_t i : indices) AppendCommand(*ctx, commands_[i]);
+  for (size_t i : indices) Append(*ctx, commands_[i]);
   size_t read = 0;
   for (; read < indices.size(); ++read) {
     void* raw = nullptr;
@@ -138,7 +157,7 @@ void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& in
           absl::SimpleAtoi(parts[1], &slot)) {
         redirects->push_back({i, parts[0] == "ASK", slot, parts[2]});
       } else {
-        Record(i, ClassifyReplyError(error), absl::StrCat("redis sink: ", commands_[i][0], ": ", error));
+        Record(i, ClassifyReplyError(error), absl::StrCat("redis sink: ", Arg(commands_[i], 0), ": ", error));
       }
     }
     freeReplyObject(reply);
@@ -161,7 +180,7 @@ void RedisSink::Follow(Redirect r) {
     }
     // ASK: this one command goes to the importing node after ASKING.
     if (r.ask) redisAppendCommand(*ctx, "ASKING");
-    AppendCommand(*ctx, commands_[r.command]);
+    Append(*ctx, commands_[r.command]);
     void* raw = nullptr;
     bool ok = true;
     if (r.ask) {
@@ -187,7 +206,7 @@ void RedisSink::Follow(Redirect r) {
       continue;
     }
     Record(r.command, ClassifyReplyError(error),
-           absl::StrCat("redis sink: ", commands_[r.command][0], ": ", error));
+           absl::StrCat("redis sink: ", Arg(commands_[r.command], 0), ": ", error));
     return;
   }
   Record(r.command, ErrorType::kSinkRetryableError,
@@ -205,18 +224,16 @@ std::vector<FailedMessage> RedisSink::Execute() {
     all.resize(commands_.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   } else {
-    for (size_t i = 0; i < commands_.size(); ++i) by_node[nodes_->NodeFor(commands_[i][1])].push_back(i);
+    for (size_t i = 0; i < commands_.size(); ++i) by_node[nodes_->NodeFor(Arg(commands_[i], 1))].push_back(i);
   }
   std::vector<Redirect> redirects;
   for (const auto& [address, indices] : by_node) SendTo(address, indices, &redirects);
   for (Redirect& r : redirects) Follow(std::move(r));
   std::vector<FailedMessage> failed;
   for (size_t i = 0; i < messages_.size(); ++i) {
-    if (outcome_[i]) failed.push_back({messages_[i], outcome_[i]->first, outcome_[i]->second});
+    if (outcome_[i]) failed.push_back({*messages_[i], outcome_[i]->first, outcome_[i]->second});
   }
-  commands_.clear();
-  command_message_.clear();
-  messages_.clear();
+  Clear();
   return failed;
 }
 

@@ -86,6 +86,8 @@ class RedisSink : public TwoStageSink {
   // slot map is reloaded before the next batch.
   std::vector<FailedMessage> Execute() override;
   static constexpr int kMaxRedirects = 5;
+  // Commands formatted before the pipeline so far is written to the socket.
+  static constexpr size_t kWriteChunk = 16;
   absl::string_view Name() const override { return "redis"; }
 
  private:
@@ -107,12 +109,36 @@ class RedisSink : public TwoStageSink {
   // Records a command's reply (or transport failure) against its message.
   void Record(size_t command, ErrorType type, std::string why);
 
+  // A prepared command: `argc` arguments from args_[first_arg], and the
+  // index of its message in messages_.
+  struct Command {
+    uint32_t first_arg;
+    uint32_t argc;
+    uint32_t message;
+  };
+  // Adds a command whose arguments are copied into arena_.
+  void AddCommand(std::initializer_list<absl::string_view> argv, size_t message);
+  // Argument `i` of `c` (valid until the next Prepare).
+  absl::string_view Arg(const Command& c, uint32_t i) const {
+    const auto& [offset, size] = args_[c.first_arg + i];
+    return absl::string_view(arena_.data() + offset, size);
+  }
+  // Queues `c` on `ctx` (hiredis formats it into the output buffer).
+  void Append(redisContext* ctx, const Command& c) const;
+
+  // Drops the prepared batch (keeping the buffers' capacity).
+  void Clear();
+
+  std::string ttl_text_;  // SINK_REDIS_TTL_VALUE as a command argument
   RedisSinkConfig config_;
   std::unique_ptr<RedisNodes> nodes_;
-  // Prepared batch: each command's argv and the index of its message.
-  std::vector<std::vector<std::string>> commands_;
-  std::vector<size_t> command_message_;
-  std::vector<Message> messages_;
+  // Prepared batch, without an allocation per command: every argument's
+  // bytes in one arena, (offset, size) per argument, and the commands. The
+  // messages are the caller's (TwoStageSink: valid until Execute returns).
+  std::string arena_;
+  std::vector<std::pair<uint32_t, uint32_t>> args_;
+  std::vector<Command> commands_;
+  std::vector<const Message*> messages_;
   // Execute's outcome per message: the first failure (type, reason).
   std::vector<std::optional<std::pair<ErrorType, std::string>>> outcome_;
 };
