@@ -18,15 +18,22 @@ absl::StatusOr<std::unique_ptr<PrometheusTestServer>> PrometheusTestServer::Star
   std::string listen = absl::StrCat("--web.listen-address=127.0.0.1:", s->port_);
   std::string config = "--config.file=" + conf;
   std::string tsdb = "--storage.tsdb.path=" + dir + "/data";
-  s->pid_ = SpawnQuiet({"prometheus", config, tsdb, listen, "--web.enable-remote-write-receiver"});
-  if (s->pid_ < 0) return absl::UnavailableError("fork failed");
-  std::string ready = absl::StrCat("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:", s->port_, "/-/ready");
+  s->argv_ = {"prometheus", config, tsdb, listen, "--web.enable-remote-write-receiver"};
+  if (absl::Status st = s->Restart(); !st.ok()) return st;
+  return s;
+}
+
+absl::Status PrometheusTestServer::Restart() {
+  KillAndReap(&pid_);
+  pid_ = SpawnQuiet(argv_);
+  if (pid_ < 0) return absl::UnavailableError("fork failed");
+  std::string ready = absl::StrCat("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:", port_, "/-/ready");
   absl::Time give_up = absl::Now() + absl::Seconds(30);
   while (RunShell(ready) != "200") {
     if (absl::Now() > give_up) return absl::UnavailableError("prometheus did not become ready (is it installed?)");
     absl::SleepFor(absl::Milliseconds(100));
   }
-  return s;
+  return absl::OkStatus();
 }
 
 PrometheusTestServer::~PrometheusTestServer() { Kill(); }

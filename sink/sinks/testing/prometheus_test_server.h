@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -26,11 +27,15 @@ class PrometheusTestServer {
   std::string Query(const std::string& promql, double time_s) const;
   // Stops the server (SIGKILL).
   void Kill();
+  // Starts it again on the same port and TSDB directory (after Kill; samples
+  // written before survive in its WAL) and waits for /-/ready.
+  absl::Status Restart();
 
  private:
   PrometheusTestServer() = default;
   int port_ = 0;
   pid_t pid_ = -1;
+  std::vector<std::string> argv_;
 };
 
 }  // namespace sluice::sink::testing

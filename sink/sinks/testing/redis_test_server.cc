@@ -16,18 +16,25 @@ absl::StatusOr<std::unique_ptr<RedisTestServer>> RedisTestServer::Start(bool clu
   // free one (cluster-port, Redis 7).
   std::string bus = std::to_string(FreeLoopbackPort());
   std::string dir = PrivateDir("redis-" + port);
-  s->pid_ = SpawnQuiet({"redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-                        "--appendonly", "no", "--loglevel", "warning", "--dir", dir,
-                        "--cluster-enabled", cluster ? "yes" : "no", "--cluster-config-file",
-                        "nodes.conf", "--cluster-port", bus});
-  if (s->pid_ < 0) return absl::UnavailableError("fork failed");
+  s->argv_ = {"redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+              "--appendonly", "no", "--loglevel", "warning", "--dir", dir,
+              "--cluster-enabled", cluster ? "yes" : "no", "--cluster-config-file",
+              "nodes.conf", "--cluster-port", bus};
+  if (absl::Status st = s->Restart(); !st.ok()) return st;
+  return s;
+}
+
+absl::Status RedisTestServer::Restart() {
+  KillAndReap(&pid_);
+  pid_ = SpawnQuiet(argv_);
+  if (pid_ < 0) return absl::UnavailableError("fork failed");
   absl::Time give_up = absl::Now() + absl::Seconds(10);
   while (absl::Now() < give_up) {
-    if (s->Cli({"PING"}) == "PONG") return s;
+    if (Cli({"PING"}) == "PONG") return absl::OkStatus();
     absl::SleepFor(absl::Milliseconds(50));
   }
   return absl::UnavailableError(
-      absl::StrCat("redis-server did not answer on port ", port, " (is it installed?)"));
+      absl::StrCat("redis-server did not answer on port ", port_, " (is it installed?)"));
 }
 
 RedisTestServer::~RedisTestServer() { Kill(); }

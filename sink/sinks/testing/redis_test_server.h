@@ -30,11 +30,15 @@ class RedisTestServer {
   std::string Cli(const std::vector<std::string>& args) const;
   // Stops the server (SIGKILL) to test a lost connection.
   void Kill();
+  // Starts it again on the same port (after Kill; the data is gone, it kept
+  // none on disk) and waits for PING. Unavailable when it does not answer.
+  absl::Status Restart();
 
  private:
   RedisTestServer() = default;
   int port_ = 0;
   pid_t pid_ = -1;
+  std::vector<std::string> argv_;
 };
 
 // A Redis Cluster of `n` masters (no replicas) made with
