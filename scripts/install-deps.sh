@@ -24,6 +24,8 @@ PKGS=(
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
   redis-server influxdb influxdb-client prometheus clickhouse-server clickhouse-client
+  # AWS's own SigV4 signer, to check the S3 DLQ's signatures (s3rver does not)
+  python3-botocore
 )
 # Node.js runs the fake Google APIs (integration/gcp_fake) and Google's official
 # clients against it; Debian's own packages unless a node with npm is already there.

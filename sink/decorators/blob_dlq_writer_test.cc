@@ -1,13 +1,18 @@
-// The blob-storage DLQ writer against s3rver, a real S3 API server (npm).
+// The blob-storage DLQ writer against s3rver, a real S3 API server (npm),
+// and the S3 request signature checked by botocore.
 #include "sink/decorators/blob_dlq_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
+#include "sink/sinks/testing/http_test_server.h"
 #include "sink/sinks/testing/s3_test_server.h"
+#include "sink/sinks/testing/server_process.h"
 
 namespace sluice::sink {
 namespace {
@@ -96,6 +101,43 @@ TEST(BlobDlqWriter, AnErrorAnswerIsAFailedWrite) {
   auto left = writer.Write({Dead("orders", 1, 0)});
   ASSERT_EQ(left.size(), 1u);
   EXPECT_THAT(left[0].error, HasSubstr("HTTP 404"));
+}
+
+// s3rver does not check signatures, so the signature libcurl computes
+// (CURLOPT_AWS_SIGV4) is checked by botocore, AWS's own signer: the PUT is
+// captured by a plain HTTP server and its Authorization header recomputed.
+std::string CheckWithBotocore(const testing::HttpRequest& r, const std::string& url,
+                              const std::string& secret) {
+  nlohmann::json headers = nlohmann::json::object();
+  for (const auto& [name, value] : r.headers) headers[name] = value;
+  nlohmann::json in = {{"method", r.method},           {"url", url + r.target},
+                       {"headers", headers},           {"body_base64", absl::Base64Escape(r.body)},
+                       {"access_key", "AKIDEXAMPLE"},  {"secret_key", secret},
+                       {"region", "ap-south-1"},       {"service", "s3"}};
+  std::string file = std::string(getenv("TEST_TMPDIR")) + "/request.json";
+  std::ofstream(file) << in.dump();
+  return testing::RunShell("/usr/bin/python3 sink/decorators/testing/sigv4_check.py < " +
+                           testing::ShellQuote(file) + " 2>&1");
+}
+
+TEST(S3BlobStore, BotocoreAcceptsTheSignature) {
+  auto server = testing::HttpTestServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status();
+  ErrorConfig::S3 c;
+  c.region = "ap-south-1";
+  c.bucket = "dlq-bucket";
+  c.access_key = "AKIDEXAMPLE";
+  c.secret_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+  c.endpoint = (*server)->url();
+  ASSERT_TRUE(S3BlobStore(c).Put("orders/2026-11-25/a b+c", "{\"offset\":1}\n").ok());
+  ASSERT_EQ((*server)->requests().size(), 1u);
+  const testing::HttpRequest r = (*server)->requests()[0];
+  EXPECT_EQ(r.target, "/dlq-bucket/orders/2026-11-25/a%20b%2Bc");
+  EXPECT_THAT(r.Header("authorization"), HasSubstr("/ap-south-1/s3/aws4_request"));
+  EXPECT_THAT(r.Header("authorization"), HasSubstr("x-amz-content-sha256"));
+  EXPECT_EQ(CheckWithBotocore(r, (*server)->url(), c.secret_key), "match\n");
+  // The check can fail: another secret gives another signature.
+  EXPECT_THAT(CheckWithBotocore(r, (*server)->url(), "not-the-secret"), HasSubstr("mismatch"));
 }
 
 }  // namespace
