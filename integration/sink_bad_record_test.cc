@@ -42,10 +42,7 @@ void ExpectOnlyTheBadRecordFails(const std::string& name,
   DevBroker broker = DevBroker::Start({"rides:1", "rides-dlq:1"}, dir);
   ProduceRaw(broker.bootstrap, "rides", 0, kRecords);
   const std::string group = "bad-record-" + name;
-  auto env = SinkEnv(broker.bootstrap, "rides", group, "");
-  env.erase("INPUT_SCHEMA_PROTO_CLASS");
-  env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
-  env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  auto env = JsonSinkEnv(broker.bootstrap, "rides", group);
   env["DLQ_SINK_ENABLE"] = "true";
   env["DLQ_WRITER_TYPE"] = "KAFKA";
   env["DLQ_KAFKA_BROKERS"] = broker.bootstrap;

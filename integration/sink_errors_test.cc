@@ -43,10 +43,7 @@ TEST(SinkErrors, JsonInputFlowsAndARecordThatIsNotJsonStopsCleanly) {
   DevBroker broker = DevBroker::Start({"events:1"}, dir);
   ProduceRaw(broker.bootstrap, "events", 0,
              {R"({"driver": {"name": "ana"}, "n": 0})", R"({"n": 1})", "{\"n\": ", R"({"n": 3})"});
-  auto env = SinkEnv(broker.bootstrap, "events", "json-group", SampleDescriptorUrl());
-  env["INPUT_SCHEMA_DATA_TYPE"] = "json";
-  env.erase("INPUT_SCHEMA_PROTO_CLASS");
-  env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
+  auto env = JsonSinkEnv(broker.bootstrap, "events", "json-group");
   auto sink = StartSink(env, dir + "/sink");
   EXPECT_EQ(sink->Wait(absl::Seconds(30)), 1) << sink->Stderr();
   std::string out = sink->Output(), err = sink->Stderr();
@@ -143,10 +140,7 @@ TEST(SinkErrors, EndlessRetriesKeepTheConsumerInItsGroup) {
   std::string dir = TempDir("sink_endless_retry");
   DevBroker broker = DevBroker::Start({"stuck:1"}, dir);
   ProduceRaw(broker.bootstrap, "stuck", 0, {R"({"order":1})"});
-  auto env = SinkEnv(broker.bootstrap, "stuck", "stuck-group", SampleDescriptorUrl());
-  env.erase("INPUT_SCHEMA_PROTO_CLASS");
-  env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
-  env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  auto env = JsonSinkEnv(broker.bootstrap, "stuck", "stuck-group");
   env["SINK_TYPE"] = "http";
   env["SINK_HTTP_SERVICE_URL"] = absl::StrCat("http://127.0.0.1:", FreePort(), "/in");  // refused
   env["SINK_HTTP_DATA_FORMAT"] = "json";

@@ -183,4 +183,13 @@ std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const s
   };
 }
 
+std::map<std::string, std::string> JsonSinkEnv(const std::string& bootstrap,
+                                               const std::string& topic, const std::string& group) {
+  auto env = SinkEnv(bootstrap, topic, group, "");
+  env.erase("INPUT_SCHEMA_PROTO_CLASS");
+  env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
+  env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  return env;
+}
+
 }  // namespace sluice::integration

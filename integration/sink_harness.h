@@ -63,6 +63,11 @@ std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const s
                                            const std::string& group,
                                            const std::string& descriptor_url);
 
+// SinkEnv for a JSON topic: INPUT_SCHEMA_DATA_TYPE=json, no proto class and
+// no schema registry.
+std::map<std::string, std::string> JsonSinkEnv(const std::string& bootstrap,
+                                               const std::string& topic, const std::string& group);
+
 // file:// URL of the sample descriptor set in the runfiles.
 std::string SampleDescriptorUrl();
 

@@ -58,10 +58,7 @@ class SinkJson : public ::testing::Test {
   // Runs the sink with `extra` until the group has committed every record,
   // then stops it with SIGTERM; returns its stdout.
   std::string RunSink(const std::string& group, std::map<std::string, std::string> extra) {
-    auto env = SinkEnv(broker_.bootstrap, "rides", group, "");
-    env.erase("INPUT_SCHEMA_PROTO_CLASS");
-    env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
-    env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+    auto env = JsonSinkEnv(broker_.bootstrap, "rides", group);
     env["DLQ_SINK_ENABLE"] = "true";
     env["ERROR_TYPES_FOR_DLQ"] = "DESERIALIZATION_ERROR";
     env["ERROR_TYPES_FOR_FAILING"] = "INVALID_MESSAGE_ERROR";

@@ -216,10 +216,7 @@ TEST(SinkSecurity, TheControlApiListensOnLoopbackByDefault) {
 // HttpSinkSecurityTest.InvalidUtf8ValueFailsThatRecordAsInvalidMessage.
 std::map<std::string, std::string> PoisonEnv(const std::string& bootstrap, const std::string& topic,
                                              const std::string& group, const std::string& url) {
-  auto env = SinkEnv(bootstrap, topic, group, "");
-  env.erase("INPUT_SCHEMA_PROTO_CLASS");
-  env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
-  env["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  auto env = JsonSinkEnv(bootstrap, topic, group);
   env["SINK_TYPE"] = "http";
   env["SINK_HTTP_SERVICE_URL"] = url;
   env["SINK_HTTP_DATA_FORMAT"] = "json";
