@@ -148,11 +148,24 @@ module.exports = function bigqueryData(h) {
     return convertRecord(f.fields, v, loc + '.', opts);
   }
 
+  // Field lookup by name, exact or case-insensitive (BigQuery's names are),
+  // built once per schema array.
+  const byName = new WeakMap();
+  function lookup(fields, key) {
+    let m = byName.get(fields);
+    if (!m) {
+      m = new Map();
+      for (const f of fields) { m.set(f.name, f); m.set(f.name.toLowerCase(), f); }
+      byName.set(fields, m);
+    }
+    return m.get(key) || m.get(key.toLowerCase());
+  }
+
   // A JSON row against `fields`: {value} in stored form, or {error}.
   function convertRecord(fields, json, prefix, opts) {
     const out = {};
     for (const key of Object.keys(json)) {
-      const f = fields.find((x) => x.name.toLowerCase() === key.toLowerCase());
+      const f = lookup(fields, key);
       if (!f) {
         if (opts.ignoreUnknownValues) continue;
         return {error: {reason: 'invalid', location: prefix + key, debugInfo: '',
