@@ -255,14 +255,14 @@ absl::StatusOr<nlohmann::json> JsonRow(const nlohmann::json& record, bool all_st
 }
 
 void AddMetadata(nlohmann::json* row, const Message& m, const std::vector<MetadataColumn>& columns,
-                 const std::string& ns, absl::Time now) {
+                 const std::string& ns, const std::string& load_time) {
   nlohmann::json meta = nlohmann::json::object();
   for (const MetadataColumn& c : columns) {
     if (c.name == "message_offset") meta[c.name] = m.offset;
     else if (c.name == "message_partition") meta[c.name] = m.partition;
     else if (c.name == "message_topic") meta[c.name] = m.topic;
     else if (c.name == "message_timestamp") meta[c.name] = TimestampText(absl::FromUnixMillis(m.timestamp_ms));
-    else if (c.name == "load_time") meta[c.name] = TimestampText(now);
+    else if (c.name == "load_time") meta[c.name] = load_time;
     else if (c.name == "message_key" && m.key.has_value()) {
       meta[c.name] = c.type == "BYTES" ? absl::Base64Escape(*m.key) : *m.key;
     }

@@ -81,10 +81,11 @@ absl::StatusOr<nlohmann::json> ProtoRow(const google::protobuf::Message& message
 absl::StatusOr<nlohmann::json> JsonRow(const nlohmann::json& record, bool all_strings);
 
 // Adds the metadata of `m` to `*row`: flat, or under `ns` when not empty.
-// Timestamps (message_timestamp = the Kafka timestamp, load_time = `now`) as
-// RFC 3339 UTC with milliseconds.
+// Timestamps as RFC 3339 UTC with milliseconds: message_timestamp is the
+// Kafka timestamp, load_time is `load_time` (TimestampText of the batch's
+// start, formatted once per batch).
 void AddMetadata(nlohmann::json* row, const Message& m, const std::vector<MetadataColumn>& columns,
-                 const std::string& ns, absl::Time now);
+                 const std::string& ns, const std::string& load_time);
 
 // RFC 3339 UTC with milliseconds, e.g. "2024-05-01T10:00:00.000Z".
 std::string TimestampText(absl::Time t);

@@ -86,7 +86,7 @@ TEST(MetadataTest, ColumnsFlatOrUnderANamespace) {
   m.topic = "t";
   m.offset = 7;
   nlohmann::json row = nlohmann::json::object();
-  AddMetadata(&row, m, *cols, "kafka", absl::FromUnixSeconds(0));
+  AddMetadata(&row, m, *cols, "kafka", TimestampText(absl::FromUnixSeconds(0)));
   EXPECT_EQ(row.dump(), R"({"kafka":{"load_time":"1970-01-01T00:00:00.000Z","message_offset":7,"message_topic":"t"}})");
   EXPECT_THAT(ParseMetadataColumns("bogus=string", "V").status().message(), HasSubstr("V"));
   EXPECT_THAT(ParseMetadataColumns("message_offset", "V").status().message(), HasSubstr("name=type"));

@@ -161,7 +161,7 @@ void BigQuerySink::NoteDescriptor(const google::protobuf::Descriptor* d) {
   if (bigquery::MergeSchema(&wanted_, bigquery::ProtoSchema(d))) table_ready_ = false;
 }
 
-absl::StatusOr<nlohmann::json> BigQuerySink::Render(const Message& m) {
+absl::StatusOr<nlohmann::json> BigQuerySink::Render(const Message& m, const std::string& load_time) {
   absl::StatusOr<nlohmann::json> row;
   if (m.decoded != nullptr) {
     row = bigquery::ProtoRow(*m.decoded);
@@ -180,7 +180,7 @@ absl::StatusOr<nlohmann::json> BigQuerySink::Render(const Message& m) {
   }
   if (!row.ok()) return row.status();
   if (config_.add_metadata) {
-    bigquery::AddMetadata(&*row, m, config_.metadata_columns, config_.metadata_namespace, absl::Now());
+    bigquery::AddMetadata(&*row, m, config_.metadata_columns, config_.metadata_namespace, load_time);
   }
   return row;
 }
@@ -190,17 +190,22 @@ std::vector<FailedMessage> BigQuerySink::Prepare(const std::vector<Message>& bat
   rows_.clear();
   messages_.clear();
   last_descriptor_ = nullptr;
+  const std::string load_time = bigquery::TimestampText(absl::Now());
   for (const Message& m : batch) {
     if (m.decoded != nullptr && m.decoded->GetDescriptor() != last_descriptor_) {
       NoteDescriptor(m.decoded->GetDescriptor());
     }
-    auto row = Render(m);
+    auto row = Render(m, load_time);
     std::string text;
     if (row.ok()) {
-      nlohmann::json wrapped = {{"json", *std::move(row)}};
-      if (config_.row_insert_id) wrapped["insertId"] = absl::StrCat(m.topic, "_", m.partition, "_", m.offset);
       try {
-        text = wrapped.dump();
+        // {"insertId":"<topic>_<partition>_<offset>","json":{...}}: the id's
+        // topic is escaped by dumping it as a JSON string.
+        text = config_.row_insert_id
+                   ? absl::StrCat(R"({"insertId":)",
+                                  nlohmann::json(absl::StrCat(m.topic, "_", m.partition, "_", m.offset)).dump(),
+                                  R"(,"json":)", row->dump(), "}")
+                   : absl::StrCat(R"({"json":)", row->dump(), "}");
       } catch (const nlohmann::json::exception&) {
         row = absl::InvalidArgumentError("a string value is not valid UTF-8");
       }

@@ -89,7 +89,7 @@ class BigQuerySink : public TwoStageSink {
 
  private:
   BigQuerySink(BigQuerySinkConfig config, std::unique_ptr<bigquery::BigQueryApi> api);
-  absl::StatusOr<nlohmann::json> Render(const Message& m);
+  absl::StatusOr<nlohmann::json> Render(const Message& m, const std::string& load_time);
   void NoteDescriptor(const google::protobuf::Descriptor* d);
   absl::Status EnsureTable();
   absl::Status CreateTable();
