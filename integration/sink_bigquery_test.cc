@@ -2,11 +2,15 @@
 // (one fake for this binary, proven with @google-cloud/bigquery): protobuf
 // samples and JSON records become rows, read back with tabledata.list; a row
 // BigQuery refuses is the only one in the Kafka DLQ; an outage mid-run loses
-// nothing and holds the offsets.
+// nothing and holds the offsets; a newer descriptor from the schema registry
+// adds its column.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -76,6 +80,15 @@ class SinkBigQuery : public ::testing::Test {
 };
 
 GcpFake* SinkBigQuery::fake_ = nullptr;
+
+// Replaces `to` atomically with a copy of `from`.
+void Copy(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream out(to + ".tmp", std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  out.close();
+  std::rename((to + ".tmp").c_str(), to.c_str());
+}
 
 TEST_F(SinkBigQuery, ProtobufSamplesBecomeRowsOfATableCreatedFromTheDescriptor) {
   std::string dir = TempDir("sink_bigquery_proto");
@@ -168,6 +181,48 @@ TEST_F(SinkBigQuery, AnOutageMidRunLosesNothingAndHoldsTheOffsets) {
   EXPECT_EQ(rows.size(), 20u);  // every record once (insertIds de-duplicate resends)
   sink->Signal(SIGTERM);
   EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
+}
+
+TEST_F(SinkBigQuery, ANewerDescriptorFromTheSchemaRegistryAddsItsColumn) {
+  std::string dir = TempDir("sink_bigquery_schema");
+  std::string www = dir + "/www";
+  mkdir(www.c_str(), 0755);
+  Copy("sink/sample/sample_cc.desc", www + "/sample.desc");
+  int port = FreePort();
+  auto http = StartChild({"/usr/bin/python3", "-m", "http.server", std::to_string(port), "--bind", "127.0.0.1",
+                          "--directory", www},
+                         {}, dir + "/http");
+  std::string url = absl::StrCat("http://127.0.0.1:", port, "/sample.desc");
+  ASSERT_TRUE(WaitFor([&] { return system(("curl -sf -o /dev/null " + url).c_str()) == 0; }, absl::Seconds(10)));
+  DevBroker broker = DevBroker::Start({"orders:1"}, dir);
+  auto env = SinkEnv(broker.bootstrap, "orders", "bq-schema", url);
+  for (const auto& [k, v] : BigQueryEnv(dir, "evolving")) env[k] = v;
+  env["SCHEMA_REGISTRY_STENCIL_CACHE_AUTO_REFRESH"] = "true";
+  env["SCHEMA_REGISTRY_STENCIL_CACHE_TTL_MS"] = "300";
+  auto sink = StartSink(env, dir + "/sink");
+  ProduceSamples(broker.bootstrap, "orders", 0, 5, /*v2=*/true);
+  ASSERT_TRUE(WaitFor([&] { return Committed(broker.bootstrap, "bq-schema", "orders", 1)[0] == 5; },
+                      absl::Seconds(30)))
+      << sink->Stderr();
+  auto first = ListRows();
+  ASSERT_EQ(first.size(), 5u);
+  EXPECT_EQ(first[0].count("vehicle_type"), 0u) << "v1 has no field 10";
+
+  Copy("sink/sample/testdata/sample_v2_cc.desc", www + "/sample.desc");
+  ASSERT_TRUE(WaitFor([&] { return sink->Stderr().find("loaded a new schema") != std::string::npos; },
+                      absl::Seconds(10)));
+  ProduceSamples(broker.bootstrap, "orders", 100, 5, /*v2=*/true);
+  ASSERT_TRUE(WaitFor([&] { return Committed(broker.bootstrap, "bq-schema", "orders", 1)[0] == 10; },
+                      absl::Seconds(20)))
+      << sink->Stderr();
+  auto rows = ListRows();
+  ASSERT_EQ(rows.size(), 10u);
+  EXPECT_TRUE(rows[0]["vehicle_type"].is_null());  // the column was added; old rows have none
+  EXPECT_EQ(rows[9]["vehicle_type"], "bike");
+  sink->Signal(SIGTERM);
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
+  http->Signal(SIGTERM);
+  http->Wait(absl::Seconds(5));
 }
 
 }  // namespace
