@@ -14,6 +14,21 @@ namespace {
 
 using bigquery::MetadataColumn;
 
+// depot's JSON event-time column (MessageRecordConverterUtils).
+constexpr char kJsonTimestampColumn[] = "event_timestamp";
+
+// BigQuery's column name rule (letters, digits, underscores, not starting
+// with a digit, at most 300 characters). A JSON member with another name is
+// not added to the schema, so insertAll refuses that row alone instead of a
+// schema update failing every batch.
+bool ValidColumnName(const std::string& name) {
+  if (name.empty() || name.size() > 300 || absl::ascii_isdigit(name[0])) return false;
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return true;
+}
+
 // Firehose's default metadata columns (firehose docs, bigquery sink).
 constexpr char kDefaultMetadataColumns[] =
     "message_offset=integer,message_topic=string,load_time=timestamp,message_timestamp=timestamp,"
@@ -70,7 +85,8 @@ absl::Status ReadTable(const Env& env, BigQuerySinkConfig* c) {
                                std::tuple{"SINK_BIGQUERY_ROW_INSERT_ID_ENABLE", true, &c->row_insert_id},
                                std::tuple{"SINK_BIGQUERY_ADD_METADATA_ENABLED", true, &c->add_metadata},
                                std::tuple{"SINK_BIGQUERY_DYNAMIC_SCHEMA_ENABLE", true, &c->dynamic_schema},
-                               std::tuple{"SINK_BIGQUERY_DEFAULT_DATATYPE_STRING_ENABLE", true, &c->all_strings}}) {
+                               std::tuple{"SINK_BIGQUERY_DEFAULT_DATATYPE_STRING_ENABLE", true, &c->all_strings},
+                               std::tuple{"SINK_BIGQUERY_ADD_EVENT_TIMESTAMP_ENABLE", false, &c->add_event_timestamp}}) {
     auto v = env.GetBool(var, def);
     if (!v.ok()) return v.status();
     *out = *v;
@@ -145,6 +161,9 @@ absl::StatusOr<std::unique_ptr<BigQuerySink>> BigQuerySink::Create(BigQuerySinkC
 BigQuerySink::BigQuerySink(BigQuerySinkConfig config, std::unique_ptr<bigquery::BigQueryApi> api)
     : config_(std::move(config)), api_(std::move(api)) {
   wanted_ = config_.json_input ? config_.default_columns : config_.proto_fields;
+  if (config_.json_input && config_.add_event_timestamp) {
+    bigquery::MergeSchema(&wanted_, {{{"name", kJsonTimestampColumn}, {"type", "TIMESTAMP"}, {"mode", "NULLABLE"}}});
+  }
   if (config_.add_metadata) {
     bigquery::MergeSchema(&wanted_, bigquery::MetadataSchema(config_.metadata_columns, config_.metadata_namespace));
   }
@@ -169,7 +188,7 @@ absl::StatusOr<nlohmann::json> BigQuerySink::Render(const Message& m, const std:
     row = bigquery::JsonRow(*m.json, config_.all_strings);
     if (row.ok() && config_.dynamic_schema) {
       for (auto it = row->begin(); it != row->end(); ++it) {
-        if (known_columns_.insert(it.key()).second) {
+        if (ValidColumnName(it.key()) && known_columns_.insert(it.key()).second) {
           wanted_.push_back(bigquery::JsonColumn(it.key(), (*m.json)[it.key()], config_.all_strings));
           table_ready_ = false;
         }
@@ -179,6 +198,7 @@ absl::StatusOr<nlohmann::json> BigQuerySink::Render(const Message& m, const std:
     return absl::InvalidArgumentError("the message was not decoded");
   }
   if (!row.ok()) return row.status();
+  if (m.json != nullptr && config_.add_event_timestamp) (*row)[kJsonTimestampColumn] = load_time;
   if (config_.add_metadata) {
     bigquery::AddMetadata(&*row, m, config_.metadata_columns, config_.metadata_namespace, load_time);
   }
@@ -245,6 +265,14 @@ absl::Status BigQuerySink::CreateTable() {
 // depot's upsertTable: create the table (and dataset) when missing, else add
 // the columns it lacks and set labels and clustering.
 absl::Status BigQuerySink::EnsureTable() {
+  absl::Status s = EnsureTableOnce();
+  // Another worker may have changed the schema between our get and patch
+  // (BigQuery refuses a patch that drops its columns): read it again once.
+  if (s.code() == absl::StatusCode::kInvalidArgument) s = EnsureTableOnce();
+  return s;
+}
+
+absl::Status BigQuerySink::EnsureTableOnce() {
   auto table = api_->GetTable();
   if (table.status().code() == absl::StatusCode::kNotFound) {
     absl::Status s = CreateTable();

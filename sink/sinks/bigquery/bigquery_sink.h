@@ -44,10 +44,11 @@ struct BigQuerySinkConfig {
   nlohmann::json table_labels = nlohmann::json::object();    // SINK_BIGQUERY_TABLE_LABELS k=v,...
   nlohmann::json dataset_labels = nlohmann::json::object();  // SINK_BIGQUERY_DATASET_LABELS k=v,...
   // JSON input (depot): SINK_BIGQUERY_DEFAULT_COLUMNS, _DYNAMIC_SCHEMA_ENABLE,
-  // _DEFAULT_DATATYPE_STRING_ENABLE.
+  // _DEFAULT_DATATYPE_STRING_ENABLE, _ADD_EVENT_TIMESTAMP_ENABLE.
   nlohmann::json default_columns = nlohmann::json::array();
   bool dynamic_schema = true;
   bool all_strings = true;
+  bool add_event_timestamp = false;  // an event_timestamp TIMESTAMP column = load time
   bool json_input = false;       // INPUT_SCHEMA_DATA_TYPE=json
   // The input descriptor's schema at start (protobuf input), empty for JSON.
   nlohmann::json proto_fields = nlohmann::json::array();
@@ -92,6 +93,7 @@ class BigQuerySink : public TwoStageSink {
   absl::StatusOr<nlohmann::json> Render(const Message& m, const std::string& load_time);
   void NoteDescriptor(const google::protobuf::Descriptor* d);
   absl::Status EnsureTable();
+  absl::Status EnsureTableOnce();
   absl::Status CreateTable();
   std::string InsertBody(const std::vector<size_t>& rows) const;
   void FailAll(const std::vector<size_t>& rows, const absl::Status& s, std::vector<FailedMessage>* out) const;

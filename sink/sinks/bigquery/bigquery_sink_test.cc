@@ -210,6 +210,28 @@ TEST_F(BigQuerySinkTest, JsonMembersBecomeStringColumnsAndOnlyTheRefusedRowFails
   EXPECT_EQ(Names(stored["schema"]), (std::vector<std::string>{"amount", "driver", "order"}));
 }
 
+TEST_F(BigQuerySinkTest, AMemberThatCannotBeAColumnFailsOnlyItsRowAndEventTimestampIsAdded) {
+  auto sink = MakeSink({{"SINK_BIGQUERY_ADD_METADATA_ENABLED", "false"},
+                        {"SINK_BIGQUERY_ADD_EVENT_TIMESTAMP_ENABLE", "true"},
+                        {"SINK_BIGQUERY_DEFAULT_DATATYPE_STRING_ENABLE", "false"}},
+                       true);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  auto failed = (*sink)->Push({Json(0, R"({"order":"A","n":1,"f":1.5,"ok":true})"),
+                               Json(1, R"({"order":"B","bad-name":1})")});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message.offset, 1);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_THAT(failed[0].error, HasSubstr("no such field: bad-name"));
+  nlohmann::json stored = Stored();
+  ASSERT_EQ(stored["rows"].size(), 1u);
+  EXPECT_TRUE(stored["rows"][0]["event_timestamp"].is_number());
+  std::map<std::string, std::string> types;
+  for (const auto& f : stored["schema"]) types[f["name"]] = f["type"];
+  EXPECT_EQ(types, (std::map<std::string, std::string>{
+                       {"event_timestamp", "TIMESTAMP"}, {"f", "FLOAT"}, {"n", "INTEGER"}, {"ok", "BOOLEAN"},
+                       {"order", "STRING"}}));
+}
+
 TEST_F(BigQuerySinkTest, InsertIdsFromKafkaCoordinatesDeduplicateARetriedBatch) {
   auto sink = MakeSink({}, false);
   ASSERT_TRUE(sink.ok()) << sink.status();
