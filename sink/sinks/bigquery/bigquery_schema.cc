@@ -91,35 +91,50 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Pairs(absl::str
   return out;
 }
 
-// Value of a singular or repeated element; `index` < 0 for singular.
-absl::StatusOr<nlohmann::json> Value(const pb::Message& m, const FD* f, int index);
+// Appends `s` as a JSON string (nlohmann's escaping). InvalidArgument naming
+// `field` when `s` is not UTF-8 (possible in proto2 and in bytes of keys).
+absl::Status AppendString(absl::string_view s, const FD* field, std::string* out) {
+  try {
+    out->append(nlohmann::json(std::string(s)).dump());
+  } catch (const nlohmann::json::exception&) {
+    return absl::InvalidArgumentError(absl::StrCat("field ", field->full_name(), " is not valid UTF-8"));
+  }
+  return absl::OkStatus();
+}
 
-absl::StatusOr<nlohmann::json> MessageValue(const pb::Message& sub) {
+absl::Status AppendRow(const pb::Message& message, std::string* out);
+
+absl::Status AppendMessage(const pb::Message& sub, const FD* f, std::string* out) {
   const std::string& name = sub.GetDescriptor()->full_name();
   if (name == "google.protobuf.Timestamp") {
     const pb::Reflection* r = sub.GetReflection();
     const pb::Descriptor* d = sub.GetDescriptor();
     int64_t seconds = r->GetInt64(sub, d->FindFieldByNumber(1));
     int32_t nanos = r->GetInt32(sub, d->FindFieldByNumber(2));
-    return TimestampText(absl::FromUnixSeconds(seconds) + absl::Nanoseconds(nanos));
+    absl::StrAppend(out, "\"", TimestampText(absl::FromUnixSeconds(seconds) + absl::Nanoseconds(nanos)), "\"");
+    return absl::OkStatus();
   }
   if (name == "google.protobuf.Struct") {
     std::string json;
-    if (!pb::util::MessageToJsonString(sub, &json).ok()) return absl::InvalidArgumentError("bad Struct");
-    return json;
+    if (!pb::util::MessageToJsonString(sub, &json).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("field ", f->full_name(), " is not a valid Struct"));
+    }
+    return AppendString(json, f, out);
   }
-  return ProtoRow(sub);
+  return AppendRow(sub, out);
 }
 
-absl::StatusOr<nlohmann::json> Value(const pb::Message& m, const FD* f, int index) {
+// Appends the value of a singular field, or element `index` (>= 0) of a
+// repeated one.
+absl::Status AppendValue(const pb::Message& m, const FD* f, int index, std::string* out) {
   const pb::Reflection* r = m.GetReflection();
   const bool rep = index >= 0;
   switch (f->cpp_type()) {
-    case FD::CPPTYPE_INT32: return rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f);
-    case FD::CPPTYPE_INT64: return rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f);
-    case FD::CPPTYPE_UINT32: return rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f);
-    case FD::CPPTYPE_UINT64: return rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f);
-    case FD::CPPTYPE_BOOL: return rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f);
+    case FD::CPPTYPE_INT32: absl::StrAppend(out, rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f)); break;
+    case FD::CPPTYPE_INT64: absl::StrAppend(out, rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f)); break;
+    case FD::CPPTYPE_UINT32: absl::StrAppend(out, rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f)); break;
+    case FD::CPPTYPE_UINT64: absl::StrAppend(out, rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f)); break;
+    case FD::CPPTYPE_BOOL: out->append((rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f)) ? "true" : "false"); break;
     case FD::CPPTYPE_DOUBLE:
     case FD::CPPTYPE_FLOAT: {
       double v = f->cpp_type() == FD::CPPTYPE_DOUBLE
@@ -128,21 +143,52 @@ absl::StatusOr<nlohmann::json> Value(const pb::Message& m, const FD* f, int inde
       if (!std::isfinite(v)) {
         return absl::InvalidArgumentError(absl::StrCat("field ", f->full_name(), " is NaN or infinite"));
       }
-      return v;
+      out->append(nlohmann::json(v).dump());  // shortest round-trip form
+      break;
     }
     case FD::CPPTYPE_ENUM: {
       int number = rep ? r->GetRepeatedEnumValue(m, f, index) : r->GetEnumValue(m, f);
       const pb::EnumValueDescriptor* e = f->enum_type()->FindValueByNumber(number);
-      return e != nullptr ? e->name() : std::to_string(number);
+      absl::StrAppend(out, "\"", e != nullptr ? e->name() : std::to_string(number), "\"");
+      break;
     }
     case FD::CPPTYPE_STRING: {
-      std::string s = rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f);
-      return f->type() == FD::TYPE_BYTES ? absl::Base64Escape(s) : s;
+      std::string scratch;
+      const std::string& s = rep ? r->GetRepeatedStringReference(m, f, index, &scratch)
+                                 : r->GetStringReference(m, f, &scratch);
+      if (f->type() == FD::TYPE_BYTES) {
+        absl::StrAppend(out, "\"", absl::Base64Escape(s), "\"");
+        break;
+      }
+      return AppendString(s, f, out);
     }
     case FD::CPPTYPE_MESSAGE:
-      return MessageValue(rep ? r->GetRepeatedMessage(m, f, index) : r->GetMessage(m, f));
+      return AppendMessage(rep ? r->GetRepeatedMessage(m, f, index) : r->GetMessage(m, f), f, out);
   }
-  return nullptr;
+  return absl::OkStatus();
+}
+
+absl::Status AppendRow(const pb::Message& message, std::string* out) {
+  std::vector<const FD*> set;
+  message.GetReflection()->ListFields(message, &set);
+  out->push_back('{');
+  for (size_t k = 0; k < set.size(); ++k) {
+    const FD* f = set[k];
+    absl::StrAppend(out, k ? ",\"" : "\"", f->name(), "\":");  // proto names need no escaping
+    if (!f->is_repeated()) {
+      if (absl::Status s = AppendValue(message, f, -1, out); !s.ok()) return s;
+      continue;
+    }
+    out->push_back('[');
+    int n = message.GetReflection()->FieldSize(message, f);
+    for (int i = 0; i < n; ++i) {
+      if (i) out->push_back(',');
+      if (absl::Status s = AppendValue(message, f, i, out); !s.ok()) return s;
+    }
+    out->push_back(']');
+  }
+  out->push_back('}');
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -214,27 +260,10 @@ bool MergeSchema(nlohmann::json* fields, const nlohmann::json& wanted) {
   return changed;
 }
 
-absl::StatusOr<nlohmann::json> ProtoRow(const pb::Message& message) {
-  nlohmann::json row = nlohmann::json::object();
-  std::vector<const FD*> set;
-  message.GetReflection()->ListFields(message, &set);
-  for (const FD* f : set) {
-    if (f->is_repeated()) {
-      nlohmann::json list = nlohmann::json::array();
-      int n = message.GetReflection()->FieldSize(message, f);
-      for (int i = 0; i < n; ++i) {
-        auto v = Value(message, f, i);
-        if (!v.ok()) return v.status();
-        list.push_back(*std::move(v));
-      }
-      row[f->name()] = std::move(list);
-    } else {
-      auto v = Value(message, f, -1);
-      if (!v.ok()) return v.status();
-      row[f->name()] = *std::move(v);
-    }
-  }
-  return row;
+absl::StatusOr<std::string> ProtoRow(const pb::Message& message) {
+  std::string out;
+  if (absl::Status s = AppendRow(message, &out); !s.ok()) return s;
+  return out;
 }
 
 absl::StatusOr<nlohmann::json> JsonRow(const nlohmann::json& record, bool all_strings) {

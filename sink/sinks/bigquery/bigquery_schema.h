@@ -66,13 +66,15 @@ nlohmann::json JsonColumn(const std::string& name, const nlohmann::json& value, 
 // whether anything was added.
 bool MergeSchema(nlohmann::json* fields, const nlohmann::json& wanted);
 
-// The insertAll row of a decoded message (depot's MessageRecordConverter):
-// only fields that are set; integers as JSON numbers, enums by name, bytes
-// base64, Timestamps as RFC 3339 UTC with milliseconds, Struct as JSON text,
-// nested messages as objects, repeated fields as arrays, maps as arrays of
-// {key, value}. InvalidArgument naming the field for a NaN or infinite float
-// (depot refuses them too) or a string that is not UTF-8.
-absl::StatusOr<nlohmann::json> ProtoRow(const google::protobuf::Message& message);
+// The insertAll row of a decoded message (depot's MessageRecordConverter) as
+// JSON text, written directly (no JSON tree: this is the sink's hot path):
+// only fields that are set, in field order; integers as JSON numbers, enums
+// by name, bytes base64, Timestamps as RFC 3339 UTC with milliseconds,
+// Struct as JSON text, nested messages as objects, repeated fields as
+// arrays, maps as arrays of {key, value}. InvalidArgument naming the field
+// for a NaN or infinite float (depot refuses them too) or a string that is
+// not UTF-8.
+absl::StatusOr<std::string> ProtoRow(const google::protobuf::Message& message);
 
 // The insertAll row of a JSON record: top-level members that are not null;
 // strings as they are and other values as their JSON text when

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/legacy_message.pb.h"
+#include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
 
 namespace sluice::sink::bigquery {
@@ -57,11 +58,20 @@ TEST(ProtoRowTest, RendersSetFieldsAsInsertAllJson) {
   m.set_payload("\x01\x02");
   auto row = ProtoRow(m);
   ASSERT_TRUE(row.ok()) << row.status();
-  EXPECT_EQ(row->dump(), R"({"address":{"city":"Pune"},"amount":9007199254740993,"counts":[{"key":"k","value":3}],)"
-                         R"("event_timestamp":"2024-05-01T10:00:00.005Z","order_number":"A","payload":"AQI=",)"
-                         R"("status":"ACTIVE","tags":["x"]})");
+  EXPECT_EQ(*row, R"({"order_number":"A","amount":9007199254740993,"status":"ACTIVE","address":{"city":"Pune"},)"
+                  R"("event_timestamp":"2024-05-01T10:00:00.005Z","tags":["x"],"counts":[{"key":"k","value":3}],)"
+                  R"("payload":"AQI="})");
+  m.set_order_number("quote\" and \\ and \n");
+  EXPECT_EQ(nlohmann::json::parse(*ProtoRow(m))["order_number"], "quote\" and \\ and \n");
   m.set_price(std::nan(""));
   EXPECT_THAT(ProtoRow(m).status().message(), HasSubstr("price"));
+}
+
+TEST(ProtoRowTest, AStringThatIsNotUtf8FailsNamingTheField) {
+  LegacyMessage m;  // proto2: strings are not checked when parsing
+  m.set_id("ok");
+  m.add_tags("bad \xff");
+  EXPECT_THAT(ProtoRow(m).status().message(), HasSubstr("tags"));
 }
 
 TEST(JsonRowTest, StringsByDefaultOrTypes) {

@@ -180,29 +180,45 @@ void BigQuerySink::NoteDescriptor(const google::protobuf::Descriptor* d) {
   if (bigquery::MergeSchema(&wanted_, bigquery::ProtoSchema(d))) table_ready_ = false;
 }
 
-absl::StatusOr<nlohmann::json> BigQuerySink::Render(const Message& m, const std::string& load_time) {
-  absl::StatusOr<nlohmann::json> row;
-  if (m.decoded != nullptr) {
-    row = bigquery::ProtoRow(*m.decoded);
-  } else if (m.json != nullptr) {
-    row = bigquery::JsonRow(*m.json, config_.all_strings);
-    if (row.ok() && config_.dynamic_schema) {
-      for (auto it = row->begin(); it != row->end(); ++it) {
-        if (ValidColumnName(it.key()) && known_columns_.insert(it.key()).second) {
-          wanted_.push_back(bigquery::JsonColumn(it.key(), (*m.json)[it.key()], config_.all_strings));
-          table_ready_ = false;
-        }
+absl::StatusOr<nlohmann::json> BigQuerySink::JsonInputRow(const Message& m, const std::string& load_time) {
+  auto row = bigquery::JsonRow(*m.json, config_.all_strings);
+  if (!row.ok()) return row.status();
+  if (config_.dynamic_schema) {
+    for (auto it = row->begin(); it != row->end(); ++it) {
+      if (ValidColumnName(it.key()) && known_columns_.insert(it.key()).second) {
+        wanted_.push_back(bigquery::JsonColumn(it.key(), (*m.json)[it.key()], config_.all_strings));
+        table_ready_ = false;
       }
     }
-  } else {
-    return absl::InvalidArgumentError("the message was not decoded");
   }
-  if (!row.ok()) return row.status();
-  if (m.json != nullptr && config_.add_event_timestamp) (*row)[kJsonTimestampColumn] = load_time;
-  if (config_.add_metadata) {
-    bigquery::AddMetadata(&*row, m, config_.metadata_columns, config_.metadata_namespace, load_time);
-  }
+  if (config_.add_event_timestamp) (*row)[kJsonTimestampColumn] = load_time;
   return row;
+}
+
+absl::StatusOr<std::string> BigQuerySink::Render(const Message& m, const std::string& load_time) {
+  nlohmann::json meta = nlohmann::json::object();
+  if (config_.add_metadata) {
+    bigquery::AddMetadata(&meta, m, config_.metadata_columns, config_.metadata_namespace, load_time);
+  }
+  try {
+    if (m.json != nullptr && m.decoded == nullptr) {
+      auto row = JsonInputRow(m, load_time);
+      if (!row.ok()) return row.status();
+      row->update(meta);
+      return row->dump();
+    }
+    if (m.decoded == nullptr) return absl::InvalidArgumentError("the message was not decoded");
+    auto text = bigquery::ProtoRow(*m.decoded);
+    if (!text.ok() || meta.empty()) return text;
+    // Splice the metadata members into the row object.
+    std::string more = meta.dump();
+    if (*text == "{}") return more;
+    text->pop_back();
+    absl::StrAppend(&*text, ",", absl::string_view(more).substr(1));
+    return text;
+  } catch (const nlohmann::json::exception&) {
+    return absl::InvalidArgumentError("a string value (or the Kafka key) is not valid UTF-8");
+  }
 }
 
 std::vector<FailedMessage> BigQuerySink::Prepare(const std::vector<Message>& batch) {
@@ -216,25 +232,15 @@ std::vector<FailedMessage> BigQuerySink::Prepare(const std::vector<Message>& bat
       NoteDescriptor(m.decoded->GetDescriptor());
     }
     auto row = Render(m, load_time);
-    std::string text;
-    if (row.ok()) {
-      try {
-        // {"insertId":"<topic>_<partition>_<offset>","json":{...}}: the id's
-        // topic is escaped by dumping it as a JSON string.
-        text = config_.row_insert_id
-                   ? absl::StrCat(R"({"insertId":)",
-                                  nlohmann::json(absl::StrCat(m.topic, "_", m.partition, "_", m.offset)).dump(),
-                                  R"(,"json":)", row->dump(), "}")
-                   : absl::StrCat(R"({"json":)", row->dump(), "}");
-      } catch (const nlohmann::json::exception&) {
-        row = absl::InvalidArgumentError("a string value is not valid UTF-8");
-      }
-    }
     if (!row.ok()) {
       failed.push_back({m, ErrorType::kInvalidMessageError, absl::StrCat("bigquery sink: ", row.status().message())});
       continue;
     }
-    rows_.push_back(std::move(text));
+    // {"insertId":"<topic>_<partition>_<offset>","json":{...}}; the topic is
+    // a Kafka topic name ([a-zA-Z0-9._-]), which needs no escaping.
+    rows_.push_back(config_.row_insert_id ? absl::StrCat(R"({"insertId":")", m.topic, "_", m.partition, "_",
+                                                         m.offset, R"(","json":)", *row, "}")
+                                          : absl::StrCat(R"({"json":)", *row, "}"));
     messages_.push_back(&m);
   }
   return failed;

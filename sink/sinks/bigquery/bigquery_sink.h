@@ -90,7 +90,10 @@ class BigQuerySink : public TwoStageSink {
 
  private:
   BigQuerySink(BigQuerySinkConfig config, std::unique_ptr<bigquery::BigQueryApi> api);
-  absl::StatusOr<nlohmann::json> Render(const Message& m, const std::string& load_time);
+  // The row's JSON text (its "json" member), or why it cannot be sent.
+  absl::StatusOr<std::string> Render(const Message& m, const std::string& load_time);
+  // A JSON record's row; notes members the table lacks (dynamic schema).
+  absl::StatusOr<nlohmann::json> JsonInputRow(const Message& m, const std::string& load_time);
   void NoteDescriptor(const google::protobuf::Descriptor* d);
   absl::Status EnsureTable();
   absl::Status EnsureTableOnce();
