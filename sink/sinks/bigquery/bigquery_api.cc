@@ -84,6 +84,10 @@ absl::StatusOr<nlohmann::json> BigQueryApi::InsertDataset(const std::string& loc
               body.dump());
 }
 
+absl::StatusOr<nlohmann::json> BigQueryApi::PatchDataset(const nlohmann::json& patch) {
+  return Call("PATCH", DatasetPath(), patch.dump());
+}
+
 absl::StatusOr<nlohmann::json> BigQueryApi::GetTable() { return Call("GET", TablePath(), ""); }
 
 absl::StatusOr<nlohmann::json> BigQueryApi::InsertTable(nlohmann::json table) {

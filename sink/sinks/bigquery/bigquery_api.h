@@ -41,6 +41,8 @@ class BigQueryApi {
   absl::StatusOr<nlohmann::json> GetDataset();
   // datasets.insert with `location` and `labels` (an object of strings).
   absl::StatusOr<nlohmann::json> InsertDataset(const std::string& location, const nlohmann::json& labels);
+  // datasets.patch with `patch` (labels).
+  absl::StatusOr<nlohmann::json> PatchDataset(const nlohmann::json& patch);
   absl::StatusOr<nlohmann::json> GetTable();
   // tables.insert of `table` (a Table resource; tableReference is filled in).
   absl::StatusOr<nlohmann::json> InsertTable(nlohmann::json table);

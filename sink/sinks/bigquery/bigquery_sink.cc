@@ -246,13 +246,34 @@ std::vector<FailedMessage> BigQuerySink::Prepare(const std::vector<Message>& bat
   return failed;
 }
 
-absl::Status BigQuerySink::CreateTable() {
+// depot's upsertDatasetAndTable, dataset part: create it with the location
+// and labels; an existing one in another location is refused (depot's
+// BQDatasetLocationChangedException); configured labels are set when they
+// differ (sluice leaves labels alone when none are configured; depot would
+// clear them).
+absl::Status BigQuerySink::EnsureDataset() {
   auto ds = api_->GetDataset();
   if (ds.status().code() == absl::StatusCode::kNotFound) {
     ds = api_->InsertDataset(config_.dataset_location, config_.dataset_labels);
-    if (ds.status().code() == absl::StatusCode::kAlreadyExists) ds = nlohmann::json::object();
+    if (ds.status().code() != absl::StatusCode::kAlreadyExists) return ds.status();
+    ds = api_->GetDataset();  // created meanwhile by another worker
   }
   if (!ds.ok()) return ds.status();
+  std::string location = ds->value("location", "");
+  if (!location.empty() && !absl::EqualsIgnoreCase(location, config_.dataset_location)) {
+    return absl::FailedPreconditionError(absl::StrCat("dataset ", config_.target.dataset, " is in ", location,
+                                                      ", not SINK_BIGQUERY_DATASET_LOCATION=",
+                                                      config_.dataset_location,
+                                                      " (a dataset's location cannot be changed)"));
+  }
+  if (!config_.dataset_labels.empty() && ds->value("labels", nlohmann::json::object()) != config_.dataset_labels) {
+    auto patched = api_->PatchDataset({{"labels", config_.dataset_labels}});
+    if (!patched.ok()) return patched.status();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BigQuerySink::CreateTable() {
   nlohmann::json table = {{"schema", {{"fields", wanted_}}}};
   if (!config_.table_labels.empty()) table["labels"] = config_.table_labels;
   if (config_.partitioning) {
@@ -279,6 +300,7 @@ absl::Status BigQuerySink::EnsureTable() {
 }
 
 absl::Status BigQuerySink::EnsureTableOnce() {
+  if (absl::Status s = EnsureDataset(); !s.ok()) return s;
   auto table = api_->GetTable();
   if (table.status().code() == absl::StatusCode::kNotFound) {
     absl::Status s = CreateTable();

@@ -75,7 +75,9 @@ class BigQuerySink : public TwoStageSink {
   // changes (a new descriptor, new JSON members). A message that cannot be
   // rendered fails alone (INVALID_MESSAGE_ERROR).
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
-  // Ensures the table schema when needed, then one insertAll. insertErrors:
+  // Ensures the dataset and table schema when needed (a dataset in another
+  // location than SINK_BIGQUERY_DATASET_LOCATION fails the batch as
+  // SINK_4XX_ERROR, as depot refuses it), then one insertAll. insertErrors:
   // "invalid" (unknown field, wrong type, out of range) → SINK_4XX_ERROR for
   // that row; rows "stopped" because of another row are sent again (at most
   // kResendBudget times), then SINK_5XX_ERROR; other reasons →
@@ -97,6 +99,7 @@ class BigQuerySink : public TwoStageSink {
   void NoteDescriptor(const google::protobuf::Descriptor* d);
   absl::Status EnsureTable();
   absl::Status EnsureTableOnce();
+  absl::Status EnsureDataset();
   absl::Status CreateTable();
   std::string InsertBody(const std::vector<size_t>& rows) const;
   void FailAll(const std::vector<size_t>& rows, const absl::Status& s, std::vector<FailedMessage>* out) const;

@@ -121,7 +121,7 @@ TEST_F(BigQuerySinkTest, CreatesDatasetAndPartitionedTableFromTheProtoAndInserts
 }
 
 TEST_F(BigQuerySinkTest, AnExistingTableGainsOnlyTheMissingColumnsAndAMetadataNamespace) {
-  fake_->Seed(nlohmann::json::parse(R"({"bigquery": {"proj": {"datasets": {"stream": {"tables": {"orders": {
+  fake_->Seed(nlohmann::json::parse(R"({"bigquery": {"proj": {"datasets": {"stream": {"location": "asia-southeast1", "tables": {"orders": {
       "schema": [{"name": "order_number", "type": "STRING", "mode": "NULLABLE"},
                  {"name": "note", "type": "STRING", "mode": "NULLABLE"}]}}}}}}})"));
   auto sink = MakeSink({{"SINK_BIGQUERY_METADATA_NAMESPACE", "kafka"}}, false);
@@ -261,6 +261,20 @@ TEST_F(BigQuerySinkTest, AnOutageIsRetryableAndThenDelivers) {
   fake_->Control("POST", "/_fake/bq/outage", {{"enabled", false}});
   EXPECT_TRUE((*sink)->Push({Proto(1, "B", 1)}).empty());
   EXPECT_EQ(Stored()["rows"].size(), 2u);
+}
+
+TEST_F(BigQuerySinkTest, ADatasetInAnotherLocationIsRefusedAndLabelsAreSet) {
+  fake_->Seed(nlohmann::json::parse(R"({"bigquery": {"proj": {"datasets": {"stream": {"location": "US"}}}}})"));
+  auto sink = MakeSink({{"SINK_BIGQUERY_DATASET_LABELS", "owner=data"}}, false);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  auto failed = (*sink)->Push({Proto(0, "A", 1)});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_THAT(failed[0].error, HasSubstr("SINK_BIGQUERY_DATASET_LOCATION"));
+  auto us = MakeSink({{"SINK_BIGQUERY_DATASET_LABELS", "owner=data"}, {"SINK_BIGQUERY_DATASET_LOCATION", "us"}}, false);
+  ASSERT_TRUE(us.ok()) << us.status();
+  EXPECT_TRUE((*us)->Push({Proto(0, "A", 1)}).empty());
+  EXPECT_EQ(fake_->State()["bigquery"]["proj"]["datasets"]["stream"]["labels"]["owner"], "data");
 }
 
 TEST_F(BigQuerySinkTest, ErrorsNameTheVariable) {
