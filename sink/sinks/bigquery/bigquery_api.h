@@ -36,13 +36,16 @@ struct ApiTarget {
 // that is not JSON). Thread-compatible.
 class BigQueryApi {
  public:
+  // Tokens for `key` are exchanged through `http` and cached (GoogleAuth).
   BigQueryApi(ApiTarget target, ServiceAccountKey key, std::shared_ptr<HttpClient> http);
 
+  // datasets.get: the Dataset resource (location, labels, ...).
   absl::StatusOr<nlohmann::json> GetDataset();
   // datasets.insert with `location` and `labels` (an object of strings).
   absl::StatusOr<nlohmann::json> InsertDataset(const std::string& location, const nlohmann::json& labels);
   // datasets.patch with `patch` (labels).
   absl::StatusOr<nlohmann::json> PatchDataset(const nlohmann::json& patch);
+  // tables.get: the Table resource (schema.fields, labels, clustering, ...).
   absl::StatusOr<nlohmann::json> GetTable();
   // tables.insert of `table` (a Table resource; tableReference is filled in).
   absl::StatusOr<nlohmann::json> InsertTable(nlohmann::json table);
@@ -52,6 +55,7 @@ class BigQueryApi {
   // as text, built by the caller for speed); the answer has insertErrors.
   absl::StatusOr<nlohmann::json> InsertAll(std::string body);
 
+  // Where calls go.
   const ApiTarget& target() const { return target_; }
 
  private:
