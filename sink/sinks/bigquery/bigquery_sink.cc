@@ -349,7 +349,10 @@ std::vector<FailedMessage> BigQuerySink::Execute() {
   std::vector<size_t> rows(messages_.size());
   for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
   if (!rows.empty() && !table_ready_) {
-    if (absl::Status s = EnsureTable(); !s.ok()) FailAll(rows, s, &failed), rows.clear();
+    if (absl::Status s = EnsureTable(); !s.ok()) {
+      FailAll(rows, s, &failed);
+      rows.clear();
+    }
   }
   for (int attempt = 0; !rows.empty(); ++attempt) {
     auto res = api_->InsertAll(InsertBody(rows));
