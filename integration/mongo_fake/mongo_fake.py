@@ -85,6 +85,72 @@ def matches(doc, query):
     return True
 
 
+# --- the raw fast path ------------------------------------------------------
+# pymongo's bson has no C extension on Debian, so decoding every document of a
+# bulk write would make the fake the slowest part of any benchmark. Inserts and
+# replaceOne({_id: X}, doc) statements (what sinks send) are stored as their
+# raw BSON and decoded only when read; everything else takes the general path.
+
+_FIXED = {0x01: 8, 0x07: 12, 0x08: 1, 0x09: 8, 0x0A: 0, 0x10: 4, 0x11: 8, 0x12: 8, 0x13: 16,
+          0x7F: 0, 0xFF: 0}
+
+
+def elements(raw):
+    """{key bytes: (type, element start, value start, end)} of a document's
+    top level, or None for a type the scanner does not size."""
+    out, pos, end = {}, 4, len(raw) - 1
+    while pos < end:
+        kind = raw[pos]
+        key_end = raw.index(b"\0", pos + 1)
+        value = key_end + 1
+        if kind in _FIXED:
+            size = _FIXED[kind]
+        elif kind in (0x02, 0x0D, 0x0E):
+            size = 4 + struct.unpack_from("<i", raw, value)[0]
+        elif kind in (0x03, 0x04):
+            size = struct.unpack_from("<i", raw, value)[0]
+        elif kind == 0x05:
+            size = 5 + struct.unpack_from("<i", raw, value)[0]
+        else:
+            return None
+        out[raw[pos + 1:key_end]] = (kind, pos, value, value + size)
+        pos = value + size
+    return out
+
+
+def element_doc(raw, span):
+    """The one-element document {key: value} of an element of `raw`."""
+    elem = raw[span[1]:span[3]]
+    return struct.pack("<i", len(elem) + 5) + elem + b"\0"
+
+
+class RawDoc:
+    """A stored document kept as the client's BSON: `raw` plus `_id` (prepended
+    when decoded if the raw document has none)."""
+    __slots__ = ("id", "raw", "has_id")
+
+    def __init__(self, _id, raw, has_id):
+        self.id, self.raw, self.has_id = _id, raw, has_id
+
+    def decode(self):
+        doc = bson.decode(self.raw, CODEC)
+        return doc if self.has_id else {"_id": self.id, **doc}
+
+
+def doc_of(stored):
+    return stored.decode() if isinstance(stored, RawDoc) else stored
+
+
+def split_docs(data):
+    """The raw documents of a kind-1 section's payload."""
+    out, pos = [], 0
+    while pos < len(data):
+        size, = struct.unpack_from("<i", data, pos)
+        out.append(data[pos:pos + size])
+        pos += size
+    return out
+
+
 class CommandError(Exception):
     def __init__(self, code, message):
         super().__init__(message)
@@ -123,21 +189,91 @@ class Store:
     def find(self, coll, query):
         if "_id" in query and not isinstance(query["_id"], dict):
             doc = coll.get(id_key(query["_id"]))
+            doc = doc_of(doc) if doc is not None else None
             return [doc] if doc is not None and matches(doc, query) else []
-        return [d for d in coll.values() if matches(d, query)]
+        docs = (doc_of(d) for d in coll.values())
+        return [d for d in docs if matches(d, query)]
 
     def insert(self, coll, ns, doc):
+        if isinstance(doc, bytes):
+            spans = elements(doc)
+            if spans is None or b"_id" not in spans:
+                doc = bson.decode(doc, CODEC)
+            else:
+                _id = bson.decode(element_doc(doc, spans[b"_id"]), CODEC)["_id"]
+                self.check_injected(_id)
+                self.duplicate_check(coll, ns, _id)
+                coll[id_key(_id)] = RawDoc(_id, doc, True)
+                return
         if "_id" not in doc:
             doc = {"_id": ObjectId(), **doc}
         self.check_injected(doc["_id"])
-        k = id_key(doc["_id"])
-        if k in coll:
+        self.duplicate_check(coll, ns, doc["_id"])
+        coll[id_key(doc["_id"])] = doc
+
+    @staticmethod
+    def duplicate_check(coll, ns, _id):
+        if id_key(_id) in coll:
             raise WriteError(11000, "E11000 duplicate key error collection: %s index: _id_ "
-                                    "dup key: { _id: %r }" % (ns, doc["_id"]))
-        coll[k] = doc
+                                    "dup key: { _id: %r }" % (ns, _id))
+
+    def replace_by_id(self, coll, raw):
+        """The fast path of one raw update statement: replaceOne({_id: X}, doc)
+        → (matched, modified, upserted _id or None); None when the statement
+        needs the general path."""
+        spans = elements(raw)
+        if spans is None or set(spans) - {b"q", b"u", b"upsert", b"multi"}:
+            return None
+        if spans.get(b"q", (0,))[0] != 0x03 or spans.get(b"u", (0,))[0] != 0x03:
+            return None
+        q_span, u_span = spans[b"q"], spans[b"u"]
+        q = bson.decode(raw[q_span[2]:q_span[3]], CODEC)
+        u = raw[u_span[2]:u_span[3]]
+        flags = {}
+        for k in (b"upsert", b"multi"):
+            if k in spans:
+                if spans[k][0] != 0x08:
+                    return None
+                flags[k.decode()] = raw[spans[k][2]] != 0
+        if list(q) != ["_id"] or isinstance(q["_id"], dict) or flags.get("multi"):
+            return None
+        if len(u) > 5 and u[5:6] == b"$":
+            return None  # an operator update
+        _id = q["_id"]
+        # The replacement's own _id must equal the selector's (raw element bytes,
+        # both keyed "_id"); it is nearly always the first element.
+        q_elem = raw[q_span[2] + 4:q_span[3] - 1]  # q's one element
+        if u[5:9] == b"_id\0":
+            has_id = True
+            if u[4:4 + len(q_elem)] != q_elem:
+                return None  # the general path answers the immutable-_id error
+        else:
+            u_spans = elements(u)
+            if u_spans is None:
+                return None
+            has_id = b"_id" in u_spans
+            if has_id and element_doc(u, u_spans[b"_id"])[4:-1] != q_elem:
+                return None
+        self.check_injected(_id)
+        key, new = id_key(_id), RawDoc(_id, u, has_id)
+        old = coll.get(key)
+        if old is None:
+            if not flags.get("upsert"):
+                return 0, 0, None
+            coll[key] = new
+            return 0, 0, _id
+        same = (isinstance(old, RawDoc) and old.raw == u and old.has_id == new.has_id) or \
+            (not isinstance(old, RawDoc) and old == new.decode())
+        coll[key] = new
+        return 1, 0 if same else 1, None
 
     def update(self, coll, op):
         """One update statement → (matched, modified, upserted _id or None)."""
+        if isinstance(op, bytes):
+            fast = self.replace_by_id(coll, op)
+            if fast is not None:
+                return fast
+            op = bson.decode(op, CODEC)
         q, u = op.get("q", {}), op.get("u", {})
         self.check_injected(q.get("_id") if not isinstance(q.get("_id"), dict) else None)
         if isinstance(u, list):
@@ -260,7 +396,11 @@ class Server:
                 else:
                     name_end = body.index(b"\0", pos + 4)
                     name = body[pos + 4:name_end].decode()
-                    sequences.append((name, bson.decode_all(body[name_end + 1:pos + size], CODEC)))
+                    payload = body[name_end + 1:pos + size]
+                    if name in ("updates", "documents"):
+                        sequences.append((name, split_docs(payload)))  # decoded when needed
+                    else:
+                        sequences.append((name, bson.decode_all(payload, CODEC)))
                 pos += size
             for name, docs in sequences:
                 cmd[name] = docs

@@ -91,6 +91,15 @@ class OfficialClientTest(unittest.TestCase):
         res = self.coll.update_one({"_id": "r"}, {"$set": {"c": 3}, "$inc": {"a": 1}})
         self.assertEqual(self.coll.find_one({"_id": "r"}), {"_id": "r", "a": 6, "c": 3})
 
+    def test_replacement_keeps_the_id_and_counts_modified(self):
+        self.coll.insert_one({"_id": "r", "a": 1})
+        res = self.coll.bulk_write([ReplaceOne({"_id": "r"}, {"_id": "r", "a": 1}, upsert=True)])
+        self.assertEqual((res.matched_count, res.modified_count), (1, 0), "same document")
+        with self.assertRaises(pymongo.errors.WriteError) as caught:
+            self.coll.replace_one({"_id": "r"}, {"_id": "other", "a": 2})
+        self.assertEqual(caught.exception.code, 66)
+        self.assertEqual(self.coll.find_one({"a": 1}), {"_id": "r", "a": 1})
+
     def test_update_one_on_a_missing_document_matches_nothing(self):
         res = self.coll.update_one({"_id": "missing"}, {"$set": {"x": 1}})
         self.assertEqual((res.matched_count, res.modified_count, res.upserted_id), (0, 0, None))
