@@ -84,10 +84,33 @@ int32_t Int32At(const bson_t* doc, const char* key) {
 
 std::once_flag mongoc_init_once;
 
+// libmongoc's log lines (global) through spdlog, at matching levels, instead
+// of its own handler's format on stdout/stderr.
+void LogThroughSpdlog(mongoc_log_level_t level, const char* domain, const char* message, void*) {
+  switch (level) {
+    case MONGOC_LOG_LEVEL_ERROR:
+    case MONGOC_LOG_LEVEL_CRITICAL:
+      spdlog::error("libmongoc {}: {}", domain, message);
+      break;
+    case MONGOC_LOG_LEVEL_WARNING:
+      spdlog::warn("libmongoc {}: {}", domain, message);
+      break;
+    case MONGOC_LOG_LEVEL_MESSAGE:
+    case MONGOC_LOG_LEVEL_INFO:
+      spdlog::info("libmongoc {}: {}", domain, message);
+      break;
+    default:
+      spdlog::debug("libmongoc {}: {}", domain, message);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MongoSink>> MongoSink::Create(MongoSinkConfig config, Metrics* metrics) {
-  std::call_once(mongoc_init_once, [] { mongoc_init(); });
+  std::call_once(mongoc_init_once, [] {
+    mongoc_init();
+    mongoc_log_set_handler(&LogThroughSpdlog, nullptr);
+  });
   std::unique_ptr<MongoSink> sink(new MongoSink(std::move(config), metrics));
   const MongoSinkConfig& c = sink->config_;
   bson_error_t error;
@@ -253,14 +276,18 @@ std::vector<FailedMessage> MongoSink::Execute() {
     bool concern_error = bson_iter_init_find(&it, reply.get(), "writeConcernErrors") &&
                          BSON_ITER_HOLDS_ARRAY(&it) && bson_iter_recurse(&it, &concern) &&
                          bson_iter_next(&concern);
-    if ((!ok && write_errors == 0) || concern_error) {
+    // writeErrors alone end in a MONGOC_ERROR_SERVER error naming the first;
+    // any other error (stream, server selection, a command error) means some
+    // operations may not have run, even when others reported writeErrors.
+    bool incomplete = !ok && (write_errors == 0 || error.domain != MONGOC_ERROR_SERVER);
+    if (incomplete || concern_error) {
       // Nothing or not everything is known to be stored: fail the rest.
       std::string why = concern_error ? "write concern error" : error.message;
       for (size_t i = 0; i < messages_.size(); ++i) {
         if (!dropped_[i]) Fail(i, ErrorType::kSinkRetryableError, why);
       }
     }
-    CountResults(reply.get(), (ok || write_errors > 0) && !concern_error, write_errors);
+    CountResults(reply.get(), !incomplete && !concern_error, write_errors);
     for (auto& f : outcome_) {
       if (f) failed.push_back(std::move(*f));
     }
