@@ -23,9 +23,12 @@ Control commands (on any database), for tests:
       for <ms> milliseconds (data is kept);
   {sluiceFakeStats: 1}
       answers {connections, commands} counts.
-Not implemented: authentication (saslStart answers AuthenticationFailed, code
-18, after recording the user name in sluiceFakeStats.lastSaslUser; hello's
-saslSupportedMechs is kept as lastSaslSupportedMechs),
+  {sluiceFakeAddUser: <user>, pwd: <password>, db: <auth db>}
+      adds a SCRAM-SHA-256 user (scram.py). Authentication is checked when a
+      client attempts it (saslStart/saslContinue; failures are code 18), but
+      not enforced: unauthenticated clients may still run every command.
+Not implemented: SCRAM-SHA-1, x.509, speculative authentication (clients fall
+back to saslStart),
 compression, transactions, aggregation, indexes other than _id.
 """
 
@@ -38,9 +41,13 @@ import sys
 import time
 
 import bson
+from bson.binary import Binary
 from bson.codec_options import CodecOptions
 from bson.int64 import Int64
 from bson.objectid import ObjectId
+
+import scram
+from raw_bson import RawDoc, doc_of, element_doc, elements, split_docs
 
 OP_REPLY, OP_QUERY, OP_MSG = 1, 2004, 2013
 CODEC = CodecOptions(document_class=dict)
@@ -83,72 +90,6 @@ def matches(doc, query):
         elif not found or have != want:
             return False
     return True
-
-
-# --- the raw fast path ------------------------------------------------------
-# pymongo's bson has no C extension on Debian, so decoding every document of a
-# bulk write would make the fake the slowest part of any benchmark. Inserts and
-# replaceOne({_id: X}, doc) statements (what sinks send) are stored as their
-# raw BSON and decoded only when read; everything else takes the general path.
-
-_FIXED = {0x01: 8, 0x07: 12, 0x08: 1, 0x09: 8, 0x0A: 0, 0x10: 4, 0x11: 8, 0x12: 8, 0x13: 16,
-          0x7F: 0, 0xFF: 0}
-
-
-def elements(raw):
-    """{key bytes: (type, element start, value start, end)} of a document's
-    top level, or None for a type the scanner does not size."""
-    out, pos, end = {}, 4, len(raw) - 1
-    while pos < end:
-        kind = raw[pos]
-        key_end = raw.index(b"\0", pos + 1)
-        value = key_end + 1
-        if kind in _FIXED:
-            size = _FIXED[kind]
-        elif kind in (0x02, 0x0D, 0x0E):
-            size = 4 + struct.unpack_from("<i", raw, value)[0]
-        elif kind in (0x03, 0x04):
-            size = struct.unpack_from("<i", raw, value)[0]
-        elif kind == 0x05:
-            size = 5 + struct.unpack_from("<i", raw, value)[0]
-        else:
-            return None
-        out[raw[pos + 1:key_end]] = (kind, pos, value, value + size)
-        pos = value + size
-    return out
-
-
-def element_doc(raw, span):
-    """The one-element document {key: value} of an element of `raw`."""
-    elem = raw[span[1]:span[3]]
-    return struct.pack("<i", len(elem) + 5) + elem + b"\0"
-
-
-class RawDoc:
-    """A stored document kept as the client's BSON: `raw` plus `_id` (prepended
-    when decoded if the raw document has none)."""
-    __slots__ = ("id", "raw", "has_id")
-
-    def __init__(self, _id, raw, has_id):
-        self.id, self.raw, self.has_id = _id, raw, has_id
-
-    def decode(self):
-        doc = bson.decode(self.raw, CODEC)
-        return doc if self.has_id else {"_id": self.id, **doc}
-
-
-def doc_of(stored):
-    return stored.decode() if isinstance(stored, RawDoc) else stored
-
-
-def split_docs(data):
-    """The raw documents of a kind-1 section's payload."""
-    out, pos = [], 0
-    while pos < len(data):
-        size, = struct.unpack_from("<i", data, pos)
-        out.append(data[pos:pos + size])
-        pos += size
-    return out
 
 
 class CommandError(Exception):
@@ -336,6 +277,8 @@ class Server:
         self.refuse_until = 0.0
         self.connections = itertools.count(1)
         self.commands = 0
+        self.users = {}                 # (db, user) → password, for SCRAM-SHA-256
+        self.conversations = {}         # connection id → scram.Conversation
         self.last_sasl_user = ""        # n= of the last SCRAM client-first message
         self.last_sasl_mechs_user = ""  # the last hello's saslSupportedMechs ("<db>.<user>")
 
@@ -425,9 +368,12 @@ class Server:
             return {"ok": 0.0, "errmsg": e.message, "code": e.code}
 
     def hello(self, _db, cmd, conn_id):
+        extra = {}
         if "saslSupportedMechs" in cmd:
             self.last_sasl_mechs_user = cmd["saslSupportedMechs"]
-        return {"helloOk": True, "ismaster": True, "isWritablePrimary": True,
+            if tuple(cmd["saslSupportedMechs"].split(".", 1)) in self.users:
+                extra["saslSupportedMechs"] = ["SCRAM-SHA-256"]
+        return {**extra, "helloOk": True, "ismaster": True, "isWritablePrimary": True,
                 "maxBsonObjectSize": 16 * 1024 * 1024, "maxMessageSizeBytes": 48000000,
                 "maxWriteBatchSize": 100000, "localTime": time_now(),
                 "logicalSessionTimeoutMinutes": 30, "connectionId": conn_id,
@@ -529,13 +475,41 @@ class Server:
         self.store.dbs.pop(db, None)
         return {"dropped": db}
 
-    def sasl_start(self, _db, cmd, _c):
+    def sasl_start(self, db, cmd, conn_id):
+        conversation = scram.Conversation(self.users, db)
         payload = bytes(cmd.get("payload", b""))
-        # SCRAM client-first message: "n,,n=<user>,r=<nonce>".
         for part in payload.decode("utf-8", "replace").split(","):
             if part.startswith("n=") and len(part) > 2:
                 self.last_sasl_user = part[2:]
-        raise CommandError(18, "Authentication failed (mongo_fake does not implement SCRAM)")
+        if cmd.get("mechanism") != "SCRAM-SHA-256":
+            raise CommandError(334, "mongo_fake: only SCRAM-SHA-256 is supported")
+        try:
+            reply = conversation.first(payload)
+        except scram.AuthError:
+            raise CommandError(18, "Authentication failed.")
+        self.conversations[conn_id] = conversation
+        return {"conversationId": 1, "done": False, "payload": Binary(reply)}
+
+    def sasl_continue(self, _db, cmd, conn_id):
+        conversation = self.conversations.get(conn_id)
+        if conversation is None:
+            raise CommandError(17, "No SASL session state found")
+        if conversation.done:  # the client's empty last step
+            del self.conversations[conn_id]
+            return {"conversationId": 1, "done": True, "payload": Binary(b"")}
+        try:
+            reply = conversation.final(bytes(cmd.get("payload", b"")))
+        except scram.AuthError:
+            del self.conversations[conn_id]
+            raise CommandError(18, "Authentication failed.")
+        done = bool((cmd.get("options") or {}).get("skipEmptyExchange"))
+        if done:
+            del self.conversations[conn_id]
+        return {"conversationId": 1, "done": done, "payload": Binary(reply)}
+
+    def fake_add_user(self, _db, cmd, _c):
+        self.users[(cmd.get("db", "admin"), cmd["sluiceFakeAddUser"])] = cmd["pwd"]
+        return {}
 
     def fake_fail(self, _db, cmd, _c):
         code, errmsg = int(cmd.get("code", 121)), cmd.get("errmsg", "injected by mongo_fake")
@@ -569,7 +543,8 @@ COMMANDS = {
     "insert": Server.insert, "update": Server.update, "delete": Server.delete,
     "find": Server.find, "getmore": Server.get_more, "killcursors": Server.kill_cursors,
     "count": Server.count, "drop": Server.drop, "dropdatabase": Server.drop_database,
-    "saslstart": Server.sasl_start,
+    "saslstart": Server.sasl_start, "saslcontinue": Server.sasl_continue,
+    "sluicefakeadduser": Server.fake_add_user,
     "sluicefakefail": Server.fake_fail, "sluicefakeoutage": Server.fake_outage,
     "sluicefakestats": Server.fake_stats,
 }

@@ -115,6 +115,22 @@ class OfficialClientTest(unittest.TestCase):
         self.coll.drop()
         self.assertEqual(list(self.coll.find()), [])
 
+    def test_scram_sha_256_accepts_the_password_and_refuses_another(self):
+        password = "p@ss:/?#[]w=rd,%"
+        self.client.admin.command({"sluiceFakeAddUser": "ana", "pwd": password, "db": "users"})
+        good = pymongo.MongoClient("127.0.0.1", self.port, username="ana", password=password,
+                                   authSource="users", authMechanism="SCRAM-SHA-256",
+                                   serverSelectionTimeoutMS=3000)
+        self.assertEqual(good.admin.command("ping")["ok"], 1.0)
+        good.close()
+        bad = pymongo.MongoClient("127.0.0.1", self.port, username="ana", password="wrong",
+                                  authSource="users", authMechanism="SCRAM-SHA-256",
+                                  serverSelectionTimeoutMS=3000)
+        with self.assertRaises(pymongo.errors.OperationFailure) as caught:
+            bad.admin.command("ping")
+        self.assertEqual(caught.exception.code, 18)
+        bad.close()
+
     def test_outage_closes_connections_then_recovers(self):
         self.coll.insert_one({"_id": "before"})
         self.client.admin.command({"sluiceFakeOutage": 500})

@@ -198,16 +198,27 @@ TEST_F(MongoSinkTest, AnOutageFailsTheBatchAsRetryableThenRecovers) {
   EXPECT_EQ(Docs().size(), 2u);
 }
 
-TEST_F(MongoSinkTest, CredentialsReachTheServer) {
+TEST_F(MongoSinkTest, ScramSha256WithTheRightPasswordOnlyEvenWithUriCharacters) {
+  const std::string password = "p@ss:/?#[]w=rd,%";
+  fake_->Command("admin", {{"sluiceFakeAddUser", "ana"}, {"pwd", password}, {"db", "users"}});
   auto sink = MakeSink({{"SINK_MONGO_AUTH_ENABLE", "true"},
                         {"SINK_MONGO_AUTH_USERNAME", "ana"},
-                        {"SINK_MONGO_AUTH_PASSWORD", "p@ss:/?#w=rd"},
-                        {"SINK_MONGO_AUTH_DB", "users"}});
-  ASSERT_FALSE(sink.ok()) << "the fake refuses SCRAM";
-  EXPECT_EQ(sink.status().code(), absl::StatusCode::kUnavailable);
+                        {"SINK_MONGO_AUTH_PASSWORD", password},
+                        {"SINK_MONGO_AUTH_DB", "users"},
+                        {"SINK_MONGO_PRIMARY_KEY", "id"}});
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  EXPECT_TRUE((*sink)->Push({JsonMessage(0, R"({"id":"a"})")}).empty());
   Json stats = fake_->Command("admin", {{"sluiceFakeStats", 1}});
   EXPECT_EQ(stats["lastSaslSupportedMechs"], "users.ana");
   EXPECT_EQ(stats["lastSaslUser"], "ana");
+
+  auto wrong = MakeSink({{"SINK_MONGO_AUTH_ENABLE", "true"},
+                         {"SINK_MONGO_AUTH_USERNAME", "ana"},
+                         {"SINK_MONGO_AUTH_PASSWORD", password + "x"},
+                         {"SINK_MONGO_AUTH_DB", "users"}});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(wrong.status().message(), HasSubstr("Authentication failed"));
 }
 
 TEST_F(MongoSinkTest, ConfigErrorsNameTheVariable) {
