@@ -180,9 +180,10 @@ absl::Status MongoSink::AddOperation(const Message& m) {
   // {_id: <key>, ...the record without its own _id}, as Firehose's request
   // handlers build it (an _id member of the record would contradict the key).
   ScopedBson doc, selector, opts;
-  BSON_APPEND_UTF8(doc.get(), "_id", id->c_str());
+  const int id_size = static_cast<int>(id->size());  // explicit: a key may hold NUL
+  bson_append_utf8(doc.get(), "_id", 3, id->data(), id_size);
   bson_copy_to_excluding_noinit(parsed.get(), doc.get(), "_id", nullptr);
-  BSON_APPEND_UTF8(selector.get(), "_id", id->c_str());
+  bson_append_utf8(selector.get(), "_id", 3, id->data(), id_size);
   BSON_APPEND_BOOL(opts.get(), "upsert", !config_.update_only);
   if (!mongoc_bulk_operation_replace_one_with_opts(bulk_, selector.get(), doc.get(), opts.get(), &error)) {
     return absl::InvalidArgumentError(absl::StrCat("MongoDB would refuse the document: ", error.message));

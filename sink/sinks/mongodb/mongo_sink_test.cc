@@ -172,14 +172,19 @@ TEST_F(MongoSinkTest, BadRecordsFailAloneAsInvalidMessages) {
   undecoded.offset = 4;
   auto failed = (*sink)->Push({JsonMessage(0, R"({"v":1})"), JsonMessage(1, R"([1,2])"),
                                JsonMessage(2, R"({"id":{"x":1}})"), JsonMessage(3, R"({"id":"ok"})"),
-                               undecoded, JsonMessage(5, R"({"id":"dollar","$bad":1})")});
+                               undecoded, JsonMessage(5, R"({"id":"dollar","$bad":1})"),
+                               JsonMessage(6, R"({"id":"dot","a.b":1})"),
+                               JsonMessage(7, R"({"id":"nul\u0000key","v":1})")});
   ASSERT_EQ(failed.size(), 5u);
   for (const auto& f : failed) EXPECT_EQ(f.error_type, ErrorType::kInvalidMessageError) << f.error;
   EXPECT_THAT(failed[0].error, HasSubstr("primary key field \"id\" is missing"));
   EXPECT_THAT(failed[1].error, HasSubstr("not a JSON object"));
   EXPECT_THAT(failed[2].error, HasSubstr("an object or an array"));
   EXPECT_EQ(failed[4].message.offset, 5);
-  EXPECT_EQ(Docs().size(), 1u);
+  auto docs = Docs();
+  EXPECT_EQ(docs.size(), 3u);
+  EXPECT_EQ(docs["dot"]["a.b"], 1) << "dotted names are allowed (MongoDB 5.0, libmongoc 1.23)";
+  EXPECT_EQ(docs.count(std::string("nul\0key", 7)), 1u) << "a key with NUL is kept whole";
 }
 
 TEST_F(MongoSinkTest, AnOutageFailsTheBatchAsRetryableThenRecovers) {
