@@ -122,6 +122,10 @@ absl::StatusOr<std::unique_ptr<MongoSink>> MongoSink::Create(MongoSinkConfig con
   mongoc_uri_set_option_as_int32(uri, MONGOC_URI_CONNECTTIMEOUTMS, c.connect_timeout_ms);
   mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, c.server_select_timeout_ms);
   mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SOCKETTIMEOUTMS, c.socket_timeout_ms);
+  // A single-threaded client otherwise gives up after one scan; this way a
+  // batch waits up to SINK_MONGO_SERVER_SELECT_TIMEOUT_MS for a server, as
+  // Firehose's Java driver does, before failing as SINK_RETRYABLE_ERROR.
+  mongoc_uri_set_option_as_bool(uri, MONGOC_URI_SERVERSELECTIONTRYONCE, false);
   mongoc_uri_set_appname(uri, "sluice-sink");
   if (c.auth) {
     // Set through the API rather than spliced into the URI text, so that any

@@ -57,7 +57,9 @@ struct MongoSinkConfig {
   // in firehose_sink_messages_drop_total, as Firehose's MongoSinkClient does.
   std::set<int32_t> retry_blacklist = {11000};
   int64_t connect_timeout_ms = 30000;        // SINK_MONGO_CONNECT_TIMEOUT_MS
-  int64_t server_select_timeout_ms = 30000;  // SINK_MONGO_SERVER_SELECT_TIMEOUT_MS
+  // SINK_MONGO_SERVER_SELECT_TIMEOUT_MS: how long a write waits for a
+  // reachable server (libmongoc serverSelectionTryOnce=false).
+  int64_t server_select_timeout_ms = 30000;
   // SINK_MONGO_SOCKET_TIMEOUT_MS (sluice, 30000): bounds each round trip, so
   // a server that stops answering fails the batch instead of stalling it.
   int64_t socket_timeout_ms = 30000;
