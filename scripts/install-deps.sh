@@ -12,7 +12,7 @@ PKGS=(
   prometheus-cpp-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   nlohmann-json3-dev libkainjow-mustache-dev libssl-dev libjwt-dev
   # sink connectors: the vendors' clients
-  libhiredis-dev libsnappy-dev
+  libhiredis-dev libsnappy-dev libmongoc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # the official JSON-Schema-Test-Suite (sink/filter/json_schema_test)
   json-schema-test-suite
@@ -26,6 +26,8 @@ PKGS=(
   redis-server influxdb influxdb-client prometheus clickhouse-server clickhouse-client
   # AWS's own SigV4 signer, to check the S3 DLQ's signatures (s3rver does not)
   python3-botocore
+  # MongoDB: the official Python driver proves the fake (integration/mongo_fake); its bson module encodes BSON there
+  python3-pymongo
 )
 # Node.js runs the fake Google APIs (integration/gcp_fake) and Google's official
 # clients against it; Debian's own packages unless a node with npm is already there.

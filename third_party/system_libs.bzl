@@ -39,6 +39,7 @@ _LIBS = {
     "jwt": (["libjwt"], []),
     "hiredis": (["hiredis"], []),
     "snappy": (["snappy"], []),
+    "mongoc": (["libmongoc-1.0", "libbson-1.0"], []),
     "nlohmann_json": ([], []),
     "cli11": ([], []),
     "mustache": ([], []),

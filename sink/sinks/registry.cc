@@ -13,6 +13,7 @@
 #include "sink/sinks/influxdb/influx_sink.h"
 #include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
+#include "sink/sinks/mongodb/mongo_sink.h"
 #include "sink/sinks/prometheus/prom_sink.h"
 #include "sink/sinks/redis/redis_sink.h"
 
@@ -35,6 +36,7 @@ constexpr Entry kSinks[] = {
     {"influxdb", &CreateFromContext<InfluxSink>},
     {"jdbc", &CreateFromContext<JdbcSink>},
     {"log", &CreateFromContext<LogSink>},
+    {"mongodb", &CreateFromContext<MongoSink>},
     {"prometheus", &CreateFromContext<PromSink>},
     {"redis", &CreateFromContext<RedisSink>},
 };

@@ -36,6 +36,7 @@ class ClickHouseTestServer {
   ClickHouseTestServer() = default;
   std::vector<std::string> args_;
   int http_port_ = 0, tcp_port_ = 0;
+  std::string error_log_;
   pid_t pid_ = -1;
 };
 
