@@ -71,6 +71,10 @@ class CurlHttpClient : public HttpClient {
     }
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
                      static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(timeout))));
+    if (req.connect_timeout > absl::ZeroDuration()) {
+      curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                       static_cast<long>(std::max<int64_t>(1, absl::ToInt64Milliseconds(req.connect_timeout))));
+    }
     // Refuses early when Content-Length announces too much; the write
     // callback enforces the cap for chunked or lying answers.
     curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,

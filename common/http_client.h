@@ -25,6 +25,9 @@ struct HttpRequest {
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
   absl::Duration timeout = absl::Seconds(10);
+  // Bound on connecting alone (CURLOPT_CONNECTTIMEOUT_MS); zero keeps
+  // libcurl's default (300 s, still capped by `timeout`).
+  absl::Duration connect_timeout = absl::ZeroDuration();
   // A response body longer than this (bytes) fails the call with
   // FailedPrecondition instead of being read to the end.
   size_t max_response_bytes = kDefaultMaxResponseBytes;

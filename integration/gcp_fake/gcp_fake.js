@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A stateful fake of the Google Cloud REST APIs that Sluice's GCP access
 // providers and the GCS dead-letter writer use: the OAuth2 token endpoint,
-// BigQuery v2 (datasets, tables, dataset access entries, table IAM), Cloud
+// BigQuery v2 (datasets, tables, dataset access entries, table IAM, and in
+// bigquery_data.js table schemas, insertAll and tabledata.list), Cloud
 // Storage JSON v1 (buckets, bucket IAM, object uploads and downloads), Cloud Resource Manager v1 (project and organization IAM) and IAM v1
 // (roles:queryGrantableRoles). One process serves all of them on one port;
 // the request and response shapes follow Google's REST references (see
@@ -15,6 +16,7 @@
 
 const http = require('http');
 const crypto = require('crypto');
+const bigqueryData = require('./bigquery_data');
 
 let state;
 function reset() {
@@ -29,6 +31,7 @@ function reset() {
     config: {maxPageSize: 1000, tokenLifetime: 3600, requireAuth: true},
     stats: {tokenRequests: 0, requests: {}},
   };
+  if (bqData) bqData.resetData();
 }
 
 function defaultGrantable() {
@@ -45,6 +48,9 @@ function defaultGrantable() {
 }
 
 // ------------------------------------------------------------------ helpers
+
+// Table data (insertAll, tabledata.list, schemas) lives in bigquery_data.js.
+let bqData = null;
 
 const b64url = (b) => Buffer.from(b).toString('base64url');
 let etagCounter = 0;
@@ -150,6 +156,7 @@ function tableView(p, d, t) {
 }
 
 function bigquery(req, res, path, query, body) {
+  if (bqData.route(req, res, path, query, body)) return;
   let m = /^\/bigquery\/v2\/projects\/([^/]+)\/datasets$/.exec(path);
   if (m && req.method === 'GET') {
     const p = bqProject(m[1]);
@@ -415,7 +422,8 @@ function seed(s) {
         access: (d.access || []).map((e) => Object.assign({}, e)), created: now, modified: now,
         tables: {}};
       for (const [tid, t] of Object.entries(d.tables || {})) {
-        ds.tables[tid] = {id: tid, labels: (t && t.labels) || {}, etag: newEtag(), policy: newPolicy()};
+        ds.tables[tid] = {id: tid, labels: (t && t.labels) || {}, etag: newEtag(), policy: newPolicy(),
+          schema: (t && t.schema) || [], rows: []};
       }
       state.bq[p].datasets[id] = ds;
     }
@@ -433,6 +441,7 @@ function seed(s) {
 
 function control(req, res, path, query, body) {
   const args = body ? JSON.parse(body) : {};
+  if (path.startsWith('/_fake/bq/') && bqData.control(req, res, path, args)) return;
   if (path === '/_fake/reset') { reset(); return send(res, 200, {}); }
   if (path === '/_fake/seed') { seed(args); return send(res, 200, {}); }
   if (path === '/_fake/config') { Object.assign(state.config, args); return send(res, 200, state.config); }
@@ -509,6 +518,8 @@ function route(req, res, path, query, body, raw) {
 }
 
 function main() {
+  bqData = bigqueryData({state: () => state, send, gerr, newEtag, newPolicy,
+    datasetView: (res, p, d) => send(res, 200, datasetView(p, d))});
   reset();
   const i = process.argv.indexOf('--port');
   const port = i > 0 ? Number(process.argv[i + 1]) : 0;

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sink/sinks/bigquery/bigquery_sink.h"
 #include "sink/sinks/clickhouse/clickhouse_sink.h"
 #include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/http/http_sink.h"
@@ -28,6 +29,7 @@ struct Entry {
 
 // The registry: one row per folder under sink/sinks/. Keep sorted by type.
 constexpr Entry kSinks[] = {
+    {"bigquery", &CreateFromContext<BigQuerySink>},
     {"clickhouse", &CreateFromContext<ClickHouseSink>},
     {"grpc", &CreateFromContext<GrpcSink>},
     {"http", &CreateFromContext<HttpSink>},

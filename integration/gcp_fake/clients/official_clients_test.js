@@ -161,3 +161,97 @@ test('the fake refuses calls without a valid token, as Google does', async () =>
   const bq = new BigQuery({projectId: 'proj', apiEndpoint: base, authClient: c, autoRetry: false});
   await assert.rejects(bq.getDatasets(), (e) => e.code === 401);
 });
+
+test('BigQuery client creates a dataset and a partitioned, clustered table', async () => {
+  const bq = new BigQuery({projectId: 'proj', apiEndpoint: base, authClient: await authClient()});
+  const [ds] = await bq.createDataset('stream', {location: 'asia-southeast1', labels: {team: 'rides'}});
+  assert.strictEqual(ds.metadata.location, 'asia-southeast1');
+  await assert.rejects(bq.createDataset('stream'), (e) => e.code === 409);
+  const schema = [{name: 'order', type: 'STRING'}, {name: 'amount', type: 'INTEGER'},
+    {name: 'ts', type: 'TIMESTAMP'},
+    {name: 'driver', type: 'RECORD', fields: [{name: 'city', type: 'STRING'}]}];
+  const [table] = await ds.createTable('orders', {schema, labels: {pii: 'no'},
+    timePartitioning: {type: 'DAY', field: 'ts'}, clustering: {fields: ['order']}});
+  const [md] = await table.getMetadata();
+  assert.deepStrictEqual(md.schema.fields.map((f) => f.name + ':' + f.type),
+    ['order:STRING', 'amount:INTEGER', 'ts:TIMESTAMP', 'driver:RECORD']);
+  assert.deepStrictEqual(md.timePartitioning, {type: 'DAY', field: 'ts'});
+  assert.deepStrictEqual(md.clustering, {fields: ['order']});
+  assert.deepStrictEqual(md.labels, {pii: 'no'});
+  // Partitioning on a column that is not a time column is refused.
+  await assert.rejects(ds.createTable('bad', {schema, timePartitioning: {type: 'DAY', field: 'order'}}),
+    (e) => e.code === 400);
+});
+
+test('BigQuery client insert: an invalid row is a PartialFailureError naming that row', async () => {
+  const bq = new BigQuery({projectId: 'proj', apiEndpoint: base, authClient: await authClient()});
+  const [ds] = await bq.createDataset('stream2');
+  const [table] = await ds.createTable('orders', {schema: [{name: 'order', type: 'STRING'},
+    {name: 'amount', type: 'INTEGER'}, {name: 'ts', type: 'TIMESTAMP'},
+    {name: 'tags', type: 'STRING', mode: 'REPEATED'}]});
+  const good = {order: 'A', amount: 10, ts: '2024-05-01T10:00:00.000Z', tags: ['x', 'y']};
+  const wrongType = {order: 'B', amount: 'ten'};
+  const unknown = {order: 'C', colour: 'red'};
+  // Without skipInvalidRows nothing is stored: the valid row is "stopped".
+  await assert.rejects(table.insert([good, wrongType, unknown]), (e) => {
+    assert.strictEqual(e.name, 'PartialFailureError');
+    const byOrder = Object.fromEntries(e.errors.map((x) => [x.row.order, x.errors[0]]));
+    assert.strictEqual(byOrder.A.reason, 'stopped');
+    assert.strictEqual(byOrder.B.reason, 'invalid');
+    assert.match(byOrder.B.message, /Cannot convert value to integer/);
+    assert.strictEqual(byOrder.C.reason, 'invalid');
+    assert.match(byOrder.C.message, /no such field: colour/);
+    return true;
+  });
+  assert.strictEqual((await table.getRows())[0].length, 0);
+  // With skipInvalidRows the valid rows are stored and only the bad one fails.
+  await assert.rejects(table.insert([good, wrongType], {skipInvalidRows: true}), (e) => {
+    assert.deepStrictEqual(e.errors.map((x) => x.row.order), ['B']);
+    return true;
+  });
+  // ignoreUnknownValues drops the unknown member instead of refusing the row.
+  await table.insert([unknown], {ignoreUnknownValues: true});
+  // The same insertId twice is stored once (best-effort de-duplication).
+  await table.insert([{insertId: 'k-1', json: {order: 'D'}}, {insertId: 'k-1', json: {order: 'D'}}], {raw: true});
+  const [rows] = await table.getRows();
+  assert.deepStrictEqual(rows.map((r) => r.order), ['A', 'C', 'D']);
+  assert.strictEqual(rows[0].amount, 10);
+  assert.deepStrictEqual(rows[0].tags, ['x', 'y']);
+  assert.strictEqual(rows[0].ts.value, '2024-05-01T10:00:00.000Z');
+  assert.strictEqual(rows[1].amount, null);
+});
+
+test('BigQuery client setMetadata adds a column; a type change is refused', async () => {
+  const bq = new BigQuery({projectId: 'proj', apiEndpoint: base, authClient: await authClient()});
+  const [ds] = await bq.createDataset('stream3');
+  const [table] = await ds.createTable('orders', {schema: [{name: 'order', type: 'STRING'}]});
+  await assert.rejects(table.insert([{order: 'A', city: 'Pune'}]), (e) => e.name === 'PartialFailureError');
+  const [md] = await table.getMetadata();
+  await table.setMetadata({schema: {fields: md.schema.fields.concat([{name: 'city', type: 'STRING'}])}});
+  await table.insert([{order: 'A', city: 'Pune'}]);
+  const [rows] = await table.getRows();
+  assert.deepStrictEqual(rows, [{order: 'A', city: 'Pune'}]);
+  await assert.rejects(table.setMetadata({schema: {fields: [{name: 'order', type: 'INTEGER'},
+    {name: 'city', type: 'STRING'}]}}), (e) => e.code === 400 && /does not match/.test(e.message));
+});
+
+test('BigQuery fake control endpoints inject a row error and an outage', async () => {
+  const bq = new BigQuery({projectId: 'proj', apiEndpoint: base, authClient: await authClient(),
+    autoRetry: false});
+  const [ds] = await bq.createDataset('stream4');
+  const [table] = await ds.createTable('orders', {schema: [{name: 'order', type: 'STRING'}]});
+  // count -1: the client resends failed rows itself (partialRetries), so the
+  // error must outlast its retries.
+  await call('POST', '/_fake/bq/row_errors', {field: 'order', equals: 'B', message: 'quota for B', count: -1});
+  await assert.rejects(table.insert([{order: 'A'}, {order: 'B'}], {skipInvalidRows: true}), (e) => {
+    assert.deepStrictEqual(e.errors.map((x) => [x.row.order, x.errors[0].message]), [['B', 'quota for B']]);
+    return true;
+  });
+  await call('DELETE', '/_fake/bq/row_errors');
+  await call('POST', '/_fake/bq/outage', {enabled: true});
+  await assert.rejects(table.insert([{order: 'C'}]), (e) => e.code === 503);
+  await call('POST', '/_fake/bq/outage', {enabled: false});
+  await table.insert([{order: 'C'}]);
+  const [rows] = await table.getRows();
+  assert.deepStrictEqual(rows.map((r) => r.order), ['A', 'C']);
+});
