@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sink/sinks/clickhouse/clickhouse_sink.h"
+#include "sink/sinks/elasticsearch/es_sink.h"
 #include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/http/http_sink.h"
 #include "sink/sinks/influxdb/influx_sink.h"
@@ -28,6 +29,7 @@ struct Entry {
 // The registry: one row per folder under sink/sinks/. Keep sorted by type.
 constexpr Entry kSinks[] = {
     {"clickhouse", &CreateFromContext<ClickHouseSink>},
+    {"elasticsearch", &CreateFromContext<EsSink>},
     {"grpc", &CreateFromContext<GrpcSink>},
     {"http", &CreateFromContext<HttpSink>},
     {"influxdb", &CreateFromContext<InfluxSink>},

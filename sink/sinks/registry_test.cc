@@ -18,13 +18,13 @@ TEST(RegistryTest, UnknownTypeNamesItAndListsKnownTypes) {
   ASSERT_FALSE(sink.ok());
   EXPECT_EQ(sink.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(sink.status().message(),
-            "unknown SINK_TYPE \"kafka\"; known types: clickhouse, grpc, http, influxdb, jdbc, log, prometheus, redis");
+            "unknown SINK_TYPE \"kafka\"; known types: clickhouse, elasticsearch, grpc, http, influxdb, jdbc, log, prometheus, redis");
 }
 
 TEST(RegistryTest, KnownTypesAreSorted) {
   auto types = KnownSinkTypes();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
-  EXPECT_EQ(types, (std::vector<std::string>{"clickhouse", "grpc", "http", "influxdb", "jdbc", "log", "prometheus", "redis"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"clickhouse", "elasticsearch", "grpc", "http", "influxdb", "jdbc", "log", "prometheus", "redis"}));
 }
 
 TEST(RegistryTest, TypeIsCaseInsensitive) {
