@@ -27,7 +27,7 @@ nlohmann::json EsFake::Control(const std::string& method, const std::string& pat
   if (method != "GET") req.body = body.dump();
   req.max_response_bytes = size_t{64} << 20;
   auto res = http_->Do(req);
-  if (!res.ok() || res->status != 200) return nullptr;
+  if (!res.ok() || res->status < 200 || res->status > 299) return nullptr;
   return nlohmann::json::parse(res->body, nullptr, false);
 }
 

@@ -25,7 +25,7 @@ class EsFake {
   // "127.0.0.1:<port>", the SINK_ES_CONNECTION_URLS form.
   const std::string& host_port() const { return host_port_; }
 
-  // A control call; the parsed answer (null when it failed).
+  // A control (or API) call; the parsed answer (null unless 2xx).
   nlohmann::json Control(const std::string& method, const std::string& path,
                          const nlohmann::json& body = nlohmann::json::object());
   // Drops every document, fault and counter.
@@ -40,6 +40,10 @@ class EsFake {
   // "reset" drops the connection. {ms?, requests?, mode?, status?}
   void Outage(const nlohmann::json& outage) { Control("POST", "/_fake/outage", outage); }
   void EndOutage() { Control("DELETE", "/_fake/outage"); }
+  // Indexes `source` as document `id` through the index API; true when stored.
+  bool PutDoc(const std::string& index, const std::string& id, const nlohmann::json& source) {
+    return !Control("PUT", "/" + index + "/_doc/" + id, source).is_null();
+  }
   // {<id>: {source, version, routing}} of `index` ({} when it does not exist).
   nlohmann::json Docs(const std::string& index) { return Control("GET", "/_fake/docs/" + index); }
   // {bulkRequests, bulkItems, itemStatus: {<status>: n}, refusedRequests,
