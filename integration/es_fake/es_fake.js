@@ -250,7 +250,7 @@ function putDoc(req, res, idx, id, text, query) {
   try { body = JSON.parse(text); } catch (e) {
     return sendError(req, res, 400, 'mapper_parsing_exception', 'failed to parse');
   }
-  const item = runAction(id === undefined ? 'index' : 'index', {_index: idx, _id: id,
+  const item = runAction('index', {_index: idx, _id: id,
     routing: query.get('routing') === null ? undefined : query.get('routing')}, body).index;
   if (item.error) return sendError(req, res, item.status, item.error.type, item.error.reason);
   delete item.status;
