@@ -14,7 +14,6 @@
 
 const http = require('http');
 
-const VERSION = '8.19.1';
 let state;
 function reset() {
   state = {
@@ -22,6 +21,7 @@ function reset() {
     seqNo: 0,
     itemFaults: [],      // {status, type, reason, count (-1 forever), id?, index?}
     outage: null,        // {until?, requests?, mode: 'status'|'reset', status}
+    version: '8.19.1',   // GET /'s version.number; below 8 a bulk `_type` is taken
     stats: {bulkRequests: 0, bulkItems: 0, itemStatus: {}, refusedRequests: 0, lastBulk: null},
   };
 }
@@ -109,10 +109,11 @@ function failedItem(action, idx, id, status, type, reason) {
     error: {type, reason, index_uuid: 'fake-uuid-' + idx, shard: '0', index: idx}}};
 }
 
-function store(docs, id, source, routing) {
+function store(docs, id, source, meta) {
   const prev = docs.get(id);
-  const doc = {source, version: prev ? prev.version + 1 : 1, seqNo: state.seqNo++,
-    routing: routing === undefined ? (prev && prev.routing) : routing};
+  const routing = meta.routing === undefined ? (prev && prev.routing) : meta.routing;
+  const type = meta._type === undefined ? (prev && prev.type) : meta._type;
+  const doc = {source, version: prev ? prev.version + 1 : 1, seqNo: state.seqNo++, routing, type};
   docs.set(id, doc);
   return doc;
 }
@@ -135,7 +136,7 @@ function runAction(action, meta, body) {
       return failedItem(action, idx, id, 409, 'version_conflict_engine_exception',
         `[${id}]: version conflict, document already exists (current version [${prev.version}])`);
     }
-    const doc = store(docs, id, body, meta.routing);
+    const doc = store(docs, id, body, meta);
     return written(action, idx, id, doc, prev ? 'updated' : 'created', prev ? 200 : 201);
   }
   if (action === 'delete') {
@@ -157,7 +158,7 @@ function runAction(action, meta, body) {
     if (source === undefined) {
       return failedItem(action, idx, id, 404, 'document_missing_exception', `[${id}]: document missing`);
     }
-    const doc = store(docs, id, JSON.parse(JSON.stringify(source)), meta.routing);
+    const doc = store(docs, id, JSON.parse(JSON.stringify(source)), meta);
     return written(action, idx, id, doc, 'created', 201);
   }
   const source = JSON.parse(JSON.stringify(prev.source));
@@ -165,7 +166,7 @@ function runAction(action, meta, body) {
   if (!changed && body.detect_noop !== false) {
     return written(action, idx, id, prev, 'noop', 200);
   }
-  const doc = store(docs, id, source, meta.routing);
+  const doc = store(docs, id, source, meta);
   return written(action, idx, id, doc, 'updated', 200);
 }
 
@@ -189,6 +190,11 @@ function bulk(req, res, pathIndex, query, text) {
         `Malformed action/metadata line [${i + 1}], expected one of [create, delete, index, update] but found [${names[0]}]`);
     }
     const meta = Object.assign({}, action[names[0]]);
+    if (meta._type !== undefined && majorVersion() >= 8) {
+      // Elasticsearch 8 removed mapping types.
+      return sendError(req, res, 400, 'illegal_argument_exception',
+        `Action/metadata line [${i + 1}] contains an unknown parameter [_type]`);
+    }
     if (meta._index === undefined) meta._index = pathIndex;
     if (meta.routing === undefined && query.get('routing') !== null) meta.routing = query.get('routing');
     if (meta._index === undefined) {
@@ -229,6 +235,8 @@ function bulk(req, res, pathIndex, query, text) {
   send(req, res, 200, {took: Date.now() - started, errors, items});
 }
 
+function majorVersion() { return Number(state.version.split('.')[0]); }
+
 // ------------------------------------------------------------------ documents
 
 function getDoc(req, res, idx, id) {
@@ -260,7 +268,7 @@ function putDoc(req, res, idx, id, text, query) {
 function clusterInfo(req, res) {
   send(req, res, 200, {
     name: 'es-fake', cluster_name: 'sluice-es-fake', cluster_uuid: 'c2x1aWNlLWVzLWZha2U',
-    version: {number: VERSION, build_flavor: 'default', build_type: 'tar',
+    version: {number: state.version, build_flavor: 'default', build_type: 'tar',
       build_hash: '0000000000000000000000000000000000000000', build_date: '2025-01-01T00:00:00.000Z',
       build_snapshot: false, lucene_version: '9.12.0',
       minimum_wire_compatibility_version: '7.17.0', minimum_index_compatibility_version: '7.0.0'},
@@ -287,6 +295,11 @@ function control(req, res, path, text) {
       type: body.type, reason: body.reason});
     return send(req, res, 200, {ok: true});
   }
+  if (path === '/_fake/config' && req.method === 'POST') {
+    // {version?: "6.8.23"}
+    if (body.version !== undefined) state.version = String(body.version);
+    return send(req, res, 200, {ok: true});
+  }
   if (path === '/_fake/item_faults' && req.method === 'DELETE') {
     state.itemFaults = [];
     return send(req, res, 200, {ok: true});
@@ -306,7 +319,8 @@ function control(req, res, path, text) {
   if (m && req.method === 'GET') {
     const out = {};
     for (const [id, d] of state.indices.get(decodeURIComponent(m[1])) || []) {
-      out[id] = {source: d.source, version: d.version, routing: d.routing === undefined ? null : d.routing};
+      out[id] = {source: d.source, version: d.version, routing: d.routing === undefined ? null : d.routing,
+        type: d.type === undefined ? null : d.type};
     }
     return send(req, res, 200, out);
   }

@@ -40,11 +40,13 @@ class EsFake {
   // "reset" drops the connection. {ms?, requests?, mode?, status?}
   void Outage(const nlohmann::json& outage) { Control("POST", "/_fake/outage", outage); }
   void EndOutage() { Control("DELETE", "/_fake/outage"); }
+  // {version?: "6.8.23"}: the version GET / reports; below 8 a bulk `_type` is taken.
+  void Configure(const nlohmann::json& config) { Control("POST", "/_fake/config", config); }
   // Indexes `source` as document `id` through the index API; true when stored.
   bool PutDoc(const std::string& index, const std::string& id, const nlohmann::json& source) {
     return !Control("PUT", "/" + index + "/_doc/" + id, source).is_null();
   }
-  // {<id>: {source, version, routing}} of `index` ({} when it does not exist).
+  // {<id>: {source, version, routing, type}} of `index` ({} when it does not exist).
   nlohmann::json Docs(const std::string& index) { return Control("GET", "/_fake/docs/" + index); }
   // {bulkRequests, bulkItems, itemStatus: {<status>: n}, refusedRequests,
   //  lastBulk: {path, query, contentType, items}}

@@ -176,7 +176,9 @@ absl::Status EsSink::AddAction(const Message& m) {
         absl::StrCat("the id field \"", config_.id_field->spec(), "\" (SINK_ES_ID_FIELD) is missing"));
   }
   nlohmann::json meta = {{"_index", config_.index}, {"_id", **id}};
-  if (!config_.type_name.empty()) meta["_type"] = config_.type_name;
+  if (!config_.type_name.empty() && major_version_.has_value() && *major_version_ < 7) {
+    meta["_type"] = config_.type_name;
+  }
   if (config_.routing_field != nullptr) {
     auto routing = config_.routing_field->Read(m);
     if (!routing.ok()) return routing.status();
@@ -195,10 +197,48 @@ absl::Status EsSink::AddAction(const Message& m) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<int> EsSink::MajorVersion() {
+  HttpRequest req;
+  req.method = "GET";
+  req.headers = {"Accept: application/json"};
+  req.timeout = absl::Milliseconds(config_.request_timeout_ms);
+  std::string last = "no host";
+  for (size_t tried = 0; tried < config_.hosts.size(); ++tried) {
+    req.url = absl::StrCat(config_.hosts[current_], "/");
+    absl::StatusOr<HttpResult> res = http_->Do(req);
+    if (res.ok() && res->status >= 200 && res->status < 300) {
+      nlohmann::json info = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+      int major = 0;
+      if (info.is_object() && info.contains("version") && info["version"].is_object() &&
+          absl::SimpleAtoi(absl::string_view(info["version"].value("number", std::string()))
+                               .substr(0, info["version"].value("number", std::string()).find('.')),
+                           &major)) {
+        return major;
+      }
+      last = "GET / did not give version.number";
+    } else {
+      last = res.ok() ? absl::StrCat("GET / -> HTTP ", res->status) : std::string(res.status().message());
+    }
+    current_ = (current_ + 1) % config_.hosts.size();
+  }
+  return absl::UnavailableError(absl::StrCat("cannot read the Elasticsearch version: ", last));
+}
+
 std::vector<FailedMessage> EsSink::Prepare(const std::vector<Message>& batch) {
   std::vector<FailedMessage> failed;
   body_.clear();
   messages_.clear();
+  if (!config_.type_name.empty() && !major_version_.has_value()) {
+    absl::StatusOr<int> major = MajorVersion();
+    if (!major.ok()) {
+      for (const Message& m : batch) {
+        failed.push_back({m, ErrorType::kSinkRetryableError,
+                          absl::StrCat("elasticsearch sink: ", major.status().message())});
+      }
+      return failed;
+    }
+    major_version_ = *major;
+  }
   for (const Message& m : batch) {
     size_t mark = body_.size();
     if (absl::Status s = AddAction(m); !s.ok()) {

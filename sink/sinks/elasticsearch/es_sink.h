@@ -36,8 +36,9 @@ struct EsSinkConfig {
   // 502/503/504 answer.
   std::vector<std::string> hosts;
   std::string index;      // SINK_ES_INDEX_NAME (required)
-  // SINK_ES_TYPE_NAME: sent as "_type" when set (Elasticsearch 6/7 mapping
-  // types); leave it unset for Elasticsearch 8, which has no types.
+  // SINK_ES_TYPE_NAME (optional; Firehose requires it): sent as "_type"
+  // only to a cluster older than 7 (GET / → version.number, read once),
+  // because 7 made mapping types optional and 8 refuses them.
   std::string type_name;
   // SINK_ES_ID_FIELD (required): the field (a name, "a.b" for nested; for
   // protobuf also the lowerCamelCase JSON name) whose value is the document id.
@@ -71,7 +72,9 @@ class EsSink : public TwoStageSink {
   static absl::StatusOr<std::unique_ptr<EsSink>> Create(EsSinkConfig config, Metrics* metrics,
                                                         std::shared_ptr<HttpClient> http = nullptr);
 
-  // Builds the two NDJSON lines of each message. A message whose id field is
+  // Builds the two NDJSON lines of each message. With SINK_ES_TYPE_NAME set
+  // the cluster's version is read first (GET /, with fail-over); when no host
+  // answers, every message fails as SINK_RETRYABLE_ERROR. A message whose id field is
   // absent or empty, whose routing field is absent, whose JSON record is not
   // an object, or that was not decoded as the configured input type fails
   // alone with INVALID_MESSAGE_ERROR.
@@ -95,6 +98,8 @@ class EsSink : public TwoStageSink {
   absl::StatusOr<std::string> Document(const Message& m) const;
   // Appends m's action and source lines to body_.
   absl::Status AddAction(const Message& m);
+  // The cluster's major version from GET / (fail-over as Send), or Unavailable.
+  absl::StatusOr<int> MajorVersion();
   // Posts body_ to the current host, failing over; the last result.
   absl::StatusOr<HttpResult> Send();
   // Fills `failed` from the items of a 200 bulk answer.
@@ -105,6 +110,7 @@ class EsSink : public TwoStageSink {
   std::shared_ptr<HttpClient> http_;
   std::string query_;  // ?timeout=...&wait_for_active_shards=...
   size_t current_ = 0;
+  std::optional<int> major_version_;  // read once when type_name is set
   std::string body_;
   std::vector<const Message*> messages_;  // the batch's (valid until Execute returns)
 };

@@ -110,6 +110,7 @@ TEST_F(EsSinkTest, ProtobufDocumentsWithProtoNamesRoutingAndSettings) {
             Json::parse(R"({"order_number":"P1","amount":"10","status":"ACTIVE",)"
                         R"("address":{"city":"Pune"},"event_timestamp":"2024-05-01T10:00:00Z"})"));
   EXPECT_EQ(docs["P1"]["routing"], "Pune");
+  EXPECT_TRUE(docs["P1"]["type"].is_null()) << "no _type for Elasticsearch 8";
   EXPECT_EQ(fake_->Stats()["lastBulk"]["query"],
             Json({{"timeout", "1500ms"}, {"wait_for_active_shards", "2"}}));
 }
@@ -124,6 +125,30 @@ TEST_F(EsSinkTest, ProtobufWithCamelCaseNamesTakesTheJsonNameAsIdField) {
   EXPECT_EQ(doc["orderNumber"], "C1");
   EXPECT_EQ(doc["eventTimestamp"], "2024-05-01T10:00:00Z");
   EXPECT_FALSE(doc.contains("order_number"));
+}
+
+TEST_F(EsSinkTest, TheTypeNameIsSentOnlyToClustersOlderThan7) {
+  fake_->Configure({{"version", "6.8.23"}});
+  auto sink = MakeSink({{"SINK_ES_TYPE_NAME", "order"}});
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  EXPECT_TRUE((*sink)->Push({JsonMessage(0, R"({"order_number":"A"})")}).empty());
+  EXPECT_EQ(fake_->Docs("orders")["A"]["type"], "order");
+  // The version is read once; an 8.x fake would refuse `_type` for the whole request.
+  fake_->Configure({{"version", "8.19.1"}});
+  auto failed = (*sink)->Push({JsonMessage(1, R"({"order_number":"B"})")});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_THAT(failed[0].error, HasSubstr("unknown parameter [_type]"));
+}
+
+TEST_F(EsSinkTest, WithATypeNameAnUnreachableClusterFailsTheBatchAsRetryable) {
+  auto sink = MakeSink({{"SINK_ES_TYPE_NAME", "order"},
+                        {"SINK_ES_CONNECTION_URLS", absl::StrCat("127.0.0.1:", integration::FreePort())}});
+  ASSERT_TRUE(sink.ok());
+  auto failed = (*sink)->Push({JsonMessage(0, R"({"order_number":"A"})"), JsonMessage(1, R"({"order_number":"B"})")});
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[1].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_THAT(failed[1].error, HasSubstr("cannot read the Elasticsearch version"));
 }
 
 TEST_F(EsSinkTest, UpdateOnlyFailsAMissingDocumentAndUpdatesAnExistingOne) {
