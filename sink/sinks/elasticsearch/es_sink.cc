@@ -115,6 +115,9 @@ absl::StatusOr<EsSinkConfig> EsSinkConfig::FromEnv(const Env& env, const SinkCon
     if (!f.ok()) return f.status();
     c.routing_field = *f;
   }
+  auto mode = env.GetEnum("KAFKA_RECORD_PARSER_MODE", "MESSAGE", {"MESSAGE", "KEY"});
+  if (!mode.ok()) return mode.status();
+  c.record_is_key = *mode == "KEY";
   auto update_only = env.GetBool("SINK_ES_MODE_UPDATE_ONLY_ENABLE", false);
   if (!update_only.ok()) return update_only.status();
   c.update_only = *update_only;
@@ -164,7 +167,10 @@ absl::StatusOr<std::string> EsSink::Document(const Message& m) const {
   if (!m.json->is_object()) return absl::InvalidArgumentError("the JSON record is not an object");
   // The record's own text when it is one line already (no re-serialization;
   // JSON strings cannot hold raw line breaks), else compact JSON.
-  if (m.value.find_first_of("\r\n") == std::string::npos) return m.value;
+  const std::string& text = config_.record_is_key ? *m.key : m.value;
+  if ((!config_.record_is_key || m.key.has_value()) && text.find_first_of("\r\n") == std::string::npos) {
+    return text;
+  }
   return DumpJson(*m.json, "document");
 }
 

@@ -49,6 +49,8 @@ struct EsSinkConfig {
   // INPUT_SCHEMA_DATA_TYPE, and it must agree with it when set.
   bool protobuf = false;
   bool preserve_proto_field_names = true;  // SINK_ES_PRESERVE_PROTO_FIELD_NAMES_ENABLE
+  // KAFKA_RECORD_PARSER_MODE=key: JSON input's record is the Kafka key.
+  bool record_is_key = false;
   int64_t request_timeout_ms = 60000;      // SINK_ES_REQUEST_TIMEOUT_MS
   int64_t shards_active_wait_count = 1;    // SINK_ES_SHARDS_ACTIVE_WAIT_COUNT (>= 0)
   // SINK_ES_RETRY_STATUS_CODE_BLACKLIST ("404,400"): item statuses that are

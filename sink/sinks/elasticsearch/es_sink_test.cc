@@ -93,6 +93,16 @@ TEST_F(EsSinkTest, JsonUpsertsInOneBulkRequestAndMergesLaterUpdates) {
   EXPECT_EQ(docs["B"]["source"], Json::parse(R"({"order_number":"B","amount":2})"));
 }
 
+TEST_F(EsSinkTest, WithTheKeyParserModeTheDocumentIsTheKeysJson) {
+  auto sink = MakeSink({{"KAFKA_RECORD_PARSER_MODE", "key"}});
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  Message m = JsonMessage(0, R"({"order_number":"K","from":"key"})");
+  m.key = m.value;
+  m.value = R"({"order_number":"V","from":"value"})";
+  EXPECT_TRUE((*sink)->Push({m}).empty());
+  EXPECT_EQ(fake_->Docs("orders")["K"]["source"]["from"], "key");
+}
+
 TEST_F(EsSinkTest, ProtobufDocumentsWithProtoNamesRoutingAndSettings) {
   auto sink = MakeSink({{"SINK_ES_ROUTING_KEY_NAME", "address.city"},
                         {"SINK_ES_SHARDS_ACTIVE_WAIT_COUNT", "2"},
