@@ -201,6 +201,10 @@ function bulk(req, res, pathIndex, query, text) {
       return sendError(req, res, 400, 'action_request_validation_exception',
         'Validation Failed: 1: index is missing;');
     }
+    if (meta._id !== undefined && Buffer.byteLength(String(meta._id)) > 512) {
+      return sendError(req, res, 400, 'action_request_validation_exception',
+        `Validation Failed: 1: id [${meta._id}] is too long, must be no longer than 512 bytes but was: ${Buffer.byteLength(String(meta._id))};`);
+    }
     if (names[0] !== 'index' && names[0] !== 'create' && meta._id === undefined) {
       return sendError(req, res, 400, 'action_request_validation_exception',
         'Validation Failed: 1: id is missing;');

@@ -167,9 +167,11 @@ absl::StatusOr<std::string> EsSink::Document(const Message& m) const {
   if (!m.json->is_object()) return absl::InvalidArgumentError("the JSON record is not an object");
   // The record's own text when it is one line already (no re-serialization;
   // JSON strings cannot hold raw line breaks), else compact JSON.
-  const std::string& text = config_.record_is_key ? *m.key : m.value;
-  if ((!config_.record_is_key || m.key.has_value()) && text.find_first_of("\r\n") == std::string::npos) {
-    return text;
+  // A byte-order mark, which the JSON parser skipped, is re-serialized away.
+  const std::string* text = config_.record_is_key ? (m.key.has_value() ? &*m.key : nullptr) : &m.value;
+  if (text != nullptr && text->find_first_of("\r\n") == std::string::npos &&
+      !absl::StartsWith(*text, "\xEF\xBB\xBF")) {
+    return *text;
   }
   return DumpJson(*m.json, "document");
 }
@@ -180,6 +182,11 @@ absl::Status EsSink::AddAction(const Message& m) {
   if (!id->has_value() || (*id)->empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the id field \"", config_.id_field->spec(), "\" (SINK_ES_ID_FIELD) is missing"));
+  }
+  if ((*id)->size() > kMaxIdBytes) {
+    // Elasticsearch refuses the whole bulk request for one such id.
+    return absl::InvalidArgumentError(absl::StrCat("the id field \"", config_.id_field->spec(),
+                                                   "\" is longer than ", kMaxIdBytes, " bytes"));
   }
   nlohmann::json meta = {{"_index", config_.index}, {"_id", **id}};
   if (!config_.type_name.empty() && major_version_.has_value() && *major_version_ < 7) {

@@ -79,7 +79,7 @@ class EsSink : public TwoStageSink {
   // answers, every message fails as SINK_RETRYABLE_ERROR. A message whose id field is
   // absent or empty, whose routing field is absent, whose JSON record is not
   // an object, or that was not decoded as the configured input type fails
-  // alone with INVALID_MESSAGE_ERROR.
+  // alone with INVALID_MESSAGE_ERROR (as does an id over kMaxIdBytes).
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Sends one POST <host>/_bulk?timeout=<ms>ms&wait_for_active_shards=<n>.
   // Per item: 2xx delivered; a blacklisted status dropped and counted; 429
@@ -90,6 +90,9 @@ class EsSink : public TwoStageSink {
   // action → SINK_5XX_ERROR; for every message.
   std::vector<FailedMessage> Execute() override;
   absl::string_view Name() const override { return "elasticsearch"; }
+  // Elasticsearch's limit on a document id (bytes); a longer id fails its
+  // record as INVALID_MESSAGE_ERROR instead of the whole bulk request.
+  static constexpr size_t kMaxIdBytes = 512;
 
   // The host index requests currently go to (for tests of fail-over).
   size_t current_host() const { return current_; }

@@ -183,13 +183,17 @@ TEST_F(EsSinkTest, AMissingIdOrANonObjectRecordFailsAloneAsInvalidMessage) {
   ASSERT_TRUE(sink.ok());
   auto failed = (*sink)->Push({JsonMessage(0, R"({"order_number":"A"})"), JsonMessage(1, R"({"amount":1})"),
                                JsonMessage(2, R"({"order_number":""})"), JsonMessage(3, R"([1,2])"),
-                               JsonMessage(4, R"({"order_number":"E"})")});
-  ASSERT_EQ(failed.size(), 3u);
+                               JsonMessage(4, R"({"order_number":"E"})"),
+                               JsonMessage(5, absl::StrCat(R"({"order_number":")", std::string(513, 'x'), "\"}")),
+                               JsonMessage(6, "\xEF\xBB\xBF{\"order_number\":\"G\"}")});
+  ASSERT_EQ(failed.size(), 4u);
   for (const auto& f : failed) EXPECT_EQ(f.error_type, ErrorType::kInvalidMessageError);
   EXPECT_THAT(failed[0].error, HasSubstr("id field \"order_number\" (SINK_ES_ID_FIELD) is missing"));
   EXPECT_EQ(failed[2].message.offset, 3);
-  EXPECT_EQ(fake_->Docs("orders").size(), 2u);
-  EXPECT_EQ(fake_->Stats()["lastBulk"]["items"], 2);
+  EXPECT_THAT(failed[3].error, HasSubstr("longer than 512 bytes"));
+  EXPECT_EQ(fake_->Docs("orders").size(), 3u);
+  EXPECT_EQ(fake_->Docs("orders")["G"]["source"], Json::parse(R"({"order_number":"G"})"));
+  EXPECT_EQ(fake_->Stats()["lastBulk"]["items"], 3);
 }
 
 TEST_F(EsSinkTest, PerItemFailuresFailOnlyTheirMessagesByStatus) {
