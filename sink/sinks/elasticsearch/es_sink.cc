@@ -83,6 +83,23 @@ absl::Status ParseInputType(const Env& env, bool have_descriptor, EsSinkConfig* 
   return absl::OkStatus();
 }
 
+// Members of an answer read without nlohmann's type_error exceptions (a
+// server may send anything): the default when absent or of another type.
+std::string StringMember(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+int IntMember(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return 0;
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+// "<type>: <reason>" of an Elasticsearch error object, the reason cut at 300 bytes.
+std::string ErrorText(const nlohmann::json& error) {
+  return absl::StrCat(StringMember(error, "type"), ": ", StringMember(error, "reason").substr(0, 300));
+}
+
 ErrorType ItemErrorType(int status) {
   if (status == 429) return ErrorType::kSinkRetryableError;
   if (status >= 500 && status < 600) return ErrorType::kSink5xxError;
@@ -222,12 +239,9 @@ absl::StatusOr<int> EsSink::MajorVersion() {
     if (res.ok() && res->status >= 200 && res->status < 300) {
       nlohmann::json info = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
       int major = 0;
-      if (info.is_object() && info.contains("version") && info["version"].is_object() &&
-          absl::SimpleAtoi(absl::string_view(info["version"].value("number", std::string()))
-                               .substr(0, info["version"].value("number", std::string()).find('.')),
-                           &major)) {
-        return major;
-      }
+      std::string number = info.is_object() && info.contains("version")
+                               ? StringMember(info["version"], "number") : "";
+      if (absl::SimpleAtoi(number.substr(0, number.find('.')), &major)) return major;
       last = "GET / did not give version.number";
     } else {
       last = res.ok() ? absl::StrCat("GET / -> HTTP ", res->status) : std::string(res.status().message());
@@ -301,11 +315,11 @@ void EsSink::ReadItems(const std::string& answer, std::vector<FailedMessage>* fa
     }
     return;
   }
-  if (doc.value("errors", true) == false) return;
+  if (doc.contains("errors") && doc["errors"].is_boolean() && !doc["errors"].get<bool>()) return;
   for (size_t i = 0; i < messages_.size(); ++i) {
     const nlohmann::json& outer = (*items)[i];
     const nlohmann::json& item = outer.is_object() && !outer.empty() ? outer.begin().value() : outer;
-    int status = item.is_object() ? item.value("status", 0) : 0;
+    int status = IntMember(item, "status");
     bool error = !item.is_object() || item.contains("error");
     if (!error && status >= 200 && status < 300) continue;
     if (config_.retry_blacklist.count(status) > 0) {
@@ -318,11 +332,7 @@ void EsSink::ReadItems(const std::string& answer, std::vector<FailedMessage>* fa
       continue;
     }
     std::string why = absl::StrCat("elasticsearch sink: item status ", status);
-    if (item.is_object() && item.contains("error") && item["error"].is_object()) {
-      const nlohmann::json& e = item["error"];
-      absl::StrAppend(&why, " ", e.value("type", std::string()), ": ",
-                      e.value("reason", std::string()).substr(0, 300));
-    }
+    if (item.is_object() && item.contains("error")) absl::StrAppend(&why, " ", ErrorText(item["error"]));
     failed->push_back({*messages_[i], ItemErrorType(status), std::move(why)});
   }
 }
@@ -344,10 +354,7 @@ std::vector<FailedMessage> EsSink::Execute() {
       // Elasticsearch's error type and reason, never the raw body.
       std::string why = absl::StrCat("POST /_bulk -> HTTP ", res->status);
       nlohmann::json body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-      if (body.is_object() && body.contains("error") && body["error"].is_object()) {
-        absl::StrAppend(&why, ": ", body["error"].value("type", std::string()), ": ",
-                        body["error"].value("reason", std::string()).substr(0, 300));
-      }
+      if (body.is_object() && body.contains("error")) absl::StrAppend(&why, ": ", ErrorText(body["error"]));
       const long s = res->status;
       fail_all(s == 429                ? ErrorType::kSinkRetryableError
                : s >= 500 && s < 600   ? ErrorType::kSink5xxError

@@ -268,6 +268,38 @@ TEST_F(EsSinkTest, EveryHostDownIsRetryableAndA503OutageIs5xx) {
   EXPECT_TRUE((*sink)->Push({JsonMessage(0, R"({"order_number":"A"})")}).empty());
 }
 
+// Answers every request with one fixed answer.
+class StubHttp : public HttpClient {
+ public:
+  explicit StubHttp(HttpResult answer) : answer_(std::move(answer)) {}
+  absl::StatusOr<HttpResult> Do(const HttpRequest&) override { return answer_; }
+
+ private:
+  HttpResult answer_;
+};
+
+TEST(EsSinkAnswerTest, MalformedAnswersFailTheBatchWithoutThrowing) {
+  Env env({{"SINK_ES_CONNECTION_URLS", "h:1"}, {"SINK_ES_INDEX_NAME", "i"}, {"SINK_ES_ID_FIELD", "id"}});
+  NoopMetrics metrics;
+  auto config = EsSinkConfig::FromEnv(env, SinkContext{&env, &metrics, nullptr});
+  ASSERT_TRUE(config.ok());
+  const std::vector<std::pair<HttpResult, ErrorType>> answers = {
+      {{200, R"({"errors":"yes","items":[{"update":{"status":"x","error":5}},7]})"}, ErrorType::kSinkUnknownError},
+      {{200, R"({"errors":false,"items":[]})"}, ErrorType::kSink5xxError},
+      {{200, "not json"}, ErrorType::kSink5xxError},
+      {{400, R"({"error":{"type":7,"reason":["r"]},"status":400})"}, ErrorType::kSink4xxError},
+      {{429, ""}, ErrorType::kSinkRetryableError},
+      {{302, ""}, ErrorType::kSinkUnknownError},
+  };
+  for (const auto& [answer, type] : answers) {
+    auto sink = EsSink::Create(*config, &metrics, std::make_shared<StubHttp>(answer));
+    ASSERT_TRUE(sink.ok());
+    auto failed = (*sink)->Push({JsonMessage(0, R"({"id":"a"})"), JsonMessage(1, R"({"id":"b"})")});
+    ASSERT_EQ(failed.size(), 2u) << answer.body;
+    EXPECT_EQ(failed[0].error_type, type) << answer.status << " " << answer.body;
+  }
+}
+
 TEST(EsSinkConfigTest, ErrorsNameTheVariable) {
   NoopMetrics metrics;
   auto make = [&](std::map<std::string, std::string> vars, bool protobuf = false) {
