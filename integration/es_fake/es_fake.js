@@ -385,6 +385,8 @@ function route(req, res, text) {
     `request [${path}] contains unrecognized parameters or method [${m}]`);
 }
 
+const utf8 = new TextDecoder('utf-8', {fatal: true});
+
 function main() {
   const i = process.argv.indexOf('--port');
   const port = i >= 0 ? Number(process.argv[i + 1]) : 0;
@@ -392,8 +394,16 @@ function main() {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      let text = null;
       try {
-        route(req, res, Buffer.concat(chunks).toString('utf8'));
+        text = utf8.decode(Buffer.concat(chunks));
+      } catch (e) {
+        // Elasticsearch's JSON parser refuses bytes that are not UTF-8 (for an
+        // update action already while reading the bulk request).
+        return sendError(req, res, 400, 'x_content_parse_exception', 'Invalid UTF-8 start byte');
+      }
+      try {
+        route(req, res, text);
       } catch (e) {
         sendError(req, res, 500, 'exception', String(e && e.stack || e));
       }

@@ -100,6 +100,38 @@ std::string ErrorText(const nlohmann::json& error) {
   return absl::StrCat(StringMember(error, "type"), ": ", StringMember(error, "reason").substr(0, 300));
 }
 
+// proto2 does not check UTF-8 on parse, and libprotobuf's JSON printer
+// silently writes such a string as "" (the document would lose data), so
+// every string of a proto2 message is checked (nlohmann's serializer refuses
+// bytes that are not UTF-8). proto3 strings were checked by the parser.
+absl::Status CheckUtf8(const google::protobuf::Message& m) {
+  using FD = google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* r = m.GetReflection();
+  const bool proto2 = m.GetDescriptor()->file()->syntax() == google::protobuf::FileDescriptor::SYNTAX_PROTO2;
+  std::vector<const FD*> fields;
+  r->ListFields(m, &fields);
+  for (const FD* f : fields) {
+    if (f->cpp_type() == FD::CPPTYPE_MESSAGE) {
+      const int n = f->is_repeated() ? r->FieldSize(m, f) : 1;
+      for (int i = 0; i < n; ++i) {
+        const auto& sub = f->is_repeated() ? r->GetRepeatedMessage(m, f, i) : r->GetMessage(m, f);
+        if (absl::Status s = CheckUtf8(sub); !s.ok()) return s;
+      }
+    } else if (proto2 && f->type() == FD::TYPE_STRING) {
+      const int n = f->is_repeated() ? r->FieldSize(m, f) : 1;
+      for (int i = 0; i < n; ++i) {
+        std::string scratch;
+        const std::string& v = f->is_repeated() ? r->GetRepeatedStringReference(m, f, i, &scratch)
+                                                : r->GetStringReference(m, f, &scratch);
+        if (!DumpJson(nlohmann::json(v), f->full_name()).ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(f->full_name(), " is not valid UTF-8"));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 ErrorType ItemErrorType(int status) {
   if (status == 429) return ErrorType::kSinkRetryableError;
   if (status >= 500 && status < 600) return ErrorType::kSink5xxError;
@@ -175,6 +207,7 @@ absl::StatusOr<std::string> EsSink::Document(const Message& m) const {
     if (m.decoded == nullptr) return absl::InvalidArgumentError("the record was not decoded as protobuf");
     google::protobuf::util::JsonPrintOptions opts;
     opts.preserve_proto_field_names = config_.preserve_proto_field_names;
+    if (absl::Status utf8 = CheckUtf8(*m.decoded); !utf8.ok()) return utf8;
     std::string out;
     auto st = google::protobuf::util::MessageToJsonString(*m.decoded, &out, opts);
     if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat("not representable as JSON: ", std::string(st.message())));

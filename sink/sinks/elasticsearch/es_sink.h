@@ -65,6 +65,9 @@ struct EsSinkConfig {
   static absl::StatusOr<EsSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
 };
 
+// The sink: one instance per worker, requests through `http` (no
+// connection of its own); the host that answered last is kept for the next
+// batch.
 class EsSink : public TwoStageSink {
  public:
   using Config = EsSinkConfig;  // for CreateFromContext<EsSink>
@@ -78,7 +81,8 @@ class EsSink : public TwoStageSink {
   // the cluster's version is read first (GET /, with fail-over); when no host
   // answers, every message fails as SINK_RETRYABLE_ERROR. A message whose id field is
   // absent or empty, whose routing field is absent, whose JSON record is not
-  // an object, or that was not decoded as the configured input type fails
+  // an object, that was not decoded as the configured input type, or whose
+  // protobuf has no JSON form (a proto2 string that is not UTF-8) fails
   // alone with INVALID_MESSAGE_ERROR (as does an id over kMaxIdBytes).
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Sends one POST <host>/_bulk?timeout=<ms>ms&wait_for_active_shards=<n>.

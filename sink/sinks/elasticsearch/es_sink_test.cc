@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "integration/es_fake/es_fake_process.h"
 #include "nlohmann/json.hpp"
+#include "sink/sinks/testdata/legacy_message.pb.h"
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/generated_pool.h"
 #include "sink/sinks/testing/recording_metrics.h"
@@ -63,7 +64,7 @@ class EsSinkTest : public ::testing::Test {
     vars.emplace("SINK_ES_CONNECTION_URLS", fake_->host_port());
     vars.emplace("SINK_ES_INDEX_NAME", "orders");
     vars.emplace("SINK_ES_ID_FIELD", "order_number");
-    if (protobuf) vars["INPUT_SCHEMA_PROTO_CLASS"] = "sluice.sink.testing.TestMessage";
+    if (protobuf) vars.emplace("INPUT_SCHEMA_PROTO_CLASS", "sluice.sink.testing.TestMessage");
     env_ = Env(vars);
     SinkContext ctx{&env_, &metrics_, nullptr};
     if (protobuf) ctx.find_message = &FindGenerated;
@@ -159,6 +160,30 @@ TEST_F(EsSinkTest, WithATypeNameAnUnreachableClusterFailsTheBatchAsRetryable) {
   ASSERT_EQ(failed.size(), 2u);
   EXPECT_EQ(failed[1].error_type, ErrorType::kSinkRetryableError);
   EXPECT_THAT(failed[1].error, HasSubstr("cannot read the Elasticsearch version"));
+}
+
+TEST_F(EsSinkTest, AProto2StringThatIsNotUtf8FailsItsRecordAlone) {
+  auto sink = MakeSink({{"INPUT_SCHEMA_PROTO_CLASS", "sluice.sink.testing.LegacyMessage"},
+                        {"SINK_ES_ID_FIELD", "id"}},
+                       true);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  auto good = std::make_shared<sluice::sink::testing::LegacyMessage>();
+  good->set_id("ok");
+  good->add_tags("fine");
+  auto bad = std::make_shared<sluice::sink::testing::LegacyMessage>();
+  bad->set_id("bad");
+  bad->add_tags(std::string("\xff\xfe", 2));  // proto2 parses it without a UTF-8 check
+  (*bad->mutable_labels())["k"] = "fine";
+  Message g, b;
+  g.decoded = good;
+  b.offset = 1;
+  b.decoded = bad;
+  auto failed = (*sink)->Push({g, b});
+  ASSERT_EQ(failed.size(), 1u) << fake_->Docs("orders").dump();
+  EXPECT_THAT(failed[0].error, HasSubstr("LegacyMessage.tags is not valid UTF-8"));
+  EXPECT_EQ(failed[0].message.offset, 1);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(fake_->Docs("orders")["ok"]["source"], Json::parse(R"({"id":"ok","tags":["fine"]})"));
 }
 
 TEST_F(EsSinkTest, UpdateOnlyFailsAMissingDocumentAndUpdatesAnExistingOne) {
