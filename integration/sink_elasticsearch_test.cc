@@ -1,10 +1,10 @@
 // sluice-sink with SINK_TYPE=elasticsearch end to end, against
 // integration/es_fake (one fake for the binary, reset per test): protobuf
-// samples upserted with routing through a mid-run outage (nothing lost,
-// offsets held); JSON records with one bad record of each kind (a missing id,
-// an injected per-item 400) going alone to the Kafka DLQ and a blacklisted
-// status dropped without a retry; update-only mode sending the update of a
-// missing document to the DLQ.
+// samples upserted with routing, failing over from a dead first host, then
+// a mid-run outage (nothing lost, offsets held); JSON records with one bad
+// record of each kind (a missing id, an injected per-item 400) going alone
+// to the Kafka DLQ and a blacklisted status dropped without a retry;
+// update-only mode sending the update of a missing document to the DLQ.
 #include <signal.h>
 
 #include <gtest/gtest.h>
@@ -63,7 +63,8 @@ TEST_F(SinkElasticsearch, ProtobufSamplesSurviveAnOutageWithOffsetsHeld) {
   const std::string group = "es-outage";
   auto env = SinkEnv(broker.bootstrap, "orders", group, SampleDescriptorUrl());
   env["SINK_TYPE"] = "elasticsearch";
-  env["SINK_ES_CONNECTION_URLS"] = fake_->host_port();
+  // The first host is down: requests fail over to the fake.
+  env["SINK_ES_CONNECTION_URLS"] = absl::StrCat("127.0.0.1:", FreePort(), ",", fake_->host_port());
   env["SINK_ES_INDEX_NAME"] = "orders";
   env["SINK_ES_ID_FIELD"] = "order_number";
   env["SINK_ES_ROUTING_KEY_NAME"] = "driver_id";
@@ -81,6 +82,7 @@ TEST_F(SinkElasticsearch, ProtobufSamplesSurviveAnOutageWithOffsetsHeld) {
   EXPECT_EQ(doc["source"]["amount_paid_cents"], "105");  // int64 as a string (proto JSON)
   EXPECT_EQ(doc["source"]["pickup"]["city"], "Jakarta");
   EXPECT_EQ(doc["routing"], "driver-5");
+  EXPECT_NE(sink->Stderr().find("failing over to the next host"), std::string::npos) << sink->Stderr();
 
   // Connections dropped: every batch fails as SINK_RETRYABLE_ERROR and is retried.
   fake_->Outage({{"ms", 600000}, {"mode", "reset"}});
