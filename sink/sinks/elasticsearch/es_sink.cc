@@ -210,7 +210,9 @@ absl::StatusOr<std::string> EsSink::Document(const Message& m) const {
     if (absl::Status utf8 = CheckUtf8(*m.decoded); !utf8.ok()) return utf8;
     std::string out;
     auto st = google::protobuf::util::MessageToJsonString(*m.decoded, &out, opts);
-    if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat("not representable as JSON: ", std::string(st.message())));
+    if (!st.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("not representable as JSON: ", std::string(st.message())));
+    }
     return out;
   }
   if (m.json == nullptr) return absl::InvalidArgumentError("the record was not decoded as JSON");
@@ -375,7 +377,9 @@ std::vector<FailedMessage> EsSink::Execute() {
   if (!messages_.empty()) {
     absl::StatusOr<HttpResult> res = Send();
     auto fail_all = [&](ErrorType type, const std::string& why) {
-      for (const Message* m : messages_) failed.push_back({*m, type, absl::StrCat("elasticsearch sink: ", why)});
+      for (const Message* m : messages_) {
+        failed.push_back({*m, type, absl::StrCat("elasticsearch sink: ", why)});
+      }
     };
     if (!res.ok()) {
       fail_all(absl::IsFailedPrecondition(res.status()) ? ErrorType::kSink5xxError
