@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "sink/sinks/bigquery/bigquery_sink.h"
 #include "sink/sinks/clickhouse/clickhouse_sink.h"
+#include "sink/sinks/elasticsearch/es_sink.h"
 #include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/http/http_sink.h"
 #include "sink/sinks/influxdb/influx_sink.h"
@@ -31,6 +32,7 @@ struct Entry {
 constexpr Entry kSinks[] = {
     {"bigquery", &CreateFromContext<BigQuerySink>},
     {"clickhouse", &CreateFromContext<ClickHouseSink>},
+    {"elasticsearch", &CreateFromContext<EsSink>},
     {"grpc", &CreateFromContext<GrpcSink>},
     {"http", &CreateFromContext<HttpSink>},
     {"influxdb", &CreateFromContext<InfluxSink>},

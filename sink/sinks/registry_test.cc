@@ -18,13 +18,13 @@ TEST(RegistryTest, UnknownTypeNamesItAndListsKnownTypes) {
   ASSERT_FALSE(sink.ok());
   EXPECT_EQ(sink.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(sink.status().message(),
-            "unknown SINK_TYPE \"kafka\"; known types: bigquery, clickhouse, grpc, http, influxdb, jdbc, log, mongodb, prometheus, redis");
+            "unknown SINK_TYPE \"kafka\"; known types: bigquery, clickhouse, elasticsearch, grpc, http, influxdb, jdbc, log, mongodb, prometheus, redis");
 }
 
 TEST(RegistryTest, KnownTypesAreSorted) {
   auto types = KnownSinkTypes();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
-  EXPECT_EQ(types, (std::vector<std::string>{"bigquery", "clickhouse", "grpc", "http", "influxdb", "jdbc", "log", "mongodb",
+  EXPECT_EQ(types, (std::vector<std::string>{"bigquery", "clickhouse", "elasticsearch", "grpc", "http", "influxdb", "jdbc", "log", "mongodb",
                                              "prometheus", "redis"}));
 }
 

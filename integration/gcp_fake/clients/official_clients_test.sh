@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Test setup + run: installs the pinned official clients (idempotent, see
-# scripts/install-npm-deps.sh), then runs official_clients_test.js with
-# node's test runner against a fresh integration/gcp_fake.
+# scripts/install-npm-deps.sh), then runs a test file of this folder ($1,
+# default official_clients_test.js: Google's clients against a fresh
+# integration/gcp_fake; es_official_client_test.js: Elastic's client against
+# integration/es_fake) with node's test runner.
 set -euo pipefail
 root="${TEST_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}/${TEST_WORKSPACE:-}"
 [ -d "$root/scripts" ] || root="$(cd "$(dirname "$0")/../../.." && pwd)"
@@ -12,4 +14,4 @@ reporters=(--test-reporter=spec --test-reporter-destination=stdout)
 if [ -n "${XML_OUTPUT_FILE:-}" ] && node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a==20&&b>=11)?0:1)'; then
   reporters+=(--test-reporter=junit "--test-reporter-destination=$XML_OUTPUT_FILE")
 fi
-exec node --test "${reporters[@]}" "$root/integration/gcp_fake/clients/official_clients_test.js"
+exec node --test "${reporters[@]}" "$root/integration/gcp_fake/clients/${1:-official_clients_test.js}"
