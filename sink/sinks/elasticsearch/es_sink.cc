@@ -58,6 +58,7 @@ absl::StatusOr<std::shared_ptr<const RecordField>> ParseField(
 }
 
 absl::Status ParseBlacklist(absl::string_view text, std::set<int>* out) {
+  if (absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(text), "none")) return absl::OkStatus();
   for (absl::string_view s : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     int code = 0;
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(s), &code) || code < 100 || code > 599) {
@@ -182,7 +183,7 @@ absl::StatusOr<EsSinkConfig> EsSinkConfig::FromEnv(const Env& env, const SinkCon
     return absl::InvalidArgumentError("SINK_ES_SHARDS_ACTIVE_WAIT_COUNT must be >= 0");
   }
   c.shards_active_wait_count = *shards;
-  if (absl::Status s = ParseBlacklist(env.GetOr("SINK_ES_RETRY_STATUS_CODE_BLACKLIST", ""),
+  if (absl::Status s = ParseBlacklist(env.GetOr("SINK_ES_RETRY_STATUS_CODE_BLACKLIST", "404"),
                                       &c.retry_blacklist);
       !s.ok()) {
     return s;

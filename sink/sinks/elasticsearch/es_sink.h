@@ -56,8 +56,10 @@ struct EsSinkConfig {
   // SINK_ES_RETRY_STATUS_CODE_BLACKLIST ("404,400"): item statuses that are
   // not retried: the message is dropped, logged and counted in
   // firehose_sink_messages_drop_total{cause=<status>} (Firehose's EsSink).
-  // Default empty (Firehose: 404), so that every failure follows the
-  // ERROR_TYPES_FOR_* rules, e.g. an update-only miss reaches the DLQ.
+  // Default 404, Firehose's (EsSinkConfig): in update-only mode a document
+  // that does not exist is skipped, not an error. "none" empties the list, so
+  // that every failure follows the ERROR_TYPES_FOR_* rules (an update-only
+  // miss then reaches the DLQ as SINK_4XX_ERROR).
   std::set<int> retry_blacklist;
 
   // InvalidArgument naming the variable when one is missing or malformed, or

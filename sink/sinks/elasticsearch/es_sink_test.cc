@@ -186,11 +186,12 @@ TEST_F(EsSinkTest, AProto2StringThatIsNotUtf8FailsItsRecordAlone) {
   EXPECT_EQ(fake_->Docs("orders")["ok"]["source"], Json::parse(R"({"id":"ok","tags":["fine"]})"));
 }
 
-TEST_F(EsSinkTest, UpdateOnlyFailsAMissingDocumentAndUpdatesAnExistingOne) {
+TEST_F(EsSinkTest, UpdateOnlyWithoutBlacklistFailsAMissingDocumentAndUpdatesAnExistingOne) {
   auto upsert = MakeSink({});
   ASSERT_TRUE(upsert.ok());
   ASSERT_TRUE((*upsert)->Push({JsonMessage(0, R"({"order_number":"A","amount":1})")}).empty());
-  auto sink = MakeSink({{"SINK_ES_MODE_UPDATE_ONLY_ENABLE", "true"}});
+  auto sink = MakeSink({{"SINK_ES_MODE_UPDATE_ONLY_ENABLE", "true"},
+                        {"SINK_ES_RETRY_STATUS_CODE_BLACKLIST", "none"}});
   ASSERT_TRUE(sink.ok()) << sink.status();
   auto failed = (*sink)->Push({JsonMessage(1, R"({"order_number":"A","amount":2})"),
                                JsonMessage(2, R"({"order_number":"Z","amount":3})")});
@@ -359,6 +360,11 @@ TEST(EsSinkConfigTest, ErrorsNameTheVariable) {
   EXPECT_EQ(c->shards_active_wait_count, 1);
   EXPECT_FALSE(c->update_only);
   EXPECT_TRUE(c->preserve_proto_field_names);
+  EXPECT_EQ(c->retry_blacklist, std::set<int>{404}) << "Firehose's default";
+  Env none({{"SINK_ES_CONNECTION_URLS", "a:1"}, {"SINK_ES_INDEX_NAME", "i"}, {"SINK_ES_ID_FIELD", "id"},
+            {"SINK_ES_RETRY_STATUS_CODE_BLACKLIST", "None"}});
+  c = EsSinkConfig::FromEnv(none, ctx);
+  ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->retry_blacklist.empty());
 }
 
