@@ -37,7 +37,8 @@ const pb::Step* FindStep(const pb::Policy& policy, const std::string& name);
 // FailedPrecondition naming the step when a manual approval of a new
 // `appeal` still to be decided (pending or blocked) has no approver but the
 // requester (account_id) and the creator while its step blocks
-// self-approval: nobody could ever act on it.
+// self-approval: nobody could ever act on it. A step whose `when` was false
+// at creation (no approvers resolved) is not checked.
 absl::Status CheckApproversLeft(const pb::Appeal& appeal, const pb::Policy& policy);
 
 // Whether `appeal` (with its resource expanded) triggers requirement `req`:
