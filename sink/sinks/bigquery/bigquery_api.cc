@@ -55,9 +55,7 @@ absl::StatusOr<nlohmann::json> BigQueryApi::Call(const std::string& method, cons
   HttpRequest req;
   req.method = method;
   req.url = target_.base_url + path;
-  // "Expect:" stops libcurl from sending `Expect: 100-continue` before a
-  // large body and waiting a round trip for the answer.
-  req.headers = {"Content-Type: application/json", "Accept: application/json", "Expect:"};
+  req.headers = {"Content-Type: application/json", "Accept: application/json"};
   req.body = std::move(body);
   req.timeout = target_.read_timeout;
   req.connect_timeout = target_.connect_timeout;
