@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   cli.add_option("--grpc_port", grpc_port, "gRPC port (default 8081)");
   cli.add_option("--metrics_port", metrics_port, "Prometheus /metrics port, 0 disables (default 9091)");
   cli.add_option("--auto_migrate", auto_migrate, "apply pending migrations at start: true|false");
+  // Subcommands accept the global flags after them too (`job run x --config f`).
+  cli.fallthrough();
   CLI::App* migrate = cli.add_subcommand("migrate", "apply pending database migrations and exit");
   CLI::App* job = cli.add_subcommand("job", "background jobs");
   CLI::App* job_run = job->add_subcommand("run", "run one job once against the database and exit");
