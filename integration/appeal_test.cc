@@ -441,5 +441,72 @@ TEST_F(AppealTest, RequirementsCreateAdditionalAppeals) {
   EXPECT_EQ(Call("GET", "/appeals?provider_urns=noop-req-extra&account_ids=" + kAlice).Json()["total"], 1);
 }
 
+// Issue 17: Guardian's policy questions (answered in
+// details.__policy_questions) and self-approval rules, through the gateway.
+TEST_F(AppealTest, QuestionsAndSelfApproval) {
+  json policy = json::parse(R"({"steps": [{"name": "owner", "strategy": "manual",
+      "approvers": ["$appeal.resource.details.owner"], "dont_allow_self_approval": true}],
+      "appeal": {"allow_permanent_access": true, "questions": [
+        {"key": "team", "question": "Which team?", "required": true, "description": "owning team"},
+        {"key": "ticket", "question": "Ticket?"}]}})");
+  std::string rid = Setup("p17-questions", policy);
+  json stored = Call("GET", "/policies/p17-questions").Json()["policy"];
+  EXPECT_EQ(stored["appeal"]["questions"][0]["description"], "owning team") << stored;
+  EXPECT_EQ(stored["steps"][0]["dont_allow_self_approval"], true) << stored;
+  // The required question unanswered, then answered with an empty string.
+  ExpectCode(Appeal(rid), 400, 3, "details.__policy_questions.team");
+  json body = {{"resources", {{{"id", rid}, {"role", "viewer"},
+                               {"details", {{"__policy_questions", {{"team", ""}}}}}}}}};
+  ExpectCode(Call("POST", "/appeals", body), 400, 3, "details.__policy_questions.team");
+  body["resources"][0]["details"]["__policy_questions"]["team"] = "data";
+  auto created = Call("POST", "/appeals", body);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string id = created.Json()["appeals"][0]["id"];
+  json shown = Call("GET", "/appeals/" + id).Json()["appeal"];
+  EXPECT_EQ(shown["details"]["__policy_questions"]["team"], "data") << shown;
+  // The owner asking for themselves leaves the step without an approver.
+  ExpectCode(Call("POST", "/appeals", body, "owner@example.com"), 400, 9, "step \"owner\"");
+  // Both switches set contradict each other.
+  policy["steps"][0]["allow_self_approval"] = true;
+  policy["id"] = "p17-both";
+  ExpectCode(Call("POST", "/policies", policy), 400, 3, "steps[0].dont_allow_self_approval");
+}
+
+// Issue 17: AdditionalAppeal.policy is honoured; a failed additional appeal
+// fails a "hard" requirement's approval and is recorded by a "soft" one.
+TEST_F(AppealTest, RequirementPolicyOverrideAndFailureModes) {
+  std::string extra = Setup("p17-extra", TwoStep());
+  json auto_policy = json::parse(R"({"steps": [{"name": "auto", "strategy": "auto",
+      "approve_if": "true"}], "appeal": {"allow_permanent_access": true}})");
+  auto main_with = [&](const std::string& id, const std::string& on_failure,
+                       const std::string& override_id) {
+    json policy = auto_policy;
+    policy["requirements"] = {{{"on_failure", on_failure},
+                               {"appeals", {{{"resource", {{"id", extra}}}, {"role", "viewer"},
+                                             {"policy", {{"id", override_id}}}}}}}};
+    return Setup(id, policy);
+  };
+  // p17-override-main's own auto policy also serves as the override, so the
+  // additional appeal on the two-step resource is approved at once.
+  std::string main_rid = main_with("p17-override-main", "hard", "p17-override-main");
+  ASSERT_EQ(Appeal(main_rid).Json()["appeals"][0]["status"], "active");
+  json extra_appeals = Call("GET", "/appeals?provider_urns=noop-p17-extra&account_ids=" + kAlice).Json();
+  ASSERT_EQ(extra_appeals["total"], 1) << extra_appeals;
+  EXPECT_EQ(extra_appeals["appeals"][0]["status"], "active");
+  EXPECT_EQ(extra_appeals["appeals"][0]["policy_id"], "p17-override-main");
+  // Hard, with an override naming no policy: nothing is created.
+  std::string hard_rid = main_with("p17-hard", "hard", "p17-missing");
+  ExpectCode(Appeal(hard_rid), 400, 9, "requirements[0].appeals[0]");
+  EXPECT_EQ(Call("GET", "/appeals?provider_urns=noop-p17-hard").Json()["total"], 0);
+  // Soft: the appeal is granted and the failure recorded on it.
+  std::string soft_rid = main_with("p17-soft", "soft", "p17-missing");
+  json soft = Appeal(soft_rid).Json()["appeals"][0];
+  ASSERT_EQ(soft["status"], "active") << soft;
+  json again = Call("GET", "/appeals/" + soft["id"].get<std::string>()).Json()["appeal"];
+  ASSERT_EQ(again["requirement_failures"].size(), 1u) << again;
+  EXPECT_NE(again["requirement_failures"][0]["error"].get<std::string>().find("p17-missing"),
+            std::string::npos) << again;
+}
+
 }  // namespace
 }  // namespace sluice::integration

@@ -3,9 +3,13 @@
 #ifndef SLUICE_BENCH_SINKS_BENCH_MESSAGES_H_
 #define SLUICE_BENCH_SINKS_BENCH_MESSAGES_H_
 
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 
 #include "sink/message.h"
 #include "sink/sinks/testdata/test_message.pb.h"
@@ -47,6 +51,37 @@ inline std::vector<std::vector<sink::Message>> BenchBatches(int64_t n, int batch
     out.push_back(std::move(b));
   }
   return out;
+}
+
+// What pushing batches through a sink took.
+struct PushResult {
+  int64_t records = 0;
+  int64_t failed = 0;              // failed messages (Prepare and Execute)
+  double seconds = 0;              // wall time of the whole push
+  double prepare_seconds = 0;      // wall time spent in Prepare
+  double cpu_seconds = 0;          // this process's CPU time (a fake runs elsewhere)
+  double rate() const { return seconds > 0 ? records / seconds : 0; }
+  double prepare_share() const { return seconds > 0 ? prepare_seconds / seconds : 0; }
+};
+
+// Pushes every batch through `sink` as one worker does (Prepare, Execute).
+inline PushResult PushBatches(sink::TwoStageSink& sink,
+                              const std::vector<std::vector<sink::Message>>& batches) {
+  PushResult r;
+  absl::Duration prepare;
+  std::clock_t cpu0 = std::clock();
+  absl::Time t0 = absl::Now();
+  for (const auto& b : batches) {
+    absl::Time p0 = absl::Now();
+    r.failed += static_cast<int64_t>(sink.Prepare(b).size());
+    prepare += absl::Now() - p0;
+    r.failed += static_cast<int64_t>(sink.Execute().size());
+    r.records += static_cast<int64_t>(b.size());
+  }
+  r.seconds = absl::ToDoubleSeconds(absl::Now() - t0);
+  r.prepare_seconds = absl::ToDoubleSeconds(prepare);
+  r.cpu_seconds = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+  return r;
 }
 
 }  // namespace sluice::bench

@@ -51,20 +51,12 @@ double SinkRate(const std::string& base, const std::string& key_path, const std:
     std::printf("bigquery sink: %s\n", std::string(sink.status().message()).c_str());
     return 0;
   }
-  int64_t n = 0, failed = 0;
-  absl::Duration prepare;
-  absl::Time t0 = absl::Now();
-  for (const auto& b : batches) {
-    absl::Time p0 = absl::Now();
-    failed += static_cast<int64_t>((*sink)->Prepare(b).size());
-    prepare += absl::Now() - p0;
-    failed += static_cast<int64_t>((*sink)->Execute().size());
-    n += static_cast<int64_t>(b.size());
-  }
-  double s = absl::ToDoubleSeconds(absl::Now() - t0);
+  sluice::bench::PushResult r = sluice::bench::PushBatches(**sink, batches);
+  const int64_t n = r.records, failed = r.failed;
+  const double s = r.seconds;
   std::printf("bigquery sink: %lld rows in %.2f s = %.0f rows/s (%lld failed; Prepare %.0f%% of the time)\n",
               static_cast<long long>(n), s, n / s, static_cast<long long>(failed),
-              100 * absl::ToDoubleSeconds(prepare) / s);
+              100 * r.prepare_share());
   return failed == 0 ? n / s : 0;
 }
 

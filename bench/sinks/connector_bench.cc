@@ -57,20 +57,12 @@ double Rate(const char* name, std::map<std::string, std::string> vars,
     std::printf("%s: %s\n", name, std::string(sink.status().message()).c_str());
     return 0;
   }
-  int64_t n = 0, failed = 0;
-  absl::Duration prepare;
-  absl::Time t0 = absl::Now();
-  for (const auto& b : batches) {
-    absl::Time p0 = absl::Now();
-    failed += static_cast<int64_t>((*sink)->Prepare(b).size());
-    prepare += absl::Now() - p0;
-    failed += static_cast<int64_t>((*sink)->Execute().size());
-    n += static_cast<int64_t>(b.size());
-  }
-  double s = absl::ToDoubleSeconds(absl::Now() - t0);
+  sluice::bench::PushResult r = sluice::bench::PushBatches(**sink, batches);
+  const int64_t n = r.records, failed = r.failed;
+  const double s = r.seconds;
   std::printf("%s: %lld records in %.2f s = %.0f records/s (%lld failed; Prepare %.0f%% of the time)\n",
               name, static_cast<long long>(n), s, n / s, static_cast<long long>(failed),
-              100 * absl::ToDoubleSeconds(prepare) / s);
+              100 * r.prepare_share());
   return failed == 0 ? n / s : 0;
 }
 

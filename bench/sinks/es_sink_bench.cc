@@ -52,17 +52,9 @@ double SinkRate(const char* name, sluice::integration::EsFake& fake, bool protob
     return 0;
   }
   auto* es = static_cast<sk::EsSink*>(sink->get());
-  int64_t n = 0, failed = 0;
-  absl::Duration prepare;
-  absl::Time t0 = absl::Now();
-  for (const auto& b : batches) {
-    absl::Time p0 = absl::Now();
-    failed += static_cast<int64_t>(es->Prepare(b).size());
-    prepare += absl::Now() - p0;
-    failed += static_cast<int64_t>(es->Execute().size());
-    n += static_cast<int64_t>(b.size());
-  }
-  double s = absl::ToDoubleSeconds(absl::Now() - t0);
+  sluice::bench::PushResult r = sluice::bench::PushBatches(*es, batches);
+  const int64_t n = r.records, failed = r.failed;
+  const double s = r.seconds;
   // Prepare alone (the sink's own CPU per document: JSON rendering, NDJSON).
   absl::Time q0 = absl::Now();
   for (const auto& b : batches) (void)es->Prepare(b);
@@ -71,7 +63,7 @@ double SinkRate(const char* name, sluice::integration::EsFake& fake, bool protob
   fake.Reset();
   std::printf("%-40s %7lld docs in %6.2f s = %8.0f docs/s (%lld failed; Prepare %.0f%% of the time; Prepare alone %.1f us/doc)\n",
               name, static_cast<long long>(n), s, n / s, static_cast<long long>(failed),
-              100 * absl::ToDoubleSeconds(prepare) / s, prepare_only_us);
+              100 * r.prepare_share(), prepare_only_us);
   return failed == 0 ? n / s : 0;
 }
 

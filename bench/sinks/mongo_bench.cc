@@ -77,25 +77,16 @@ double SinkRate(const char* name, MongoFake& fake, const std::string& coll,
     std::printf("%s: %s\n", name, std::string(sink.status().message()).c_str());
     return 0;
   }
-  int64_t n = 0, failed = 0;
-  absl::Duration prepare;
-  absl::Time t0 = absl::Now();
-  std::clock_t cpu0 = std::clock();
-  for (const auto& b : batches) {
-    absl::Time p0 = absl::Now();
-    failed += static_cast<int64_t>((*sink)->Prepare(b).size());
-    prepare += absl::Now() - p0;
-    failed += static_cast<int64_t>((*sink)->Execute().size());
-    n += static_cast<int64_t>(b.size());
-  }
-  double s = absl::ToDoubleSeconds(absl::Now() - t0);
+  sluice::bench::PushResult r = sluice::bench::PushBatches(**sink, batches);
+  const int64_t n = r.records, failed = r.failed;
+  const double s = r.seconds;
   // The fake runs in another process: this process's CPU time is the sink's
   // own cost (Prepare, libmongoc's encoding, reading the replies).
-  double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+  double cpu = r.cpu_seconds;
   std::printf("%s: %lld documents in %.2f s = %.0f documents/s (%lld failed; Prepare %.0f%%; "
               "sink CPU %.2f s = %.0f documents per CPU second)\n",
               name, static_cast<long long>(n), s, n / s, static_cast<long long>(failed),
-              100 * absl::ToDoubleSeconds(prepare) / s, cpu, cpu > 0 ? n / cpu : 0);
+              100 * r.prepare_share(), cpu, cpu > 0 ? n / cpu : 0);
   return failed == 0 ? n / s : 0;
 }
 

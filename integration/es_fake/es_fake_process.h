@@ -8,26 +8,18 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/http_client.h"
-#include "integration/process.h"
+#include "integration/node_fake.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::integration {
 
-class EsFake {
+class EsFake : public NodeFake {
  public:
   // `node es_fake.js --port <free port>`, ready when the port accepts.
   // Unavailable when node is missing or the fake does not come up in 20 s.
   static absl::StatusOr<std::unique_ptr<EsFake>> Start();
 
-  // "http://127.0.0.1:<port>".
-  const std::string& base_url() const { return base_url_; }
-  // "127.0.0.1:<port>", the SINK_ES_CONNECTION_URLS form.
-  const std::string& host_port() const { return host_port_; }
 
-  // A control (or API) call; the parsed answer (null unless 2xx).
-  nlohmann::json Control(const std::string& method, const std::string& path,
-                         const nlohmann::json& body = nlohmann::json::object());
   // Drops every document, fault and counter.
   void Reset() { Control("POST", "/_fake/reset"); }
   // Fails the next matching bulk items: {status, count? (1; -1 forever),
@@ -54,10 +46,6 @@ class EsFake {
 
  private:
   EsFake() = default;
-  std::unique_ptr<Process> process_;
-  std::unique_ptr<HttpClient> http_;
-  std::string base_url_;
-  std::string host_port_;
 };
 
 }  // namespace sluice::integration

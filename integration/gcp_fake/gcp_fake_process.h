@@ -7,23 +7,16 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/http_client.h"
-#include "integration/process.h"
+#include "integration/node_fake.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::integration {
 
-class GcpFake {
+class GcpFake : public NodeFake {
  public:
   // `node gcp_fake.js --port <free port>`, ready when the port accepts.
   static absl::StatusOr<std::unique_ptr<GcpFake>> Start();
 
-  // "http://127.0.0.1:<port>": the credentials' api_base_url.
-  const std::string& base_url() const { return base_url_; }
-
-  // A control call; the parsed answer (null when it failed).
-  nlohmann::json Control(const std::string& method, const std::string& path,
-                         const nlohmann::json& body = nlohmann::json::object());
   // A new service-account key JSON the fake's token endpoint accepts.
   nlohmann::json NewKey(const std::string& project_id);
   // Base64 of NewKey(project_id).dump(): credentials.service_account_key.
@@ -48,9 +41,6 @@ class GcpFake {
 
  private:
   GcpFake() = default;
-  std::unique_ptr<Process> process_;
-  std::unique_ptr<HttpClient> http_;
-  std::string base_url_;
 };
 
 }  // namespace sluice::integration

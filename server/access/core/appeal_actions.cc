@@ -6,6 +6,7 @@
 #include "server/access/core/appeal_service.h"
 #include "server/access/core/fault.h"
 #include "server/access/core/flow.h"
+#include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"
 
@@ -26,11 +27,10 @@ pb::Approval* FindApproval(pb::Appeal* appeal, const std::string& key) {
   return nullptr;
 }
 
-bool AllowsSelfApproval(const pb::Policy& policy, const std::string& step_name) {
-  for (const auto& step : policy.steps()) {
-    if (step.name() == step_name) return step.allow_self_approval();
-  }
-  return false;
+// The default blocks self-approval; see AllowsSelfApproval.
+bool StepAllowsSelfApproval(const pb::Policy& policy, const std::string& step_name) {
+  const pb::Step* step = FindStep(policy, step_name);
+  return step != nullptr && AllowsSelfApproval(*step);
 }
 
 AccessRequest RequestFor(const pb::Grant& g, const pb::Resource& resource) {
@@ -57,6 +57,11 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
   if (!policy.ok()) return policy.status();
   auto config = providers_->GetPlainConfig(current->resource().provider_type(),
                                            current->resource().provider_urn());
+  // Prepared here, outside the transaction, in case this action activates it.
+  std::vector<RequiredAppeal> hard;
+  if (action == "approve" && current->status() == "pending") {
+    hard = PrepareHardRequirements(*current, *policy);
+  }
   pb::Appeal result;
   absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     // The access key first, then the row: the order creation uses too, so
@@ -82,10 +87,11 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     // Nobody approves their own access unless the policy says so (finding
     // C2: an approver list edited to include the requester).
     if ((actor == appeal->account_id() || actor == appeal->created_by()) &&
-        !AllowsSelfApproval(*policy, approval->name())) {
+        !StepAllowsSelfApproval(*policy, approval->name())) {
       return absl::PermissionDeniedError(absl::StrCat(
           actor, " requested or created appeal ", id, " and may not act on its step \"",
-          approval->name(), "\" (the step does not set allow_self_approval)"));
+          approval->name(),
+          "\" (the step does not set allow_self_approval, or sets dont_allow_self_approval)"));
     }
     if (appeal->status() != "pending") {
       return absl::FailedPreconditionError(
@@ -118,12 +124,13 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     if (appeal->status() == "active") {
       if (!config.ok()) return config.status();
       if (auto s = Activate(tx, &*appeal, *config, *policy, ops); !s.ok()) return s;
+      if (auto s = InsertHardRequirements(tx, *appeal, &hard, ops); !s.ok()) return s;
     }
     result = std::move(*appeal);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
-  if (result.status() == "active") CreateRequirementAppeals(result, *policy);
+  if (result.status() == "active") CreateSoftRequirements(&result, *policy, &hard);
   return result;
 }
 

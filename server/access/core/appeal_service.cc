@@ -13,17 +13,11 @@
 #include "server/access/core/fault.h"
 #include "server/access/core/flow.h"
 #include "server/access/core/json.h"
+#include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::access {
-
-struct AppealService::Prepared {
-  pb::Appeal appeal;
-  pb::Policy policy;
-  pb::ProviderConfig config;
-  std::string extension_window;  // policy's, else provider's
-};
 
 absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
     const google::protobuf::RepeatedPtrField<std::string>& order_by,
@@ -53,7 +47,7 @@ absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
 absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
     const pb::AppealResourceRequest& r, const std::string& account_id,
     const std::string& account_type, const std::string& description, const std::string& creator,
-    bool system) {
+    bool system, const pb::PolicyRef* policy_override) {
   if (r.id().empty()) return absl::InvalidArgumentError("resources[].id: required");
   auto resource = resources_->Get(r.id());
   if (!resource.ok()) return resource.status();
@@ -93,7 +87,8 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
         "account_type: \"", account_type, "\" is not allowed by provider ", config->urn(),
         " (allowed: ", absl::StrJoin(allowed, ", "), ")"));
   }
-  auto policy = policies_->GetDecrypted(rc->policy().id(), rc->policy().version());
+  const pb::PolicyRef& ref = policy_override != nullptr ? *policy_override : rc->policy();
+  auto policy = policies_->GetDecrypted(ref.id(), ref.version());
   if (absl::IsNotFound(policy.status())) {
     return absl::FailedPreconditionError(policy.status().message());
   }
@@ -135,6 +130,9 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
                                                      absl::StrJoin(values, ", "), ")"));
     }
   }
+  if (!system) {
+    if (auto st = CheckQuestionAnswers(*policy, r.details()); !st.ok()) return st;
+  }
   Prepared p;
   pb::Appeal& a = p.appeal;
   a.set_resource_id(resource->id());
@@ -161,6 +159,7 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
   *a.mutable_updated_at() = now;
   if (auto st = InitApprovals(&a, *policy); !st.ok()) return st;
   if (auto st = AdvanceFlow(&a, *policy); !st.ok()) return st;
+  if (auto st = CheckApproversLeft(a, *policy); !st.ok()) return st;
   p.policy = std::move(*policy);
   p.config = std::move(*config);
   p.extension_window = p.policy.appeal().allow_active_access_extension_in();
@@ -188,6 +187,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::Create(
       return absl::Status(p.status().code(),
                           absl::StrCat("resources[", i, "]: ", p.status().message()));
     }
+    if (p->appeal.status() == "active") p->hard = PrepareHardRequirements(p->appeal, p->policy);
     prepared.push_back(std::move(*p));
   }
   return CreatePrepared(std::move(prepared), creator);
@@ -266,6 +266,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
       }
       if (a.status() == "active") {
         if (auto ac = Activate(tx, &a, p.config, p.policy, ops); !ac.ok()) return ac;
+        if (auto h = InsertHardRequirements(tx, a, &p.hard, ops); !h.ok()) return h;
       }
     }
     return absl::OkStatus();
@@ -273,7 +274,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
   if (!st.ok()) return st;  // RunAndSettle undid the provider calls: no access without a record
   std::vector<pb::Appeal> out;
   for (Prepared& p : prepared) {
-    if (p.appeal.status() == "active") CreateRequirementAppeals(p.appeal, p.policy);
+    if (p.appeal.status() == "active") CreateSoftRequirements(&p.appeal, p.policy, &p.hard);
     out.push_back(std::move(p.appeal));
   }
   return out;
@@ -360,59 +361,6 @@ absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
   *appeal->mutable_grant() = grant;
   (void)policy;
   return absl::OkStatus();
-}
-
-void AppealService::CreateRequirementAppeals(const pb::Appeal& appeal, const pb::Policy& policy) {
-  nlohmann::json doc = AppealDocument(appeal);
-  for (const auto& req : policy.requirements()) {
-    const auto& on = req.on();
-    const auto& res = appeal.resource();
-    if ((!on.provider_type().empty() && on.provider_type() != res.provider_type()) ||
-        (!on.provider_urn().empty() && on.provider_urn() != res.provider_urn()) ||
-        (!on.resource_type().empty() && on.resource_type() != res.type()) ||
-        (!on.resource_urn().empty() && on.resource_urn() != res.urn()) ||
-        (!on.role().empty() && on.role() != appeal.role())) {
-      continue;
-    }
-    if (!on.expression().empty()) {
-      auto program = expr::Program::Compile(on.expression());
-      if (!program.ok()) continue;
-      expr::Environment env;
-      env.BindJson("$appeal", &doc);
-      auto match = (*program)->EvaluateTruthy(env);
-      if (!match.ok() || !*match) continue;
-    }
-    for (const auto& add : req.appeals()) {
-      absl::Status st = [&]() -> absl::Status {
-        std::string resource_id = add.resource().id();
-        if (resource_id.empty()) {
-          ResourceFilter f;
-          f.provider_type = add.resource().provider_type();
-          f.provider_urn = add.resource().provider_urn();
-          f.type = add.resource().type();
-          f.urn = add.resource().urn();
-          auto found = resources_->List(f, Page{1, 0}, nullptr);
-          if (!found.ok()) return found.status();
-          if (found->empty()) return absl::NotFoundError("requirement resource not found");
-          resource_id = (*found)[0].id();
-        }
-        pb::AppealResourceRequest r;
-        r.set_id(resource_id);
-        r.set_role(add.role());
-        *r.mutable_options() = add.options();
-        auto p = Prepare(r, appeal.account_id(), appeal.account_type(),
-                         absl::StrCat("required by appeal ", appeal.id()), "system", true);
-        if (!p.ok()) return p.status();
-        std::vector<Prepared> one;
-        one.push_back(std::move(*p));
-        return CreatePrepared(std::move(one), "system").status();
-      }();
-      if (!st.ok()) {
-        spdlog::warn("msg=\"requirement appeal not created\" appeal={} role={} error=\"{}\"",
-                     appeal.id(), add.role(), std::string(st.message()));
-      }
-    }
-  }
 }
 
 absl::StatusOr<pb::Appeal> AppealService::Expand(pb::Appeal appeal) {

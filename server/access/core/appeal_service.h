@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -145,10 +146,33 @@ class AppealService {
   absl::StatusOr<ReconcileReport> Reconcile(absl::Duration min_age);
 
  private:
-  struct Prepared;  // everything one new appeal needs, fetched before the tx
+  struct Prepared;
+  // One additional appeal of a hard requirement (Requirement.on_failure
+  // "hard"), prepared before the transaction that activates the appeal
+  // requiring it, because preparing reads through pooled connections.
+  struct RequiredAppeal {
+    int requirement = 0;  // index into policy.requirements
+    int index = 0;        // index into that requirement's appeals
+    absl::Status error;   // why it could not be prepared
+    std::shared_ptr<Prepared> prepared;  // set when error is OK
+  };
+  // Everything one new appeal needs, fetched before the transaction.
+  struct Prepared {
+    pb::Appeal appeal;
+    pb::Policy policy;
+    pb::ProviderConfig config;
+    std::string extension_window;       // policy's, else provider's
+    std::vector<RequiredAppeal> hard;   // created with the appeal when it is active at once
+  };
+  // Validates one requested resource and builds its appeal. `policy_override`
+  // (may be null) replaces the policy the resource's provider config names
+  // (AdditionalAppeal.policy; version 0 = latest). `system` appeals (the
+  // additional appeals of requirements) skip the on-behalf, IAM and
+  // question checks.
   absl::StatusOr<Prepared> Prepare(const pb::AppealResourceRequest& r, const std::string& account_id,
                                    const std::string& account_type, const std::string& description,
-                                   const std::string& creator, bool system);
+                                   const std::string& creator, bool system,
+                                   const pb::PolicyRef* policy_override = nullptr);
   absl::StatusOr<std::vector<pb::Appeal>> CreatePrepared(std::vector<Prepared> prepared,
                                                          const std::string& creator);
   // A provider call made inside a transaction, settled after it ends.
@@ -185,7 +209,31 @@ class AppealService {
                          const std::string& audit_action);
   // Settles one journaled operation (Reconcile's body). Returns the outcome.
   absl::StatusOr<const char*> ReconcileOne(const ProviderOperation& op);
-  void CreateRequirementAppeals(const pb::Appeal& appeal, const pb::Policy& policy);
+  // Requirements (appeal_requirements.cc). Prepares additional appeal
+  // `add` for the account of `appeal` (resource by id or identifier).
+  absl::StatusOr<Prepared> PrepareAdditional(const pb::AdditionalAppeal& add,
+                                             const pb::Appeal& appeal);
+  // The additional appeals of the hard requirements `appeal` triggers, each
+  // prepared or with its preparation error. Empty without hard requirements.
+  std::vector<RequiredAppeal> PrepareHardRequirements(const pb::Appeal& appeal,
+                                                      const pb::Policy& policy);
+  // Inside the transaction that made `appeal` active: inserts (and, when
+  // their own flow approves them at once, activates) the prepared hard
+  // additional appeals. An existing pending appeal or active grant for the
+  // same access satisfies one. Any other failure, a preparation error or an
+  // additional appeal rejected by its flow is FailedPrecondition naming
+  // requirements[i].appeals[j], which rolls the approval back.
+  absl::Status InsertHardRequirements(AccessTx& tx, const pb::Appeal& appeal,
+                                      std::vector<RequiredAppeal>* hard,
+                                      std::vector<PendingOp>* ops);
+  // After the commit that made `appeal` active: creates the additional
+  // appeals of its soft requirements (each in its own transaction), then the
+  // requirements of the hard ones created with it (as soft). Failures other
+  // than AlreadyExists are logged and stored in appeal->requirement_failures.
+  void CreateSoftRequirements(pb::Appeal* appeal, const pb::Policy& policy,
+                              std::vector<RequiredAppeal>* hard);
+  // Stores `appeal`'s requirement_failures on its row.
+  void RecordRequirementFailures(const pb::Appeal& appeal);
   absl::StatusOr<pb::Appeal> Expand(pb::Appeal appeal);
   absl::StatusOr<pb::Appeal> EditApprovers(const std::string& appeal_id, const std::string& approval,
                                            const std::string& email, const std::string& actor,

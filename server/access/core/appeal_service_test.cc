@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
@@ -82,6 +84,33 @@ class AppealServiceTest : public ::testing::Test {
     return *service_;
   }
   testing::FakeProviderJournal journal_;
+
+  // Replaces policy "pol" (the manual resource's) with `json` as a new
+  // version and points the provider config at it.
+  void SetManualPolicy(const std::string& json) {
+    pb::Policy p;
+    ASSERT_TRUE(JsonStringToProto(json, &p).ok()) << json;
+    auto updated = policies_.Update("pol", p, "admin@x.com");
+    ASSERT_TRUE(updated.ok()) << updated.status();
+    pb::ProviderConfig c;
+    ASSERT_TRUE(JsonStringToProto(absl::StrCat(R"({"resources": [
+        {"type": "manual", "policy": {"id": "pol", "version": )", updated->version(), R"(},
+         "roles": [{"id": "viewer"}]},
+        {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})"),
+                                  &c).ok());
+    int64_t total = 0;
+    auto provider = providers_->List(pb::ListProvidersRequest(), &total);
+    ASSERT_TRUE(provider.ok() && !provider->empty());
+    ASSERT_TRUE(providers_->Update((*provider)[0].id(), c, "admin@x.com").ok());
+  }
+  // The stored appeals for `resource_id`.
+  std::vector<pb::Appeal> AppealsOn(const std::string& resource_id) {
+    std::vector<pb::Appeal> out;
+    for (const auto& [id, a] : appeals_.state.appeals) {
+      if (a.resource_id() == resource_id) out.push_back(a);
+    }
+    return out;
+  }
 };
 
 TEST_F(AppealServiceTest, ApproveGrantsOnceWithPermissions) {
@@ -156,31 +185,17 @@ TEST_F(AppealServiceTest, CancelRevokeAndBulkRules) {
 }
 
 TEST_F(AppealServiceTest, NobodyApprovesTheirOwnAppealUnlessTheStepAllowsIt) {
-  // o@x.com is the step's approver and asks for access for themselves.
+  // o@x.com is the step's only approver and asks for access for themselves:
+  // nobody could approve it, so it is refused at creation (issue 17).
   auto created = Service().Create(Request(kManual), "o@x.com");
-  ASSERT_TRUE(created.ok()) << created.status();
-  std::string id = (*created)[0].id();
-  auto self = Service().Act(id, "owner", "approve", "o@x.com", "");
-  EXPECT_TRUE(absl::IsPermissionDenied(self.status())) << self.status();
-  EXPECT_NE(self.status().message().find("allow_self_approval"), std::string::npos);
+  EXPECT_TRUE(absl::IsFailedPrecondition(created.status())) << created.status();
+  EXPECT_NE(created.status().message().find("allow_self_approval"), std::string::npos);
   EXPECT_TRUE(client_->granted.empty());
 
-  // A new policy version that allows it; the appeal keeps its version, so a
-  // new appeal (on the new version) is needed.
-  pb::Policy p;
-  ASSERT_TRUE(JsonStringToProto(R"({"steps": [{"name": "owner", "strategy": "manual",
+  // A new policy version that allows it.
+  SetManualPolicy(R"({"steps": [{"name": "owner", "strategy": "manual",
       "approvers": ["o@x.com"], "allow_self_approval": true}],
-      "appeal": {"allow_permanent_access": true}})", &p).ok());
-  ASSERT_TRUE(policies_.Update("pol", p, "admin@x.com").ok());
-  ASSERT_TRUE(Service().Cancel(id, "o@x.com").ok());
-  pb::ProviderConfig c;
-  ASSERT_TRUE(JsonStringToProto(R"({"resources": [
-      {"type": "manual", "policy": {"id": "pol", "version": 2}, "roles": [{"id": "viewer"}]},
-      {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})", &c).ok());
-  int64_t total = 0;
-  auto provider = providers_->List(pb::ListProvidersRequest(), &total);
-  ASSERT_TRUE(provider.ok() && !provider->empty());
-  ASSERT_TRUE(providers_->Update((*provider)[0].id(), c, "admin@x.com").ok());
+      "appeal": {"allow_permanent_access": true}})");
   auto again = Service().Create(Request(kManual), "o@x.com");
   ASSERT_TRUE(again.ok()) << again.status();
   auto allowed = Service().Act((*again)[0].id(), "owner", "approve", "o@x.com", "");
@@ -359,6 +374,105 @@ TEST_F(AppealServiceTest, ResourcesPerRequestAreBounded) {
   EXPECT_TRUE(absl::IsInvalidArgument(st)) << st;
   EXPECT_EQ(st.message().rfind("resources: at most 100", 0), 0u) << st;
   EXPECT_TRUE(appeals_.state.appeals.empty());
+}
+
+// Issue 17: Guardian's policy questions, answered in
+// details.__policy_questions.
+TEST_F(AppealServiceTest, RequiredQuestionsMustBeAnswered) {
+  SetManualPolicy(R"({"steps": [{"name": "owner", "strategy": "manual", "approvers": ["o@x.com"]}],
+      "appeal": {"allow_permanent_access": true, "questions": [
+        {"key": "team", "question": "Which team?", "required": true},
+        {"key": "why", "question": "Why?"}]}})");
+  auto missing = Service().Create(Request(kManual), "u@x.com");
+  EXPECT_TRUE(absl::IsInvalidArgument(missing.status())) << missing.status();
+  EXPECT_NE(missing.status().message().find("details.__policy_questions.team"), std::string::npos)
+      << missing.status();
+  pb::CreateAppealRequest req = Request(kManual);
+  ASSERT_TRUE(JsonStringToProto(R"({"__policy_questions": {"team": ""}})",
+                                req.mutable_resources(0)->mutable_details()).ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(Service().Create(req, "u@x.com").status()));  // empty
+  ASSERT_TRUE(JsonStringToProto(R"({"__policy_questions": {"team": "data"}})",
+                                req.mutable_resources(0)->mutable_details()).ok());
+  auto created = Service().Create(req, "u@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ((*created)[0].details().fields().at("__policy_questions").struct_value()
+                .fields().at("team").string_value(), "data");
+}
+
+// Issue 17: Guardian's dont_allow_self_approval; a step nobody but the
+// requester or creator could approve rejects the appeal at creation.
+TEST_F(AppealServiceTest, AStepLeftWithoutApproversRejectsTheAppealAtCreation) {
+  SetManualPolicy(R"({"steps": [{"name": "owner", "strategy": "manual", "approvers": ["o@x.com"],
+      "dont_allow_self_approval": true}], "appeal": {"allow_permanent_access": true}})");
+  auto stuck = Service().Create(Request(kManual), "o@x.com");
+  EXPECT_TRUE(absl::IsFailedPrecondition(stuck.status())) << stuck.status();
+  EXPECT_NE(stuck.status().message().find("step \"owner\""), std::string::npos);
+  EXPECT_TRUE(appeals_.state.appeals.empty());
+  // On behalf is not allowed by this policy; a second approver makes it work.
+  SetManualPolicy(R"({"steps": [{"name": "owner", "strategy": "manual",
+      "approvers": ["o@x.com", "p@x.com"], "dont_allow_self_approval": true}],
+      "appeal": {"allow_permanent_access": true}})");
+  auto created = Service().Create(Request(kManual), "o@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::string id = (*created)[0].id();
+  EXPECT_TRUE(absl::IsPermissionDenied(Service().Act(id, "owner", "approve", "o@x.com", "").status()));
+  EXPECT_TRUE(Service().Act(id, "owner", "approve", "p@x.com", "").ok());
+}
+
+// Issue 17: AdditionalAppeal.policy is honoured; a soft failure is recorded
+// on the appeal.
+TEST_F(AppealServiceTest, RequirementPolicyOverrideAndSoftFailure) {
+  SetManualPolicy(absl::StrCat(R"({"steps": [{"name": "owner", "strategy": "manual",
+      "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true},
+      "requirements": [{"on": {"role": "viewer"}, "appeals": [
+        {"resource": {"id": ")", kAuto, R"("}, "role": "viewer", "options": {"duration": "24h"},
+         "policy": {"id": "pol", "version": 1}},
+        {"resource": {"id": "00000000-0000-0000-0000-000000000009"}, "role": "viewer"}]}]})"));
+  auto created = Service().Create(Request(kManual), "u@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto done = Service().Act((*created)[0].id(), "owner", "approve", "o@x.com", "");
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->status(), "active");
+  // The auto resource's own policy would approve at once; "pol" v1 waits.
+  auto additional = AppealsOn(kAuto);
+  ASSERT_EQ(additional.size(), 1u);
+  EXPECT_EQ(additional[0].status(), "pending");
+  EXPECT_EQ(additional[0].policy_id(), "pol");
+  EXPECT_EQ(client_->granted.size(), 1u);
+  ASSERT_EQ(done->requirement_failures_size(), 1);
+  EXPECT_EQ(done->requirement_failures(0).appeal(), 1);
+  EXPECT_EQ(appeals_.state.appeals.at(done->id()).requirement_failures_size(), 1);  // stored
+}
+
+// Issue 17: a hard requirement's appeals are created with the approval, and
+// their failure fails it (the provider grant is compensated).
+TEST_F(AppealServiceTest, HardRequirementFailsTheApproval) {
+  SetManualPolicy(R"({"steps": [{"name": "owner", "strategy": "manual",
+      "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true},
+      "requirements": [{"on_failure": "hard", "appeals": [
+        {"resource": {"id": "00000000-0000-0000-0000-000000000009"}, "role": "viewer"}]}]})");
+  auto created = Service().Create(Request(kManual), "u@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::string id = (*created)[0].id();
+  auto failed = Service().Act(id, "owner", "approve", "o@x.com", "");
+  EXPECT_TRUE(absl::IsFailedPrecondition(failed.status())) << failed.status();
+  EXPECT_NE(failed.status().message().find("requirements[0].appeals[0]"), std::string::npos);
+  EXPECT_EQ(appeals_.state.appeals.at(id).status(), "pending");
+  EXPECT_EQ(client_->granted.size(), client_->revoked.size());  // no access left behind
+  // A satisfiable hard requirement: the additional appeal (auto policy) is
+  // granted in the same transaction.
+  ASSERT_TRUE(Service().Cancel(id, "u@x.com").ok());
+  SetManualPolicy(absl::StrCat(R"({"steps": [{"name": "owner", "strategy": "manual",
+      "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true},
+      "requirements": [{"on_failure": "hard", "appeals": [
+        {"resource": {"id": ")", kAuto, R"("}, "role": "viewer", "options": {"duration": "24h"}}]}]})"));
+  auto again = Service().Create(Request(kManual), "u@x.com");
+  ASSERT_TRUE(again.ok()) << again.status();
+  auto done = Service().Act((*again)[0].id(), "owner", "approve", "o@x.com", "");
+  ASSERT_TRUE(done.ok()) << done.status();
+  auto additional = AppealsOn(kAuto);
+  ASSERT_EQ(additional.size(), 1u);
+  EXPECT_EQ(additional[0].status(), "active");
 }
 
 TEST(OrderByTest, ParsesAndRejects) {

@@ -53,6 +53,10 @@ absl::Status ValidateStep(const pb::Step& step, int i) {
   if (!step.when().empty()) {
     if (auto st = CheckExpression(f + ".when", step.when()); !st.ok()) return st;
   }
+  if (step.allow_self_approval() && step.dont_allow_self_approval()) {
+    return absl::InvalidArgumentError(
+        f + ".dont_allow_self_approval: contradicts allow_self_approval (set one)");
+  }
   if (step.strategy() == "manual") {
     if (step.approvers().empty()) {
       return absl::InvalidArgumentError(f + ".approvers: required for strategy \"manual\"");
@@ -72,6 +76,26 @@ absl::Status ValidateStep(const pb::Step& step, int i) {
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         f, ".strategy: \"", step.strategy(), "\" is not one of \"manual\", \"auto\""));
+  }
+  return absl::OkStatus();
+}
+
+// Guardian's Question: a key usable in details.__policy_questions, unique,
+// with its text.
+absl::Status ValidateQuestions(const pb::PolicyAppealConfig& appeal) {
+  std::set<std::string> keys;
+  for (int i = 0; i < appeal.questions_size(); ++i) {
+    const auto& q = appeal.questions(i);
+    std::string f = absl::StrCat("appeal.questions[", i, "]");
+    if (!IsValidId(q.key())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(f, ".key: \"", q.key(), "\" must match ^[A-Za-z0-9_-]+$"));
+    }
+    if (!keys.insert(q.key()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(f, ".key: duplicate question key \"", q.key(), "\""));
+    }
+    if (q.question().empty()) return absl::InvalidArgumentError(f + ".question: required");
   }
   return absl::OkStatus();
 }
@@ -98,6 +122,10 @@ absl::Status ValidatePolicy(const pb::Policy& policy) {
       if (auto st = CheckExpression(f + ".on.expression", r.on().expression()); !st.ok()) return st;
     }
     if (r.appeals().empty()) return absl::InvalidArgumentError(f + ".appeals: required");
+    if (!r.on_failure().empty() && r.on_failure() != "soft" && r.on_failure() != "hard") {
+      return absl::InvalidArgumentError(absl::StrCat(f, ".on_failure: \"", r.on_failure(),
+                                                     "\" is not one of \"soft\", \"hard\""));
+    }
     for (int j = 0; j < r.appeals_size(); ++j) {
       const auto& a = r.appeals(j);
       std::string fa = absl::StrCat(f, ".appeals[", j, "]");
@@ -107,6 +135,10 @@ absl::Status ValidatePolicy(const pb::Policy& policy) {
                                res.type().empty() || res.urn().empty())) {
         return absl::InvalidArgumentError(
             fa + ".resource: need id, or provider_type, provider_urn, type and urn");
+      }
+      if (a.has_policy() && !IsValidId(a.policy().id())) {
+        return absl::InvalidArgumentError(absl::StrCat(fa, ".policy.id: \"", a.policy().id(),
+                                                       "\" must match ^[A-Za-z0-9_-]+$"));
       }
       if (!a.options().duration().empty()) {
         if (auto d = ParseDurationField(fa + ".options.duration", a.options().duration()); !d.ok()) {
@@ -142,6 +174,7 @@ absl::Status ValidatePolicy(const pb::Policy& policy) {
     }
   }
   const auto& appeal = policy.appeal();
+  if (auto st = ValidateQuestions(appeal); !st.ok()) return st;
   for (int i = 0; i < appeal.duration_options_size(); ++i) {
     if (auto d = ParseDurationField(absl::StrCat("appeal.duration_options[", i, "].value"),
                                     appeal.duration_options(i).value());

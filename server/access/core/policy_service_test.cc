@@ -165,5 +165,45 @@ TEST(ValidatePolicyTest, NamesTheField) {
   expect(p, "requirements[0].on.expression");
 }
 
+// Issue 17: Guardian's questions, dont_allow_self_approval and the
+// requirement fields are validated with the field named.
+TEST(ValidatePolicyTest, QuestionsSelfApprovalAndRequirementFields) {
+  auto expect = [](const pb::Policy& p, absl::string_view field) {
+    auto st = ValidatePolicy(p);
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << field;
+    EXPECT_NE(st.message().find(std::string(field)), std::string::npos) << st.message();
+  };
+  pb::Policy p = Valid("x");
+  auto* q = p.mutable_appeal()->add_questions();
+  q->set_key("team");
+  q->set_question("Which team?");
+  q->set_required(true);
+  p.mutable_steps(0)->set_dont_allow_self_approval(true);  // Guardian's field alone loads
+  EXPECT_TRUE(ValidatePolicy(p).ok()) << ValidatePolicy(p);
+  pb::Policy both = p;
+  both.mutable_steps(0)->set_allow_self_approval(true);
+  expect(both, "steps[0].dont_allow_self_approval");
+  pb::Policy dup = p;
+  *dup.mutable_appeal()->add_questions() = *q;
+  expect(dup, "appeal.questions[1].key");
+  pb::Policy no_text = p;
+  no_text.mutable_appeal()->mutable_questions(0)->clear_question();
+  expect(no_text, "appeal.questions[0].question");
+  pb::Policy no_key = p;
+  no_key.mutable_appeal()->mutable_questions(0)->clear_key();
+  expect(no_key, "appeal.questions[0].key");
+  auto* req = p.add_requirements();
+  auto* add = req->add_appeals();
+  add->set_role("viewer");
+  add->mutable_resource()->set_id("r1");
+  req->set_on_failure("hard");
+  EXPECT_TRUE(ValidatePolicy(p).ok()) << ValidatePolicy(p);
+  req->set_on_failure("sometimes");
+  expect(p, "requirements[0].on_failure");
+  req->set_on_failure("soft");
+  add->mutable_policy()->set_id("bad id");
+  expect(p, "requirements[0].appeals[0].policy.id");
+}
+
 }  // namespace
 }  // namespace sluice::access

@@ -15,6 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/generated_pool.h"
+#include "sink/sinks/testing/json_message.h"
 
 namespace sluice::sink {
 namespace {
@@ -39,11 +40,7 @@ Message Proto(int64_t offset, const std::string& order, int64_t amount) {
 }
 
 Message Json(int64_t offset, const std::string& text) {
-  Message m;
-  m.topic = "rides";
-  m.offset = offset;
-  m.json = std::make_shared<const nlohmann::json>(nlohmann::json::parse(text));
-  return m;
+  return ::sluice::sink::testing::JsonMessage(offset, text, "rides");
 }
 
 class BigQuerySinkTest : public ::testing::Test {

@@ -14,24 +14,19 @@
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/generated_pool.h"
 #include "sink/sinks/testing/recording_metrics.h"
+#include "sink/sinks/testing/json_message.h"
 
 namespace sluice::sink {
 namespace {
 
 using ::sluice::integration::MongoFake;
 using ::sluice::sink::testing::FindGenerated;
+using ::sluice::sink::testing::JsonMessage;
 using ::sluice::sink::testing::RecordingMetrics;
 using ::sluice::sink::testing::TestMessage;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-Message JsonMessage(int64_t offset, const std::string& text) {
-  Message m;
-  m.offset = offset;
-  m.value = text;
-  m.json = std::make_shared<const Json>(Json::parse(text));
-  return m;
-}
 
 Message Proto(int64_t offset, const std::string& order, int64_t amount, const std::string& city) {
   auto pb = std::make_shared<TestMessage>();

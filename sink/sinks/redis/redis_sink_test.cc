@@ -12,6 +12,7 @@
 #include "sink/sinks/testdata/test_message.pb.h"
 #include "sink/sinks/testing/redis_test_server.h"
 #include "sink/sinks/testing/generated_pool.h"
+#include "sink/sinks/testing/json_message.h"
 
 namespace sluice::sink {
 namespace {
@@ -37,11 +38,7 @@ Message Proto(int64_t offset, const std::string& order, const std::string& city)
 }
 
 Message Json(int64_t offset, const std::string& text) {
-  Message m;
-  m.offset = offset;
-  m.value = text;
-  m.json = std::make_shared<const nlohmann::json>(nlohmann::json::parse(text));
-  return m;
+  return ::sluice::sink::testing::JsonMessage(offset, text);
 }
 
 std::vector<std::string> Lines(const std::string& s) {

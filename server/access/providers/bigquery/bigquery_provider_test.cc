@@ -163,7 +163,9 @@ TEST_F(BigQueryProviderTest, DatasetFilterLimitsWhichTablesAreListed) {
   auto res = provider_->GetResources(Config(json_));
   ASSERT_TRUE(res.ok()) << res.status();
   for (const auto& r : *res) {
-    if (r.type() == "table") EXPECT_EQ(r.urn(), "proj:web.visits");
+    if (r.type() == "table") {
+      EXPECT_EQ(r.urn(), "proj:web.visits");
+    }
   }
   EXPECT_EQ(Count("GET /bigquery/v2/projects/proj/datasets/sales/tables"), 0);
 }
