@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/db/advisory_lock.h"
 #include "server/server_service.h"
 #include "spdlog/spdlog.h"
 
@@ -86,7 +87,66 @@ void LogSecurityPosture(const Config& config) {
   }
 }
 
+// Builds every module of the table with its config section.
+absl::StatusOr<std::vector<std::unique_ptr<Module>>> CreateModules(
+    const Config& config, db::Pool* pool, const Crypter* crypter,
+    const auth::Authenticator* authenticator, prometheus::Registry* registry) {
+  static const YAML::Node kNull;
+  std::vector<std::unique_ptr<Module>> out;
+  for (const ModuleEntry& entry : Modules()) {
+    auto section = config.modules.find(entry.name);
+    ModuleContext ctx{&config, section == config.modules.end() ? &kNull : &section->second,
+                      pool, crypter, authenticator, registry};
+    auto module = entry.create(ctx);
+    if (!module.ok()) return module.status();
+    out.push_back(std::move(*module));
+  }
+  return out;
+}
+
+// One registry of every module's jobs, locked with advisory locks on `pool`.
+absl::StatusOr<std::unique_ptr<JobRunner>> CollectJobs(
+    const std::vector<std::unique_ptr<Module>>& modules, db::Pool* pool) {
+  auto runner = std::make_unique<JobRunner>(
+      [pool](int64_t key, const std::function<void()>& body) {
+        return db::RunExclusive(*pool, key, body);
+      });
+  for (const auto& module : modules) {
+    for (auto& job : module->Jobs()) {
+      if (auto st = runner->Add(std::move(job)); !st.ok()) return st;
+    }
+  }
+  return runner;
+}
+
+// The crypter of the config: the key, or the development key in insecure_dev.
+absl::StatusOr<std::unique_ptr<Crypter>> MakeCrypter(const Config& config) {
+  if (!config.encryption_key.empty()) return Crypter::Create(config.encryption_key);
+  if (config.auth.mode != auth::AuthMode::kInsecureDev) {
+    return absl::InvalidArgumentError(
+        "no encryption key: set SLUICE_ENCRYPTION_KEY or encryption_key (32 bytes as 64 hex "
+        "characters, e.g. `openssl rand -hex 32`); stored secrets are encrypted with it");
+  }
+  return Crypter::Development();
+}
+
 }  // namespace
+
+absl::StatusOr<JobResult> RunJobOnce(const Config& config, const std::string& name) {
+  auto crypter = MakeCrypter(config);
+  if (!crypter.ok()) return crypter.status();
+  auto http = NewCurlHttpClient();
+  auto authenticator = auth::Authenticator::Create(config.auth, config.tls.mutual(), http.get());
+  if (!authenticator.ok()) return authenticator.status();
+  auto pool = ConnectWithRetry(config);
+  if (!pool.ok()) return pool.status();
+  auto modules =
+      CreateModules(config, pool->get(), crypter->get(), authenticator->get(), nullptr);
+  if (!modules.ok()) return modules.status();
+  auto jobs = CollectJobs(*modules, pool->get());
+  if (!jobs.ok()) return jobs.status();
+  return (*jobs)->Run(name);
+}
 
 absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   std::unique_ptr<App> app(new App());
@@ -136,23 +196,21 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   app->metrics_ = std::move(*metrics);
 
   // Every hosted API: the server's own service, then each module's.
+  auto modules = CreateModules(app->config_, app->pool_.get(), app->crypter_.get(),
+                               app->auth_.get(), app->metrics_->registry().get());
+  if (!modules.ok()) return modules.status();
+  app->modules_ = std::move(*modules);
+  auto jobs = CollectJobs(app->modules_, app->pool_.get());
+  if (!jobs.ok()) return jobs.status();
+  app->jobs_ = std::move(*jobs);
   std::vector<std::string> names = {"sluice.server.v1beta1.ServerService"};
   std::vector<grpc::Service*> module_services;
-  static const YAML::Node kNull;
-  for (const ModuleEntry& entry : Modules()) {
-    auto section = config.modules.find(entry.name);
-    ModuleContext ctx{&app->config_,
-                      section == config.modules.end() ? &kNull : &section->second,
-                      app->pool_.get(), app->crypter_.get(), app->auth_.get(),
-                      app->metrics_->registry().get()};
-    auto module = entry.create(ctx);
-    if (!module.ok()) return module.status();
-    for (auto& n : (*module)->ServiceNames()) names.push_back(n);
-    for (auto* s : (*module)->Services()) module_services.push_back(s);
-    app->modules_.push_back(std::move(*module));
+  for (auto& module : app->modules_) {
+    for (auto& n : module->ServiceNames()) names.push_back(n);
+    for (auto* s : module->Services()) module_services.push_back(s);
   }
-  app->services_.push_back(
-      std::make_unique<ServerServiceImpl>(started_at, names, app->auth_.get()));
+  app->services_.push_back(std::make_unique<ServerServiceImpl>(started_at, names,
+                                                               app->auth_.get(), app->jobs_.get()));
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -176,6 +234,7 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   }
   app->server_->GetHealthCheckService()->SetServingStatus(true);
   for (auto& m : app->modules_) m->StartBackground();
+  app->jobs_->StartPeriodic();
   spdlog::info("msg=\"serving\" grpc_host={} grpc_port={} tls={} auth={} metrics_port={}",
                config.grpc_host, app->grpc_port_,
                config.tls.mutual() ? "mtls" : config.tls.enabled() ? "tls" : "off",
@@ -192,6 +251,7 @@ void App::Shutdown() {
                       std::chrono::seconds(config_.shutdown_grace_seconds));
     server_->Wait();
   }
+  if (jobs_) jobs_->Stop();
   for (auto& m : modules_) m->Stop();
 }
 

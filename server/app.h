@@ -16,6 +16,7 @@
 #include "common/db/pool.h"
 #include "common/metrics.h"
 #include "server/config.h"
+#include "server/jobs.h"
 #include "server/module.h"
 
 namespace sluice::server {
@@ -32,6 +33,12 @@ std::string ListenAddress(const std::string& host, int port);
 
 // `sluice-server migrate`: applies pending migrations and returns.
 absl::Status RunMigrations(const Config& config);
+
+// `sluice-server job run <name>`: connects to the configured database,
+// builds the modules (without serving) and runs job `name` once under its
+// lock. InvalidArgument listing the known names for an unknown name; the
+// job's or the database's error otherwise. Migrations are not applied.
+absl::StatusOr<JobResult> RunJobOnce(const Config& config, const std::string& name);
 
 // A running server. Destroying it without Shutdown() shuts down immediately.
 class App {
@@ -64,6 +71,7 @@ class App {
   std::unique_ptr<auth::Authenticator> auth_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
   std::vector<std::unique_ptr<Module>> modules_;
+  std::unique_ptr<JobRunner> jobs_;  // every module's jobs (periodic + RunJob)
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
   bool stopped_ = false;

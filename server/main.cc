@@ -2,6 +2,9 @@
 //
 //   sluice-server [--grpc_port 8081] [--metrics_port 9091] [--config file.yaml]
 //   sluice-server migrate [--config file.yaml]
+//   sluice-server job run <name> [--config file.yaml]   run one job once and exit
+//     (prints "<name>: done k=v ..." or "<name>: skipped: ..."; exit 0, 2 for an
+//     unknown name or bad config, 1 when the job or the database failed)
 //
 // The database comes from env SLUICE_DB_DSN or `db.dsn` in the config file.
 #include <csignal>
@@ -13,6 +16,25 @@
 #include "common/logging.h"
 #include "server/app.h"
 #include "spdlog/spdlog.h"
+
+namespace {
+
+// `sluice-server job run <name>`.
+int RunJob(const sluice::server::Config& config, const std::string& name) {
+  auto result = sluice::server::RunJobOnce(config, name);
+  if (!result.ok()) {
+    spdlog::critical("msg=\"job run failed\" job={} error=\"{}\"", name,
+                     std::string(result.status().message()));
+    fprintf(stderr, "sluice-server: %s\n", std::string(result.status().message()).c_str());
+    return absl::IsInvalidArgument(result.status()) ? 2 : 1;
+  }
+  std::string counts = sluice::server::FormatCounts(*result);
+  printf("%s: %s%s%s\n", name.c_str(), result->message.c_str(), counts.empty() ? "" : " ",
+         counts.c_str());
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Block termination signals in every thread; the main thread waits for
@@ -34,7 +56,16 @@ int main(int argc, char** argv) {
   cli.add_option("--grpc_port", grpc_port, "gRPC port (default 8081)");
   cli.add_option("--metrics_port", metrics_port, "Prometheus /metrics port, 0 disables (default 9091)");
   cli.add_option("--auto_migrate", auto_migrate, "apply pending migrations at start: true|false");
+  // Subcommands accept the global flags after them too (`job run x --config f`).
+  cli.fallthrough();
   CLI::App* migrate = cli.add_subcommand("migrate", "apply pending database migrations and exit");
+  CLI::App* job = cli.add_subcommand("job", "background jobs");
+  CLI::App* job_run = job->add_subcommand("run", "run one job once against the database and exit");
+  std::string job_name;
+  job_run->add_option("name", job_name,
+                      "fetch_resources | revoke_expired_grants | reconcile | cleanup_queue")
+      ->required();
+  job->require_subcommand(1);
   CLI11_PARSE(cli, argc, argv);
 
   sluice::server::Config config;
@@ -79,6 +110,8 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+
+  if (job_run->parsed()) return RunJob(config, job_name);
 
   auto app = sluice::server::App::Start(config);
   if (!app.ok()) {

@@ -18,6 +18,7 @@
 #include "common/db/pool.h"
 #include "prometheus/registry.h"
 #include "server/config.h"
+#include "server/jobs.h"
 
 namespace sluice::server {
 
@@ -38,9 +39,12 @@ class Module {
   virtual std::vector<std::string> ServiceNames() const = 0;
   // The services to register; owned by the module.
   virtual std::vector<grpc::Service*> Services() = 0;
-  // Starts background jobs (called once the server serves). Default: none.
+  // The module's jobs (server/jobs.h): the server runs each periodically
+  // and on demand. Called once, after construction. Default: none.
+  virtual std::vector<Job> Jobs() { return {}; }
+  // Starts other background work (called once the server serves). Default: none.
   virtual void StartBackground() {}
-  // Stops background jobs; must return within a few seconds. Default: none.
+  // Stops background work; must return within a few seconds. Default: none.
   virtual void Stop() {}
 };
 

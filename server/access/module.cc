@@ -1,11 +1,9 @@
 #include "server/access/module.h"
 
+#include <map>
 #include <set>
-#include <thread>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/http_client.h"
 #include "server/access/api/appeal_services.h"
@@ -21,7 +19,7 @@
 namespace sluice::access {
 namespace {
 
-// Advisory lock keys of the background jobs (one replica runs each).
+// Advisory lock keys of the jobs (one replica runs each; server/jobs.h).
 constexpr int64_t kResourceSyncLock = 0x51ce0001;
 constexpr int64_t kGrantExpiryLock = 0x51ce0002;
 constexpr int64_t kReconcileLock = 0x51ce0003;
@@ -30,43 +28,7 @@ constexpr absl::Duration kReconcileMinAge = absl::Seconds(60);
 // Settled journal entries are kept this long (for audits of incidents).
 constexpr absl::Duration kJournalRetention = absl::Hours(24 * 30);
 
-// Runs `fn` every `interval` on its own thread until Stop().
-class PeriodicJob {
- public:
-  PeriodicJob(std::string name, absl::Duration interval, std::function<void()> fn)
-      : name_(std::move(name)), interval_(interval), fn_(std::move(fn)) {}
-  ~PeriodicJob() { Stop(); }
-  void Start() {
-    thread_ = std::thread([this] {
-      absl::MutexLock lock(&mu_);
-      while (!stopping_) {
-        if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), interval_)) break;
-        mu_.Unlock();
-        try {
-          fn_();
-        } catch (const std::exception& e) {
-          spdlog::error("msg=\"job failed\" job={} error=\"{}\"", name_, e.what());
-        }
-        mu_.Lock();
-      }
-    });
-  }
-  void Stop() {
-    {
-      absl::MutexLock lock(&mu_);
-      stopping_ = true;
-    }
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  std::string name_;
-  absl::Duration interval_;
-  std::function<void()> fn_;
-  absl::Mutex mu_;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
-};
+using Counts = std::map<std::string, int64_t>;
 
 class AccessModule : public server::Module {
  public:
@@ -80,7 +42,6 @@ class AccessModule : public server::Module {
         resource_repo_(ctx.pool),
         audit_repo_(ctx.pool),
         appeal_repo_(ctx.pool),
-        job_lock_(ctx.pool),
         provider_http_(NewCurlHttpClient()),
         registry_(BuiltinProviders(provider_http_.get())),
         policies_(&policy_repo_, ctx.crypter),
@@ -110,67 +71,59 @@ class AccessModule : public server::Module {
     return {&policy_grpc_, &provider_grpc_, &resource_grpc_, &audit_grpc_,
             &appeal_grpc_, &approval_grpc_, &grant_grpc_};
   }
-  void StartBackground() override {
-    sync_job_ = std::make_unique<PeriodicJob>(
-        "resource-sync", config_.resource_sync_interval, [this] {
-          auto ran = job_lock_.RunExclusive(kResourceSyncLock, [this] {
-            int failures = providers_.SyncAll();
-            spdlog::info("msg=\"resource sync done\" failures={}", failures);
-          });
-          if (!ran.ok()) {
-            spdlog::warn("msg=\"resource sync skipped\" error=\"{}\"",
-                         std::string(ran.status().message()));
-          }
-        });
-    sync_job_->Start();
-    expiry_job_ = std::make_unique<PeriodicJob>(
-        "grant-expiry", config_.grant_expiry_interval, [this] {
-          // Several replicas may run this: the advisory lock picks one, and
-          // the job's FOR UPDATE SKIP LOCKED would keep them apart anyway.
-          auto ran = job_lock_.RunExclusive(kGrantExpiryLock, [this] {
-            auto expired = appeals_.ExpireGrants();
-            if (!expired.ok()) {
-              spdlog::warn("msg=\"grant expiry failed\" error=\"{}\"",
-                           std::string(expired.status().message()));
-            } else if (*expired > 0) {
-              spdlog::info("msg=\"grants expired\" count={}", *expired);
-            }
-          });
-          if (!ran.ok()) {
-            spdlog::warn("msg=\"grant expiry skipped\" error=\"{}\"",
-                         std::string(ran.status().message()));
-          }
-        });
-    expiry_job_->Start();
-    reconcile_job_ = std::make_unique<PeriodicJob>(
-        "reconcile", config_.reconcile_interval, [this] {
-          auto ran = job_lock_.RunExclusive(kReconcileLock, [this] {
-            auto report = appeals_.Reconcile(kReconcileMinAge);
-            if (!report.ok()) {
-              spdlog::warn("msg=\"reconciliation failed\" error=\"{}\"",
-                           std::string(report.status().message()));
-            } else if (report->examined > 0) {
-              spdlog::warn("msg=\"reconciled provider operations left in flight\" examined={} "
-                           "confirmed={} revoked={} completed={} regranted={} failed={}",
-                           report->examined, report->confirmed, report->revoked,
-                           report->completed, report->regranted, report->failed);
-            }
-            (void)journal_.Prune(absl::Now() - kJournalRetention);
-          });
-          if (!ran.ok()) {
-            spdlog::warn("msg=\"reconciliation skipped\" error=\"{}\"",
-                         std::string(ran.status().message()));
-          }
-        });
-    reconcile_job_->Start();
-  }
-  void Stop() override {
-    if (sync_job_) sync_job_->Stop();
-    if (expiry_job_) expiry_job_->Stop();
-    if (reconcile_job_) reconcile_job_->Stop();
+  // Guardian's job names (`guardian job run <name>`); reconcile is Sluice's.
+  std::vector<server::Job> Jobs() override {
+    return {Job("fetch_resources", "re-fetch every provider's resources", kResourceSyncLock,
+                config_.resource_sync_interval, [this] { return SyncResources(); }),
+            Job("revoke_expired_grants", "revoke grants past their expiration date",
+                kGrantExpiryLock, config_.grant_expiry_interval,
+                [this] { return RevokeExpiredGrants(); }),
+            Job("reconcile", "settle provider calls a crash left in flight", kReconcileLock,
+                config_.reconcile_interval, [this] { return ReconcileOperations(); })};
   }
 
  private:
+  server::Job Job(std::string name, std::string description, int64_t lock_key,
+                  absl::Duration interval, std::function<absl::StatusOr<Counts>()> run) {
+    server::Job job;
+    job.name = std::move(name);
+    job.description = std::move(description);
+    job.lock_key = lock_key;
+    job.interval = interval;
+    job.admins = &config_.admins;
+    job.admin_setting = "access.admins";
+    job.run = std::move(run);
+    return job;
+  }
+  absl::StatusOr<Counts> SyncResources() {
+    auto report = providers_.SyncAll();
+    return Counts{{"providers_synced", report.providers_synced},
+                  {"providers_failed", report.providers_failed},
+                  {"resources", report.resources}};
+  }
+  absl::StatusOr<Counts> RevokeExpiredGrants() {
+    // The advisory lock picks one replica; the job's FOR UPDATE SKIP LOCKED
+    // would keep two apart anyway.
+    auto expired = appeals_.ExpireGrants();
+    if (!expired.ok()) return expired.status();
+    return Counts{{"grants_expired", *expired}};
+  }
+  absl::StatusOr<Counts> ReconcileOperations() {
+    auto report = appeals_.Reconcile(kReconcileMinAge);
+    if (!report.ok()) return report.status();
+    if (report->examined > 0) {
+      spdlog::warn("msg=\"reconciled provider operations left in flight\" examined={} "
+                   "confirmed={} revoked={} completed={} regranted={} failed={}",
+                   report->examined, report->confirmed, report->revoked, report->completed,
+                   report->regranted, report->failed);
+    }
+    auto pruned = journal_.Prune(absl::Now() - kJournalRetention);
+    return Counts{{"examined", report->examined},   {"confirmed", report->confirmed},
+                  {"revoked", report->revoked},     {"completed", report->completed},
+                  {"regranted", report->regranted}, {"failed", report->failed},
+                  {"journal_pruned", pruned.ok() ? *pruned : 0}};
+  }
+
   AccessConfig config_;
   std::unique_ptr<db::Pool> journal_pool_;  // one connection of its own (see the journal)
   PostgresProviderJournal journal_;
@@ -179,7 +132,6 @@ class AccessModule : public server::Module {
   PostgresResourceRepository resource_repo_;
   PostgresAuditLogRepository audit_repo_;
   PostgresAppealRepository appeal_repo_;
-  PostgresJobLock job_lock_;
   // The provider plugins' outbound HTTP (metabase, grafana, tableau).
   std::unique_ptr<HttpClient> provider_http_;
   ProviderRegistry registry_;
@@ -196,9 +148,6 @@ class AccessModule : public server::Module {
   AppealGrpcService appeal_grpc_;
   ApprovalGrpcService approval_grpc_;
   GrantGrpcService grant_grpc_;
-  std::unique_ptr<PeriodicJob> sync_job_;
-  std::unique_ptr<PeriodicJob> expiry_job_;
-  std::unique_ptr<PeriodicJob> reconcile_job_;
 };
 
 }  // namespace

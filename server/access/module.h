@@ -1,10 +1,10 @@
 // The access-management API as a sluice-server module (server/module.h):
-// policies, providers, resources, audit logs; background jobs.
+// policies, providers, resources, audit logs; its jobs (server/jobs.h).
 //
 // Config section `access:` (all optional):
-//   resource_sync_interval: 2h   # re-fetch every provider's resources
-//   grant_expiry_interval: 1m    # revoke expired grants (issue 5)
-//   reconcile_interval: 1m       # settle provider calls a crash left in flight
+//   resource_sync_interval: 2h   # job fetch_resources: re-fetch every provider's resources
+//   grant_expiry_interval: 1m    # job revoke_expired_grants (issue 5)
+//   reconcile_interval: 1m       # job reconcile: settle provider calls left in flight
 //   max_grant_duration: 2160h    # longest options.duration when a policy
 //                                #   has no duration_options (90 days)
 //   admins: [ops@example.com]    # may change policies, providers, resources,

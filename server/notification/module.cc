@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "prometheus/family.h"
 #include "common/http_client.h"
 #include "server/notification/api/grpc_service.h"
+#include "server/notification/core/cleanup.h"
 #include "server/notification/core/delivery.h"
 #include "server/notification/receivers/registry.h"
 #include "spdlog/spdlog.h"
@@ -20,8 +22,14 @@
 namespace sluice::notification {
 namespace {
 
+// Advisory lock key of the cleanup_queue job (access's jobs use 0x51ce0001..3).
+constexpr int64_t kCleanupQueueLock = 0x51ce0101;
+
 struct Settings {
   DeliveryOptions delivery;
+  // cleanup_queue: how often, and how long published messages are kept.
+  absl::Duration cleanup_interval = absl::Hours(1);
+  absl::Duration queue_retention = kDefaultQueueRetention;
   QueuePolicy policy;
   auth::AdminList admins;          // admins, admin_groups
   api::AlertHookTokens hook_tokens;  // alert_hook_tokens
@@ -147,6 +155,13 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
       s.policy.validity = absl::Seconds(v);
     } else if (key == "lease_seconds") {
       s.delivery.lease = absl::Seconds(std::max(1LL, v));
+    } else if (key == "cleanup_interval_seconds") {
+      s.cleanup_interval = absl::Seconds(v);  // 0: on demand only
+    } else if (key == "queue_retention_seconds") {
+      if (v == 0) {
+        return absl::InvalidArgumentError("notification.queue_retention_seconds: must be > 0");
+      }
+      s.queue_retention = absl::Seconds(v);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("notification.", key, ": unknown key"));
     }
@@ -200,6 +215,22 @@ class NotificationModule : public server::Module {
     workers_.Start();
   }
   void Stop() override { workers_.Stop(); }
+  // Siren's `cleanup_queue` job.
+  std::vector<server::Job> Jobs() override {
+    server::Job job;
+    job.name = "cleanup_queue";
+    job.description = "delete published messages older than notification.queue_retention_seconds";
+    job.lock_key = kCleanupQueueLock;
+    job.interval = settings_.cleanup_interval;
+    job.admins = &settings_.admins;
+    job.admin_setting = "notification.admins";
+    job.run = [this]() -> absl::StatusOr<std::map<std::string, int64_t>> {
+      auto deleted = CleanupQueue(notification_repo_, absl::Now(), settings_.queue_retention);
+      if (!deleted.ok()) return deleted.status();
+      return std::map<std::string, int64_t>{{"messages_deleted", *deleted}};
+    };
+    return {std::move(job)};
+  }
 
  private:
   std::unique_ptr<HttpClient> http_;

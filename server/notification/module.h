@@ -9,6 +9,10 @@
 //   retry_backoff_max_ms: 300000
 //   message_validity_seconds: 86400   waiting longer than this → `expired`
 //   lease_seconds: 60           a claimed message returns to the queue after this
+//   cleanup_interval_seconds: 3600    how often the cleanup_queue job runs (0: on
+//                               demand only: `sluice-server job run cleanup_queue`)
+//   queue_retention_seconds: 604800   cleanup_queue deletes published messages
+//                               older than this (Siren's 168h; must be > 0)
 //   file_receiver_dir: ""       the directory `file` receivers write under (an
 //                               existing absolute path); unset or "": the file
 //                               receiver type is disabled

@@ -345,15 +345,17 @@ absl::StatusOr<std::vector<pb::Role>> ProviderService::ListRoles(
   return (*client)->GetRoles(stored->provider.config(), resource_type);
 }
 
-int ProviderService::SyncAll() {
+ProviderService::SyncReport ProviderService::SyncAll() {
+  SyncReport report;
   auto all = providers_->List();
   if (!all.ok()) {
     spdlog::error("msg=\"resource sync: cannot list providers\" error=\"{}\"",
                   std::string(all.status().message()));
-    return 1;
+    report.providers_failed = 1;
+    return report;
   }
-  int failures = 0;
   for (const auto& stored : *all) {
+    int64_t count = 0;
     absl::Status st = [&]() -> absl::Status {
       auto config = Unseal(stored);
       if (!config.ok()) return config.status();
@@ -361,18 +363,22 @@ int ProviderService::SyncAll() {
       if (!client.ok()) return client.status();
       auto resources = Fetch(*client, *config);
       if (!resources.ok()) return resources.status();
+      count = static_cast<int64_t>(resources->size());
       return providers_->SyncResources(
           stored.provider, *resources,
           {"provider.sync", "system",
            {{"id", stored.provider.id()}, {"resources", resources->size()}}});
     }();
     if (!st.ok()) {
-      ++failures;
+      ++report.providers_failed;
       spdlog::warn("msg=\"resource sync failed\" provider={} error=\"{}\"", stored.provider.id(),
                    std::string(st.message()));
+    } else {
+      ++report.providers_synced;
+      report.resources += count;
     }
   }
-  return failures;
+  return report;
 }
 
 absl::StatusOr<pb::ProviderConfig> ProviderService::GetPlainConfig(const std::string& type,

@@ -50,9 +50,15 @@ class ProviderService {
   // The roles of one resource type. NotFound for the provider or the type.
   absl::StatusOr<std::vector<pb::Role>> ListRoles(const std::string& id,
                                                   const std::string& resource_type);
-  // Re-fetches every provider's resources (the background job, actor
-  // "system"). Failures are logged and counted; returns the failure count.
-  int SyncAll();
+  // What one SyncAll did.
+  struct SyncReport {
+    int providers_synced = 0;  // providers whose resources were re-fetched
+    int providers_failed = 0;  // failures (logged), including listing them
+    int64_t resources = 0;     // resources the synced providers reported
+  };
+  // Re-fetches every provider's resources (the `fetch_resources` job, actor
+  // "system", Guardian's job of that name). Failures are logged and counted.
+  SyncReport SyncAll();
   // The plaintext config of the provider (type, urn); NotFound. Cached for
   // up to 2 s (the hot path of appeal creation); this process's own updates
   // and deletes invalidate the entry at once.

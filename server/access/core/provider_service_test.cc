@@ -165,11 +165,16 @@ TEST_F(ProviderServiceTest, RolesAndSyncAll) {
   EXPECT_EQ((*roles)[0].id(), "viewer");
   EXPECT_TRUE(absl::IsNotFound(service_->ListRoles(p->id(), "table").status()));
   client_->resources.resize(1);
-  EXPECT_EQ(service_->SyncAll(), 0);
+  auto synced = service_->SyncAll();
+  EXPECT_EQ(synced.providers_failed, 0);
+  EXPECT_EQ(synced.providers_synced, 1);
+  EXPECT_EQ(synced.resources, 1);
   EXPECT_EQ(providers_.resources.at(p->id()).size(), 1u);
   EXPECT_EQ(providers_.audit.back().actor, "system");
   client_->fetch_error = absl::UnavailableError("down");
-  EXPECT_EQ(service_->SyncAll(), 1);
+  auto failed = service_->SyncAll();
+  EXPECT_EQ(failed.providers_failed, 1);
+  EXPECT_EQ(failed.providers_synced, 0);
 }
 
 // Guardian's configs leave allowed_account_types out: every account type the

@@ -5,6 +5,7 @@
 #include <soci/soci.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/db/advisory_lock.h"
 #include "common/db/audit.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
@@ -459,29 +460,7 @@ absl::StatusOr<std::vector<pb::AuditLog>> PostgresAuditLogRepository::List(
 }
 
 absl::StatusOr<bool> PostgresJobLock::RunExclusive(int64_t key, const std::function<void()>& fn) {
-  // The lock lives on a session of its own, outside the pool: the job body
-  // leases pooled connections itself, and holding one here while it waits
-  // for another deadlocked a pool of one (and two overlapping jobs in a pool
-  // of two), review finding M3. Closing the session releases the lock even
-  // when the unlock below is never reached.
-  auto session = pool_->OpenDedicated();
-  if (!session.ok()) return session.status();
-  soci::session& sql = **session;
-  long long k = key;
-  try {
-    int got = 0;
-    sql << "SELECT pg_try_advisory_lock(:k)::int", soci::into(got), use(k);
-    if (got == 0) return false;
-  } catch (const soci::soci_error& e) {
-    return db::FromSociError(e, "job lock");
-  }
-  fn();
-  try {
-    sql << "SELECT pg_advisory_unlock(:k)", use(k);
-  } catch (const soci::soci_error&) {
-    // The session closes right after, which releases the lock too.
-  }
-  return true;
+  return db::RunExclusive(*pool_, key, fn);
 }
 
 }  // namespace sluice::access

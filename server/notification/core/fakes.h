@@ -215,7 +215,20 @@ class FakeNotificationRepository : public NotificationRepository {
   absl::Status MarkPublished(uint64_t id, absl::string_view lease) override {
     if (!Holds(id, lease)) return Lost(id);
     messages[id].m.status = kPublished;
+    messages[id].m.updated_at = absl::Now();
     return absl::OkStatus();
+  }
+  absl::StatusOr<int64_t> DeletePublished(absl::Time before) override {
+    int64_t n = 0;
+    for (auto it = messages.begin(); it != messages.end();) {
+      if (it->second.m.status == kPublished && it->second.m.updated_at < before) {
+        it = messages.erase(it);
+        ++n;
+      } else {
+        ++it;
+      }
+    }
+    return n;
   }
   absl::Status MarkFailed(uint64_t id, absl::string_view lease, absl::string_view e) override {
     if (!Holds(id, lease)) return Lost(id);

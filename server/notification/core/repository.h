@@ -102,6 +102,10 @@ class NotificationRepository {
   // Returns a claimed, unsent message to the queue as it was (shutdown);
   // Aborted like Mark* when `lease` no longer holds it.
   virtual absl::Status Release(uint64_t message_id, absl::string_view lease) = 0;
+  // Deletes published messages last updated before `before` and returns how
+  // many (Siren's cleanup_queue). Their notifications stay, so that an
+  // idempotency key never sends twice.
+  virtual absl::StatusOr<int64_t> DeletePublished(absl::Time before) = 0;
 };
 
 class AlertRepository {

@@ -150,6 +150,22 @@ absl::StatusOr<int> PostgresNotificationRepository::ExpireDue(absl::Time now) {
   return static_cast<int>(n);
 }
 
+absl::StatusOr<int64_t> PostgresNotificationRepository::DeletePublished(absl::Time before) {
+  long long n = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) {
+    double t = Seconds(before);
+    soci::statement stmt =
+        (sql.prepare << "DELETE FROM notification_messages WHERE status = 'published' "
+                        "AND updated_at < to_timestamp(:t)",
+         soci::use(t));
+    stmt.execute(true);
+    n = Affected(stmt);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return static_cast<int64_t>(n);
+}
+
 absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Claim(
     int limit, absl::Duration lease) {
   std::vector<ClaimedMessage> out;

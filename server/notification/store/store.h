@@ -74,6 +74,7 @@ class PostgresNotificationRepository : public NotificationRepository {
   absl::Status MarkRetry(uint64_t message_id, absl::string_view lease, absl::string_view error,
                          absl::Time next_attempt_at) override;
   absl::Status Release(uint64_t message_id, absl::string_view lease) override;
+  absl::StatusOr<int64_t> DeletePublished(absl::Time before) override;
 
  private:
   db::Pool* pool_;

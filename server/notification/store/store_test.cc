@@ -342,6 +342,29 @@ TEST_F(StoreTest, ExpiredLeaseIsReclaimedAndOldMessagesExpire) {
   }
 }
 
+TEST_F(StoreTest, DeletePublishedRemovesOnlyOldPublishedMessages) {
+  Bind();
+  uint64_t n = Enqueue(3);
+  auto claimed = queue_.Claim(2, absl::Seconds(60));
+  ASSERT_EQ(claimed->size(), 2u);
+  for (const ClaimedMessage& c : *claimed) ASSERT_TRUE(queue_.MarkPublished(c.message.id, c.lease).ok());
+  long long old_id = static_cast<long long>((*claimed)[0].message.id);
+  ASSERT_TRUE(pool_->Run([&](soci::session& sql) {
+    sql << "UPDATE notification_messages SET updated_at = now() - interval '8 days' "
+           "WHERE id = :id OR status = 'enqueued'",
+        soci::use(old_id);
+    return absl::OkStatus();
+  }).ok());
+  auto deleted = queue_.DeletePublished(absl::Now() - absl::Hours(168));
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_EQ(*deleted, 1);
+  auto left = queue_.ListMessages(n);  // the notification itself stays
+  ASSERT_TRUE(left.ok()) << left.status();
+  ASSERT_EQ(left->size(), 2u);
+  for (const Message& m : *left) EXPECT_NE(m.id, static_cast<uint64_t>(old_id));
+  EXPECT_EQ(*queue_.DeletePublished(absl::Now() - absl::Hours(168)), 0);
+}
+
 // A firing alertmanager alert of provider "p" named X.
 Alert FiringAlert(const std::string& fingerprint, int64_t starts_at) {
   Alert a;
