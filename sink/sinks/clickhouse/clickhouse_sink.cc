@@ -95,7 +95,7 @@ std::vector<FailedMessage> ClickHouseSink::Prepare(const std::vector<Message>& b
       continue;
     }
     rows_.push_back(row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    messages_.push_back(m);
+    messages_.push_back(&m);
   }
   return failed;
 }
@@ -127,14 +127,14 @@ std::vector<FailedMessage> ClickHouseSink::Execute() {
     if (bad >= 1 && static_cast<size_t>(bad) <= rows.size() && attempt < kIsolationBudget) {
       // The insert was atomic: nothing was written. Leave the bad row out.
       size_t i = rows[bad - 1];
-      failed.push_back({messages_[i], ErrorType::kSink4xxError, absl::StrCat("clickhouse sink: ", why)});
+      failed.push_back({*messages_[i], ErrorType::kSink4xxError, absl::StrCat("clickhouse sink: ", why)});
       rows.erase(rows.begin() + (bad - 1));
       continue;
     }
     ErrorType type = !res.ok()             ? ErrorType::kSinkRetryableError
                      : res->status >= 500 ? (bad >= 1 ? ErrorType::kSink4xxError : ErrorType::kSink5xxError)
                                           : ErrorType::kSink4xxError;
-    for (size_t r : rows) failed.push_back({messages_[r], type, absl::StrCat("clickhouse sink: ", why)});
+    for (size_t r : rows) failed.push_back({*messages_[r], type, absl::StrCat("clickhouse sink: ", why)});
     break;
   }
   rows_.clear();

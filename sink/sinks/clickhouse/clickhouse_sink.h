@@ -64,7 +64,7 @@ class ClickHouseSink : public TwoStageSink {
   ClickHouseSinkConfig config_;
   std::shared_ptr<HttpClient> http_;
   std::vector<std::string> rows_;  // one JSON row per prepared message
-  std::vector<Message> messages_;
+  std::vector<const Message*> messages_;  // into the batch, which outlives Execute
 };
 
 }  // namespace sluice::sink

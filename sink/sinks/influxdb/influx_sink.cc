@@ -114,7 +114,7 @@ std::vector<FailedMessage> InfluxSink::Prepare(const std::vector<Message>& batch
       continue;
     }
     lines_.push_back(*std::move(line));
-    messages_.push_back(m);
+    messages_.push_back(&m);
   }
   return failed;
 }
@@ -162,12 +162,12 @@ std::vector<FailedMessage> InfluxSink::Execute() {
     for (size_t i = 0; i < lines_.size(); ++i) {
       WriteResult one = Write(lines_[i]);
       if (!one.ok) {
-        failed.push_back({std::move(messages_[i]), one.type, absl::StrCat("influxdb sink: ", one.why)});
+        failed.push_back({*messages_[i], one.type, absl::StrCat("influxdb sink: ", one.why)});
       }
     }
   } else if (!all.ok) {
-    for (Message& m : messages_) {
-      failed.push_back({std::move(m), all.type, absl::StrCat("influxdb sink: ", all.why)});
+    for (const Message* m : messages_) {
+      failed.push_back({*m, all.type, absl::StrCat("influxdb sink: ", all.why)});
     }
   }
   lines_.clear();

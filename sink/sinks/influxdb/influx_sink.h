@@ -81,7 +81,7 @@ class InfluxSink : public TwoStageSink {
   InfluxSinkConfig config_;
   std::shared_ptr<HttpClient> http_;
   std::vector<std::string> lines_;  // one per prepared message
-  std::vector<Message> messages_;
+  std::vector<const Message*> messages_;  // into the batch, which outlives Execute
 };
 
 // Line-protocol escaping (InfluxDB 1.x docs, "Line protocol: special

@@ -145,7 +145,7 @@ std::vector<FailedMessage> PromSink::Prepare(const std::vector<Message>& batch) 
       failed.push_back({m, ErrorType::kInvalidMessageError, absl::StrCat("prometheus sink: ", s.message())});
       continue;
     }
-    messages_.push_back(m);
+    messages_.push_back(&m);
   }
   return failed;
 }
@@ -165,7 +165,7 @@ std::vector<FailedMessage> PromSink::Execute() {
   absl::StatusOr<HttpResult> res = http_->Do(req);
   std::string where = RedactUrl(config_.url);
   auto fail_all = [&](ErrorType type, const std::string& why) {
-    for (Message& m : messages_) failed.push_back({std::move(m), type, absl::StrCat("prometheus sink: ", why)});
+    for (const Message* m : messages_) failed.push_back({*m, type, absl::StrCat("prometheus sink: ", why)});
   };
   if (!res.ok()) {
     fail_all(ErrorType::kSinkRetryableError, std::string(res.status().message()));

@@ -78,7 +78,7 @@ class PromSink : public TwoStageSink {
   Metrics* metrics_;
   std::shared_ptr<HttpClient> http_;
   prometheus::WriteRequest request_;
-  std::vector<Message> messages_;
+  std::vector<const Message*> messages_;  // into the batch, which outlives Execute
 };
 
 }  // namespace sluice::sink
