@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 extern char** environ;
@@ -90,6 +91,31 @@ absl::StatusOr<int> Env::GetPort(absl::string_view name, int def) const {
   if (!v.ok()) return v.status();
   if (*v < 0 || *v > 65535) return absl::InvalidArgumentError(absl::StrCat(name, " out of range"));
   return static_cast<int>(*v);
+}
+
+bool IsHostPort(absl::string_view s) {
+  size_t colon = s.rfind(':');
+  int port = 0;
+  return colon != absl::string_view::npos && colon != 0 &&
+         s.substr(0, colon).find_first_of("/@?,") == absl::string_view::npos &&
+         absl::SimpleAtoi(s.substr(colon + 1), &port) && port > 0 && port <= 65535;
+}
+
+absl::StatusOr<std::vector<std::string>> Env::GetHostPorts(absl::string_view name,
+                                                           absl::string_view example) const {
+  auto text = Require(name);
+  if (!text.ok()) return text.status();
+  std::vector<std::string> out;
+  for (absl::string_view entry : absl::StrSplit(*text, ',', absl::SkipWhitespace())) {
+    entry = absl::StripAsciiWhitespace(entry);
+    if (!IsHostPort(entry)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": \"", entry, "\" is not host:port (e.g. ", example, ")"));
+    }
+    out.emplace_back(entry);
+  }
+  if (out.empty()) return absl::InvalidArgumentError(absl::StrCat(name, " is empty"));
+  return out;
 }
 
 absl::StatusOr<std::string> Env::GetEnum(absl::string_view name, absl::string_view def,

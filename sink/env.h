@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -17,6 +18,10 @@ namespace sluice::sink {
 
 // An immutable snapshot of name → value. Empty values count as unset, as in
 // Firehose's owner-config (an exported-but-empty variable takes the default).
+// True for "host:port": a non-empty host without '/', '@', '?' or ',' and a
+// port in 1..65535 after the last colon.
+bool IsHostPort(absl::string_view s);
+
 class Env {
  public:
   Env() = default;
@@ -50,6 +55,13 @@ class Env {
   // TCP/UDP port in 0..65535 or `def` (0 usually means "off");
   // InvalidArgument "<name> out of range" otherwise.
   absl::StatusOr<int> GetPort(absl::string_view name, int def) const;
+
+  // The required comma-separated "host:port" list of `name`, entries trimmed
+  // (see IsHostPort). InvalidArgument "<name> is required" when unset,
+  // "<name>: \"x\" is not host:port (e.g. <example>)" for a bad entry and
+  // "<name> is empty" for a list of nothing but commas.
+  absl::StatusOr<std::vector<std::string>> GetHostPorts(absl::string_view name,
+                                                        absl::string_view example) const;
 
   // One of `allowed` (upper-case names), compared case-insensitively after
   // trimming, returned upper-cased; `def` when unset. InvalidArgument

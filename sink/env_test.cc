@@ -23,6 +23,20 @@ TEST(Env, ErrorsNameTheVariable) {
   EXPECT_EQ(r.status().message(), "SINK_TYPE is required");
 }
 
+TEST(Env, HostPortListsNameTheVariableAndTheBadEntry) {
+  Env env({{"A", " h1:1, h2:65535 ,"}, {"B", "h1:1,h2"}, {"C", " , "}, {"D", "u@h:1"}, {"E", "h:0"}});
+  auto a = env.GetHostPorts("A", "localhost:1");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(*a, (std::vector<std::string>{"h1:1", "h2:65535"}));
+  EXPECT_EQ(env.GetHostPorts("B", "localhost:1").status().message(),
+            "B: \"h2\" is not host:port (e.g. localhost:1)");
+  EXPECT_EQ(env.GetHostPorts("C", "x:1").status().message(), "C is empty");
+  EXPECT_FALSE(env.GetHostPorts("D", "x:1").ok());
+  EXPECT_FALSE(env.GetHostPorts("E", "x:1").ok());
+  EXPECT_EQ(env.GetHostPorts("F", "x:1").status().message(), "F is required");
+  EXPECT_TRUE(IsHostPort("[::1]:6379"));
+}
+
 TEST(Env, BoolsAndPrefixes) {
   Env env({{"T", "TRUE"},
            {"SOURCE_KAFKA_CONSUMER_CONFIG_FETCH_MIN_BYTES", "1"},

@@ -26,10 +26,7 @@ absl::Status ParseHosts(absl::string_view text, std::vector<std::string>* hosts)
             "SINK_ES_CONNECTION_URLS: \"", h, "\" must be host:port or an http(s):// URL"));
       }
     } else {
-      size_t colon = h.rfind(':');
-      int port = 0;
-      if (colon == absl::string_view::npos || colon == 0 ||
-          !absl::SimpleAtoi(h.substr(colon + 1), &port) || port <= 0 || port > 65535) {
+      if (!IsHostPort(h)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "SINK_ES_CONNECTION_URLS: \"", h, "\" is not host:port (e.g. localhost:9200)"));
       }

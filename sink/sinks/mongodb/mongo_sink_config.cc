@@ -7,25 +7,6 @@
 namespace sluice::sink {
 namespace {
 
-// "host:port,..." → hosts. Firehose's MongoSinkUtil.getServerAddresses rule:
-// every entry needs a host and a port.
-absl::Status ParseHosts(absl::string_view urls, MongoSinkConfig* c) {
-  for (absl::string_view url : absl::StrSplit(urls, ',', absl::SkipWhitespace())) {
-    url = absl::StripAsciiWhitespace(url);
-    size_t colon = url.rfind(':');
-    int port = 0;
-    bool bad_host = colon == absl::string_view::npos || colon == 0 ||
-                    url.find_first_of("/@?,") != absl::string_view::npos;
-    if (bad_host || !absl::SimpleAtoi(url.substr(colon + 1), &port) || port <= 0 || port > 65535) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SINK_MONGO_CONNECTION_URLS: \"", url, "\" is not host:port (e.g. localhost:27017)"));
-    }
-    c->hosts.emplace_back(url);
-  }
-  if (c->hosts.empty()) return absl::InvalidArgumentError("SINK_MONGO_CONNECTION_URLS is empty");
-  return absl::OkStatus();
-}
-
 absl::Status ParseBlacklist(const Env& env, MongoSinkConfig* c) {
   auto text = env.Get("SINK_MONGO_RETRY_STATUS_CODE_BLACKLIST");
   if (!text) return absl::OkStatus();  // default {11000}
@@ -90,9 +71,10 @@ absl::Status ParseTimeouts(const Env& env, MongoSinkConfig* c) {
 
 absl::StatusOr<MongoSinkConfig> MongoSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
   MongoSinkConfig c;
-  auto urls = env.Require("SINK_MONGO_CONNECTION_URLS");
-  if (!urls.ok()) return urls.status();
-  if (absl::Status s = ParseHosts(*urls, &c); !s.ok()) return s;
+  // Firehose's MongoSinkUtil.getServerAddresses rule: every entry host:port.
+  auto hosts = env.GetHostPorts("SINK_MONGO_CONNECTION_URLS", "localhost:27017");
+  if (!hosts.ok()) return hosts.status();
+  c.hosts.assign(hosts->begin(), hosts->end());
   for (auto [name, field] : {std::pair{"SINK_MONGO_DB_NAME", &c.db},
                              std::pair{"SINK_MONGO_COLLECTION_NAME", &c.collection}}) {
     auto v = env.Require(name);

@@ -8,23 +8,6 @@
 namespace sluice::sink {
 namespace {
 
-// "host:port,..." -> urls. InvalidArgument naming SINK_REDIS_URLS.
-absl::Status ParseUrls(absl::string_view urls, RedisSinkConfig* c) {
-  for (absl::string_view url : absl::StrSplit(urls, ',', absl::SkipWhitespace())) {
-    url = absl::StripAsciiWhitespace(url);
-    size_t colon = url.rfind(':');
-    int port = 0;
-    if (colon == absl::string_view::npos || colon == 0 ||
-        !absl::SimpleAtoi(url.substr(colon + 1), &port) || port <= 0 || port > 65535) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SINK_REDIS_URLS: \"", url, "\" is not host:port (e.g. localhost:6379)"));
-    }
-    c->urls.emplace_back(url);
-  }
-  if (c->urls.empty()) return absl::InvalidArgumentError("SINK_REDIS_URLS is empty");
-  return absl::OkStatus();
-}
-
 // The value field of LIST / KEYVALUE: depot's *_DATA_FIELD_NAME or older
 // Firehose's *_DATA_PROTO_INDEX.
 absl::Status ParseValueField(const Env& env, const std::string& prefix,
@@ -102,9 +85,9 @@ absl::Status ParseTtlAndTimeouts(const Env& env, RedisSinkConfig* c) {
 
 absl::StatusOr<RedisSinkConfig> RedisSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
   RedisSinkConfig c;
-  auto urls = env.Require("SINK_REDIS_URLS");
+  auto urls = env.GetHostPorts("SINK_REDIS_URLS", "localhost:6379");
   if (!urls.ok()) return urls.status();
-  if (absl::Status s = ParseUrls(*urls, &c); !s.ok()) return s;
+  c.urls.assign(urls->begin(), urls->end());
   auto deployment = env.GetEnum("SINK_REDIS_DEPLOYMENT_TYPE", "STANDALONE", {"STANDALONE", "CLUSTER"});
   if (!deployment.ok()) return deployment.status();
   c.cluster = *deployment == "CLUSTER";
