@@ -36,10 +36,6 @@ std::string LibrdkafkaName(absl::string_view k) {
   return name;
 }
 
-std::string Upper(absl::string_view s) {
-  return absl::AsciiStrToUpper(absl::StripAsciiWhitespace(s));
-}
-
 // SINK_CONTROL_HOST, _TOKEN(_FILE) and _TLS_*. The API pauses the pipeline
 // and reads topic data (TestFilter), so off loopback it needs a credential.
 absl::Status ParseControlSecurity(const Env& env, ControlConfig* c) {
