@@ -126,10 +126,14 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
       if (auto s = Activate(tx, &*appeal, *config, *policy, ops); !s.ok()) return s;
       if (auto s = InsertHardRequirements(tx, *appeal, &hard, ops); !s.ok()) return s;
     }
+    if (auto s = EmitEvents(tx, ActionEvents(*appeal, approval->name(), actor, reason)); !s.ok()) {
+      return s;
+    }
     result = std::move(*appeal);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
+  EventsCommitted();
   if (result.status() == "active") CreateSoftRequirements(&result, *policy, &hard);
   return result;
 }
@@ -190,6 +194,9 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
   grant->set_revoke_reason(reason);
   *grant->mutable_updated_at() = now;
   if (auto st = tx.UpdateGrant(*grant); !st.ok()) return st;
+  // Every revoke (single, bulk, expiry) tells the holder, as Guardian's
+  // grant Revoke does (also for its expiry job).
+  if (auto st = EmitEvents(tx, {RevokedEvent(*grant)}); !st.ok()) return st;
   auto appeal = tx.GetAppeal(grant->appeal_id(), true);
   if (appeal.ok() && appeal->status() == "active") {
     appeal->set_status("terminated");
@@ -239,6 +246,7 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
     return Deactivate(tx, &g, *config, actor, reason, "appeal.revoke", ops);
   });
   if (!st.ok()) return st;
+  EventsCommitted();
   return Get(id);
 }
 
@@ -246,7 +254,7 @@ absl::Status AppealService::RevokeOne(const pb::Grant& candidate,
                                       const std::map<std::string, pb::ProviderConfig>& configs,
                                       const std::string& actor, const std::string& reason,
                                       const std::string& audit_action) {
-  return RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     if (auto l = tx.LockAccess(candidate.account_id(), candidate.resource_id(), candidate.role());
         !l.ok()) {
       return l;
@@ -264,6 +272,8 @@ absl::Status AppealService::RevokeOne(const pb::Grant& candidate,
     *g.mutable_resource() = candidate.resource();
     return Deactivate(tx, &g, it->second, actor, reason, audit_action, ops);
   });
+  if (st.ok()) EventsCommitted();
+  return st;
 }
 
 absl::StatusOr<RevokeManyResult> AppealService::RevokeMany(const GrantSelector& s,

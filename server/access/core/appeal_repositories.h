@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/sluice/access/v1beta1/appeal.pb.h"
+#include "server/access/core/access_events.h"
 #include "server/access/core/repositories.h"
 
 namespace sluice::access {
@@ -44,16 +45,29 @@ class AccessTx {
   }
   // InsertAppealAudited when no active grant exists for the appeal's account,
   // resource and role (true); otherwise writes nothing and returns false. Lets
-  // the common case skip a separate grant lookup.
-  virtual absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
-                                                             AuditEntry audit) {
+  // the common case skip a separate grant lookup. With it, `events` (access
+  // events of the new appeal, ids empty) go to the outbox with id
+  // "<type>:<appeal id>" and variables.appeal_id set; a store may write all
+  // of it in one statement (the create-appeal hot path).
+  virtual absl::StatusOr<bool> InsertAppealUnlessActiveGrant(
+      pb::Appeal* appeal, AuditEntry audit, std::vector<AccessEvent> events = {}) {
     auto existing =
         FindActiveGrant(appeal->account_id(), appeal->resource_id(), appeal->role(), false);
     if (!existing.ok()) return existing.status();
     if (existing->has_value()) return false;
     if (auto st = InsertAppealAudited(appeal, std::move(audit)); !st.ok()) return st;
+    if (events.empty()) return true;
+    for (AccessEvent& e : events) {
+      e.id = e.type + ":" + appeal->id();
+      e.variables["appeal_id"] = appeal->id();
+    }
+    if (auto st = InsertEvents(events); !st.ok()) return st;
     return true;
   }
+  // Writes `events` to the outbox (one multi-row INSERT); an id already
+  // present is skipped (ON CONFLICT DO NOTHING), so re-running a reminder
+  // writes nothing new.
+  virtual absl::Status InsertEvents(const std::vector<AccessEvent>& events) = 0;
   // Writes status, revoke fields, updated_at and every approval's status,
   // actor, reason and approvers.
   virtual absl::Status UpdateAppeal(const pb::Appeal& appeal) = 0;
@@ -127,11 +141,12 @@ class AppealRepository {
   // and role; AlreadyExists when a pending appeal does. The create-appeal
   // fast path: a store that writes it as one statement needs no explicit
   // transaction (PostgreSQL: one round trip instead of BEGIN/INSERT/COMMIT).
-  virtual absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
-                                                             AuditEntry audit) {
+  // `events` as in AccessTx::InsertAppealUnlessActiveGrant.
+  virtual absl::StatusOr<bool> InsertAppealUnlessActiveGrant(
+      pb::Appeal* appeal, AuditEntry audit, std::vector<AccessEvent> events = {}) {
     bool inserted = false;
     absl::Status st = InTransaction([&](AccessTx& tx) -> absl::Status {
-      auto r = tx.InsertAppealUnlessActiveGrant(appeal, std::move(audit));
+      auto r = tx.InsertAppealUnlessActiveGrant(appeal, std::move(audit), std::move(events));
       if (!r.ok()) return r.status();
       inserted = *r;
       return absl::OkStatus();

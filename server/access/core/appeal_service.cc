@@ -209,10 +209,15 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
   // atomic write when no active grant exists: no explicit transaction.
   if (prepared.size() == 1 && prepared[0].appeal.status() == "pending") {
     pb::Appeal& a = prepared[0].appeal;
-    auto inserted = appeals_->InsertAppealUnlessActiveGrant(&a, audit_of(a));
+    // Its events go in with it: no extra round trip on the hot path.
+    auto inserted = appeals_->InsertAppealUnlessActiveGrant(
+        &a, audit_of(a), event_policy_.Filter(CreatedEvents(a)));
     if (absl::IsAlreadyExists(inserted.status())) return pending_exists(a);
     if (!inserted.ok()) return inserted.status();
-    if (*inserted) return std::vector<pb::Appeal>{std::move(a)};
+    if (*inserted) {
+      EventsCommitted();
+      return std::vector<pb::Appeal>{std::move(a)};
+    }
     // An active grant exists: the transaction below decides on extension.
   }
   absl::Time now = clock_();
@@ -228,6 +233,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
     for (const auto& [account, resource, role] : keys) {
       if (auto s = tx.LockAccess(account, resource, role); !s.ok()) return s;
     }
+    std::vector<AccessEvent> events;
     for (Prepared& p : prepared) {
       pb::Appeal& a = p.appeal;
       AuditEntry audit = audit_of(a);
@@ -268,10 +274,12 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
         if (auto ac = Activate(tx, &a, p.config, p.policy, ops); !ac.ok()) return ac;
         if (auto h = InsertHardRequirements(tx, a, &p.hard, ops); !h.ok()) return h;
       }
+      for (AccessEvent& e : CreatedEvents(a)) events.push_back(std::move(e));
     }
-    return absl::OkStatus();
+    return EmitEvents(tx, std::move(events));  // one multi-row INSERT
   });
   if (!st.ok()) return st;  // RunAndSettle undid the provider calls: no access without a record
+  EventsCommitted();
   std::vector<pb::Appeal> out;
   for (Prepared& p : prepared) {
     if (p.appeal.status() == "active") CreateSoftRequirements(&p.appeal, p.policy, &p.hard);
@@ -361,6 +369,19 @@ absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
   *appeal->mutable_grant() = grant;
   (void)policy;
   return absl::OkStatus();
+}
+
+absl::Status AppealService::EmitEvents(AccessTx& tx, std::vector<AccessEvent> events) {
+  events = event_policy_.Filter(std::move(events));
+  if (events.empty()) return absl::OkStatus();
+  return tx.InsertEvents(events);
+}
+
+absl::Status AppealService::RecordOwnerChange(AccessTx& tx, const pb::Grant& grant,
+                                              const std::string& previous_owner,
+                                              const std::string& actor) {
+  if (grant.owner() == previous_owner) return absl::OkStatus();
+  return EmitEvents(tx, {OwnerChangedEvent(grant, previous_owner, actor)});
 }
 
 absl::StatusOr<pb::Appeal> AppealService::Expand(pb::Appeal appeal) {

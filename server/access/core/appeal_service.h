@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
+#include "server/access/core/access_events.h"
 #include "server/access/core/actor.h"
 #include "server/access/core/appeal_repositories.h"
 #include "server/access/core/policy_service.h"
@@ -137,6 +138,26 @@ class AppealService {
   // nothing is journaled and Reconcile does nothing).
   void set_journal(ProviderJournal* journal) { journal_ = journal; }
 
+  // Access events (issue 17, section 1): which types are written to the
+  // outbox, and `committed` (may be empty), called after a commit that may
+  // have written events (the dispatcher's Wake). Default: every type, no
+  // wake-up.
+  void set_events(EventPolicy policy, std::function<void()> committed) {
+    event_policy_ = std::move(policy);
+    events_committed_ = std::move(committed);
+  }
+  // For the grant owner-update path (PATCH /grants/{id}): writes the
+  // grant.owner_changed event (OwnerChangedEvent: old and new owner) in the
+  // caller's transaction `tx`; `grant` is the grant after the change, with
+  // its resource and updated_at. Call EventsCommitted() after the commit.
+  // Writes nothing when the owner did not change or the type is disabled.
+  absl::Status RecordOwnerChange(AccessTx& tx, const pb::Grant& grant,
+                                 const std::string& previous_owner, const std::string& actor);
+  // Wakes the event dispatcher (after a commit that wrote events).
+  void EventsCommitted() {
+    if (events_committed_) events_committed_();
+  }
+
   // The reconciliation job (security review M2): settles every journaled
   // provider operation still in flight after `min_age` (a crash or an
   // ambiguous COMMIT left it), under the access's lock: a grant without an
@@ -235,6 +256,8 @@ class AppealService {
   // Stores `appeal`'s requirement_failures on its row.
   void RecordRequirementFailures(const pb::Appeal& appeal);
   absl::StatusOr<pb::Appeal> Expand(pb::Appeal appeal);
+  // Writes the enabled events of `events` (with recipients) in `tx`.
+  absl::Status EmitEvents(AccessTx& tx, std::vector<AccessEvent> events);
   absl::StatusOr<pb::Appeal> EditApprovers(const std::string& appeal_id, const std::string& approval,
                                            const std::string& email, const std::string& actor,
                                            bool add);
@@ -248,6 +271,8 @@ class AppealService {
   std::function<absl::Time()> clock_;
   ProviderJournal* journal_ = nullptr;
   AppealLimits limits_;
+  EventPolicy event_policy_;
+  std::function<void()> events_committed_;
 };
 
 // Parses "<field>:<asc|desc>" entries against `allowed` column names.

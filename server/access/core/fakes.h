@@ -185,6 +185,7 @@ class FakeAppealRepository : public AppealRepository {
     std::map<std::string, pb::Appeal> appeals;
     std::map<std::string, pb::Grant> grants;
     std::vector<AuditEntry> audit;
+    std::map<std::string, AccessEvent> events;  // the outbox, by id
     int next_id = 0;
   };
   absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) override {
@@ -314,6 +315,10 @@ class FakeAppealRepository : public AppealRepository {
     }
     absl::Status Audit(const AuditEntry& e) override {
       s_->audit.push_back(e);
+      return absl::OkStatus();
+    }
+    absl::Status InsertEvents(const std::vector<AccessEvent>& events) override {
+      for (const AccessEvent& e : events) s_->events.emplace(e.id, e);
       return absl::OkStatus();
     }
 

@@ -10,6 +10,7 @@
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 #include "server/access/store/pg_exec.h"
+#include "server/access/store/postgres_event_store.h"
 #include "server/access/store/sql_rows.h"
 
 namespace sluice::access {
@@ -55,6 +56,13 @@ std::string AppealData(const pb::Appeal& appeal) {
   return ProtoToJsonString(copy);
 }
 
+// [{"type", "payload"}, …] of `events` for jsonb_to_recordset.
+std::string EventRecords(const std::vector<AccessEvent>& events) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const AccessEvent& e : events) rows.push_back({{"type", e.type}, {"payload", ToPayload(e)}});
+  return rows.dump();
+}
+
 // Advisory-lock class of LockAccess keys ("SLCA"), apart from other locks.
 constexpr int32_t kAccessLockClass = 0x534C4341;
 
@@ -87,24 +95,38 @@ class SociTx : public AccessTx {
     return Insert(a, &audit, /*unless_active_grant=*/false).status();
   }
 
-  absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* a, AuditEntry audit) override {
-    return Insert(a, &audit, /*unless_active_grant=*/true);
+  absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* a, AuditEntry audit,
+                                                     std::vector<AccessEvent> events) override {
+    return Insert(a, &audit, /*unless_active_grant=*/true, events);
+  }
+
+  absl::Status InsertEvents(const std::vector<AccessEvent>& events) override {
+    if (events.empty()) return absl::OkStatus();
+    try {
+      InsertAccessEvents(sql_, events);
+      return absl::OkStatus();
+    } catch (const soci::soci_error& e) {
+      return db::FromSociError(e, "insert access events");
+    }
   }
 
   // The appeal, its approvals and (when `audit` is set) its audit_logs row,
   // with data.id = the new appeal's id, in one statement. With
   // `unless_active_grant`, nothing is written (false) when an active grant
   // exists for the appeal's account, resource and role.
-  absl::StatusOr<bool> Insert(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant) {
+  absl::StatusOr<bool> Insert(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant,
+                              const std::vector<AccessEvent>& events = {}) {
     try {
-      return InsertOrThrow(a, audit, unless_active_grant);
+      return InsertOrThrow(a, audit, unless_active_grant, events);
     } catch (const soci::soci_error& e) {
       return db::FromSociError(e, "insert appeal");
     }
   }
 
-  // Insert, throwing the driver's error.
-  bool InsertOrThrow(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant) {
+  // Insert, throwing the driver's error. `events` (ids empty) go to the
+  // outbox in the same statement, keyed "<type>:<new appeal id>".
+  bool InsertOrThrow(pb::Appeal* a, const AuditEntry* audit, bool unless_active_grant,
+                     const std::vector<AccessEvent>& events = {}) {
     std::string data = AppealData(*a);
     // The appeal and all its approvals in one statement (one round trip on
     // the create path): one result row per approval, or one row with step -1
@@ -120,7 +142,7 @@ class SociTx : public AccessTx {
     }
     std::string id;
     PgRows inserted = PgExecPrepared(
-        sql_, "sluice_access_insert_appeal",
+        sql_, "sluice_access_insert_appeal_v2",
         "WITH a AS (INSERT INTO appeals (resource_id, policy_id, policy_version, status, "
         "account_id, account_type, role, created_by, data) SELECT CAST($1 AS uuid), $2, "
         "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb) WHERE $15 <> '1' OR NOT "
@@ -133,14 +155,18 @@ class SociTx : public AccessTx {
         "actor text, reason text, approvers jsonb, policy_id text, policy_version int) "
         "RETURNING id, step_index), "
         "l AS (INSERT INTO audit_logs (action, actor, data) SELECT $11, $12, "
-        "CAST($13 AS jsonb) || jsonb_build_object('id', a.id::text) FROM a WHERE $14 = '1') "
+        "CAST($13 AS jsonb) || jsonb_build_object('id', a.id::text) FROM a WHERE $14 = '1'), "
+        "o AS (INSERT INTO access_events (id, type, payload) SELECT x.type || ':' || a.id::text, "
+        "x.type, jsonb_set(x.payload, '{variables,appeal_id}', to_jsonb(a.id::text)) FROM a, "
+        "jsonb_to_recordset(CAST($16 AS jsonb)) AS x(type text, payload jsonb) "
+        "ON CONFLICT (id) DO NOTHING) "
         "SELECT a.id::text, COALESCE(p.id::text, ''), COALESCE(p.step_index, -1) "
         "FROM a LEFT JOIN p ON true",
         {a->resource_id(), a->policy_id(), absl::StrCat(a->policy_version()), a->status(),
          a->account_id(), a->account_type(), a->role(), a->created_by(), data, rows.dump(),
          audit ? audit->action : "", audit ? audit->actor : "",
          audit ? audit->data.dump() : "{}", audit ? "1" : "0",
-         unless_active_grant ? "1" : "0"});
+         unless_active_grant ? "1" : "0", EventRecords(events)});
     for (const auto& r : inserted) {
       id = r.get<std::string>(0);
       int i = r.get<int>(2);
@@ -283,14 +309,14 @@ absl::Status PostgresAppealRepository::InTransaction(
   });
 }
 
-absl::StatusOr<bool> PostgresAppealRepository::InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
-                                                                            AuditEntry audit) {
+absl::StatusOr<bool> PostgresAppealRepository::InsertAppealUnlessActiveGrant(
+    pb::Appeal* appeal, AuditEntry audit, std::vector<AccessEvent> events) {
   bool inserted = false;
   // A failed attempt wrote nothing (the statement is atomic), so it is safe
   // to repeat once on a connection reopened after the server restarted; if
   // the first one did commit, the repeat fails with AlreadyExists (pending).
   absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
-    inserted = SociTx(sql).InsertOrThrow(appeal, &audit, /*unless_active_grant=*/true);
+    inserted = SociTx(sql).InsertOrThrow(appeal, &audit, /*unless_active_grant=*/true, events);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;

@@ -12,8 +12,8 @@ class PostgresAppealRepository : public AppealRepository {
   explicit PostgresAppealRepository(db::Pool* pool) : pool_(pool) {}
   absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) override;
   // One INSERT … statement in autocommit mode (atomic on its own).
-  absl::StatusOr<bool> InsertAppealUnlessActiveGrant(pb::Appeal* appeal,
-                                                     AuditEntry audit) override;
+  absl::StatusOr<bool> InsertAppealUnlessActiveGrant(
+      pb::Appeal* appeal, AuditEntry audit, std::vector<AccessEvent> events = {}) override;
   absl::StatusOr<std::vector<pb::Appeal>> ListAppeals(const AppealFilter& f, int* total) override;
   absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const ApprovalFilter& f,
                                                            int* total) override;

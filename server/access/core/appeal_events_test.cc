@@ -1,0 +1,167 @@
+// The access events AppealService writes to the outbox (issue 17, section 1),
+// with in-memory fakes: which event, to whom, in the change's transaction.
+#include <gtest/gtest.h>
+
+#include "server/access/core/appeal_service.h"
+#include "server/access/core/fakes.h"
+#include "server/access/core/json.h"
+#include "server/access/core/validation.h"
+
+namespace sluice::access {
+namespace {
+
+class AppealEventsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pb::Policy p;
+    // Two manual steps: the second one's approvers hear of the first's approval.
+    ASSERT_TRUE(JsonStringToProto(R"({"id": "pol", "steps": [
+        {"name": "owner", "strategy": "manual", "approvers": ["o@x.com"]},
+        {"name": "security", "strategy": "manual", "approvers": ["s1@x.com", "s2@x.com"]}],
+        "appeal": {"allow_permanent_access": true, "allow_on_behalf": true}})", &p).ok());
+    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
+    appeals_.resources = &resources_;
+    auto client = std::make_unique<testing::FakeProviderClient>();
+    pb::Resource r;
+    r.set_id(kResource);
+    r.set_type("table");
+    r.set_urn("urn-t");
+    r.set_name("orders");
+    client->resources.push_back(r);
+    r.set_provider_type("fake");
+    r.set_provider_urn("f");
+    resources_.resources[r.id()] = r;
+    std::vector<std::unique_ptr<ProviderClient>> clients;
+    clients.push_back(std::move(client));
+    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
+    pb::ProviderConfig c;
+    ASSERT_TRUE(JsonStringToProto(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
+        "resources": [{"type": "table", "policy": {"id": "pol", "version": 1},
+                       "roles": [{"id": "viewer"}]}]})", &c).ok());
+    providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_, registry_.get(),
+                                                   crypter_.get());
+    ASSERT_TRUE(providers_->Create(c, "admin@x.com").ok());
+    service_ = std::make_unique<AppealService>(&appeals_, &resources_, &policies_, providers_.get(),
+                                               registry_.get(), nullptr);
+    service_->set_events(policy_, [this] { ++wakes_; });
+  }
+  pb::Appeal Create(const std::string& account = "") {
+    pb::CreateAppealRequest req;
+    req.set_account_id(account);
+    auto* r = req.add_resources();
+    r->set_id(kResource);
+    r->set_role("viewer");
+    auto created = service_->Create(req, "u@x.com");
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? (*created)[0] : pb::Appeal();
+  }
+  const AccessEvent* Event(const std::string& id) {
+    auto it = appeals_.state.events.find(id);
+    return it == appeals_.state.events.end() ? nullptr : &it->second;
+  }
+  using Strings = std::vector<std::string>;
+  const std::string kResource = "00000000-0000-0000-0000-000000000001";
+  EventPolicy policy_;
+  int wakes_ = 0;
+  testing::FakePolicyRepository policy_repo_;
+  testing::FakeProviderRepository provider_repo_;
+  testing::FakeResourceRepository resources_;
+  testing::FakeAppealRepository appeals_;
+  std::unique_ptr<ProviderRegistry> registry_;
+  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
+  PolicyService policies_{&policy_repo_, crypter_.get()};
+  std::unique_ptr<ProviderService> providers_;
+  std::unique_ptr<AppealService> service_;
+};
+
+TEST_F(AppealEventsTest, AFullLifeWritesOneEventPerChangeToTheRightPeople) {
+  pb::Appeal a = Create();
+  const AccessEvent* created = Event("appeal.created:" + a.id());
+  ASSERT_NE(created, nullptr);
+  EXPECT_EQ(created->recipients, Strings{"o@x.com"});
+  EXPECT_EQ(created->variables["appeal_id"], a.id());
+  EXPECT_EQ(created->variables["resource_name"], "orders (fake: urn-t)");
+  EXPECT_EQ(created->labels.at("event"), "appeal.created");
+  EXPECT_EQ(created->labels.at("provider_type"), "fake");
+  EXPECT_EQ(created->labels.at("resource_type"), "table");
+  EXPECT_EQ(wakes_, 1);
+
+  ASSERT_TRUE(service_->Act(a.id(), "owner", "approve", "o@x.com", "fine").ok());
+  const AccessEvent* step = Event("appeal.step_approved:" + a.id() + ":owner");
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->recipients, (Strings{"s1@x.com", "s2@x.com"}));
+  EXPECT_EQ(step->variables["step"], "security");
+  EXPECT_EQ(step->variables["actor"], "o@x.com");
+
+  ASSERT_TRUE(service_->Act(a.id(), "security", "approve", "s1@x.com", "").ok());
+  const AccessEvent* approved = Event("appeal.approved:" + a.id());
+  ASSERT_NE(approved, nullptr);
+  EXPECT_EQ(approved->recipients, Strings{"u@x.com"});
+
+  auto revoked = service_->Revoke(a.id(), {"admin@x.com", true}, "left the team");
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  const AccessEvent* rv = Event("grant.revoked:" + revoked->grant().id());
+  ASSERT_NE(rv, nullptr);
+  EXPECT_EQ(rv->recipients, Strings{"u@x.com"});
+  EXPECT_EQ(rv->variables["revoked_by"], "admin@x.com");
+  EXPECT_EQ(rv->variables["reason"], "left the team");
+  EXPECT_EQ(appeals_.state.events.size(), 4u);
+  EXPECT_EQ(wakes_, 4);
+}
+
+TEST_F(AppealEventsTest, RejectionTellsAccountAndCreatorWithTheReason) {
+  pb::Appeal a = Create("acct@x.com");
+  ASSERT_TRUE(service_->Act(a.id(), "owner", "reject", "o@x.com", "not needed").ok());
+  const AccessEvent* e = Event("appeal.rejected:" + a.id());
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->recipients, (Strings{"acct@x.com", "u@x.com"}));
+  EXPECT_EQ(e->variables["reason"], "not needed");
+  EXPECT_EQ(e->variables["on_behalf"], true);
+}
+
+TEST_F(AppealEventsTest, DisabledTypesAreNotWritten) {
+  policy_.disabled = {kEventAppealCreated};
+  service_->set_events(policy_, nullptr);
+  pb::Appeal a = Create();
+  EXPECT_EQ(Event("appeal.created:" + a.id()), nullptr);
+  ASSERT_TRUE(service_->Act(a.id(), "owner", "reject", "o@x.com", "").ok());
+  EXPECT_NE(Event("appeal.rejected:" + a.id()), nullptr);
+}
+
+TEST_F(AppealEventsTest, AFailedActionWritesNoEvent) {
+  pb::Appeal a = Create();
+  size_t before = appeals_.state.events.size();
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      service_->Act(a.id(), "owner", "approve", "eve@x.com", "").status()));
+  EXPECT_EQ(appeals_.state.events.size(), before);
+}
+
+TEST_F(AppealEventsTest, OwnerChangeIsRecordedInTheCallersTransaction) {
+  pb::Grant g;
+  g.set_id("g1");
+  g.set_owner("new@x.com");
+  g.set_role("viewer");
+  *g.mutable_updated_at() = ToTimestamp(absl::FromUnixSeconds(1800000000));
+  *g.mutable_resource() = resources_.resources[kResource];
+  ASSERT_TRUE(appeals_.InTransaction([&](AccessTx& tx) {
+    return service_->RecordOwnerChange(tx, g, "old@x.com", "admin@x.com");
+  }).ok());
+  const AccessEvent* e = Event("grant.owner_changed:g1:1800000000000000");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->recipients, (Strings{"old@x.com", "new@x.com"}));
+  EXPECT_EQ(e->variables["previous_owner"], "old@x.com");
+  EXPECT_EQ(e->variables["new_owner"], "new@x.com");
+  // A rolled-back transaction leaves nothing behind; an unchanged owner writes nothing.
+  g.set_id("g2");
+  EXPECT_FALSE(appeals_.InTransaction([&](AccessTx& tx) {
+    EXPECT_TRUE(service_->RecordOwnerChange(tx, g, "old@x.com", "a@x.com").ok());
+    return absl::AbortedError("rolled back");
+  }).ok());
+  ASSERT_TRUE(appeals_.InTransaction([&](AccessTx& tx) {
+    return service_->RecordOwnerChange(tx, g, "new@x.com", "a@x.com");
+  }).ok());
+  EXPECT_EQ(appeals_.state.events.size(), 1u);
+}
+
+}  // namespace
+}  // namespace sluice::access
