@@ -90,13 +90,13 @@ void LogSecurityPosture(const Config& config) {
 // Builds every module of the table with its config section.
 absl::StatusOr<std::vector<std::unique_ptr<Module>>> CreateModules(
     const Config& config, db::Pool* pool, const Crypter* crypter,
-    const auth::Authenticator* authenticator, prometheus::Registry* registry) {
+    const auth::Authenticator* authenticator, prometheus::Registry* registry, ModuleLinks* links) {
   static const YAML::Node kNull;
   std::vector<std::unique_ptr<Module>> out;
   for (const ModuleEntry& entry : Modules()) {
     auto section = config.modules.find(entry.name);
     ModuleContext ctx{&config, section == config.modules.end() ? &kNull : &section->second,
-                      pool, crypter, authenticator, registry};
+                      pool, crypter, authenticator, registry, links};
     auto module = entry.create(ctx);
     if (!module.ok()) return module.status();
     out.push_back(std::move(*module));
@@ -140,8 +140,9 @@ absl::StatusOr<JobResult> RunJobOnce(const Config& config, const std::string& na
   if (!authenticator.ok()) return authenticator.status();
   auto pool = ConnectWithRetry(config);
   if (!pool.ok()) return pool.status();
+  ModuleLinks links;  // outlives the modules
   auto modules =
-      CreateModules(config, pool->get(), crypter->get(), authenticator->get(), nullptr);
+      CreateModules(config, pool->get(), crypter->get(), authenticator->get(), nullptr, &links);
   if (!modules.ok()) return modules.status();
   auto jobs = CollectJobs(*modules, pool->get());
   if (!jobs.ok()) return jobs.status();
@@ -197,7 +198,7 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
 
   // Every hosted API: the server's own service, then each module's.
   auto modules = CreateModules(app->config_, app->pool_.get(), app->crypter_.get(),
-                               app->auth_.get(), app->metrics_->registry().get());
+                               app->auth_.get(), app->metrics_->registry().get(), &app->links_);
   if (!modules.ok()) return modules.status();
   app->modules_ = std::move(*modules);
   auto jobs = CollectJobs(app->modules_, app->pool_.get());

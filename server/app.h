@@ -70,6 +70,7 @@ class App {
   std::unique_ptr<HttpClient> http_;  // JWKS fetches
   std::unique_ptr<auth::Authenticator> auth_;
   std::vector<std::unique_ptr<grpc::Service>> services_;
+  ModuleLinks links_;  // before modules_: outlives them
   std::vector<std::unique_ptr<Module>> modules_;
   std::unique_ptr<JobRunner> jobs_;  // every module's jobs (periodic + RunJob)
   std::unique_ptr<grpc::Server> server_;

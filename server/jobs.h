@@ -3,10 +3,9 @@
 // ServerService.RunJob RPC / `sluicectl job run <name>`). Each run holds the
 // job's cluster-wide lock, so one replica at a time runs a job.
 //
-// Job names follow Guardian's (`fetch_resources`, `revoke_expired_grants`)
-// and Siren's (`cleanup_queue`) `job run` names; Guardian's
-// `expiring_grant_notification` and `pending_approvals_reminder` join the
-// registry once access events become notifications (issue 17, section 1).
+// Job names follow Guardian's (`fetch_resources`, `revoke_expired_grants`,
+// `expiring_grant_notification`, `pending_approvals_reminder`) and Siren's
+// (`cleanup_queue`) `job run` names.
 #ifndef SLUICE_SERVER_JOBS_H_
 #define SLUICE_SERVER_JOBS_H_
 

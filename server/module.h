@@ -20,7 +20,21 @@
 #include "server/config.h"
 #include "server/jobs.h"
 
+namespace sluice::notification {
+class NotificationService;
+class TemplateService;
+}  // namespace sluice::notification
+
 namespace sluice::server {
+
+// What one module offers the others, filled in while the modules are built
+// (so read it only from StartBackground, after every module exists). The
+// access module sends its events through the notification module's own
+// services (issue 17, section 1).
+struct ModuleLinks {
+  notification::NotificationService* notifications = nullptr;  // set by notification
+  notification::TemplateService* templates = nullptr;          // set by notification
+};
 
 // What a module may use; everything outlives the module.
 struct ModuleContext {
@@ -30,6 +44,7 @@ struct ModuleContext {
   const Crypter* crypter;               // secrets at rest
   const auth::Authenticator* auth;      // who is calling (every handler asks it)
   prometheus::Registry* registry;       // metrics
+  ModuleLinks* links = nullptr;         // shared between the modules (may be null)
 };
 
 class Module {

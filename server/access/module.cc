@@ -1,17 +1,23 @@
 #include "server/access/module.h"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/http_client.h"
 #include "server/access/api/appeal_services.h"
 #include "server/access/api/services.h"
 #include "server/access/iam/http_iam_client.h"
 #include "server/access/core/validation.h"
+#include "server/access/event_notifier.h"
 #include "server/access/providers/registry.h"
 #include "server/access/store/postgres_appeal_repository.h"
+#include "server/access/store/postgres_event_store.h"
 #include "server/access/store/postgres_provider_journal.h"
 #include "server/access/store/postgres_repositories.h"
 #include "spdlog/spdlog.h"
@@ -23,6 +29,8 @@ namespace {
 constexpr int64_t kResourceSyncLock = 0x51ce0001;
 constexpr int64_t kGrantExpiryLock = 0x51ce0002;
 constexpr int64_t kReconcileLock = 0x51ce0003;
+constexpr int64_t kExpiringGrantLock = 0x51ce0004;
+constexpr int64_t kPendingReminderLock = 0x51ce0005;
 // The periodic run leaves operations younger than this to their request.
 constexpr absl::Duration kReconcileMinAge = absl::Seconds(60);
 // Settled journal entries are kept this long (for audits of incidents).
@@ -42,6 +50,8 @@ class AccessModule : public server::Module {
         resource_repo_(ctx.pool),
         audit_repo_(ctx.pool),
         appeal_repo_(ctx.pool),
+        event_store_(ctx.pool),
+        links_(ctx.links),
         provider_http_(NewCurlHttpClient()),
         registry_(BuiltinProviders(provider_http_.get())),
         policies_(&policy_repo_, ctx.crypter),
@@ -59,6 +69,33 @@ class AccessModule : public server::Module {
         approval_grpc_(&appeals_, api_auth_),
         grant_grpc_(&appeals_, api_auth_) {
     appeals_.set_journal(&journal_);
+    appeals_.set_events(config_.notifications.events, [this] {
+      if (EventDispatcher* d = dispatcher_.load()) d->Wake();
+    });
+  }
+  ~AccessModule() override { Stop(); }
+
+  // Seeds the default event templates and starts delivering access events
+  // through the notification module (when it is hosted).
+  void StartBackground() override {
+    if (links_ == nullptr || links_->notifications == nullptr) {
+      spdlog::warn("msg=\"no notification module: access events are not delivered\"");
+      return;
+    }
+    auto seeded = SeedEventTemplates(links_->templates);
+    if (!seeded.ok()) {
+      spdlog::warn("msg=\"access event templates not seeded\" error=\"{}\"",
+                   std::string(seeded.status().message()));
+    }
+    notifier_ = std::make_unique<NotificationEventNotifier>(links_->notifications);
+    owned_dispatcher_ = std::make_unique<EventDispatcher>(&event_store_, notifier_.get(),
+                                                          config_.notifications.dispatch);
+    owned_dispatcher_->Start();
+    dispatcher_.store(owned_dispatcher_.get());
+  }
+  void Stop() override {
+    dispatcher_.store(nullptr);
+    if (owned_dispatcher_) owned_dispatcher_->Stop();
   }
 
   std::vector<std::string> ServiceNames() const override {
@@ -79,7 +116,16 @@ class AccessModule : public server::Module {
                 kGrantExpiryLock, config_.grant_expiry_interval,
                 [this] { return RevokeExpiredGrants(); }),
             Job("reconcile", "settle provider calls a crash left in flight", kReconcileLock,
-                config_.reconcile_interval, [this] { return ReconcileOperations(); })};
+                config_.reconcile_interval, [this] { return ReconcileOperations(); }),
+            Job("expiring_grant_notification",
+                "remind holders of grants expiring within access.notifications.expiring_grant_days",
+                kExpiringGrantLock, config_.notifications.expiring_grant_interval,
+                [this] { return RemindExpiring(); }),
+            Job("pending_approvals_reminder",
+                "remind approvers of appeals pending longer than "
+                "access.notifications.pending_approval_age",
+                kPendingReminderLock, config_.notifications.pending_reminder_interval,
+                [this] { return RemindPending(); })};
   }
 
  private:
@@ -108,6 +154,20 @@ class AccessModule : public server::Module {
     if (!expired.ok()) return expired.status();
     return Counts{{"grants_expired", *expired}};
   }
+  absl::StatusOr<Counts> RemindExpiring() {
+    auto n = WriteExpiringReminders(event_store_, config_.notifications.events,
+                                    config_.notifications.reminders, absl::Now());
+    if (!n.ok()) return n.status();
+    appeals_.EventsCommitted();
+    return Counts{{"reminders_written", *n}};
+  }
+  absl::StatusOr<Counts> RemindPending() {
+    auto n = WritePendingReminders(event_store_, config_.notifications.events,
+                                   config_.notifications.reminders, absl::Now());
+    if (!n.ok()) return n.status();
+    appeals_.EventsCommitted();
+    return Counts{{"reminders_written", *n}};
+  }
   absl::StatusOr<Counts> ReconcileOperations() {
     auto report = appeals_.Reconcile(kReconcileMinAge);
     if (!report.ok()) return report.status();
@@ -132,6 +192,11 @@ class AccessModule : public server::Module {
   PostgresResourceRepository resource_repo_;
   PostgresAuditLogRepository audit_repo_;
   PostgresAppealRepository appeal_repo_;
+  PostgresAccessEventStore event_store_;
+  server::ModuleLinks* links_;  // may be null
+  std::unique_ptr<NotificationEventNotifier> notifier_;
+  std::unique_ptr<EventDispatcher> owned_dispatcher_;
+  std::atomic<EventDispatcher*> dispatcher_{nullptr};  // set once it runs
   // The provider plugins' outbound HTTP (metabase, grafana, tableau).
   std::unique_ptr<HttpClient> provider_http_;
   ProviderRegistry registry_;
@@ -149,6 +214,92 @@ class AccessModule : public server::Module {
   ApprovalGrpcService approval_grpc_;
   GrantGrpcService grant_grpc_;
 };
+
+}  // namespace
+
+namespace {
+
+// `allow_zero`: "0" or "0s" is accepted (a job interval: on demand only).
+absl::Status ParseDurationKey(const std::string& key, const YAML::Node& value,
+                              absl::Duration* out, bool allow_zero = false) {
+  if (!value.IsScalar()) return absl::InvalidArgumentError(absl::StrCat(key, ": want a duration"));
+  if (allow_zero && (value.Scalar() == "0" || value.Scalar() == "0s")) {
+    *out = absl::ZeroDuration();
+    return absl::OkStatus();
+  }
+  auto d = ParseDurationField(key, value.Scalar());
+  if (!d.ok()) return d.status();
+  *out = *d;
+  return absl::OkStatus();
+}
+
+absl::Status ParseDisabledEvents(const YAML::Node& value, EventPolicy* out) {
+  const std::string key = "access.notifications.disabled_events";
+  const auto& known = AllEventTypes();
+  if (!value.IsSequence()) return absl::InvalidArgumentError(key + ": want a list of event types");
+  for (const auto& item : value) {
+    std::string type = item.IsScalar() ? item.Scalar() : "";
+    if (std::find(known.begin(), known.end(), type) == known.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(key, ": unknown event type \"", type,
+                                                     "\" (known: ", absl::StrJoin(known, ", "),
+                                                     ")"));
+    }
+    out->disabled.insert(type);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParsePositiveInts(const std::string& key, const YAML::Node& value,
+                               std::vector<int>* out) {
+  if (!value.IsSequence()) return absl::InvalidArgumentError(key + ": want a list of days");
+  out->clear();
+  for (const auto& item : value) {
+    int n = 0;
+    if (!item.IsScalar() || !absl::SimpleAtoi(item.Scalar(), &n) || n <= 0) {
+      return absl::InvalidArgumentError(key + ": want positive whole days, e.g. [7, 3, 1]");
+    }
+    out->push_back(n);
+  }
+  return absl::OkStatus();
+}
+
+// The `access.notifications:` section.
+absl::Status ParseNotifications(const YAML::Node& node, AccessNotificationConfig* c) {
+  if (node.IsNull()) return absl::OkStatus();
+  if (!node.IsMap()) return absl::InvalidArgumentError("access.notifications: must be a mapping");
+  for (const auto& kv : node) {
+    std::string key = kv.first.as<std::string>(), full = "access.notifications." + key;
+    absl::Status st;
+    if (key == "disabled_events") {
+      st = ParseDisabledEvents(kv.second, &c->events);
+    } else if (key == "expiring_grant_days") {
+      st = ParsePositiveInts(full, kv.second, &c->reminders.expiring_grant_days);
+    } else if (key == "expiring_grant_interval") {
+      st = ParseDurationKey(full, kv.second, &c->expiring_grant_interval, true);
+    } else if (key == "pending_approval_age") {
+      st = ParseDurationKey(full, kv.second, &c->reminders.pending_approval_age);
+    } else if (key == "pending_reminder_interval") {
+      st = ParseDurationKey(full, kv.second, &c->pending_reminder_interval, true);
+    } else if (key == "poll_interval") {
+      st = ParseDurationKey(full, kv.second, &c->dispatch.poll_interval);
+      if (st.ok() && c->dispatch.poll_interval <= absl::ZeroDuration()) {
+        st = absl::InvalidArgumentError(full + ": must be positive");
+      }
+    } else if (key == "max_attempts") {
+      if (!kv.second.IsScalar() || !absl::SimpleAtoi(kv.second.Scalar(), &c->dispatch.max_attempts) ||
+          c->dispatch.max_attempts <= 0) {
+        st = absl::InvalidArgumentError(full + ": want a positive integer");
+      }
+    } else {
+      st = absl::InvalidArgumentError(absl::StrCat(
+          full, ": unknown key (known: disabled_events, expiring_grant_days, "
+                "expiring_grant_interval, pending_approval_age, pending_reminder_interval, "
+                "poll_interval, max_attempts)"));
+    }
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -173,6 +324,10 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       }
       continue;
     }
+    if (key == "notifications") {
+      if (auto st = ParseNotifications(kv.second, &config.notifications); !st.ok()) return st;
+      continue;
+    }
     absl::Duration* target = nullptr;
     if (key == "resource_sync_interval") {
       target = &config.resource_sync_interval;
@@ -186,7 +341,7 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       return absl::InvalidArgumentError(absl::StrCat(
           "access.", key,
           ": unknown key (known: resource_sync_interval, grant_expiry_interval, "
-          "reconcile_interval, max_grant_duration, admins, admin_groups)"));
+          "reconcile_interval, max_grant_duration, admins, admin_groups, notifications)"));
     }
     if (!kv.second.IsScalar()) {
       return absl::InvalidArgumentError(absl::StrCat("access.", key, ": want a duration"));

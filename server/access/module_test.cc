@@ -29,5 +29,34 @@ TEST(AccessConfigTest, RejectsUnknownKeysAndBadDurations) {
   EXPECT_NE(bad.status().message().find("access.resource_sync_interval"), std::string::npos);
 }
 
+TEST(AccessConfigTest, Notifications) {
+  auto d = ParseAccessConfig(YAML::Node());
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->notifications.events.disabled.empty());  // every event on by default
+  EXPECT_EQ(d->notifications.reminders.expiring_grant_days, (std::vector<int>{7, 3, 1}));
+  EXPECT_EQ(d->notifications.reminders.pending_approval_age, absl::Hours(24));
+  EXPECT_EQ(d->notifications.pending_reminder_interval, absl::Hours(24));
+  auto c = ParseAccessConfig(YAML::Load(
+      "notifications:\n  disabled_events: [appeal.approved, grant.revoked]\n"
+      "  expiring_grant_days: [14, 2]\n  pending_approval_age: 2h\n"
+      "  expiring_grant_interval: 0s\n  poll_interval: 200ms\n  max_attempts: 4\n"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->notifications.events.disabled,
+            (std::set<std::string>{"appeal.approved", "grant.revoked"}));
+  EXPECT_EQ(c->notifications.reminders.expiring_grant_days, (std::vector<int>{14, 2}));
+  EXPECT_EQ(c->notifications.reminders.pending_approval_age, absl::Hours(2));
+  EXPECT_EQ(c->notifications.expiring_grant_interval, absl::ZeroDuration());
+  EXPECT_EQ(c->notifications.dispatch.poll_interval, absl::Milliseconds(200));
+  EXPECT_EQ(c->notifications.dispatch.max_attempts, 4);
+  for (const char* bad : {"notifications:\n  disabled_events: [appeal.exploded]",
+                          "notifications:\n  expiring_grant_days: [0]",
+                          "notifications:\n  pending_approval_age: 0s",
+                          "notifications:\n  colour: blue"}) {
+    auto st = ParseAccessConfig(YAML::Load(bad)).status();
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << bad;
+    EXPECT_NE(st.message().find("access.notifications."), std::string::npos) << st;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::access

@@ -200,7 +200,12 @@ class NotificationModule : public server::Module {
         alerts_(&notifications_, &alert_repo_),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
-                            ctx.auth, &settings_.admins, &settings_.hook_tokens}) {}
+                            ctx.auth, &settings_.admins, &settings_.hook_tokens}) {
+    if (ctx.links != nullptr) {
+      ctx.links->notifications = &notifications_;
+      ctx.links->templates = &templates_;
+    }
+  }
 
   std::vector<std::string> ServiceNames() const override {
     return {"sluice.notification.v1beta1.NotificationService"};
