@@ -77,8 +77,8 @@ TEST_F(JobsTest, NonAdminsAreRefusedAndUnknownNamesListed) {
   EXPECT_EQ(r.status, 403) << r.body;
   r = RunJob("nope", "alice@example.com");
   EXPECT_EQ(r.status, 400) << r.body;
-  EXPECT_NE(r.body.find("known: cleanup_queue, fetch_resources, reconcile, "
-                        "revoke_expired_grants"),
+  EXPECT_NE(r.body.find("known: cleanup_queue, expiring_grant_notification, fetch_resources, "
+                        "pending_approvals_reminder, reconcile, revoke_expired_grants"),
             std::string::npos)
       << r.body;
 }
