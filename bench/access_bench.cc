@@ -2,9 +2,12 @@
 // fresh database + sluice-server + sluice-gateway (integration harness) and
 // measures, with a C++ gRPC client:
 //   1. CreateAppeal throughput (pending appeals, one manual step; 32 client
-//      threads; again with grpc_threads=2, gRPC's default, for the ratio; and
-//      fully auto-approved ones, which also grant in the noop provider and
-//      write the grant);
+//      threads), with access events on (the default: each appeal also writes
+//      its appeal.created outbox row and the dispatcher posts it to the
+//      notification API) beside events off (every type in
+//      access.notifications.disabled_events) from the same run; again with
+//      grpc_threads=2, gRPC's default, for the ratio; and fully auto-approved
+//      ones, which also grant in the noop provider and write the grant;
 //   2. ListGrants p50/p99 on 1,000,000 grants (seeded with INSERT … SELECT
 //      generate_series) filtered by account and status, over gRPC;
 //   3. the same call through the gateway (HTTP/JSON) and the latency ratio.
@@ -56,7 +59,8 @@ std::string Setup(const Stack& s, const std::string& name, const std::string& st
   Post(s, "/providers", R"({"type":"noop","urn":")" + name +
                             R"(","allowed_account_types":["user"],"resources":[{"type":"noop","policy":{"id":")" +
                             name + R"(","version":1},"roles":[{"id":"viewer"}]}]})");
-  auto r = Http("GET", s.http_base() + "/api/v1beta1/resources?urn=" + name);
+  auto r = Http("GET", s.http_base() + "/api/v1beta1/resources?urn=" + name, "",
+                {"X-Auth-Email: bench@example.com"});
   return r.Json()["resources"][0]["id"];
 }
 
@@ -121,7 +125,24 @@ int main(int argc, char** argv) {
                                   R"({"name":"owner","strategy":"manual","approvers":["o@example.com"]})");
   std::string auto_rid = Setup(stack, "bench-auto", R"({"name":"auto","strategy":"auto","approve_if":"true"})");
   CreateThroughput(stack, pending_rid, "warmup", 500, 16);
-  double pending = CreateThroughput(stack, pending_rid, "pending", creates, 32);
+  double pending = CreateThroughput(stack, pending_rid, "pending, events on", creates, 32);
+  // The same with every access event type disabled: no outbox row, no dispatch.
+  const std::string events_off =
+      config + "  notifications:\n    disabled_events: [appeal.created, appeal.step_approved, "
+               "appeal.approved, appeal.rejected, grant.revoked, grant.owner_changed, "
+               "grant.expiring, appeal.pending_reminder]\n";
+  if (!stack.RestartServer(events_off).ok()) return 1;
+  CreateThroughput(stack, pending_rid, "warmup, events off", 500, 16);
+  double off = CreateThroughput(stack, pending_rid, "pending, events off", creates, 32);
+  {
+    soci::session sql(soci::postgresql, stack.database().dsn());
+    long long written = 0, open = 0;
+    sql << "SELECT count(*), count(*) FILTER (WHERE done_at IS NULL) FROM access_events",
+        soci::into(written), soci::into(open);
+    std::printf("create-appeal pending: events on %.0f appeals/s, events off %.0f appeals/s "
+                "(on/off %.2f); %lld events written, %lld not yet dispatched\n",
+                pending, off, pending / off, written, open);
+  }
   // The same run with gRPC's default of 2 idle RPC threads, for the ratio.
   if (!stack.RestartServer("grpc_threads: 2\n" + config).ok()) return 1;
   CreateThroughput(stack, pending_rid, "warmup, grpc_threads=2", 500, 16);
