@@ -39,13 +39,12 @@ class FakeEventStore : public AccessEventStore {
     }
     return out;
   }
-  absl::Status MarkDone(const std::string& id, const std::string& outcome,
-                        const std::string&) override {
-    rows[id].outcome = outcome;
-    return absl::OkStatus();
-  }
-  absl::Status Retry(const std::string& id, absl::Duration delay, const std::string&) override {
-    rows[id].delay = delay;
+  absl::Status Settle(const std::vector<Settlement>& settlements) override {
+    ++settle_calls;
+    for (const Settlement& s : settlements) {
+      rows[s.id].outcome = s.outcome;
+      rows[s.id].delay = s.delay;
+    }
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<pb::Grant>> ExpiringGrants(absl::Time now, absl::Time until,
@@ -71,6 +70,7 @@ class FakeEventStore : public AccessEventStore {
     absl::Duration delay;
   };
   std::map<std::string, Row> rows;
+  int settle_calls = 0;
   std::vector<pb::Grant> grants;
   std::vector<pb::Appeal> appeals;
 };
@@ -115,6 +115,7 @@ TEST(EventDispatcherTest, SettlesSentUnmatchedAndPermanentFailuresAndRetriesTheR
   EXPECT_EQ(store.rows["bad"].outcome, "failed");
   EXPECT_EQ(store.rows["down"].outcome, "");
   EXPECT_EQ(store.rows["down"].delay, absl::Seconds(1));
+  EXPECT_EQ(store.settle_calls, 1);  // one write for the whole pass
   // Settled events are not sent again; the transient one is, until the cap.
   notifier.sent.clear();
   ASSERT_TRUE(d.RunOnce().ok());

@@ -26,39 +26,40 @@ absl::Duration EventDispatcher::RetryDelay(int attempts) const {
   return std::min(d, settings_.backoff_max);
 }
 
-void EventDispatcher::Handle(const ClaimedEvent& c, DispatchReport* report) {
+Settlement EventDispatcher::Handle(const ClaimedEvent& c, DispatchReport* report) {
   const AccessEvent& e = c.event;
   absl::Status st = notifier_->Send(e);
-  absl::Status mark;
+  Settlement s{e.id, "", absl::ZeroDuration(), std::string(st.message())};
   if (st.ok()) {
     ++report->sent;
-    mark = store_->MarkDone(e.id, "sent", "");
+    s.outcome = "sent";
   } else if (absl::IsNotFound(st)) {
     // Nothing subscribed to it: not an error, and never retried.
     ++report->no_receiver;
-    mark = store_->MarkDone(e.id, "no_receiver", std::string(st.message()));
+    s.outcome = "no_receiver";
   } else if (IsPermanent(st) || c.attempts >= settings_.max_attempts) {
     ++report->failed;
     spdlog::warn("msg=\"access event not delivered\" id={} attempts={} error=\"{}\"", e.id,
-                 c.attempts, std::string(st.message()));
-    mark = store_->MarkDone(e.id, "failed", std::string(st.message()));
+                 c.attempts, s.error);
+    s.outcome = "failed";
   } else {
     ++report->retried;
-    mark = store_->Retry(e.id, RetryDelay(c.attempts), std::string(st.message()));
+    s.delay = RetryDelay(c.attempts);
   }
-  if (!mark.ok()) {
-    // The lease returns it later; the idempotency key keeps a resend from
-    // reaching anyone twice.
-    spdlog::warn("msg=\"access event outcome not recorded\" id={} error=\"{}\"", e.id,
-                 std::string(mark.message()));
-  }
+  return s;
 }
 
 absl::StatusOr<DispatchReport> EventDispatcher::RunOnce() {
   auto claimed = store_->Claim(settings_.batch_size, settings_.lease);
   if (!claimed.ok()) return claimed.status();
   DispatchReport report;
-  for (const ClaimedEvent& c : *claimed) Handle(c, &report);
+  std::vector<Settlement> settled;
+  for (const ClaimedEvent& c : *claimed) settled.push_back(Handle(c, &report));
+  if (settled.empty()) return report;
+  // One statement for the whole pass. If it fails, the lease returns the
+  // events later and the idempotency keys keep a resend from reaching
+  // anyone twice.
+  if (auto st = store_->Settle(settled); !st.ok()) return st;
   return report;
 }
 

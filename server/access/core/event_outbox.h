@@ -20,6 +20,14 @@
 
 namespace sluice::access {
 
+// What became of one claimed event.
+struct Settlement {
+  std::string id;
+  std::string outcome;  // sent | no_receiver | failed; "" = due again after `delay`
+  absl::Duration delay;
+  std::string error;    // the last error, "" when none
+};
+
 // An event claimed from the outbox.
 struct ClaimedEvent {
   AccessEvent event;
@@ -37,13 +45,10 @@ class AccessEventStore {
   // leases them: attempts + 1 and not due again before now + `lease`, so
   // another replica does not take them while they are being sent.
   virtual absl::StatusOr<std::vector<ClaimedEvent>> Claim(int limit, absl::Duration lease) = 0;
-  // Settles an event with `outcome` (sent | no_receiver | failed) and the
-  // last error ("" when none).
-  virtual absl::Status MarkDone(const std::string& id, const std::string& outcome,
-                                const std::string& error) = 0;
-  // Makes the event due again after `delay`, keeping `error`.
-  virtual absl::Status Retry(const std::string& id, absl::Duration delay,
-                             const std::string& error) = 0;
+  // Records every settlement of one dispatch pass at once: an outcome
+  // settles the event for good; none makes it due again after its delay
+  // (only while it is not settled).
+  virtual absl::Status Settle(const std::vector<Settlement>& settlements) = 0;
   // Active grants (with their resource) expiring in (now, until], by
   // expiration date, at most `limit`.
   virtual absl::StatusOr<std::vector<pb::Grant>> ExpiringGrants(absl::Time now, absl::Time until,
@@ -106,8 +111,8 @@ class EventDispatcher {
 
  private:
   void Loop();
-  // Sends one event and records the outcome in `report`.
-  void Handle(const ClaimedEvent& c, DispatchReport* report);
+  // Sends one event; counts the outcome in `report`.
+  Settlement Handle(const ClaimedEvent& c, DispatchReport* report);
 
   AccessEventStore* store_;
   EventNotifier* notifier_;

@@ -70,24 +70,25 @@ absl::StatusOr<std::vector<ClaimedEvent>> PostgresAccessEventStore::Claim(int li
   return out;
 }
 
-absl::Status PostgresAccessEventStore::MarkDone(const std::string& id, const std::string& outcome,
-                                                const std::string& error) {
+absl::Status PostgresAccessEventStore::Settle(const std::vector<Settlement>& settlements) {
+  if (settlements.empty()) return absl::OkStatus();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Settlement& s : settlements) {
+    rows.push_back({{"id", s.id},
+                    {"outcome", s.outcome},
+                    {"delay_us", absl::ToInt64Microseconds(s.delay)},
+                    {"error", s.error}});
+  }
   return pool_->Run([&](soci::session& sql) -> absl::Status {
-    PgExecPrepared(sql, "sluice_access_event_done",
-                   "UPDATE access_events SET outcome = $2, done_at = now(), last_error = $3 "
-                   "WHERE id = $1",
-                   {id, outcome, error});
-    return absl::OkStatus();
-  });
-}
-
-absl::Status PostgresAccessEventStore::Retry(const std::string& id, absl::Duration delay,
-                                             const std::string& error) {
-  return pool_->Run([&](soci::session& sql) -> absl::Status {
-    PgExecPrepared(sql, "sluice_access_event_retry",
-                   "UPDATE access_events SET next_attempt_at = now() + CAST($2 AS bigint) * "
-                   "interval '1 microsecond', last_error = $3 WHERE id = $1 AND done_at IS NULL",
-                   {id, absl::StrCat(absl::ToInt64Microseconds(delay)), error});
+    // A retry never reopens an event another claim settled meanwhile.
+    PgExecPrepared(
+        sql, "sluice_access_settle_events",
+        "UPDATE access_events e SET outcome = NULLIF(x.outcome, ''), done_at = CASE WHEN "
+        "x.outcome = '' THEN NULL ELSE now() END, next_attempt_at = CASE WHEN x.outcome = '' "
+        "THEN now() + x.delay_us * interval '1 microsecond' ELSE e.next_attempt_at END, "
+        "last_error = x.error FROM jsonb_to_recordset(CAST($1 AS jsonb)) AS x(id text, outcome "
+        "text, delay_us bigint, error text) WHERE e.id = x.id AND e.done_at IS NULL",
+        {rows.dump()});
     return absl::OkStatus();
   });
 }

@@ -21,10 +21,8 @@ class PostgresAccessEventStore : public AccessEventStore {
   absl::StatusOr<int> Insert(const std::vector<AccessEvent>& events) override;
   // One UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING.
   absl::StatusOr<std::vector<ClaimedEvent>> Claim(int limit, absl::Duration lease) override;
-  absl::Status MarkDone(const std::string& id, const std::string& outcome,
-                        const std::string& error) override;
-  absl::Status Retry(const std::string& id, absl::Duration delay,
-                     const std::string& error) override;
+  // One UPDATE … FROM jsonb_to_recordset for the whole batch.
+  absl::Status Settle(const std::vector<Settlement>& settlements) override;
   absl::StatusOr<std::vector<pb::Grant>> ExpiringGrants(absl::Time now, absl::Time until,
                                                         int limit) override;
   absl::StatusOr<std::vector<pb::Appeal>> PendingAppeals(absl::Time created_before,

@@ -86,12 +86,12 @@ TEST_F(EventStoreTest, CreatedEventGoesInWithTheAppealAndIsClaimedOnce) {
   // Leased: a second replica's claim gets nothing.
   EXPECT_TRUE(store.Claim(10, absl::Seconds(60))->empty());
   // A transient failure makes it due again; settled, it never comes back.
-  ASSERT_TRUE(store.Retry(e.id, absl::ZeroDuration(), "unavailable").ok());
+  ASSERT_TRUE(store.Settle({{e.id, "", absl::ZeroDuration(), "unavailable"}}).ok());
   auto again = store.Claim(10, absl::Seconds(60));
   ASSERT_EQ(again->size(), 1u);
   EXPECT_EQ((*again)[0].attempts, 2);
-  ASSERT_TRUE(store.MarkDone(e.id, "sent", "").ok());
-  ASSERT_TRUE(store.Retry(e.id, absl::ZeroDuration(), "late").ok());
+  ASSERT_TRUE(store.Settle({{e.id, "sent", absl::ZeroDuration(), ""}}).ok());
+  ASSERT_TRUE(store.Settle({{e.id, "", absl::ZeroDuration(), "late"}}).ok());
   EXPECT_TRUE(store.Claim(10, absl::ZeroDuration())->empty());
 }
 
