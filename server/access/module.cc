@@ -178,10 +178,13 @@ class AccessModule : public server::Module {
                    report->regranted, report->failed);
     }
     auto pruned = journal_.Prune(absl::Now() - kJournalRetention);
+    auto events_pruned =
+        event_store_.Prune(absl::Now() - EventRetention(config_.notifications.reminders));
     return Counts{{"examined", report->examined},   {"confirmed", report->confirmed},
                   {"revoked", report->revoked},     {"completed", report->completed},
                   {"regranted", report->regranted}, {"failed", report->failed},
-                  {"journal_pruned", pruned.ok() ? *pruned : 0}};
+                  {"journal_pruned", pruned.ok() ? *pruned : 0},
+                  {"events_pruned", events_pruned.ok() ? *events_pruned : 0}};
   }
 
   AccessConfig config_;

@@ -47,6 +47,7 @@ class FakeEventStore : public AccessEventStore {
     }
     return absl::OkStatus();
   }
+  absl::StatusOr<int> Prune(absl::Time) override { return 0; }
   absl::StatusOr<std::vector<pb::Grant>> ExpiringGrants(absl::Time now, absl::Time until,
                                                         int) override {
     std::vector<pb::Grant> out;
@@ -220,6 +221,8 @@ TEST(AccessEventsTest, NamesPayloadAndThresholds) {
   EXPECT_EQ(ExpiringThreshold(now + absl::Hours(23), now, {7, 3, 1}), 1);
   EXPECT_EQ(ExpiringThreshold(now + absl::Hours(24 * 8), now, {7, 3, 1}), 0);
   EXPECT_EQ(ExpiringThreshold(now - absl::Hours(1), now, {7, 3, 1}), 0);
+  EXPECT_EQ(EventRetention({}), absl::Hours(24 * 30));
+  EXPECT_EQ(EventRetention({{90, 7}}), absl::Hours(24 * 92));
   // Service accounts are no recipients; empty events are dropped.
   pb::Grant g = GrantExpiringAt("g", now);
   g.set_account_id("sa-123");

@@ -112,6 +112,12 @@ absl::StatusOr<int> WriteExpiringReminders(AccessEventStore& store, const EventP
   return store.Insert(policy.Filter(std::move(events)));
 }
 
+absl::Duration EventRetention(const ReminderSettings& settings) {
+  int days = 30;
+  for (int d : settings.expiring_grant_days) days = std::max(days, d + 2);
+  return absl::Hours(24) * days;
+}
+
 absl::StatusOr<int> WritePendingReminders(AccessEventStore& store, const EventPolicy& policy,
                                           const ReminderSettings& settings, absl::Time now) {
   if (policy.disabled.count(kEventPendingReminder)) return 0;

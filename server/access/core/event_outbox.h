@@ -49,6 +49,8 @@ class AccessEventStore {
   // settles the event for good; none makes it due again after its delay
   // (only while it is not settled).
   virtual absl::Status Settle(const std::vector<Settlement>& settlements) = 0;
+  // Deletes events settled before `before`; returns how many.
+  virtual absl::StatusOr<int> Prune(absl::Time before) = 0;
   // Active grants (with their resource) expiring in (now, until], by
   // expiration date, at most `limit`.
   virtual absl::StatusOr<std::vector<pb::Grant>> ExpiringGrants(absl::Time now, absl::Time until,
@@ -136,6 +138,11 @@ struct ReminderSettings {
 // events were new.
 absl::StatusOr<int> WriteExpiringReminders(AccessEventStore& store, const EventPolicy& policy,
                                            const ReminderSettings& settings, absl::Time now);
+// How long settled events are kept: 30 days, or longer than the largest
+// expiring_grant_days threshold, whose event ids must outlive it to stay
+// written once.
+absl::Duration EventRetention(const ReminderSettings& settings);
+
 // pending_approvals_reminder: one appeal.pending_reminder per appeal pending
 // longer than pending_approval_age, to its current step's approvers, id
 // qualified by the UTC day of `now` (once per appeal and day). Returns how

@@ -93,6 +93,20 @@ absl::Status PostgresAccessEventStore::Settle(const std::vector<Settlement>& set
   });
 }
 
+absl::StatusOr<int> PostgresAccessEventStore::Prune(absl::Time before) {
+  int deleted = 0;
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
+    PgRows rows = PgExec(sql,
+                         absl::StrCat("DELETE FROM access_events WHERE done_at < ",
+                                      AtMicros("$1"), " RETURNING 1"),
+                         {MicrosParam(before)});
+    deleted = static_cast<int>(rows.size());
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return deleted;
+}
+
 absl::StatusOr<std::vector<pb::Grant>> PostgresAccessEventStore::ExpiringGrants(absl::Time now,
                                                                                absl::Time until,
                                                                                int limit) {

@@ -21,6 +21,7 @@ class PostgresAccessEventStore : public AccessEventStore {
   absl::StatusOr<int> Insert(const std::vector<AccessEvent>& events) override;
   // One UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING.
   absl::StatusOr<std::vector<ClaimedEvent>> Claim(int limit, absl::Duration lease) override;
+  absl::StatusOr<int> Prune(absl::Time before) override;
   // One UPDATE … FROM jsonb_to_recordset for the whole batch.
   absl::Status Settle(const std::vector<Settlement>& settlements) override;
   absl::StatusOr<std::vector<pb::Grant>> ExpiringGrants(absl::Time now, absl::Time until,

@@ -93,6 +93,9 @@ TEST_F(EventStoreTest, CreatedEventGoesInWithTheAppealAndIsClaimedOnce) {
   ASSERT_TRUE(store.Settle({{e.id, "sent", absl::ZeroDuration(), ""}}).ok());
   ASSERT_TRUE(store.Settle({{e.id, "", absl::ZeroDuration(), "late"}}).ok());
   EXPECT_TRUE(store.Claim(10, absl::ZeroDuration())->empty());
+  // Pruned once settled before the cut-off, not earlier.
+  EXPECT_EQ(*store.Prune(absl::Now() - absl::Hours(1)), 0);
+  EXPECT_EQ(*store.Prune(absl::Now() + absl::Seconds(5)), 1);
 }
 
 TEST_F(EventStoreTest, InsertIsIdempotentAndTransactional) {
