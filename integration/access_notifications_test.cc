@@ -7,12 +7,14 @@
 #include <fstream>
 #include <map>
 
+#include <grpcpp/grpcpp.h>
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/soci.h>
 
 #include "integration/appeal_fixture.h"
 #include "integration/fake_http_server.h"
 #include "integration/notification_helpers.h"
+#include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
 
 namespace sluice::integration {
 namespace {
@@ -37,6 +39,8 @@ class AccessNotificationsTest : public AppealTest {
  protected:
   static void SetUpTestSuite() {
     StartSuiteStack(kConfig);
+    replica_grpc_port_ = FreePort();
+    replica_metrics_port_ = FreePort();
     replica_ = StartReplica().release();
   }
   static void TearDownTestSuite() {
@@ -47,12 +51,12 @@ class AccessNotificationsTest : public AppealTest {
   // A second sluice-server on the same database (its own ports): its
   // dispatcher competes with the first one's for the same outbox.
   static std::unique_ptr<Process> StartReplica() {
-    int grpc_port = FreePort();
+    int grpc_port = replica_grpc_port_;
     std::string config = TempPath("replica.yaml");
     std::ofstream(config) << stack_->EffectiveConfig();
     auto p = Process::Start(
         {Runfile("server/sluice-server"), "--grpc_port", std::to_string(grpc_port),
-         "--metrics_port", std::to_string(FreePort()), "--config", config},
+         "--metrics_port", std::to_string(replica_metrics_port_), "--config", config},
         {{"SLUICE_DB_DSN", stack_->database().dsn()},
          {"SLUICE_PROXY_TOKEN", stack_->proxy_token()},
          {"SLUICE_TEST_ALERT_TOKEN", kTestAlertToken},
@@ -112,7 +116,30 @@ class AccessNotificationsTest : public AppealTest {
     return j.contains("grant") && j["grant"].is_object() ? j["grant"].value("id", "") : "";
   }
 
+  // POST /appeals on the replica, over gRPC as `as`: its commit wakes the
+  // replica's own dispatcher. Returns the appeal id.
+  static std::string AppealOnReplica(const std::string& resource_id, const std::string& as) {
+    auto stub = sluice::access::v1beta1::AppealService::NewStub(grpc::CreateChannel(
+        absl::StrCat("127.0.0.1:", replica_grpc_port_), grpc::InsecureChannelCredentials()));
+    sluice::access::v1beta1::CreateAppealRequest req;
+    auto* r = req.add_resources();
+    r->set_id(resource_id);
+    r->set_role("viewer");
+    sluice::access::v1beta1::CreateAppealResponse resp;
+    auto st = stub->CreateAppeal(stack_->GrpcContext(as).get(), req, &resp);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    return resp.appeals_size() > 0 ? resp.appeals(0).id() : "";
+  }
+  // sluice_access_events_total{outcome="sent"} on the metrics port.
+  static int SentBy(int metrics_port) {
+    std::string body = Http("GET", absl::StrCat("http://127.0.0.1:", metrics_port, "/metrics")).body;
+    const std::string key = "sluice_access_events_total{outcome=\"sent\"} ";
+    size_t at = body.find(key);
+    return at == std::string::npos ? 0 : std::atoi(body.c_str() + at + key.size());
+  }
+
   static inline Process* replica_ = nullptr;
+  static inline int replica_grpc_port_ = 0, replica_metrics_port_ = 0;
   NotificationApi api_{stack_};
   std::unique_ptr<FakeHttpServer> fake_;
 };
@@ -157,14 +184,17 @@ TEST_F(AccessNotificationsTest, AnAppealsWholeLifeNotifiesEachPersonExactlyOnce)
   Act(a4, "owner", "approve", kOwner);
   Act(a4, "security", "approve", kSecurity);
   std::string g4 = GrantOf(a4);
-  // 5. Left pending (another requester): the pending-approval reminder, twice run.
-  std::string a5 = Appeal(rid, "viewer", "", "p@example.com").Json()["appeals"][0]["id"];
-  EXPECT_EQ(U64(RunJob("pending_approvals_reminder").Json()["counts"]["reminders_written"]), 1u);
+  // 5. Left pending (other requesters, on the second replica): the
+  // pending-approval reminder, twice run.
+  std::string a5 = AppealOnReplica(rid, "p@example.com");
+  std::string a6 = AppealOnReplica(rid, "q@example.com");
+  EXPECT_EQ(U64(RunJob("pending_approvals_reminder").Json()["counts"]["reminders_written"]), 2u);
   EXPECT_EQ(U64(RunJob("pending_approvals_reminder").Json()["counts"]["reminders_written"]), 0u);
 
   using Got = std::multiset<std::pair<std::string, std::string>>;
   Got owner = {{"appeal.created", a1}, {"appeal.created", a2}, {"appeal.created", a3},
-               {"appeal.created", a4}, {"appeal.created", a5}, {"appeal.pending_reminder", a5}};
+               {"appeal.created", a4}, {"appeal.created", a5}, {"appeal.pending_reminder", a5},
+               {"appeal.created", a6}, {"appeal.pending_reminder", a6}};
   Got security = {{"appeal.step_approved", a1}, {"appeal.step_approved", a3},
                   {"appeal.step_approved", a4}};
   Got requester = {{"appeal.approved", a1}, {"grant.revoked", g1},   {"appeal.rejected", a2},
@@ -178,6 +208,16 @@ TEST_F(AccessNotificationsTest, AnAppealsWholeLifeNotifiesEachPersonExactlyOnce)
   EXPECT_EQ(Captured("security"), security);
   EXPECT_EQ(Captured("requester"), requester);
   EXPECT_EQ(Captured("sub"), sub);
+  // Both replicas delivered (the second at least the events its own commits
+  // woke it for), and together exactly the events settled as sent.
+  int first = SentBy(stack_->metrics_port()), second = SentBy(replica_metrics_port_);
+  EXPECT_GT(first, 0);
+  EXPECT_GT(second, 0);
+  soci::session sql(soci::postgresql, stack_->database().dsn());
+  long long sent = 0;
+  sql << "SELECT count(*) FROM access_events WHERE outcome = 'sent'", soci::into(sent);
+  EXPECT_EQ(first + second, sent);
+  EXPECT_EQ(sent, 18);  // 8 to the owner, 3 to security, 7 to the requester
 
   // What a person reads: Guardian's wording, rendered by the default template.
   for (const auto& r : fake_->Requests("/requester")) {

@@ -20,6 +20,8 @@
 #include "server/access/store/postgres_event_store.h"
 #include "server/access/store/postgres_provider_journal.h"
 #include "server/access/store/postgres_repositories.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::access {
@@ -52,6 +54,12 @@ class AccessModule : public server::Module {
         appeal_repo_(ctx.pool),
         event_store_(ctx.pool),
         links_(ctx.links),
+        event_outcomes_(ctx.registry == nullptr
+                            ? nullptr
+                            : &prometheus::BuildCounter()
+                                   .Name("sluice_access_events_total")
+                                   .Help("Access events handled by this replica's dispatcher")
+                                   .Register(*ctx.registry)),
         provider_http_(NewCurlHttpClient()),
         registry_(BuiltinProviders(provider_http_.get())),
         policies_(&policy_repo_, ctx.crypter),
@@ -90,6 +98,16 @@ class AccessModule : public server::Module {
     notifier_ = std::make_unique<NotificationEventNotifier>(links_->notifications);
     owned_dispatcher_ = std::make_unique<EventDispatcher>(&event_store_, notifier_.get(),
                                                           config_.notifications.dispatch);
+    if (event_outcomes_ != nullptr) {
+      owned_dispatcher_->set_observer([this](const DispatchReport& r) {
+        for (const auto& [outcome, n] : {std::pair<const char*, int>{"sent", r.sent},
+                                         {"no_receiver", r.no_receiver},
+                                         {"retried", r.retried},
+                                         {"failed", r.failed}}) {
+          if (n > 0) event_outcomes_->Add({{"outcome", outcome}}).Increment(n);
+        }
+      });
+    }
     owned_dispatcher_->Start();
     dispatcher_.store(owned_dispatcher_.get());
   }
@@ -197,6 +215,7 @@ class AccessModule : public server::Module {
   PostgresAppealRepository appeal_repo_;
   PostgresAccessEventStore event_store_;
   server::ModuleLinks* links_;  // may be null
+  prometheus::Family<prometheus::Counter>* event_outcomes_;  // owned by the registry; may be null
   std::unique_ptr<NotificationEventNotifier> notifier_;
   std::unique_ptr<EventDispatcher> owned_dispatcher_;
   std::atomic<EventDispatcher*> dispatcher_{nullptr};  // set once it runs

@@ -85,6 +85,7 @@ void EventDispatcher::Loop() {
       spdlog::warn("msg=\"access event dispatch failed\" error=\"{}\"",
                    std::string(report.status().message()));
     }
+    if (report.ok() && report->total() > 0 && observer_) observer_(*report);
     bool full = report.ok() && report->total() >= settings_.batch_size;
     absl::MutexLock lock(&mu_);
     if (!full) {

@@ -104,6 +104,11 @@ class EventDispatcher {
   absl::StatusOr<DispatchReport> RunOnce();
   // The delay before retry `attempts` + 1: backoff·2^(attempts-1), capped.
   absl::Duration RetryDelay(int attempts) const;
+  // Called with the report of every pass that handled events (metrics);
+  // set before Start.
+  void set_observer(std::function<void(const DispatchReport&)> observer) {
+    observer_ = std::move(observer);
+  }
   // Starts the background thread. Call once.
   void Start();
   // Makes the thread poll now (after a commit that wrote events).
@@ -119,6 +124,7 @@ class EventDispatcher {
   AccessEventStore* store_;
   EventNotifier* notifier_;
   DispatchSettings settings_;
+  std::function<void(const DispatchReport&)> observer_;
   absl::Mutex mu_;
   bool woken_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
