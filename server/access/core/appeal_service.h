@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "server/access/core/actor.h"
 #include "server/access/core/appeal_repositories.h"
+#include "server/access/core/iam_client.h"
 #include "server/access/core/policy_service.h"
 #include "server/access/core/provider_journal.h"
 #include "server/access/core/provider_service.h"
