@@ -17,6 +17,7 @@ using nlohmann::json;
 constexpr char kBob[] = "bob@example.com";
 constexpr char kCarol[] = "carol@example.com";
 constexpr char kEve[] = "eve@example.com";  // neither owner nor admin
+constexpr char kDave[] = "dave@example.com";
 
 class GrantLifecycleTest : public AppealTest {
  protected:
@@ -97,6 +98,62 @@ TEST_F(GrantLifecycleTest, OwnerRevokeRestoreAndBulkRevokeWithTheirAuthorization
   ASSERT_EQ(noop["urn"], "noop-gl");
   ExpectCode(Call("POST", "/providers/" + pid + "/import", json::object(), kAlice), 400, 9,
              "ListAccess");
+}
+
+// Runs sluicectl as `email` with `args`; returns {exit code, output}.
+std::pair<int, std::string> Ctl(const Stack& stack, const std::string& email,
+                                std::vector<std::string> args) {
+  std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack.grpc_target(),
+                                   "--email", email};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto p = Process::Start(argv, stack.ClientEnv());  // stdout and stderr in a new file
+  if (!p.ok()) return {-1, ""};
+  int code = (*p)->Wait(absl::Seconds(30));
+  return {code, (*p)->Output()};
+}
+
+TEST_F(GrantLifecycleTest, SluicectlGrantUpdateRevokeRestoreImportAndTables) {
+  std::string rid = Setup("glcli", AutoPolicy());
+  auto created = Appeal(rid, "viewer", "", kBob);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string id = created.Json()["appeals"][0]["grant"]["id"];
+
+  auto [rc, out] = Ctl(*stack_, kBob, {"--json", "grant", "update", id, "--owner", kDave});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(json::parse(out)["grant"]["owner"], kDave);
+  std::tie(rc, out) = Ctl(*stack_, kEve, {"grant", "revoke", id, "--reason", "x"});
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("error: 7:"), std::string::npos) << out;
+  std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "revoke", id, "--reason", "r"});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(json::parse(out)["grant"]["status"], "inactive");
+  std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "restore", id, "--reason", "back"});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(json::parse(out)["grant"]["restored_by"], kDave);
+
+  // --output table: a header row, then one row per grant.
+  std::tie(rc, out) = Ctl(*stack_, kDave, {"-o", "table", "grant", "list", "--mine"});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(out.rfind("ID  ", 0), 0u) << out;
+  EXPECT_NE(out.find(id + "  active  "), std::string::npos) << out;
+  EXPECT_NE(out.find("total: 1"), std::string::npos) << out;
+
+  // Bulk revoke by filter, as an admin; import on a plugin without ListAccess.
+  std::tie(rc, out) = Ctl(*stack_, kAlice, {"--json", "grant", "revoke", "--provider-urn",
+                                            "noop-glcli", "--reason", "bulk"});
+  ASSERT_EQ(rc, 0) << out;
+  ASSERT_EQ(json::parse(out)["grants"].size(), 1u) << out;
+  EXPECT_EQ(json::parse(out)["grants"][0]["id"], id);
+  std::string pid;
+  auto providers = Call("GET", "/providers?size=1000");
+  json listed = providers.Json();
+  for (const auto& p : listed["providers"]) {
+    if (p["urn"] == "noop-glcli") pid = p["id"];
+  }
+  ASSERT_FALSE(pid.empty()) << providers.body;
+  std::tie(rc, out) = Ctl(*stack_, kAlice, {"provider", "import", pid});
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("ListAccess"), std::string::npos) << out;
 }
 
 // The postgres provider's target: a second database on the test server, and
