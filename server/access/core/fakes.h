@@ -195,6 +195,7 @@ class FakeAppealRepository : public AppealRepository {
     int next_id = 0;
   };
   absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) override {
+    if (before_transaction) before_transaction();  // e.g. a concurrent change
     absl::MutexLock lock(&mu_);
     State copy = state;
     Tx tx(&copy, this);
@@ -237,6 +238,8 @@ class FakeAppealRepository : public AppealRepository {
     return false;
   }
   State state;
+  // Runs at the start of every InTransaction, outside the lock (tests).
+  std::function<void()> before_transaction;
   absl::Status insert_grant_error = absl::OkStatus();
   // Expands grant.resource in the Lock* results, as the store's join does.
   FakeResourceRepository* resources = nullptr;

@@ -333,9 +333,15 @@ absl::Status AppealService::ApplyImport(ImportResult* result, const std::string&
       if (auto s = tx.InsertGrant(&g); !s.ok()) return s;
     }
     for (pb::Grant& g : result->drift) {
-      g.set_status_in_provider("inactive");
-      *g.mutable_updated_at() = now;
-      if (auto s = tx.UpdateGrant(g); !s.ok()) return s;
+      // Re-read under the row lock: the list above was read before this
+      // transaction, and a grant revoked meanwhile must stay revoked.
+      auto current = tx.GetGrant(g.id(), /*for_update=*/true);
+      if (!current.ok()) return current.status();
+      if (current->status() != "active") continue;
+      current->set_status_in_provider("inactive");
+      *current->mutable_updated_at() = now;
+      if (auto s = tx.UpdateGrant(*current); !s.ok()) return s;
+      g = std::move(*current);
     }
     return tx.Audit({"grant.import", actor,
                      {{"imported", std::to_string(result->grants.size())},

@@ -222,6 +222,24 @@ TEST_F(GrantActionsTest, ImportDryRunThenApplyAndReportsDrift) {
   EXPECT_EQ(again->unchanged, 3);
 }
 
+// A drifted grant revoked between the comparison and the write stays
+// revoked: apply re-reads it under its row lock.
+TEST_F(GrantActionsTest, ImportApplyDoesNotReviveAGrantRevokedMeanwhile) {
+  pb::Grant gone = Granted("w@x.com");
+  client_->lists_access = true;  // and lists nothing: the grant is drift
+  int transactions = 0;
+  appeals_.before_transaction = [&] {
+    // The import's second transaction is the apply; revoke just before it.
+    if (++transactions == 2) appeals_.state.grants[gone.id()].set_status("inactive");
+  };
+  auto applied = service_->ImportGrants({provider_id_, {}, {}, {}}, true, "admin@x.com");
+  appeals_.before_transaction = nullptr;
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  ASSERT_EQ(transactions, 2);
+  EXPECT_EQ(appeals_.state.grants[gone.id()].status(), "inactive");
+  EXPECT_EQ(appeals_.state.grants[gone.id()].status_in_provider(), "active");
+}
+
 TEST_F(GrantActionsTest, ImportNeedsAPluginThatListsAccess) {
   auto st = service_->ImportGrants({provider_id_, {}, {}, {}}, false, "admin@x.com");
   EXPECT_TRUE(absl::IsFailedPrecondition(st.status())) << st.status();
