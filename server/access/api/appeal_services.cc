@@ -1,6 +1,7 @@
 #include "server/access/api/appeal_services.h"
 
 #include "common/grpc_util.h"
+#include "server/access/api/filters.h"
 
 namespace sluice::access {
 namespace {
@@ -36,7 +37,10 @@ grpc::Status AppealGrpcService::ListAppeals(grpc::ServerContext* ctx,
     // Admins list everything; anyone else what they created, requested or approve.
     Actor actor = auth_.ActorOf(caller);
     int total = 0;
-    auto appeals = appeals_->List(*req, "", actor.admin ? "" : actor.identity, &total);
+    auto filter = AppealFilterOf(*req);
+    if (!filter.ok()) return filter.status();
+    if (!actor.admin) filter->visible_to = actor.identity;
+    auto appeals = appeals_->List(*filter, &total);
     if (!appeals.ok()) return appeals.status();
     for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
     resp->set_total(total);
@@ -50,7 +54,10 @@ grpc::Status AppealGrpcService::ListUserAppeals(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ListUserAppeals",
                     [&](const Caller& caller) -> absl::Status {
     int total = 0;
-    auto appeals = appeals_->List(*req, caller.identity, "", &total);
+    auto filter = AppealFilterOf(*req);
+    if (!filter.ok()) return filter.status();
+    filter->created_by = caller.identity;
+    auto appeals = appeals_->List(*filter, &total);
     if (!appeals.ok()) return appeals.status();
     for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
     resp->set_total(total);
@@ -137,7 +144,10 @@ grpc::Status ApprovalGrpcService::ListApprovals(grpc::ServerContext* ctx,
     // Admins list every approval; anyone else the approvals they are asked for.
     Actor actor = auth_.ActorOf(caller);
     int total = 0;
-    auto list = appeals_->ListApprovals(*req, actor.admin ? "" : actor.identity, &total);
+    auto filter = ApprovalFilterOf(*req);
+    if (!filter.ok()) return filter.status();
+    if (!actor.admin) filter->approver = actor.identity;
+    auto list = appeals_->ListApprovals(*filter, &total);
     if (!list.ok()) return list.status();
     for (auto& a : *list) *resp->add_approvals() = std::move(a);
     resp->set_total(total);
@@ -151,7 +161,10 @@ grpc::Status ApprovalGrpcService::ListUserApprovals(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/ListUserApprovals",
                     [&](const Caller& caller) -> absl::Status {
     int total = 0;
-    auto list = appeals_->ListApprovals(*req, caller.identity, &total);
+    auto filter = ApprovalFilterOf(*req);
+    if (!filter.ok()) return filter.status();
+    filter->approver = caller.identity;
+    auto list = appeals_->ListApprovals(*filter, &total);
     if (!list.ok()) return list.status();
     for (auto& a : *list) *resp->add_approvals() = std::move(a);
     resp->set_total(total);
@@ -195,7 +208,10 @@ grpc::Status GrantGrpcService::ListGrants(grpc::ServerContext* ctx,
     // Other accounts' grants only for admins and the resources' approvers.
     Actor actor = auth_.ActorOf(caller);
     int total = 0;
-    auto grants = appeals_->ListGrants(*req, actor.admin ? "" : actor.identity, &total);
+    auto filter = GrantFilterOf(*req);
+    if (!filter.ok()) return filter.status();
+    if (!actor.admin) filter->visible_to = actor.identity;
+    auto grants = appeals_->ListGrants(*filter, &total);
     if (!grants.ok()) return grants.status();
     for (auto& g : *grants) *resp->add_grants() = std::move(g);
     resp->set_total(total);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "server/access/api/appeal_services.h"
+#include "server/access/api/filters.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {
@@ -24,12 +25,13 @@ grpc::Status GrantGrpcService::ListUserGrants(grpc::ServerContext* ctx,
                                               v1beta1::ListGrantsResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/ListUserGrants",
                     [&](const Caller& caller) -> absl::Status {
-    // Guardian's ListUserGrants: the grants the caller owns.
-    v1beta1::ListGrantsRequest mine = *req;
-    mine.set_owner(caller.identity);
-    mine.clear_created_by();
+    // Guardian's ListUserGrants: the grants the caller owns (the request's
+    // owner and created_by are ignored).
+    auto filter = GrantFilterOf(*req);
+    if (!filter.ok()) return filter.status();
+    filter->owner = caller.identity;
     int total = 0;
-    auto grants = appeals_->ListGrants(mine, "", &total);
+    auto grants = appeals_->ListGrants(*filter, &total);
     if (!grants.ok()) return grants.status();
     for (auto& g : *grants) *resp->add_grants() = std::move(g);
     resp->set_total(total);

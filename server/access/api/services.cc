@@ -1,6 +1,7 @@
 #include "server/access/api/services.h"
 
 #include "common/grpc_util.h"
+#include "server/access/api/filters.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {
@@ -43,7 +44,9 @@ grpc::Status PolicyGrpcService::ListPolicies(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "PolicyService/ListPolicies",
                     [&](const Caller&) -> absl::Status {
     int64_t total = 0;
-    auto ps = policies_->List(*req, &total);
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    auto ps = policies_->List(*page, &total);
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_policies() = std::move(p);
     resp->set_total(static_cast<int32_t>(total));
@@ -95,7 +98,9 @@ grpc::Status ProviderGrpcService::ListProviders(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ProviderService/ListProviders",
                     [&](const Caller&) -> absl::Status {
     int64_t total = 0;
-    auto ps = providers_->List(*req, &total);
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    auto ps = providers_->List(*page, &total);
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_providers() = std::move(p);
     resp->set_total(static_cast<int32_t>(total));
@@ -143,7 +148,11 @@ grpc::Status ResourceGrpcService::ListResources(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ResourceService/ListResources",
                     [&](const Caller&) -> absl::Status {
     int64_t total = 0;
-    auto rs = resources_->List(*req, &total);
+    auto page = ParsePage(req->size(), req->offset());
+    if (!page.ok()) return page.status();
+    auto filter = ResourceFilterOf(*req);
+    if (!filter.ok()) return filter.status();
+    auto rs = resources_->List(*filter, *page, &total);
     if (!rs.ok()) return rs.status();
     for (auto& r : *rs) *resp->add_resources() = std::move(r);
     resp->set_total(static_cast<int32_t>(total));

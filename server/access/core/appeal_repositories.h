@@ -159,16 +159,6 @@ class AppealRepository {
                                                   const std::string& identity) = 0;
 };
 
-// Fetches an appeal creator's profile (the policy's IAM config).
-class IamClient {
- public:
-  virtual ~IamClient() = default;
-  // The user's profile mapped through `iam.schema` (creator field → response
-  // dot path). FailedPrecondition with the IAM error on failure.
-  virtual absl::StatusOr<google::protobuf::Struct> GetUser(const pb::IAM& iam,
-                                                          const std::string& user_email) = 0;
-};
-
 }  // namespace sluice::access
 
 #endif  // SLUICE_SERVER_ACCESS_CORE_APPEAL_REPOSITORIES_H_

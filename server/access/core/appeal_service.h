@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "server/access/core/actor.h"
 #include "server/access/core/appeal_repositories.h"
+#include "server/access/core/iam_client.h"
 #include "server/access/core/policy_service.h"
 #include "server/access/core/provider_journal.h"
 #include "server/access/core/provider_service.h"
@@ -102,12 +103,9 @@ class AppealService {
   // Get as `actor`: PermissionDenied unless an admin, the creator, the
   // account or an approver of the appeal.
   absl::StatusOr<pb::Appeal> GetFor(const std::string& id, const Actor& actor);
-  // `created_by` non-empty forces that filter (GET /me/appeals);
-  // `visible_to` non-empty limits the list to what that identity may see
-  // (AppealFilter::visible_to).
-  absl::StatusOr<std::vector<pb::Appeal>> List(const pb::ListAppealsRequest& request,
-                                               const std::string& created_by,
-                                               const std::string& visible_to, int* total);
+  // The appeals matching `filter` (built by the API from the request,
+  // with visible_to / created_by set for non-admins); `total` counts all.
+  absl::StatusOr<std::vector<pb::Appeal>> List(const AppealFilter& filter, int* total);
   // Creator only (PermissionDenied); pending only (FailedPrecondition).
   absl::StatusOr<pb::Appeal> Cancel(const std::string& id, const std::string& actor);
   // Active only (FailedPrecondition); revokes in the provider. An admin or
@@ -138,11 +136,11 @@ class AppealService {
   absl::StatusOr<pb::Appeal> DeleteApprover(const std::string& appeal_id,
                                             const std::string& approval, const std::string& email,
                                             const std::string& actor);
-  absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const pb::ListApprovalsRequest& request,
-                                                          const std::string& approver, int* total);
-  // `visible_to` as in GrantFilter ("" = everything, for admins).
-  absl::StatusOr<std::vector<pb::Grant>> ListGrants(const pb::ListGrantsRequest& request,
-                                                    const std::string& visible_to, int* total);
+  // The approvals matching `filter` (approver set for non-admins).
+  absl::StatusOr<std::vector<pb::Approval>> ListApprovals(const ApprovalFilter& filter,
+                                                          int* total);
+  // The grants matching `filter` (visible_to set for non-admins).
+  absl::StatusOr<std::vector<pb::Grant>> ListGrants(const GrantFilter& filter, int* total);
   // NotFound; PermissionDenied unless `actor` is an admin, the grant's
   // account or owner, or an approver of the grant's resource.
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id, const Actor& actor);
@@ -232,6 +230,17 @@ class AppealService {
                                    const pb::PolicyRef* policy_override = nullptr);
   absl::StatusOr<std::vector<pb::Appeal>> CreatePrepared(std::vector<Prepared> prepared,
                                                          const std::string& creator);
+  // The one appeal insert of creation, on its own (`tx` null: the fast
+  // path) or inside `tx`: the appeal, its approvals and its audit row unless
+  // an active grant exists for the same access (false then).
+  // AlreadyExists naming the access when a pending appeal exists.
+  absl::StatusOr<bool> InsertUnlessGranted(AccessTx* tx, pb::Appeal* appeal,
+                                           const std::string& creator);
+  // `p` when an active grant for the same access may exist (locked): an
+  // extension inside the window is inserted and linked from the grant
+  // (pending_appeal_id); outside it, AlreadyExists naming the grant.
+  absl::Status InsertBesideGrant(AccessTx& tx, Prepared& p, const std::string& creator,
+                                 absl::Time now);
   // A provider call made inside a transaction, settled after it ends.
   struct PendingOp {
     std::string id;                            // journal id ("" without a journal)
@@ -317,12 +326,6 @@ class AppealService {
   ProviderJournal* journal_ = nullptr;
   AppealLimits limits_;
 };
-
-// Parses "<field>:<asc|desc>" entries against `allowed` column names.
-// InvalidArgument naming an unknown field or direction.
-absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
-    const google::protobuf::RepeatedPtrField<std::string>& order_by,
-    const std::vector<std::string>& allowed);
 
 }  // namespace sluice::access
 

@@ -99,7 +99,7 @@ class AppealServiceTest : public ::testing::Test {
         {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})"),
                                   &c).ok());
     int64_t total = 0;
-    auto provider = providers_->List(pb::ListProvidersRequest(), &total);
+    auto provider = providers_->List(Page{}, &total);
     ASSERT_TRUE(provider.ok() && !provider->empty());
     ASSERT_TRUE(providers_->Update((*provider)[0].id(), c, "admin@x.com").ok());
   }
@@ -473,21 +473,6 @@ TEST_F(AppealServiceTest, HardRequirementFailsTheApproval) {
   auto additional = AppealsOn(kAuto);
   ASSERT_EQ(additional.size(), 1u);
   EXPECT_EQ(additional[0].status(), "active");
-}
-
-TEST(OrderByTest, ParsesAndRejects) {
-  google::protobuf::RepeatedPtrField<std::string> in;
-  *in.Add() = "created_at:desc";
-  *in.Add() = "role";
-  auto ok = ParseOrderBy(in, {"created_at", "role"});
-  ASSERT_TRUE(ok.ok());
-  EXPECT_EQ((*ok)[0], (std::pair<std::string, bool>{"created_at", true}));
-  EXPECT_EQ((*ok)[1], (std::pair<std::string, bool>{"role", false}));
-  *in.Add() = "created_at;drop";
-  EXPECT_TRUE(absl::IsInvalidArgument(ParseOrderBy(in, {"created_at", "role"}).status()));
-  google::protobuf::RepeatedPtrField<std::string> dir;
-  *dir.Add() = "role:sideways";
-  EXPECT_TRUE(absl::IsInvalidArgument(ParseOrderBy(dir, {"role"}).status()));
 }
 
 }  // namespace

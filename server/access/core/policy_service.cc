@@ -280,11 +280,8 @@ absl::StatusOr<pb::Policy> PolicyService::Get(const std::string& id, uint32_t ve
   return p;
 }
 
-absl::StatusOr<std::vector<pb::Policy>> PolicyService::List(const pb::ListPoliciesRequest& request,
-                                                            int64_t* total) {
-  auto page = ParsePage(request.size(), request.offset());
-  if (!page.ok()) return page.status();
-  auto ps = repo_->ListLatest(*page, total);
+absl::StatusOr<std::vector<pb::Policy>> PolicyService::List(const Page& page, int64_t* total) {
+  auto ps = repo_->ListLatest(page, total);
   if (!ps.ok()) return ps.status();
   for (auto& p : *ps) MaskPolicySecrets(&p);
   return ps;

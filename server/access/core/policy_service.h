@@ -36,11 +36,9 @@ class PolicyService {
                                     const std::string& actor);
   // Masked. version 0 = latest. NotFound.
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version);
-  // One page (request.size/offset, see ParsePage) of the latest versions,
-  // masked, ordered by id; `total` counts all policies. InvalidArgument for
-  // a page out of bounds.
-  absl::StatusOr<std::vector<pb::Policy>> List(const pb::ListPoliciesRequest& request,
-                                               int64_t* total);
+  // One page of the latest versions, masked, ordered by id; `total`
+  // counts all policies.
+  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total);
   // With IAM secrets decrypted (for the IAM call); NotFound. A given
   // (id, version ≥ 1) never changes, so these are cached in memory.
   absl::StatusOr<pb::Policy> GetDecrypted(const std::string& id, uint32_t version);

@@ -319,11 +319,9 @@ absl::StatusOr<pb::Provider> ProviderService::Get(const std::string& id) {
   return Masked(*stored);
 }
 
-absl::StatusOr<std::vector<pb::Provider>> ProviderService::List(
-    const pb::ListProvidersRequest& request, int64_t* total) {
-  auto page = ParsePage(request.size(), request.offset());
-  if (!page.ok()) return page.status();
-  auto stored = providers_->ListPage(*page, total);
+absl::StatusOr<std::vector<pb::Provider>> ProviderService::List(const Page& page,
+                                                                int64_t* total) {
+  auto stored = providers_->ListPage(page, total);
   if (!stored.ok()) return stored.status();
   std::vector<pb::Provider> out;
   for (const auto& s : *stored) out.push_back(Masked(s));
@@ -420,32 +418,10 @@ absl::StatusOr<std::map<std::string, pb::ProviderConfig>> ProviderService::Plain
 
 // ---------------------------------------------------------------- resources
 
-absl::StatusOr<std::vector<pb::Resource>> ResourceService::List(
-    const pb::ListResourcesRequest& request, int64_t* total) {
-  auto page = ParsePage(request.size(), request.offset());
-  if (!page.ok()) return page.status();
-  ResourceFilter filter;
-  filter.provider_type = request.provider_type();
-  filter.provider_urn = request.provider_urn();
-  filter.type = request.type();
-  filter.urn = request.urn();
-  filter.name = request.name();
-  filter.is_deleted = request.is_deleted();
-  for (const auto& d : request.details()) {
-    auto colon = d.find(':');
-    if (colon == std::string::npos || colon == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("details: \"", d, "\" must be path:value (e.g. team.name:data)"));
-    }
-    std::vector<std::string> path = absl::StrSplit(d.substr(0, colon), '.');
-    for (const auto& p : path) {
-      if (p.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("details: empty path segment in \"", d, "\""));
-      }
-    }
-    filter.details.push_back({path, d.substr(colon + 1)});
-  }
-  return repo_->List(filter, *page, total);
+absl::StatusOr<std::vector<pb::Resource>> ResourceService::List(const ResourceFilter& filter,
+                                                                const Page& page,
+                                                                int64_t* total) {
+  return repo_->List(filter, page, total);
 }
 
 absl::StatusOr<pb::Resource> ResourceService::Get(const std::string& id) { return repo_->Get(id); }

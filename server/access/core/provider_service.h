@@ -41,10 +41,8 @@ class ProviderService {
                                       const std::string& actor);
   // Masked. NotFound.
   absl::StatusOr<pb::Provider> Get(const std::string& id);
-  // One page (request.size/offset, see ParsePage), masked, oldest first;
-  // `total` counts all providers. InvalidArgument for a page out of bounds.
-  absl::StatusOr<std::vector<pb::Provider>> List(const pb::ListProvidersRequest& request,
-                                                 int64_t* total);
+  // One page, masked, oldest first; `total` counts all providers.
+  absl::StatusOr<std::vector<pb::Provider>> List(const Page& page, int64_t* total);
   // Deletes the provider and soft-deletes its resources. NotFound.
   absl::Status Delete(const std::string& id, const std::string& actor);
   // The roles of one resource type. NotFound for the provider or the type.
@@ -89,10 +87,8 @@ class ProviderService {
 class ResourceService {
  public:
   explicit ResourceService(ResourceRepository* repo) : repo_(repo) {}
-  // One page (request.size/offset, see ParsePage) of the matches; `details`
-  // entries are "path:value" (dot path). `total` counts all matches.
-  // InvalidArgument when malformed or for a page out of bounds.
-  absl::StatusOr<std::vector<pb::Resource>> List(const pb::ListResourcesRequest& request,
+  // One page of the resources matching `filter`; `total` counts all matches.
+  absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter& filter, const Page& page,
                                                  int64_t* total);
   absl::StatusOr<pb::Resource> Get(const std::string& id);
   // Updates details (merged into the user-owned part) and labels (replaced

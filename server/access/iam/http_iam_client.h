@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "server/access/core/appeal_repositories.h"
+#include "server/access/core/iam_client.h"
 
 namespace sluice::access {
 

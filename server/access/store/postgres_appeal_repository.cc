@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/db/audit.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 #include "server/access/store/pg_exec.h"
@@ -263,7 +262,7 @@ class SociTx : public AccessTx {
   }
 
   absl::Status Audit(const AuditEntry& e) override {
-    db::WriteAuditLog(sql_, e.action, e.actor, e.data);
+    WriteAudit(sql_, e);
     return absl::OkStatus();
   }
 

@@ -12,12 +12,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/db/audit.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "server/access/core/json.h"
 #include "server/access/core/appeal_repositories.h"
 #include "server/access/store/pg_exec.h"
 
 namespace sluice::access {
+
+// Appends `entry` to audit_logs inside the caller's statement or
+// transaction (so the change and its audit row commit together).
+inline void WriteAudit(soci::session& sql, const AuditEntry& entry) {
+  db::WriteAuditLog(sql, entry.action, entry.actor, entry.data);
+}
 
 // A query whose parameters are all text, $1..$n (SQL built from fixed
 // fragments; every value is bound, never spliced). Runs in one round trip.

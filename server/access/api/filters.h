@@ -1,0 +1,44 @@
+// List requests of the access API translated into the core's filters (as
+// the notification API's convert.h does): field validation and the page
+// happen here, so the core takes filters, never pb::*Request messages.
+#ifndef SLUICE_SERVER_ACCESS_API_FILTERS_H_
+#define SLUICE_SERVER_ACCESS_API_FILTERS_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/paging.h"
+#include "proto/sluice/access/v1beta1/access.pb.h"
+#include "proto/sluice/access/v1beta1/appeal.pb.h"
+#include "server/access/core/appeal_repositories.h"
+#include "server/access/core/repositories.h"
+
+namespace sluice::access {
+
+// Parses "<field>:<asc|desc>" entries (each may also hold several, comma
+// separated) against `allowed` column names into (column, descending)
+// pairs. InvalidArgument naming an unknown field or direction.
+absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
+    const google::protobuf::RepeatedPtrField<std::string>& order_by,
+    const std::vector<std::string>& allowed);
+
+// GET /appeals filters; `account_id` joins `account_ids`. The caller sets
+// visible_to / created_by for non-admins. InvalidArgument: order_by, size,
+// offset.
+absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request);
+// GET /approvals filters; approver = request.created_by (the caller
+// overrides it for non-admins). InvalidArgument: order_by, size, offset.
+absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& request);
+// GET /grants filters; owner = owner, else created_by (Guardian's alias).
+// InvalidArgument: a resource_ids entry that is not a UUID, order_by,
+// size, offset.
+absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request);
+// GET /resources filters; each `details` entry is "path.to.key:value".
+// InvalidArgument naming a malformed details entry.
+absl::StatusOr<ResourceFilter> ResourceFilterOf(const pb::ListResourcesRequest& request);
+
+}  // namespace sluice::access
+
+#endif  // SLUICE_SERVER_ACCESS_API_FILTERS_H_

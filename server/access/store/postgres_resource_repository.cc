@@ -1,0 +1,129 @@
+#include "server/access/store/postgres_resource_repository.h"
+
+#include <soci/soci.h>
+
+#include "absl/strings/str_cat.h"
+#include "server/access/core/json.h"
+#include "server/access/core/validation.h"
+#include "server/access/store/pg_exec.h"
+#include "server/access/store/sql_rows.h"
+
+namespace sluice::access {
+namespace {
+
+using soci::use;
+
+absl::Status NotFoundResource(const std::string& id) {
+  return absl::NotFoundError(absl::StrCat("resource \"", id, "\" not found"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
+    const ResourceFilter& f, const Page& page, int64_t* total) {
+  std::vector<pb::Resource> out;
+  nlohmann::json contains = nlohmann::json::object();
+  for (const auto& [path, value] : f.details) {
+    nlohmann::json* node = &contains;
+    for (const auto& seg : path) node = &(*node)[seg];
+    *node = value;
+  }
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
+    Query q;
+    q.Where(f.is_deleted ? "r.is_deleted" : "NOT r.is_deleted");
+    q.Eq("r.provider_type", f.provider_type);
+    q.Eq("r.provider_urn", f.provider_urn);
+    q.Eq("r.type", f.type);
+    q.Eq("r.urn", f.urn);
+    q.Eq("r.name", f.name);
+    if (!f.details.empty()) {
+      q.Where(absl::StrCat("r.details @> CAST(", q.Param(contains.dump()), " AS jsonb)"));
+    }
+    if (total != nullptr) {
+      *total = q.Count(sql, absl::StrCat("SELECT count(*) FROM resources r", q.WhereClause()));
+    }
+    PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", kResourceCols, " FROM resources r",
+                                           q.WhereClause(),
+                                           " ORDER BY r.provider_type, r.provider_urn, r.type, "
+                                           "r.urn LIMIT ", page.size, " OFFSET ", page.offset));
+    out.clear();
+    for (const auto& r : rows) out.push_back(ResourceFromRow(r));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<pb::Resource> PostgresResourceRepository::Get(const std::string& id) {
+  if (!IsUuid(id)) return NotFoundResource(id);
+  absl::StatusOr<pb::Resource> out = NotFoundResource(id);
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    // One round trip (no liveness ping): this is on the appeal-creation hot path.
+    static const std::string* query = new std::string(
+        absl::StrCat("SELECT ", kResourceCols, " FROM resources r WHERE r.id = CAST($1 AS uuid)"));
+    PgRows rows = PgExecPrepared(sql, "sluice_access_get_resource", *query, {id});
+    for (const auto& r : rows) out = ResourceFromRow(r);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<pb::Resource> PostgresResourceRepository::Update(
+    const std::string& id, const google::protobuf::Struct& details,
+    const google::protobuf::Map<std::string, std::string>* labels, const AuditEntry& audit) {
+  if (!IsUuid(id)) return NotFoundResource(id);
+  absl::Status st = pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    nlohmann::json user = StructToJson(details);
+    std::string d = user.dump();
+    std::string provider_text;
+    soci::indicator ind = soci::i_null;
+    sql << "SELECT provider_details::text FROM resources WHERE id = CAST(:id AS uuid)",
+        soci::into(provider_text, ind), use(id);
+    if (!sql.got_data()) return NotFoundResource(id);
+    // What the provider returns is the provider's: refuse instead of silently
+    // dropping the change.
+    nlohmann::json provider = nlohmann::json::parse(ind == soci::i_ok ? provider_text : "{}",
+                                                    nullptr, false);
+    if (provider.is_object() && user.is_object()) {
+      for (const auto& [key, value] : user.items()) {
+        if (provider.contains(key)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "details.", key, ": set by the provider; it cannot be overridden"));
+        }
+      }
+    }
+    // User keys never override what the provider owns.
+    sql << "UPDATE resources SET user_details = user_details || CAST(:d AS jsonb), "
+           "details = (user_details || CAST(:d AS jsonb)) || provider_details, "
+           "updated_at = now() WHERE id = CAST(:id AS uuid)",
+        use(d, "d"), use(id, "id");
+    if (labels != nullptr) {
+      nlohmann::json l = nlohmann::json::object();
+      for (const auto& kv : *labels) l[kv.first] = kv.second;
+      std::string lt = l.dump();
+      sql << "UPDATE resources SET labels = CAST(:l AS jsonb) WHERE id = CAST(:id AS uuid)",
+          use(lt, "l"), use(id, "id");
+    }
+    WriteAudit(sql, audit);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return Get(id);
+}
+
+absl::Status PostgresResourceRepository::Delete(const std::string& id, const AuditEntry& audit) {
+  if (!IsUuid(id)) return NotFoundResource(id);
+  return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    int n = 0;
+    sql << "SELECT count(*) FROM resources WHERE id = CAST(:id AS uuid)", soci::into(n), use(id);
+    if (n == 0) return NotFoundResource(id);
+    sql << "UPDATE resources SET is_deleted = true, updated_at = now() "
+           "WHERE id = CAST(:id AS uuid)",
+        use(id);
+    WriteAudit(sql, audit);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace sluice::access
