@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "proto/sluice/access/v1beta1/access.grpc.pb.h"
+#include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
 
 namespace sluice::cli {
 namespace {
@@ -101,6 +102,24 @@ void AddProviderCommands(CLI::App& app, const Options& options, int* exit_code) 
     pb::GetProviderRequest req;
     req.set_id(*id);
     CallAndPrint<pb::ProviderService>(options, exit_code, req, &pb::ProviderService::Stub::GetProvider);
+  });
+
+  auto import = std::make_shared<pb::ImportGrantsRequest>();
+  auto types = std::make_shared<std::vector<std::string>>();
+  auto urns = std::make_shared<std::vector<std::string>>();
+  auto* imp = group->add_subcommand(
+      "import", "compare the provider's access with the grants (dry run unless --apply; admins)");
+  imp->add_option("id", *id, "provider id")->required();
+  imp->add_flag("--apply", [import](int64_t n) { import->set_apply(n > 0); },
+                "create the missing grants and mark the drift");
+  imp->add_option("--resource-type", *types, "only resources of this type (repeatable)");
+  imp->add_option("--resource-urn", *urns, "only the resource with this urn (repeatable)");
+  imp->callback([&options, exit_code, id, import, types, urns] {
+    pb::ImportGrantsRequest req = *import;
+    req.set_id(*id);
+    for (const auto& t : *types) req.add_resource_types(t);
+    for (const auto& u : *urns) req.add_resource_urns(u);
+    CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::ImportGrants);
   });
 }
 

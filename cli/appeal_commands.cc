@@ -91,20 +91,25 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
     });
   }
 
-  auto* grant = app.add_subcommand("grant", "list and show grants");
+  auto* grant = app.add_subcommand(
+      "grant", "list, show, update, revoke and restore grants");
   grant->require_subcommand(1);
   auto* glist = grant->add_subcommand("list", "list grants");
   glist->add_option("--status", *statuses, "filter by status (repeatable)");
   glist->add_option("--account", *accounts, "filter by account id (repeatable)");
   glist->add_option("--size", *size, "page size (default 50, max 1000)");
   glist->add_option("--offset", *offset, "page offset");
-  glist->callback([&options, exit_code, statuses, accounts, size, offset] {
+  auto mine = std::make_shared<bool>(false);
+  glist->add_flag("--mine", *mine, "only the grants you own (GET /me/grants)");
+  glist->callback([&options, exit_code, statuses, accounts, size, offset, mine] {
     pb::ListGrantsRequest req;
     for (const auto& s : *statuses) req.add_statuses(s);
     for (const auto& a : *accounts) req.add_account_ids(a);
     req.set_size(*size);
     req.set_offset(*offset);
-    CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::ListGrants);
+    CallAndPrint<pb::GrantService>(options, exit_code, req,
+                                   *mine ? &pb::GrantService::Stub::ListUserGrants
+                                         : &pb::GrantService::Stub::ListGrants);
   });
   auto* gget = grant->add_subcommand("get", "show a grant");
   gget->add_option("id", *id, "grant id")->required();
@@ -113,6 +118,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
     req.set_id(*id);
     CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::GetGrant);
   });
+  AddGrantLifecycleCommands(*grant, options, exit_code);
 }
 
 }  // namespace sluice::cli

@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "cli/table.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -129,6 +130,7 @@ absl::Status ReadMessageFile(const std::string& path, google::protobuf::Message*
 }
 
 void PrintMessage(const google::protobuf::Message& message, const Options& options) {
+  if (options.output == "table" && PrintTable(message, std::cout)) return;
   google::protobuf::util::JsonPrintOptions opts;
   opts.preserve_proto_field_names = true;
   opts.always_print_primitive_fields = true;

@@ -32,6 +32,9 @@ struct Options {
   std::string proxy_token;
   auth::TlsClientOptions tls;  // --tls, --ca, --cert, --key
   bool json = false;           // --json: print compact JSON instead of indented
+  // --output json|table: "table" prints a list response as columns (see
+  // cli/table.h); other responses stay JSON.
+  std::string output = "json";
 };
 
 // A connection to sluice-server. A bad TLS or proxy-token option prints the
@@ -56,7 +59,8 @@ class Client {
 absl::Status ReadMessageFile(const std::string& path, google::protobuf::Message* message,
                              const std::string& root_key = "");
 
-// Prints `message` as JSON (proto field names, defaults included).
+// Prints `message` as JSON (proto field names, defaults included), or as a
+// table when options.output is "table" and `message` holds a list.
 void PrintMessage(const google::protobuf::Message& message, const Options& options);
 
 // Prints "error: <code>: <message>" to stderr and returns the exit code (1).

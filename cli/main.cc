@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   app.add_option("--cert", options.tls.cert_file, "client certificate (PEM) for mTLS");
   app.add_option("--key", options.tls.key_file, "client key (PEM) for mTLS");
   app.add_flag("--json", options.json, "compact JSON output");
+  app.add_option("-o,--output", options.output,
+                 "json (default) or table: list responses as aligned columns")
+      ->check(CLI::IsMember({"json", "table"}));
   int exit_code = 0;
   for (auto group : kGroups) group(app, options, &exit_code);
   CLI11_PARSE(app, argc, argv);

@@ -66,6 +66,19 @@ class GrantGrpcService final : public v1beta1::GrantService::Service {
                         v1beta1::GetGrantResponse* resp) override;
   grpc::Status ReconcileGrants(grpc::ServerContext* ctx, const v1beta1::ReconcileGrantsRequest* req,
                                v1beta1::ReconcileGrantsResponse* resp) override;
+  // The grant lifecycle routes (grant_services.cc); see appeal.proto.
+  grpc::Status ListUserGrants(grpc::ServerContext* ctx, const v1beta1::ListGrantsRequest* req,
+                              v1beta1::ListGrantsResponse* resp) override;
+  grpc::Status UpdateGrant(grpc::ServerContext* ctx, const v1beta1::UpdateGrantRequest* req,
+                           v1beta1::UpdateGrantResponse* resp) override;
+  grpc::Status RevokeGrant(grpc::ServerContext* ctx, const v1beta1::RevokeGrantRequest* req,
+                           v1beta1::RevokeGrantResponse* resp) override;
+  grpc::Status RevokeGrants(grpc::ServerContext* ctx, const v1beta1::RevokeGrantsRequest* req,
+                            v1beta1::RevokeGrantsResponse* resp) override;
+  grpc::Status RestoreGrant(grpc::ServerContext* ctx, const v1beta1::RestoreGrantRequest* req,
+                            v1beta1::RestoreGrantResponse* resp) override;
+  grpc::Status ImportGrants(grpc::ServerContext* ctx, const v1beta1::ImportGrantsRequest* req,
+                            v1beta1::ImportGrantsResponse* resp) override;
 
  private:
   AppealService* appeals_;

@@ -197,7 +197,9 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
   // Every revoke (single, bulk, expiry) tells the holder, as Guardian's
   // grant Revoke does (also for its expiry job).
   if (auto st = EmitEvents(tx, {RevokedEvent(*grant)}); !st.ok()) return st;
-  auto appeal = tx.GetAppeal(grant->appeal_id(), true);
+  // An imported grant has no appeal (and an empty id is no UUID to look up).
+  absl::StatusOr<pb::Appeal> appeal = absl::NotFoundError("no appeal");
+  if (!grant->appeal_id().empty()) appeal = tx.GetAppeal(grant->appeal_id(), true);
   if (appeal.ok() && appeal->status() == "active") {
     appeal->set_status("terminated");
     appeal->set_revoked_by(actor);
@@ -285,6 +287,12 @@ absl::StatusOr<RevokeManyResult> AppealService::RevokeMany(const GrantSelector& 
         "provider_urns, resource_types and resource_urns narrow it");
   }
   if (s.account_ids.size() > 1000) return absl::InvalidArgumentError("account_ids: at most 1000");
+  return RevokeSelected(s, actor, reason);
+}
+
+absl::StatusOr<RevokeManyResult> AppealService::RevokeSelected(const GrantSelector& s,
+                                                               const std::string& actor,
+                                                               const std::string& reason) {
   auto configs = providers_->PlainConfigs();
   if (!configs.ok()) return configs.status();
   std::vector<pb::Grant> candidates;
@@ -310,6 +318,7 @@ absl::StatusOr<RevokeManyResult> AppealService::RevokeMany(const GrantSelector& 
                    std::string(st.message()));
       continue;
     }
+    if (auto g = appeals_->GetGrant(candidate.id()); g.ok()) result.grants.push_back(std::move(*g));
     if (candidate.appeal_id().empty()) continue;
     auto a = Get(candidate.appeal_id());
     if (a.ok()) result.revoked.push_back(std::move(*a));

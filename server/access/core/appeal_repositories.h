@@ -87,8 +87,12 @@ class AccessTx {
       bool for_update) = 0;
   // Inserts; assigns the id.
   virtual absl::Status InsertGrant(pb::Grant* grant) = 0;
-  // Writes status, revoke fields, pending_appeal_id, updated_at.
+  // Writes status, status_in_provider, revoke and restore fields,
+  // pending_appeal_id, owner, is_permanent, expiration_date(_reason) and
+  // updated_at.
   virtual absl::Status UpdateGrant(const pb::Grant& grant) = 0;
+  // The grant with its resource, or NotFound; `for_update` locks its row.
+  virtual absl::StatusOr<pb::Grant> GetGrant(const std::string& id, bool for_update) = 0;
   // Active grants past their expiration at `now`, locked, skipping rows other
   // replicas hold (FOR UPDATE SKIP LOCKED); at most `limit`.
   virtual absl::StatusOr<std::vector<pb::Grant>> LockExpiredGrants(absl::Time now, int limit) = 0;

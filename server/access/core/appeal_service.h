@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,24 @@ namespace sluice::access {
 // The outcome of a bulk revoke: each grant is revoked on its own.
 struct RevokeManyResult {
   std::vector<pb::Appeal> revoked;         // appeals whose grants were revoked
+  std::vector<pb::Grant> grants;           // the revoked grants, as recorded
   std::vector<pb::RevokeFailure> failed;   // grants left active, with the error
+};
+
+// Which of a provider's resources an import looks at (Guardian's
+// ImportFromProviderCriteria): by id when resource_ids is set, else by type
+// and urn (empty lists match everything).
+struct ImportCriteria {
+  std::string provider_id;
+  std::vector<std::string> resource_ids, resource_types, resource_urns;
+};
+
+// What an import found (and, when applied, did).
+struct ImportResult {
+  std::vector<pb::Grant> grants;  // access without a grant: new grants, source "import"
+  std::vector<pb::Grant> drift;   // active grants whose access the provider lacks
+  int unchanged = 0;              // accesses matching an active grant
+  bool applied = false;
 };
 
 // At most this many grants are revoked by one bulk revoke call; the caller
@@ -127,6 +145,45 @@ class AppealService {
   // NotFound; PermissionDenied unless `actor` is an admin, the grant's
   // account or owner, or an approver of the grant's resource.
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id, const Actor& actor);
+  // Grant lifecycle (grant_actions.cc; Guardian's grant API). Update,
+  // revoke and restore need the grant's owner or an admin
+  // (PermissionDenied); a malformed id is InvalidArgument, an unknown one
+  // NotFound.
+  //
+  // Sets the grant's owner (Guardian's UpdateGrant: the only updatable
+  // field). InvalidArgument "owner: required" when empty. Fires
+  // grant.owner_changed when the owner changes.
+  absl::StatusOr<pb::Grant> UpdateGrantOwner(const std::string& id, const std::string& owner,
+                                             const Actor& actor);
+  // Revokes one active grant in the provider and here (FailedPrecondition
+  // unless active); its appeal, if still active, becomes terminated.
+  absl::StatusOr<pb::Grant> RevokeGrant(const std::string& id, const Actor& actor,
+                                        const std::string& reason);
+  // Bulk revoke by filters (POST /grants/revoke): like RevokeMany, but any
+  // one filter suffices; none is InvalidArgument naming the filters.
+  // Authorization (admins only) is the caller's job.
+  absl::StatusOr<RevokeManyResult> RevokeGrants(const GrantSelector& selector,
+                                                const std::string& actor,
+                                                const std::string& reason);
+  // Grants an inactive grant's access again in the provider (journaled and
+  // compensated like any grant) and makes it active with restored_by/at/
+  // reason set. FailedPrecondition when it is active or another active grant
+  // holds the same access. InvalidArgument naming `reason` when empty, or
+  // `expiration_date` when `expiration` is not in the future, or is absent
+  // while the grant's own expiration has passed. Its appeal is unchanged.
+  absl::StatusOr<pb::Grant> RestoreGrant(const std::string& id, const Actor& actor,
+                                         const std::string& reason,
+                                         std::optional<absl::Time> expiration);
+  // Imports the provider's access (Guardian's ImportFromProvider): a grant
+  // (source "import", permanent, no appeal or owner) for each role whose
+  // permissions an account holds on a resource without an active grant for
+  // it; active grants whose access is missing are reported as drift (and,
+  // when `apply`, marked status_in_provider "inactive"). Nothing is written
+  // unless `apply`. NotFound for the provider; FailedPrecondition when its
+  // plugin cannot list access. Authorization (admins only) is the caller's.
+  absl::StatusOr<ImportResult> ImportGrants(const ImportCriteria& criteria, bool apply,
+                                            const std::string& actor);
+
   // The expiry job: revokes every active grant past its expiration date,
   // each in its own transaction (provider failures are logged and retried
   // next run). Returns how many were expired.
@@ -238,6 +295,17 @@ class AppealService {
                          const std::map<std::string, pb::ProviderConfig>& configs,
                          const std::string& actor, const std::string& reason,
                          const std::string& audit_action);
+  // The revoke loop of RevokeMany and RevokeGrants (selector validated).
+  absl::StatusOr<RevokeManyResult> RevokeSelected(const GrantSelector& selector,
+                                                  const std::string& actor,
+                                                  const std::string& reason);
+  // Grant lifecycle helpers (grant_actions.cc). The grant `id` with its
+  // resource, when `actor` is its owner or an admin (`what` names the action
+  // in the PermissionDenied message).
+  absl::StatusOr<pb::Grant> GrantForOwner(const std::string& id, const Actor& actor,
+                                          const char* what);
+  // Writes the new grants of an import and marks the drift (apply mode).
+  absl::Status ApplyImport(ImportResult* result, const std::string& actor);
   // Settles one journaled operation (Reconcile's body). Returns the outcome.
   absl::StatusOr<const char*> ReconcileOne(const ProviderOperation& op);
   // Requirements (appeal_requirements.cc). Prepares additional appeal

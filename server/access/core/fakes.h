@@ -140,6 +140,13 @@ class FakeProviderClient : public ProviderClient {
     revoked.push_back(r);
     return revoke_error;
   }
+  absl::StatusOr<std::vector<ProviderAccess>> ListAccess(
+      const pb::ProviderConfig& config, const std::vector<pb::Resource>& rs) override {
+    if (!lists_access) return ProviderClient::ListAccess(config, rs);
+    return access;
+  }
+  bool lists_access = false;            // false: ListAccess is Unimplemented
+  std::vector<ProviderAccess> access;   // what ListAccess returns
   absl::Status validate = absl::OkStatus();
   absl::Status fetch_error = absl::OkStatus();
   absl::Status grant_error = absl::OkStatus();
@@ -189,6 +196,7 @@ class FakeAppealRepository : public AppealRepository {
     int next_id = 0;
   };
   absl::Status InTransaction(const std::function<absl::Status(AccessTx&)>& fn) override {
+    if (before_transaction) before_transaction();  // e.g. a concurrent change
     absl::MutexLock lock(&mu_);
     State copy = state;
     Tx tx(&copy, this);
@@ -214,7 +222,9 @@ class FakeAppealRepository : public AppealRepository {
   }
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id) override {
     if (!state.grants.count(id)) return absl::NotFoundError("grant not found");
-    return state.grants[id];
+    pb::Grant g = state.grants[id];
+    if (resources) *g.mutable_resource() = resources->resources[g.resource_id()];  // as the join
+    return g;
   }
   absl::StatusOr<bool> IsResourceApprover(const std::string& resource_id,
                                           const std::string& identity) override {
@@ -229,6 +239,8 @@ class FakeAppealRepository : public AppealRepository {
     return false;
   }
   State state;
+  // Runs at the start of every InTransaction, outside the lock (tests).
+  std::function<void()> before_transaction;
   absl::Status insert_grant_error = absl::OkStatus();
   // Expands grant.resource in the Lock* results, as the store's join does.
   FakeResourceRepository* resources = nullptr;
@@ -286,6 +298,12 @@ class FakeAppealRepository : public AppealRepository {
       s_->grants[g.id()] = g;
       return absl::OkStatus();
     }
+    absl::StatusOr<pb::Grant> GetGrant(const std::string& id, bool) override {
+      if (!s_->grants.count(id)) return absl::NotFoundError("grant not found");
+      pb::Grant g = s_->grants[id];
+      if (repo_->resources) *g.mutable_resource() = repo_->resources->resources[g.resource_id()];
+      return g;
+    }
     absl::StatusOr<std::vector<pb::Grant>> LockExpiredGrants(absl::Time now, int) override {
       std::vector<pb::Grant> out;
       for (auto& [id, g] : s_->grants) {
@@ -307,9 +325,16 @@ class FakeAppealRepository : public AppealRepository {
                 sel.account_ids.end()) {
           continue;
         }
+        pb::Resource r;
+        if (repo_->resources) r = repo_->resources->resources[g.resource_id()];
+        if (!Matches(sel.provider_types, r.provider_type()) ||
+            !Matches(sel.provider_urns, r.provider_urn()) ||
+            !Matches(sel.resource_types, r.type()) || !Matches(sel.resource_urns, r.urn())) {
+          continue;
+        }
         if (static_cast<int>(out.size()) >= limit) break;
         out.push_back(g);
-        if (repo_->resources) *out.back().mutable_resource() = repo_->resources->resources[g.resource_id()];
+        if (repo_->resources) *out.back().mutable_resource() = r;
       }
       return out;
     }
@@ -323,6 +348,9 @@ class FakeAppealRepository : public AppealRepository {
     }
 
    private:
+    static bool Matches(const std::vector<std::string>& allowed, const std::string& v) {
+      return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+    }
     State* s_;
     FakeAppealRepository* repo_;
   };

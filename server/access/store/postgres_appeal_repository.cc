@@ -238,15 +238,32 @@ class SociTx : public AccessTx {
   }
 
   absl::Status UpdateGrant(const pb::Grant& g) override {
-    std::string revoked_at = TsParam(g.revoked_at());
+    std::string revoked_at = TsParam(g.revoked_at()), restored_at = TsParam(g.restored_at()),
+                exp = TsParam(g.expiration_date());
+    int permanent = g.is_permanent() ? 1 : 0;
     sql_ << "UPDATE grants SET status = :s, status_in_provider = :sp, revoked_by = :rb, "
             "revoked_at = to_timestamp(CAST(NULLIF(:ra, '') AS bigint) / 1000000.0), "
             "revoke_reason = :rr, pending_appeal_id = CAST(NULLIF(:pa, '') AS uuid), "
-            "updated_at = now() WHERE id = CAST(:id AS uuid)",
+            "owner = :ow, restored_by = :sb, "
+            "restored_at = to_timestamp(CAST(NULLIF(:sa, '') AS bigint) / 1000000.0), "
+            "restore_reason = :sr, is_permanent = :ip = 1, "
+            "expiration_date = to_timestamp(CAST(NULLIF(:ex, '') AS bigint) / 1000000.0), "
+            "expiration_date_reason = :er, updated_at = now() WHERE id = CAST(:id AS uuid)",
         use(g.status(), "s"), use(g.status_in_provider(), "sp"), use(g.revoked_by(), "rb"),
         use(revoked_at, "ra"), use(g.revoke_reason(), "rr"), use(g.pending_appeal_id(), "pa"),
-        use(g.id(), "id");
+        use(g.owner(), "ow"), use(g.restored_by(), "sb"), use(restored_at, "sa"),
+        use(g.restore_reason(), "sr"), use(permanent, "ip"), use(exp, "ex"),
+        use(g.expiration_date_reason(), "er"), use(g.id(), "id");
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<pb::Grant> GetGrant(const std::string& id, bool for_update) override {
+    Query q;
+    q.Where(absl::StrCat("g.id = CAST(", q.Param(id), " AS uuid)"));
+    auto found = LockWithResources(q, for_update ? " FOR UPDATE OF g" : "");
+    if (!found.ok()) return found.status();
+    if (found->empty()) return absl::NotFoundError(absl::StrCat("grant \"", id, "\" not found"));
+    return std::move(found->front());
   }
 
   absl::StatusOr<std::vector<pb::Grant>> LockExpiredGrants(absl::Time now, int limit) override {

@@ -109,7 +109,8 @@ const std::string& GrantCols() {
       Micros("g.expiration_date"), ", g.expiration_date_reason, COALESCE(g.appeal_id::text, ''), "
       "COALESCE(g.pending_appeal_id::text, ''), g.source, g.revoked_by, ",
       Micros("g.revoked_at"), ", g.revoke_reason, g.owner, ", Micros("g.created_at"), ", ",
-      Micros("g.updated_at")));
+      Micros("g.updated_at"), ", g.restored_by, ", Micros("g.restored_at"),
+      ", g.restore_reason"));
   return *cols;
 }
 
@@ -139,6 +140,10 @@ pb::Grant GrantFromRow(const PgRows::Row& r, int o) {
   g.set_owner(r.get<std::string>(o + 19));
   *g.mutable_created_at() = FromMicros(r.get<long long>(o + 20));
   *g.mutable_updated_at() = FromMicros(r.get<long long>(o + 21));
+  g.set_restored_by(r.get<std::string>(o + 22));
+  long long restored = r.get<long long>(o + 23);
+  if (restored >= 0) *g.mutable_restored_at() = FromMicros(restored);
+  g.set_restore_reason(r.get<std::string>(o + 24));
   return g;
 }
 

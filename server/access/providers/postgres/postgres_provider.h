@@ -14,6 +14,11 @@
 // 0 disables either): a GRANT/REVOKE or catalog read that hits them fails
 // with DeadlineExceeded instead of stalling the approval.
 //
+// ListAccess (grant import) reads the catalog ACLs of the requested
+// databases and tables: one entry per (role, privilege) explicitly granted,
+// account_type "user", leaving out the object's owner, PUBLIC and the pg_*
+// roles; a privilege is spelled as the config's roles spell it.
+//
 // ValidateAccount (at appeal creation) accepts only an existing role
 // (pg_roles) and refuses `public` in any case (PostgreSQL's PUBLIC even
 // when quoted) and the predefined pg_* roles; GRANT and REVOKE refuse those

@@ -3,6 +3,7 @@
 #include "server/access/providers/postgres/postgres_provider.h"
 
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <soci/postgresql/soci-postgresql.h>
@@ -100,6 +101,38 @@ TEST_F(PostgresProviderTest, DiscoversDatabasesAndTables) {
   }
   EXPECT_TRUE(found_table);
   EXPECT_TRUE(found_db);
+}
+
+// ListAccess reports explicit privileges on the requested resources only,
+// spelled as the config's roles spell them, without the owner or PUBLIC.
+TEST_F(PostgresProviderTest, ListsExplicitPrivilegesOfTheRequestedResources) {
+  {
+    soci::session sql(soci::postgresql, target_->dsn());
+    sql << "GRANT SELECT, INSERT ON sales.orders TO \"" + role_ + "\"";
+    sql << "GRANT SELECT ON public.\"odd \"\"name\" TO \"" + role_ + "\"";
+    sql << "GRANT SELECT ON sales.orders TO PUBLIC";
+  }
+  auto p = NewPostgresProvider();
+  auto resources = p->GetResources(config_);
+  ASSERT_TRUE(resources.ok()) << resources.status();
+  std::vector<v1beta1::Resource> orders;
+  for (const auto& r : *resources) {
+    if (r.urn() == "sales.orders") orders.push_back(r);
+  }
+  ASSERT_EQ(orders.size(), 1u);
+  auto access = p->ListAccess(config_, orders);
+  ASSERT_TRUE(access.ok()) << access.status();
+  std::set<std::string> seen;
+  for (const auto& a : *access) {
+    EXPECT_EQ(a.resource_type, "table");
+    EXPECT_EQ(a.resource_urn, "sales.orders");  // not the other table
+    EXPECT_EQ(a.account_type, "user");
+    ASSERT_EQ(a.permissions.size(), 1u);
+    seen.insert(a.account_id + "/" + a.permissions[0]);
+  }
+  // "select" as the viewer role spells it; INSERT as the catalog does; no
+  // owner, no PUBLIC.
+  EXPECT_EQ(seen, (std::set<std::string>{role_ + "/select", role_ + "/INSERT"}));
 }
 
 TEST_F(PostgresProviderTest, GrantThenRevoke) {

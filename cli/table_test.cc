@@ -1,0 +1,64 @@
+// --output table: columns per list type, dot paths, timestamps, fallback.
+#include "cli/table.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "proto/sluice/access/v1beta1/appeal.pb.h"
+
+namespace sluice::cli {
+namespace {
+
+namespace pb = ::sluice::access::v1beta1;
+
+TEST(TableTest, GrantListAsAlignedColumnsWithTotal) {
+  pb::ListGrantsResponse resp;
+  auto* g = resp.add_grants();
+  g->set_id("g1");
+  g->set_status("active");
+  g->set_account_id("alice@example.com");
+  g->set_role("viewer");
+  g->mutable_resource()->set_provider_type("postgres");
+  g->mutable_resource()->set_urn("public.orders");
+  g->mutable_expiration_date()->set_seconds(1800000000);
+  auto* h = resp.add_grants();
+  h->set_id("g2");
+  h->set_status("inactive");
+  resp.set_total(7);
+  std::ostringstream out;
+  ASSERT_TRUE(PrintTable(resp, out));
+  EXPECT_EQ(out.str(),
+            "ID  STATUS    ACCOUNT_ID         ROLE    RESOURCE.PROVIDER_TYPE  RESOURCE.URN   "
+            "OWNER  SOURCE  EXPIRATION_DATE\n"
+            "g1  active    alice@example.com  viewer  postgres                public.orders  "
+            "               2027-01-15T08:00:00Z\n"
+            "g2  inactive                                                                    "
+            "               \n"
+            "total: 7\n");
+}
+
+TEST(TableTest, CellsFollowPathsAndJoinRepeatedScalars) {
+  pb::Grant g;
+  g.add_permissions("SELECT");
+  g.add_permissions("INSERT");
+  g.set_is_permanent(true);
+  EXPECT_EQ(Cell(g, "permissions"), "SELECT,INSERT");
+  EXPECT_EQ(Cell(g, "is_permanent"), "true");
+  EXPECT_EQ(Cell(g, "resource.urn"), "");  // absent message
+  EXPECT_EQ(Cell(g, "nope"), "");
+  EXPECT_EQ(Cell(g, "created_at"), "");  // unset timestamp
+}
+
+TEST(TableTest, UnknownTypesShowTheirScalarFieldsAndNonListsAreNotTables) {
+  pb::RevokeGrantsResponse resp;  // grants (known), failed (RevokeFailure: fallback)
+  std::vector<std::string> cols = TableColumns(*pb::RevokeFailure::descriptor());
+  EXPECT_EQ(cols, (std::vector<std::string>{"grant_id", "appeal_id", "account_id", "error"}));
+  pb::GetGrantResponse one;
+  std::ostringstream out;
+  EXPECT_FALSE(PrintTable(one, out));
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace sluice::cli

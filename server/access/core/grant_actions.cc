@@ -1,0 +1,357 @@
+// The grant lifecycle beyond the appeal routes (Guardian's grant API): owner
+// update, revoke by grant id, bulk revoke by filters, restore, and import of
+// access made outside Sluice.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "server/access/core/appeal_service.h"
+#include "server/access/core/fault.h"
+#include "server/access/core/validation.h"
+#include "spdlog/spdlog.h"
+
+namespace sluice::access {
+namespace {
+
+absl::Status CheckGrantId(const std::string& id) {
+  if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
+  return absl::OkStatus();
+}
+
+AccessRequest RequestOf(const pb::Grant& g) {
+  return AccessRequest{g.account_id(), g.account_type(), g.resource(), g.role(),
+                       std::vector<std::string>(g.permissions().begin(), g.permissions().end())};
+}
+
+// Guardian's PermissionsKey: the sorted permissions joined with ";".
+std::string PermissionsKey(std::vector<std::string> permissions) {
+  std::sort(permissions.begin(), permissions.end());
+  return absl::StrJoin(permissions, ";");
+}
+
+// (resource id, "<account type>:<account id>", permissions key) of a grant.
+using AccessKey = std::tuple<std::string, std::string, std::string>;
+
+AccessKey KeyOf(const pb::Grant& g) {
+  return {g.resource_id(), absl::StrCat(g.account_type(), ":", g.account_id()),
+          PermissionsKey({g.permissions().begin(), g.permissions().end()})};
+}
+
+bool Selected(const std::vector<std::string>& allowed, const std::string& value) {
+  return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
+}
+
+// Guardian's reduceGrantsByProviderRole: the roles of `rc` (most permissions
+// first) whose permissions the account holds become one grant each, using
+// up those permissions; each permission left over becomes a grant whose
+// role is the permission itself.
+std::vector<pb::Grant> ReduceByRole(const pb::ResourceConfig& rc, std::set<std::string> held,
+                                    const pb::Grant& base) {
+  std::vector<const pb::Role*> roles;
+  for (const auto& r : rc.roles()) roles.push_back(&r);
+  std::stable_sort(roles.begin(), roles.end(), [](const pb::Role* a, const pb::Role* b) {
+    return a->permissions_size() > b->permissions_size();
+  });
+  std::vector<pb::Grant> out;
+  for (const pb::Role* role : roles) {
+    std::vector<std::string> perms;
+    for (const auto& p : role->permissions()) perms.push_back(PermissionString(p));
+    if (perms.empty() || !std::all_of(perms.begin(), perms.end(),
+                                      [&](const std::string& p) { return held.count(p) > 0; })) {
+      continue;
+    }
+    pb::Grant g = base;
+    g.set_role(role->id());
+    for (const auto& p : perms) {
+      g.add_permissions(p);
+      held.erase(p);
+    }
+    out.push_back(std::move(g));
+  }
+  for (const auto& p : held) {
+    pb::Grant g = base;
+    g.set_role(p);
+    g.add_permissions(p);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<pb::Grant> AppealService::GrantForOwner(const std::string& id, const Actor& actor,
+                                                       const char* what) {
+  if (auto st = CheckGrantId(id); !st.ok()) return st;
+  auto grant = appeals_->GetGrant(id);
+  if (!grant.ok()) return grant.status();
+  if (!actor.admin && (grant->owner().empty() || grant->owner() != actor.identity)) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        actor.identity, " may not ", what, " grant ", id, ": only admins and its owner (",
+        grant->owner().empty() ? "none" : grant->owner(), ") may"));
+  }
+  return grant;
+}
+
+absl::StatusOr<pb::Grant> AppealService::UpdateGrantOwner(const std::string& id,
+                                                          const std::string& owner,
+                                                          const Actor& actor) {
+  if (auto st = CheckGrantId(id); !st.ok()) return st;
+  if (owner.empty()) return absl::InvalidArgumentError("owner: required");
+  auto current = GrantForOwner(id, actor, "update");
+  if (!current.ok()) return current.status();
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto g = tx.GetGrant(id, /*for_update=*/true);
+    if (!g.ok()) return g.status();
+    std::string previous = g->owner();
+    g->set_owner(owner);
+    *g->mutable_updated_at() = ToTimestamp(clock_());
+    if (auto s = tx.UpdateGrant(*g); !s.ok()) return s;
+    // grant.owner_changed to the previous and the new owner, in this
+    // transaction (nothing when the owner is unchanged).
+    if (auto s = RecordOwnerChange(tx, *g, previous, actor.identity); !s.ok()) return s;
+    return tx.Audit({"grant.update", actor.identity,
+                     {{"grant_id", id}, {"previous_owner", previous}, {"owner", owner}}});
+  });
+  if (!st.ok()) return st;
+  EventsCommitted();
+  return appeals_->GetGrant(id);
+}
+
+absl::StatusOr<pb::Grant> AppealService::RevokeGrant(const std::string& id, const Actor& actor,
+                                                     const std::string& reason) {
+  auto current = GrantForOwner(id, actor, "revoke");
+  if (!current.ok()) return current.status();
+  if (current->status() != "active") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("grant ", id, " is ", current->status(), ", not active"));
+  }
+  auto configs = providers_->PlainConfigs();
+  if (!configs.ok()) return configs.status();
+  absl::Status st = RevokeOne(*current, *configs, actor.identity, reason, "grant.revoke");
+  if (!st.ok()) return st;
+  return appeals_->GetGrant(id);
+}
+
+absl::StatusOr<RevokeManyResult> AppealService::RevokeGrants(const GrantSelector& s,
+                                                             const std::string& actor,
+                                                             const std::string& reason) {
+  if (s.account_ids.empty() && s.provider_types.empty() && s.provider_urns.empty() &&
+      s.resource_types.empty() && s.resource_urns.empty()) {
+    return absl::InvalidArgumentError(
+        "account_ids, provider_types, provider_urns, resource_types, resource_urns: at least one "
+        "filter is required for bulk revoke");
+  }
+  for (const auto* list : {&s.account_ids, &s.provider_types, &s.provider_urns,
+                           &s.resource_types, &s.resource_urns}) {
+    if (list->size() > 1000) return absl::InvalidArgumentError("filters: at most 1000 values each");
+  }
+  return RevokeSelected(s, actor, reason);
+}
+
+absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, const Actor& actor,
+                                                      const std::string& reason,
+                                                      std::optional<absl::Time> expiration) {
+  if (auto st = CheckGrantId(id); !st.ok()) return st;
+  if (reason.empty()) return absl::InvalidArgumentError("reason: required");
+  auto current = GrantForOwner(id, actor, "restore");
+  if (!current.ok()) return current.status();
+  absl::Time now = clock_();
+  if (expiration.has_value() && *expiration <= now) {
+    return absl::InvalidArgumentError("expiration_date: must be in the future");
+  }
+  if (!expiration.has_value() && !current->is_permanent() && current->has_expiration_date() &&
+      FromTimestamp(current->expiration_date()) <= now) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expiration_date: required, in the future: grant ", id, " expired at ",
+        absl::FormatTime(absl::RFC3339_sec, FromTimestamp(current->expiration_date()),
+                         absl::UTCTimeZone())));
+  }
+  auto config = providers_->GetPlainConfig(current->resource().provider_type(),
+                                           current->resource().provider_urn());
+  if (!config.ok()) return config.status();
+  auto client = registry_->Find(config->type());
+  if (!client.ok()) return client.status();
+  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+    if (auto l = tx.LockAccess(current->account_id(), current->resource_id(), current->role());
+        !l.ok()) {
+      return l;
+    }
+    auto g = tx.GetGrant(id, /*for_update=*/true);
+    if (!g.ok()) return g.status();
+    if (g->status() == "active") {
+      return absl::FailedPreconditionError(absl::StrCat("grant ", id, " is already active"));
+    }
+    auto held = tx.FindActiveGrant(g->account_id(), g->resource_id(), g->role(), true);
+    if (!held.ok()) return held.status();
+    if (held->has_value()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the access of grant ", id, " is held again by active grant ",
+                       (*held)->id(), "; nothing to restore"));
+    }
+    AccessRequest req = RequestOf(*g);
+    auto op_id = JournalBegin({"", "grant", req.account_id, req.account_type, g->resource_id(),
+                               req.role, req.permissions, config->type(), config->urn(),
+                               g->appeal_id(), g->id(), absl::Time()});
+    if (!op_id.ok()) return op_id.status();
+    if (auto s = (*client)->GrantAccess(*config, req); !s.ok()) {
+      JournalFinish(*op_id, kOpFailed);
+      return absl::Status(s.code(), absl::StrCat("granting access in provider ", config->urn(),
+                                                 " failed: ", s.message()));
+    }
+    FaultPoint("crash_after_provider_grant");
+    ProviderClient* plugin = *client;
+    pb::ProviderConfig cfg = *config;
+    ops->push_back({*op_id, [plugin, cfg, req] { return plugin->RevokeAccess(cfg, req); }});
+    g->set_status("active");
+    g->set_status_in_provider("active");
+    g->set_restored_by(actor.identity);
+    *g->mutable_restored_at() = ToTimestamp(now);
+    g->set_restore_reason(reason);
+    if (expiration.has_value()) {
+      g->set_is_permanent(false);
+      *g->mutable_expiration_date() = ToTimestamp(*expiration);
+      g->set_expiration_date_reason(absl::StrCat("restored by ", actor.identity));
+    }
+    *g->mutable_updated_at() = ToTimestamp(now);
+    if (auto s = tx.UpdateGrant(*g); !s.ok()) return s;
+    return tx.Audit({"grant.restore", actor.identity, {{"grant_id", id}, {"reason", reason}}});
+  });
+  if (!st.ok()) return st;
+  return appeals_->GetGrant(id);
+}
+
+absl::StatusOr<ImportResult> AppealService::ImportGrants(const ImportCriteria& c, bool apply,
+                                                         const std::string& actor) {
+  if (c.provider_id.empty()) return absl::InvalidArgumentError("id: required (the provider's id)");
+  auto provider = providers_->Get(c.provider_id);
+  if (!provider.ok()) return provider.status();
+  auto config = providers_->GetPlainConfig(provider->type(), provider->urn());
+  if (!config.ok()) return config.status();
+  auto client = registry_->Find(config->type());
+  if (!client.ok()) return client.status();
+  ResourceFilter rf;
+  rf.provider_type = provider->type();
+  rf.provider_urn = provider->urn();
+  auto listed = resources_->List(rf, Page{1 << 30, 0}, nullptr);
+  if (!listed.ok()) return listed.status();
+  std::vector<pb::Resource> resources;
+  for (auto& r : *listed) {
+    bool keep = !c.resource_ids.empty()
+                    ? Selected(c.resource_ids, r.id())
+                    : Selected(c.resource_types, r.type()) && Selected(c.resource_urns, r.urn());
+    if (keep) resources.push_back(std::move(r));
+  }
+  auto access = (*client)->ListAccess(*config, resources);
+  if (absl::IsUnimplemented(access.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "provider ", provider->id(), ": the ", config->type(),
+        " plugin cannot list access (ListAccess is not implemented), so it cannot import"));
+  }
+  if (!access.ok()) return access.status();
+  std::map<std::pair<std::string, std::string>, const pb::Resource*> by_urn;
+  std::set<std::string> resource_ids;
+  for (const auto& r : resources) {
+    by_urn[{r.type(), r.urn()}] = &r;
+    resource_ids.insert(r.id());
+  }
+  // Permissions held per (resource, account type, account id).
+  std::map<std::tuple<const pb::Resource*, std::string, std::string>, std::set<std::string>> held;
+  for (const ProviderAccess& a : *access) {
+    auto it = by_urn.find({a.resource_type, a.resource_urn});
+    if (it == by_urn.end()) continue;  // not a resource Sluice knows (as in Guardian)
+    auto& perms = held[{it->second, a.account_type, a.account_id}];
+    perms.insert(a.permissions.begin(), a.permissions.end());
+  }
+  GrantSelector sel;
+  sel.provider_types = {provider->type()};
+  sel.provider_urns = {provider->urn()};
+  std::vector<pb::Grant> active;
+  absl::Status found = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto grants = tx.FindActiveGrants(sel, 1 << 30);
+    if (!grants.ok()) return grants.status();
+    active = std::move(*grants);
+    return absl::OkStatus();
+  });
+  if (!found.ok()) return found;
+  std::map<AccessKey, const pb::Grant*> by_key;
+  for (const auto& g : active) {
+    if (resource_ids.count(g.resource_id())) by_key[KeyOf(g)] = &g;
+  }
+  ImportResult result;
+  std::set<std::string> seen;
+  for (const auto& [key, perms] : held) {
+    const auto& [resource, account_type, account_id] = key;
+    const pb::ResourceConfig* rc = nullptr;
+    for (const auto& r : config->resources()) {
+      if (r.type() == resource->type()) rc = &r;
+    }
+    if (rc == nullptr) continue;
+    pb::Grant base;
+    base.set_status("active");
+    base.set_status_in_provider("active");
+    base.set_account_id(account_id);
+    base.set_account_type(account_type);
+    base.set_resource_id(resource->id());
+    *base.mutable_resource() = *resource;
+    base.set_is_permanent(true);
+    base.set_source("import");
+    if (account_type == "user") base.set_owner(account_id);  // Guardian's AccessEntry.ToGrant
+    for (pb::Grant& g : ReduceByRole(*rc, perms, base)) {
+      auto existing = by_key.find(KeyOf(g));
+      if (existing != by_key.end()) {
+        seen.insert(existing->second->id());
+        ++result.unchanged;
+        continue;
+      }
+      result.grants.push_back(std::move(g));
+    }
+  }
+  for (const auto& [key, g] : by_key) {
+    if (!seen.count(g->id())) result.drift.push_back(*g);
+  }
+  if (!apply) return result;
+  if (auto st = ApplyImport(&result, actor); !st.ok()) return st;
+  return result;
+}
+
+absl::Status AppealService::ApplyImport(ImportResult* result, const std::string& actor) {
+  auto now = ToTimestamp(clock_());
+  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    for (pb::Grant& g : result->grants) {
+      if (auto l = tx.LockAccess(g.account_id(), g.resource_id(), g.role()); !l.ok()) return l;
+      auto held = tx.FindActiveGrant(g.account_id(), g.resource_id(), g.role(), false);
+      if (!held.ok()) return held.status();
+      if (held->has_value()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "account ", g.account_id(), " already has an active grant ", (*held)->id(),
+            " for role ", g.role(), " on resource ", g.resource_id(),
+            " with other permissions; revoke it or fix the provider's role config first"));
+      }
+      *g.mutable_created_at() = now;
+      *g.mutable_updated_at() = now;
+      if (auto s = tx.InsertGrant(&g); !s.ok()) return s;
+    }
+    for (pb::Grant& g : result->drift) {
+      // Re-read under the row lock: the list above was read before this
+      // transaction, and a grant revoked meanwhile must stay revoked.
+      auto current = tx.GetGrant(g.id(), /*for_update=*/true);
+      if (!current.ok()) return current.status();
+      if (current->status() != "active") continue;
+      current->set_status_in_provider("inactive");
+      *current->mutable_updated_at() = now;
+      if (auto s = tx.UpdateGrant(*current); !s.ok()) return s;
+      g = std::move(*current);
+    }
+    return tx.Audit({"grant.import", actor,
+                     {{"imported", std::to_string(result->grants.size())},
+                      {"drift", std::to_string(result->drift.size())}}});
+  });
+  if (!st.ok()) return st;
+  result->applied = true;
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::access

@@ -1,0 +1,260 @@
+// The grant lifecycle with in-memory fakes: owner update, revoke and restore
+// with their authorization, bulk revoke by filters, and import.
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "server/access/core/appeal_service.h"
+#include "server/access/core/fakes.h"
+#include "server/access/core/json.h"
+#include "server/access/core/validation.h"
+
+namespace sluice::access {
+namespace {
+
+class GrantActionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pb::Policy p;
+    ASSERT_TRUE(JsonStringToProto(R"({"id": "auto", "steps": [
+        {"name": "a", "strategy": "auto", "approve_if": "true"}],
+        "appeal": {"allow_permanent_access": true}})", &p).ok());
+    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
+    appeals_.resources = &resources_;
+    auto client = std::make_unique<testing::FakeProviderClient>();
+    client_ = client.get();
+    std::vector<std::unique_ptr<ProviderClient>> clients;
+    clients.push_back(std::move(client));
+    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
+    pb::Resource r;
+    r.set_id(kRes);
+    r.set_type("table");
+    r.set_urn("t1");
+    client_->resources.push_back(r);
+    r.set_provider_type("fake");
+    r.set_provider_urn("f");
+    resources_.resources[r.id()] = r;
+    pb::ProviderConfig c;
+    ASSERT_TRUE(JsonStringToProto(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
+        "resources": [{"type": "table", "policy": {"id": "auto", "version": 1}, "roles": [
+          {"id": "viewer", "permissions": ["read"]},
+          {"id": "editor", "permissions": ["read", "write"]}]}]})", &c).ok());
+    providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_, registry_.get(),
+                                                   crypter_.get());
+    auto created = providers_->Create(c, "admin@x.com");
+    ASSERT_TRUE(created.ok()) << created.status();
+    provider_id_ = created->id();
+    service_ = std::make_unique<AppealService>(&appeals_, &resources_, &policies_,
+                                               providers_.get(), registry_.get(), nullptr,
+                                               [this] { return now_; });
+    service_->set_journal(&journal_);
+  }
+  // An active grant of `role` on the table for `account`, owned by it.
+  pb::Grant Granted(const std::string& account, const std::string& role = "viewer",
+                    const std::string& duration = "") {
+    pb::CreateAppealRequest req;
+    auto* r = req.add_resources();
+    r->set_id(kRes);
+    r->set_role(role);
+    r->mutable_options()->set_duration(duration);
+    auto created = service_->Create(req, account);
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (!created.ok()) return {};
+    EXPECT_EQ((*created)[0].status(), "active");
+    return (*created)[0].grant();
+  }
+
+  const std::string kRes = "00000000-0000-0000-0000-000000000001";
+  const Actor kAdmin{"admin@x.com", true};
+  const Actor kEve{"eve@x.com", false};
+  absl::Time now_ = absl::FromUnixSeconds(1800000000);
+  testing::FakePolicyRepository policy_repo_;
+  testing::FakeProviderRepository provider_repo_;
+  testing::FakeResourceRepository resources_;
+  testing::FakeAppealRepository appeals_;
+  testing::FakeProviderJournal journal_;
+  testing::FakeProviderClient* client_ = nullptr;
+  std::unique_ptr<ProviderRegistry> registry_;
+  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
+  PolicyService policies_{&policy_repo_, crypter_.get()};
+  std::unique_ptr<ProviderService> providers_;
+  std::unique_ptr<AppealService> service_;
+  std::string provider_id_;
+};
+
+TEST_F(GrantActionsTest, OwnerUpdateNeedsTheOwnerOrAnAdmin) {
+  pb::Grant g = Granted("u@x.com");
+  EXPECT_EQ(g.owner(), "u@x.com");
+  auto denied = service_->UpdateGrantOwner(g.id(), "eve@x.com", kEve);
+  EXPECT_TRUE(absl::IsPermissionDenied(denied.status())) << denied.status();
+  auto empty = service_->UpdateGrantOwner(g.id(), "", {"u@x.com", false});
+  EXPECT_TRUE(absl::IsInvalidArgument(empty.status()));
+  EXPECT_TRUE(absl::StrContains(empty.status().message(), "owner"));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      service_->UpdateGrantOwner("nope", "v@x.com", kAdmin).status()));
+  auto moved = service_->UpdateGrantOwner(g.id(), "v@x.com", {"u@x.com", false});
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(moved->owner(), "v@x.com");
+  EXPECT_EQ(appeals_.state.grants[g.id()].owner(), "v@x.com");
+  // grant.owner_changed went to the outbox with the change, to both owners.
+  int owner_events = 0;
+  for (const auto& [id, e] : appeals_.state.events) {
+    if (e.type != "grant.owner_changed") continue;
+    ++owner_events;
+    EXPECT_EQ(e.recipients, (std::vector<std::string>{"u@x.com", "v@x.com"}));
+  }
+  EXPECT_EQ(owner_events, 1);
+  // The previous owner no longer owns it; an admin may still move it.
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      service_->UpdateGrantOwner(g.id(), "u@x.com", {"u@x.com", false}).status()));
+  EXPECT_TRUE(service_->UpdateGrantOwner(g.id(), "u@x.com", kAdmin).ok());
+}
+
+TEST_F(GrantActionsTest, RevokeThenRestoreGrantsAgainInTheProvider) {
+  pb::Grant g = Granted("u@x.com");
+  EXPECT_TRUE(absl::IsPermissionDenied(service_->RevokeGrant(g.id(), kEve, "x").status()));
+  auto revoked = service_->RevokeGrant(g.id(), {"u@x.com", false}, "done");
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  EXPECT_EQ(revoked->status(), "inactive");
+  EXPECT_EQ(revoked->revoked_by(), "u@x.com");
+  ASSERT_EQ(client_->revoked.size(), 1u);
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      service_->RevokeGrant(g.id(), kAdmin, "again").status()));
+
+  auto no_reason = service_->RestoreGrant(g.id(), kAdmin, "", std::nullopt);
+  EXPECT_TRUE(absl::IsInvalidArgument(no_reason.status()));
+  EXPECT_TRUE(absl::StrContains(no_reason.status().message(), "reason"));
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      service_->RestoreGrant(g.id(), kEve, "please", std::nullopt).status()));
+  size_t grants_before = client_->granted.size();
+  auto restored = service_->RestoreGrant(g.id(), {"u@x.com", false}, "mistake", std::nullopt);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(restored->status(), "active");
+  EXPECT_EQ(restored->restored_by(), "u@x.com");
+  EXPECT_EQ(restored->restore_reason(), "mistake");
+  EXPECT_EQ(FromTimestamp(restored->restored_at()), now_);
+  ASSERT_EQ(client_->granted.size(), grants_before + 1);
+  EXPECT_EQ(client_->granted.back().account_id, "u@x.com");
+  EXPECT_EQ(client_->granted.back().permissions, std::vector<std::string>{"read"});
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      service_->RestoreGrant(g.id(), kAdmin, "again", std::nullopt).status()));
+  // The provider call was journaled and committed.
+  for (const auto& [id, e] : journal_.entries) EXPECT_EQ(e.status, kOpCommitted) << id;
+}
+
+TEST_F(GrantActionsTest, RestoreRefusesAccessHeldAgainAndAPastExpiration) {
+  pb::Grant g = Granted("u@x.com", "viewer", "1h");
+  ASSERT_TRUE(service_->RevokeGrant(g.id(), kAdmin, "x").ok());
+  pb::Grant again = Granted("u@x.com", "viewer", "1h");  // a new appeal, same access
+  auto held = service_->RestoreGrant(g.id(), kAdmin, "r", std::nullopt);
+  EXPECT_TRUE(absl::IsFailedPrecondition(held.status())) << held.status();
+  ASSERT_TRUE(service_->RevokeGrant(again.id(), kAdmin, "x").ok());
+
+  now_ += absl::Hours(2);  // the first grant's expiration has passed
+  auto expired = service_->RestoreGrant(g.id(), kAdmin, "r", std::nullopt);
+  EXPECT_TRUE(absl::IsInvalidArgument(expired.status()));
+  EXPECT_TRUE(absl::StrContains(expired.status().message(), "expiration_date"));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      service_->RestoreGrant(g.id(), kAdmin, "r", now_ - absl::Minutes(1)).status()));
+  auto restored = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(1));
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(FromTimestamp(restored->expiration_date()), now_ + absl::Hours(1));
+}
+
+TEST_F(GrantActionsTest, ProviderFailureOnRestoreLeavesTheGrantInactive) {
+  pb::Grant g = Granted("u@x.com");
+  ASSERT_TRUE(service_->RevokeGrant(g.id(), kAdmin, "x").ok());
+  client_->grant_error = absl::UnavailableError("down");
+  EXPECT_FALSE(service_->RestoreGrant(g.id(), kAdmin, "r", std::nullopt).ok());
+  EXPECT_EQ(appeals_.state.grants[g.id()].status(), "inactive");
+}
+
+TEST_F(GrantActionsTest, BulkRevokeNeedsAFilterAndAcceptsAnyOne) {
+  Granted("u@x.com");
+  Granted("v@x.com");
+  auto none = service_->RevokeGrants({}, "admin@x.com", "r");
+  EXPECT_TRUE(absl::IsInvalidArgument(none.status()));
+  EXPECT_TRUE(absl::StrContains(none.status().message(), "account_ids, provider_types"));
+  GrantSelector by_type;
+  by_type.provider_types = {"fake"};
+  auto result = service_->RevokeGrants(by_type, "admin@x.com", "cleanup");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->grants.size(), 2u);
+  EXPECT_TRUE(result->failed.empty());
+  for (const auto& g : result->grants) EXPECT_EQ(g.status(), "inactive");
+  GrantSelector other;
+  other.provider_types = {"bigquery"};
+  auto nothing = service_->RevokeGrants(other, "admin@x.com", "r");
+  ASSERT_TRUE(nothing.ok());
+  EXPECT_TRUE(nothing->grants.empty());
+}
+
+TEST_F(GrantActionsTest, ImportDryRunThenApplyAndReportsDrift) {
+  pb::Grant kept = Granted("u@x.com");              // viewer: still in the provider
+  pb::Grant gone = Granted("w@x.com", "editor");    // missing in the provider: drift
+  client_->lists_access = true;
+  client_->access = {{"table", "t1", "u@x.com", "user", {"read"}},
+                     {"table", "t1", "v@x.com", "user", {"read"}},
+                     {"table", "t1", "v@x.com", "user", {"write"}},
+                     {"table", "t1", "sa", "serviceAccount", {"admin"}},
+                     {"table", "unknown", "v@x.com", "user", {"read"}}};
+  auto dry = service_->ImportGrants({provider_id_, {}, {}, {}}, false, "admin@x.com");
+  ASSERT_TRUE(dry.ok()) << dry.status();
+  EXPECT_FALSE(dry->applied);
+  EXPECT_EQ(dry->unchanged, 1);
+  ASSERT_EQ(dry->grants.size(), 2u);
+  std::map<std::string, pb::Grant> by_account;
+  for (const auto& g : dry->grants) by_account[g.account_id()] = g;
+  EXPECT_EQ(by_account["v@x.com"].role(), "editor");  // read+write: the larger role
+  EXPECT_EQ(by_account["v@x.com"].owner(), "v@x.com");
+  EXPECT_EQ(by_account["sa"].role(), "admin");  // no role: the permission itself (Guardian)
+  EXPECT_EQ(by_account["sa"].owner(), "");
+  for (const auto& g : dry->grants) EXPECT_EQ(g.source(), "import");
+  ASSERT_EQ(dry->drift.size(), 1u);
+  EXPECT_EQ(dry->drift[0].id(), gone.id());
+  EXPECT_EQ(appeals_.state.grants.size(), 2u);  // nothing written
+
+  auto applied = service_->ImportGrants({provider_id_, {}, {}, {}}, true, "admin@x.com");
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  EXPECT_TRUE(applied->applied);
+  EXPECT_EQ(appeals_.state.grants.size(), 4u);
+  for (const auto& g : applied->grants) {
+    ASSERT_FALSE(g.id().empty());
+    EXPECT_EQ(appeals_.state.grants[g.id()].source(), "import");
+  }
+  EXPECT_EQ(appeals_.state.grants[gone.id()].status_in_provider(), "inactive");
+  EXPECT_EQ(appeals_.state.grants[gone.id()].status(), "active");
+  // A second run finds nothing new.
+  auto again = service_->ImportGrants({provider_id_, {}, {}, {}}, false, "admin@x.com");
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->grants.empty());
+  EXPECT_EQ(again->unchanged, 3);
+}
+
+// A drifted grant revoked between the comparison and the write stays
+// revoked: apply re-reads it under its row lock.
+TEST_F(GrantActionsTest, ImportApplyDoesNotReviveAGrantRevokedMeanwhile) {
+  pb::Grant gone = Granted("w@x.com");
+  client_->lists_access = true;  // and lists nothing: the grant is drift
+  int transactions = 0;
+  appeals_.before_transaction = [&] {
+    // The import's second transaction is the apply; revoke just before it.
+    if (++transactions == 2) appeals_.state.grants[gone.id()].set_status("inactive");
+  };
+  auto applied = service_->ImportGrants({provider_id_, {}, {}, {}}, true, "admin@x.com");
+  appeals_.before_transaction = nullptr;
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  ASSERT_EQ(transactions, 2);
+  EXPECT_EQ(appeals_.state.grants[gone.id()].status(), "inactive");
+  EXPECT_EQ(appeals_.state.grants[gone.id()].status_in_provider(), "active");
+}
+
+TEST_F(GrantActionsTest, ImportNeedsAPluginThatListsAccess) {
+  auto st = service_->ImportGrants({provider_id_, {}, {}, {}}, false, "admin@x.com");
+  EXPECT_TRUE(absl::IsFailedPrecondition(st.status())) << st.status();
+  EXPECT_TRUE(absl::StrContains(st.status().message(), "ListAccess"));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      service_->ImportGrants({"", {}, {}, {}}, false, "a").status()));
+}
+
+}  // namespace
+}  // namespace sluice::access
