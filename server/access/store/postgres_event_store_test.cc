@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/db/testing/test_database.h"
+#include "server/access/store/testing/store_test.h"
 #include "server/access/core/validation.h"
 #include "server/access/store/postgres_appeal_repository.h"
 #include "server/access/store/postgres_repositories.h"
@@ -13,35 +13,12 @@
 namespace sluice::access {
 namespace {
 
-class EventStoreTest : public ::testing::Test {
+class EventStoreTest : public testing::StoreTest {
  protected:
   void SetUp() override {
-    auto db = db::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = std::move(*db);
-    auto pool = db::Pool::Create(db_->dsn(), 2);
-    ASSERT_TRUE(pool.ok()) << pool.status();
-    pool_ = std::move(*pool);
-    ASSERT_TRUE(pool_->Run([](soci::session& sql) {
-      sql << "CREATE TABLE audit_logs (id bigserial PRIMARY KEY, timestamp timestamptz NOT "
-             "NULL DEFAULT now(), action text NOT NULL, actor text NOT NULL, data jsonb NOT "
-             "NULL DEFAULT '{}'::jsonb)";
-      return absl::OkStatus();
-    }).ok());
-    ASSERT_TRUE(db::Migrate(*pool_, {db::AccessMigrations()}).ok());
-    PostgresProviderRepository providers(pool_.get());
-    StoredProvider sp;
-    sp.provider.set_type("noop");
-    sp.provider.set_urn("urn1");
-    sp.provider.mutable_config()->set_type("noop");
-    pb::Resource r;
-    r.set_type("t");
-    r.set_urn("a");
-    r.set_name("orders");
-    ASSERT_TRUE(providers.Create(sp, {r}, {"provider.create", "a@x.com"}).ok());
-    auto list = PostgresResourceRepository(pool_.get()).List(ResourceFilter{}, Page{}, nullptr);
-    ASSERT_TRUE(list.ok() && list->size() == 1u);
-    resource_id_ = (*list)[0].id();
+    StoreTest::SetUp();
+    if (HasFatalFailure()) return;
+    resource_id_ = CreateResource("t", "a", "orders");
   }
 
   pb::Appeal PendingAppeal(const std::string& account) {
@@ -61,8 +38,6 @@ class EventStoreTest : public ::testing::Test {
     return a;
   }
 
-  std::unique_ptr<db::TestDatabase> db_;
-  std::unique_ptr<db::Pool> pool_;
   std::string resource_id_;
 };
 

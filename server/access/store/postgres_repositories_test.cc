@@ -8,32 +8,14 @@
 
 #include "absl/synchronization/notification.h"
 
-#include "common/db/testing/test_database.h"
+#include "server/access/store/testing/store_test.h"
 #include "server/access/core/json.h"
 
 namespace sluice::access {
 namespace {
 
-class RepositoriesTest : public ::testing::Test {
+class RepositoriesTest : public testing::StoreTest {
  protected:
-  void SetUp() override {
-    auto db = db::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = std::move(*db);
-    auto pool = db::Pool::Create(db_->dsn(), 2);
-    ASSERT_TRUE(pool.ok()) << pool.status();
-    pool_ = std::move(*pool);
-    // audit_logs comes from the core migration; create it the same way here.
-    ASSERT_TRUE(pool_->Run([](soci::session& sql) {
-      sql << "CREATE TABLE audit_logs (id bigserial PRIMARY KEY, timestamp timestamptz NOT "
-             "NULL DEFAULT now(), action text NOT NULL, actor text NOT NULL, data jsonb NOT "
-             "NULL DEFAULT '{}'::jsonb)";
-      return absl::OkStatus();
-    }).ok());
-    auto applied = db::Migrate(*pool_, {db::AccessMigrations()});
-    ASSERT_TRUE(applied.ok()) << applied.status();
-  }
-
   static pb::Resource Res(const std::string& type, const std::string& urn,
                           const std::string& details_json = "{}") {
     pb::Resource r;
@@ -44,8 +26,6 @@ class RepositoriesTest : public ::testing::Test {
     return r;
   }
 
-  std::unique_ptr<db::TestDatabase> db_;
-  std::unique_ptr<db::Pool> pool_;
 };
 
 TEST_F(RepositoriesTest, PolicyVersions) {
