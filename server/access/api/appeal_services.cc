@@ -9,12 +9,6 @@ namespace {
 using auth::Caller;
 using auth::WithCaller;
 
-std::vector<std::string> Pick(const google::protobuf::RepeatedPtrField<std::string>& body,
-                              const google::protobuf::RepeatedPtrField<std::string>& query) {
-  const auto& src = body.empty() ? query : body;  // body fields win
-  return {src.begin(), src.end()};
-}
-
 }  // namespace
 
 grpc::Status AppealGrpcService::CreateAppeal(grpc::ServerContext* ctx,
@@ -108,14 +102,8 @@ grpc::Status AppealGrpcService::RevokeAppeals(grpc::ServerContext* ctx,
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "bulk-revoke grants"); !st.ok()) return st;
     const auto& b = req->body();
-    GrantSelector s;
-    s.account_ids = Pick(b.account_ids(), req->account_ids());
-    s.provider_types = Pick(b.provider_types(), req->provider_types());
-    s.provider_urns = Pick(b.provider_urns(), req->provider_urns());
-    s.resource_types = Pick(b.resource_types(), req->resource_types());
-    s.resource_urns = Pick(b.resource_urns(), req->resource_urns());
     std::string reason = b.reason().empty() ? req->reason() : b.reason();
-    auto result = appeals_->RevokeMany(s, caller.identity, reason);
+    auto result = appeals_->RevokeMany(GrantSelectorOf(*req), caller.identity, reason);
     if (!result.ok()) return result.status();
     for (auto& a : result->revoked) *resp->add_appeals() = std::move(a);
     for (auto& f : result->failed) *resp->add_failed() = std::move(f);

@@ -34,6 +34,19 @@ std::vector<std::string> Vec(const google::protobuf::RepeatedPtrField<std::strin
   return {r.begin(), r.end()};
 }
 
+// The five selector fields, which RevokeGrantsRequest, RevokeAppealsRequest
+// and its RevokeFilter body share.
+template <typename Message>
+GrantSelector SelectorFields(const Message& m) {
+  GrantSelector s;
+  s.account_ids = Vec(m.account_ids());
+  s.provider_types = Vec(m.provider_types());
+  s.provider_urns = Vec(m.provider_urns());
+  s.resource_types = Vec(m.resource_types());
+  s.resource_urns = Vec(m.resource_urns());
+  return s;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
@@ -134,6 +147,33 @@ absl::StatusOr<ResourceFilter> ResourceFilterOf(const pb::ListResourcesRequest& 
     filter.details.push_back({path, d.substr(colon + 1)});
   }
   return filter;
+}
+
+GrantSelector GrantSelectorOf(const pb::RevokeGrantsRequest& request) {
+  return SelectorFields(request);
+}
+
+GrantSelector GrantSelectorOf(const pb::RevokeAppealsRequest& request) {
+  GrantSelector s = SelectorFields(request.body());
+  GrantSelector query = SelectorFields(request);
+  for (auto [field, fallback] :
+       {std::pair{&s.account_ids, &query.account_ids},
+        std::pair{&s.provider_types, &query.provider_types},
+        std::pair{&s.provider_urns, &query.provider_urns},
+        std::pair{&s.resource_types, &query.resource_types},
+        std::pair{&s.resource_urns, &query.resource_urns}}) {
+    if (field->empty()) *field = std::move(*fallback);
+  }
+  return s;
+}
+
+ImportCriteria ImportCriteriaOf(const pb::ImportGrantsRequest& request) {
+  ImportCriteria c;
+  c.provider_id = request.id();
+  c.resource_ids = Vec(request.resource_ids());
+  c.resource_types = Vec(request.resource_types());
+  c.resource_urns = Vec(request.resource_urns());
+  return c;
 }
 
 }  // namespace sluice::access

@@ -13,6 +13,7 @@
 #include "proto/sluice/access/v1beta1/access.pb.h"
 #include "proto/sluice/access/v1beta1/appeal.pb.h"
 #include "server/access/core/appeal_repositories.h"
+#include "server/access/core/appeal_service.h"
 #include "server/access/core/repositories.h"
 
 namespace sluice::access {
@@ -38,6 +39,14 @@ absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request);
 // GET /resources filters; each `details` entry is "path.to.key:value".
 // InvalidArgument naming a malformed details entry.
 absl::StatusOr<ResourceFilter> ResourceFilterOf(const pb::ListResourcesRequest& request);
+// The grants of a bulk revoke (POST /grants/revoke). Which filters are
+// required is the core's rule (RevokeGrants / RevokeMany).
+GrantSelector GrantSelectorOf(const pb::RevokeGrantsRequest& request);
+// PUT /appeals/revoke: the JSON body's filters win over the query
+// parameters, field by field.
+GrantSelector GrantSelectorOf(const pb::RevokeAppealsRequest& request);
+// POST /providers/{id}/import: the provider and the resources to look at.
+ImportCriteria ImportCriteriaOf(const pb::ImportGrantsRequest& request);
 
 }  // namespace sluice::access
 

@@ -81,5 +81,19 @@ TEST(FiltersTest, ResourceFilterParsesDetailPaths) {
   EXPECT_NE(bad.message().find("details"), std::string::npos);
 }
 
+TEST(FiltersTest, RevokeSelectorTakesBodyFieldsOverQueryFieldByField) {
+  pb::RevokeAppealsRequest req;
+  req.add_account_ids("query@x.com");
+  req.add_provider_types("bigquery");
+  req.mutable_body()->add_account_ids("body@x.com");
+  GrantSelector s = GrantSelectorOf(req);
+  EXPECT_EQ(s.account_ids, (std::vector<std::string>{"body@x.com"}));
+  EXPECT_EQ(s.provider_types, (std::vector<std::string>{"bigquery"}));
+  EXPECT_TRUE(s.resource_urns.empty());
+  pb::RevokeGrantsRequest grants;
+  grants.add_resource_urns("t1");
+  EXPECT_EQ(GrantSelectorOf(grants).resource_urns, (std::vector<std::string>{"t1"}));
+}
+
 }  // namespace
 }  // namespace sluice::access

@@ -14,10 +14,6 @@ namespace {
 using auth::Caller;
 using auth::WithCaller;
 
-std::vector<std::string> Vec(const google::protobuf::RepeatedPtrField<std::string>& r) {
-  return {r.begin(), r.end()};
-}
-
 }  // namespace
 
 grpc::Status GrantGrpcService::ListUserGrants(grpc::ServerContext* ctx,
@@ -69,13 +65,7 @@ grpc::Status GrantGrpcService::RevokeGrants(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "GrantService/RevokeGrants",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "bulk-revoke grants"); !st.ok()) return st;
-    GrantSelector s;
-    s.account_ids = Vec(req->account_ids());
-    s.provider_types = Vec(req->provider_types());
-    s.provider_urns = Vec(req->provider_urns());
-    s.resource_types = Vec(req->resource_types());
-    s.resource_urns = Vec(req->resource_urns());
-    auto result = appeals_->RevokeGrants(s, caller.identity, req->reason());
+    auto result = appeals_->RevokeGrants(GrantSelectorOf(*req), caller.identity, req->reason());
     if (!result.ok()) return result.status();
     for (auto& g : result->grants) *resp->add_grants() = std::move(g);
     for (auto& f : result->failed) *resp->add_failed() = std::move(f);
@@ -103,12 +93,7 @@ grpc::Status GrantGrpcService::ImportGrants(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "GrantService/ImportGrants",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "import grants"); !st.ok()) return st;
-    ImportCriteria c;
-    c.provider_id = req->id();
-    c.resource_ids = Vec(req->resource_ids());
-    c.resource_types = Vec(req->resource_types());
-    c.resource_urns = Vec(req->resource_urns());
-    auto result = appeals_->ImportGrants(c, req->apply(), caller.identity);
+    auto result = appeals_->ImportGrants(ImportCriteriaOf(*req), req->apply(), caller.identity);
     if (!result.ok()) return result.status();
     for (auto& g : result->grants) *resp->add_grants() = std::move(g);
     for (auto& g : result->drift) *resp->add_drift() = std::move(g);
