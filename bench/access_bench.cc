@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   // The same with every access event type disabled: no outbox row, no dispatch.
   const std::string events_off =
       config + "  notifications:\n    disabled_events: [appeal.created, appeal.step_approved, "
-               "appeal.approved, appeal.rejected, grant.revoked, grant.owner_changed, "
+               "appeal.approved, appeal.rejected, grant.revoked, grant.restored, grant.owner_changed, "
                "grant.expiring, appeal.pending_reminder]\n";
   if (!stack.RestartServer(events_off).ok()) return 1;
   CreateThroughput(stack, pending_rid, "warmup, events off", 500, 16);

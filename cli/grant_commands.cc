@@ -72,11 +72,15 @@ void AddGrantLifecycleCommands(CLI::App& grant, const Options& options, int* exi
   AddRevoke(grant, options, exit_code);
 
   auto* restore = grant.add_subcommand(
-      "restore", "grant an inactive grant's access again (its owner or an admin)");
+      "restore",
+      "grant an inactive grant's access again (an admin; its owner only to undo their own "
+      "revoke before its expiration)");
   restore->add_option("id", *id, "grant id")->required();
   restore->add_option("--reason", *reason, "why (required)")->required();
   restore->add_option("--expiration", *expiration,
-                      "new expiration, RFC 3339 (required when the grant's own has passed)");
+                      "new expiration, RFC 3339 (admins only; required when the grant's own "
+                      "has passed; at most the policy's longest duration option or "
+                      "access.max_grant_duration from now)");
   restore->callback([&options, exit_code, id, reason, expiration] {
     pb::RestoreGrantRequest req;
     req.set_id(*id);

@@ -72,6 +72,33 @@ std::string Scalar(const Message& m, const FieldDescriptor* f, int index) {
   return "";
 }
 
+// `s` without C0 controls (incl. ESC, CR, LF, TAB), DEL, C1 controls
+// (U+0080..U+009F, e.g. CSI U+009B) and bytes that are not valid UTF-8:
+// cell values are server data (a grant's owner is set by any owner), and
+// must not drive the terminal (security review F-L7) or break the columns.
+std::string Printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool valid = len > 0 && i + len <= s.size() && !(len == 2 && c < 0xc2);
+    for (size_t k = 1; valid && k < len; ++k) {
+      valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    }
+    if (!valid) {  // a stray byte: dropped
+      ++i;
+      continue;
+    }
+    bool control = len == 1 ? (c < 0x20 || c == 0x7f)
+                            : (len == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f);
+    if (!control) out.append(s, i, len);
+    i += len;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> TableColumns(const google::protobuf::Descriptor& element) {
@@ -121,13 +148,13 @@ bool PrintTable(const Message& message, std::ostream& out) {
   std::vector<std::string> columns = TableColumns(*list->message_type());
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header;
-  for (const auto& c : columns) header.push_back(absl::AsciiStrToUpper(c));
+  for (const auto& c : columns) header.push_back(Printable(absl::AsciiStrToUpper(c)));
   rows.push_back(header);
   const Reflection* r = message.GetReflection();
   for (int i = 0; i < r->FieldSize(message, list); ++i) {
     const Message& e = r->GetRepeatedMessage(message, list, i);
     std::vector<std::string> row;
-    for (const auto& c : columns) row.push_back(Cell(e, c));
+    for (const auto& c : columns) row.push_back(Printable(Cell(e, c)));
     rows.push_back(std::move(row));
   }
   std::vector<size_t> width(columns.size(), 0);

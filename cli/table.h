@@ -23,7 +23,9 @@ std::vector<std::string> TableColumns(const google::protobuf::Descriptor& elemen
 std::string Cell(const google::protobuf::Message& message, const std::string& path);
 
 // Writes `message`'s list as a table to `out` (upper-case header row, then
-// one row per element, columns separated by two spaces) and returns true;
+// one row per element, columns separated by two spaces) and returns true.
+// Control characters (C0 incl. ESC, DEL, C1) and invalid UTF-8 are
+// stripped from every cell, so server data cannot drive the terminal. It
 // returns false, writing nothing, when `message` has no repeated message
 // field (the caller prints it as JSON instead). A `total` field, when
 // present, is printed after the rows as "total: N".

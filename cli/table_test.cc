@@ -1,6 +1,7 @@
 // --output table: columns per list type, dot paths, timestamps, fallback.
 #include "cli/table.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -48,6 +49,26 @@ TEST(TableTest, CellsFollowPathsAndJoinRepeatedScalars) {
   EXPECT_EQ(Cell(g, "resource.urn"), "");  // absent message
   EXPECT_EQ(Cell(g, "nope"), "");
   EXPECT_EQ(Cell(g, "created_at"), "");  // unset timestamp
+}
+
+// Finding F-L7: C0 and C1 control characters (ESC, BEL, CSI U+009B, …) in a
+// cell never reach the terminal; other text (UTF-8) is kept.
+TEST(TableTest, ControlCharactersAreStrippedFromCells) {
+  pb::ListGrantsResponse resp;
+  auto* g = resp.add_grants();
+  g->set_id("g1");
+  g->set_owner("ev\x1b]0;pwned\x07il\x1b[2J\r\n\t\x7f" "a\xc2\x9b" "31mb\xc3\xa9@x.com");
+  std::ostringstream out;
+  ASSERT_TRUE(PrintTable(resp, out));
+  std::string text = out.str();
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n') continue;
+    EXPECT_FALSE(u < 0x20 || u == 0x7f) << "control byte " << int(u) << " in " << text;
+  }
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos) << text;
+  EXPECT_NE(text.find("ev]0;pwnedil[2Ja31mb\xc3\xa9@x.com"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);  // header, one row, total
 }
 
 TEST(TableTest, UnknownTypesShowTheirScalarFieldsAndNonListsAreNotTables) {

@@ -100,6 +100,86 @@ TEST_F(GrantLifecycleTest, OwnerRevokeRestoreAndBulkRevokeWithTheirAuthorization
              "ListAccess");
 }
 
+// The outbox rows (access_events) of event `type` about grant `grant_id`.
+long long OutboxEvents(const Stack& stack, const std::string& type, const std::string& grant_id) {
+  soci::session sql(soci::postgresql, stack.database().dsn());
+  long long n = 0;
+  sql << "SELECT count(*) FROM access_events WHERE type = :t AND payload->'variables'->>"
+         "'grant_id' = :g",
+      soci::use(type), soci::use(grant_id), soci::into(n);
+  return n;
+}
+
+// Security review finding F-H1, its reproduction: Bob's approved grant
+// expires (the expiry job runs every 500 ms here); Bob restores it until
+// 2099. Refused now (403), as is any restore by Bob of what the expiry job
+// revoked; an admin may restore it, with a new date within
+// access.max_grant_duration only. Then the active-grant variant: Bob's own
+// revoke he may undo, but never with a date of his choosing. Each restore
+// is audited with its expiration and sends grant.restored; each revoke
+// sends grant.revoked (finding F-L5).
+TEST_F(GrantLifecycleTest, AnOwnerCannotRestoreAnExpiredGrantOrChooseItsExpiration) {
+  std::string rid = Setup("glexp", AutoPolicy());
+  auto created = Appeal(rid, "viewer", "1s", kBob);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string id = created.Json()["appeals"][0]["grant"]["id"];
+  json g;
+  absl::Time deadline = absl::Now() + absl::Seconds(20);
+  do {
+    absl::SleepFor(absl::Milliseconds(200));
+    g = Call("GET", "/grants/" + id, nullptr, kBob).Json()["grant"];
+  } while (g.value("status", "") != "inactive" && absl::Now() < deadline);
+  ASSERT_EQ(g.value("status", ""), "inactive") << g.dump();
+  EXPECT_EQ(g["revoked_by"], "system");
+
+  json forever = {{"reason", "still need it"}, {"expiration_date", "2099-12-31T00:00:00Z"}};
+  ExpectCode(Call("PUT", "/grants/" + id + "/restore", forever, kBob), 403, 7, "expiration_date");
+  ExpectCode(Call("PUT", "/grants/" + id + "/restore", json{{"reason", "r"}}, kBob), 403, 7,
+             "system");
+  ExpectCode(Call("PUT", "/grants/" + id + "/restore", forever, kAlice), 400, 3,
+             "max_grant_duration");
+  ExpectCode(Call("PUT", "/grants/" + id + "/restore", json{{"reason", "r"}}, kAlice), 400, 3,
+             "expiration_date");
+  EXPECT_EQ(Call("GET", "/grants/" + id, nullptr, kBob).Json()["grant"]["status"], "inactive");
+
+  // RFC 3339 as the gateway writes timestamps (UTC, "Z").
+  std::string until = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now() + absl::Hours(24),
+                                       absl::UTCTimeZone());
+  auto same_time = [](const json& a, const std::string& b) {
+    absl::Time ta, tb;
+    std::string err;
+    return a.is_string() && absl::ParseTime(absl::RFC3339_full, a.get<std::string>(), &ta, &err) &&
+           absl::ParseTime(absl::RFC3339_full, b, &tb, &err) && ta == tb;
+  };
+  auto restored = Call("PUT", "/grants/" + id + "/restore",
+                       json{{"reason", "approved by ops"}, {"expiration_date", until}}, kAlice);
+  ASSERT_EQ(restored.status, 200) << restored.body;
+  EXPECT_EQ(restored.Json()["grant"]["status"], "active");
+  EXPECT_EQ(restored.Json()["grant"]["expiration_date"], until);
+  json logs = Call("GET", "/audit-logs?action=grant.restore&actor=" + kAlice + "&size=1000")
+                  .Json()["audit_logs"];
+  bool audited = false;
+  for (const auto& l : logs) {
+    if (l["data"].value("grant_id", "") != id) continue;
+    audited = true;
+    EXPECT_TRUE(same_time(l["data"]["expiration_date"], until)) << l.dump();
+    EXPECT_EQ(l["data"]["revoked_by"], "system") << l.dump();
+  }
+  EXPECT_TRUE(audited) << logs.dump();
+
+  // Active variant: Bob revokes, then restores with a date of his own.
+  ASSERT_EQ(Call("PUT", "/grants/" + id + "/revoke", json{{"reason", "x"}}, kBob).status, 200);
+  ExpectCode(Call("PUT", "/grants/" + id + "/restore", forever, kBob), 403, 7, "expiration_date");
+  auto undone = Call("PUT", "/grants/" + id + "/restore", json{{"reason", "my mistake"}}, kBob);
+  ASSERT_EQ(undone.status, 200) << undone.body;
+  EXPECT_EQ(undone.Json()["grant"]["expiration_date"], until);  // not extended
+  ASSERT_EQ(Call("PUT", "/grants/" + id + "/revoke", json{{"reason", "y"}}, kBob).status, 200);
+
+  // Outbox: the expiry and both of Bob's revokes; both restores.
+  EXPECT_EQ(OutboxEvents(*stack_, "grant.revoked", id), 3);
+  EXPECT_EQ(OutboxEvents(*stack_, "grant.restored", id), 2);
+}
+
 // Runs sluicectl as `email` with `args`; returns {exit code, output}.
 std::pair<int, std::string> Ctl(const Stack& stack, const std::string& email,
                                 std::vector<std::string> args) {

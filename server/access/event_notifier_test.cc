@@ -46,5 +46,27 @@ TEST(EventNotifierTest, DefaultTemplatesRenderJsonForEveryReceiverType) {
   }
 }
 
+// grant.restored (security review F-H1): who restored it, why, and until
+// when; no expiry sentence for a permanent grant.
+TEST(EventNotifierTest, GrantRestoredTemplateSaysWhoWhyAndUntilWhen) {
+  notification::Template t;
+  t.name = EventTemplateName(kEventGrantRestored);
+  t.body = DefaultEventTemplateBody(kEventGrantRestored);
+  nlohmann::json data = {{"resource_name", "orders (bigquery: p.d)"}, {"role", "viewer"},
+                         {"restored_by", "admin@x.com"},            {"reason", "approved again"},
+                         {"expiration_date_formatted", "Jan 02, 2027 15:04:05 UTC"}};
+  auto dated = notification::RenderPayload(t, data, "slack");
+  ASSERT_TRUE(dated.ok()) << dated.status();
+  EXPECT_EQ((*dated)["text"],
+            "Your access to *orders (bigquery: p.d)* with role *viewer* has been restored by "
+            "admin@x.com: approved again. It will expire at *Jan 02, 2027 15:04:05 UTC*");
+  data.erase("expiration_date_formatted");
+  auto permanent = notification::RenderPayload(t, data, "slack");
+  ASSERT_TRUE(permanent.ok()) << permanent.status();
+  EXPECT_EQ((*permanent)["text"],
+            "Your access to *orders (bigquery: p.d)* with role *viewer* has been restored by "
+            "admin@x.com: approved again");
+}
+
 }  // namespace
 }  // namespace sluice::access

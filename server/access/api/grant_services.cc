@@ -1,7 +1,9 @@
 // gRPC handlers of the grant lifecycle routes (GrantService: /me/grants,
 // update, revoke, bulk revoke, restore, import). Authorization: update,
-// revoke and restore are checked by the core against the grant's owner;
-// bulk revoke and import need an access admin.
+// revoke and restore are checked by the core against the grant's owner
+// (restore also against who revoked it, its expiration and, for a new
+// expiration_date, admin rights and the duration cap: security review
+// F-H1); bulk revoke and import need an access admin.
 #include <optional>
 
 #include "server/access/api/appeal_services.h"
@@ -78,6 +80,8 @@ grpc::Status GrantGrpcService::RestoreGrant(grpc::ServerContext* ctx,
                                             v1beta1::RestoreGrantResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/RestoreGrant",
                     [&](const Caller& caller) -> absl::Status {
+    // Only an admin may pass one; the core refuses it for anyone else
+    // (PermissionDenied naming expiration_date) and caps an admin's.
     std::optional<absl::Time> expiration;
     if (req->has_expiration_date()) expiration = FromTimestamp(req->expiration_date());
     auto g = appeals_->RestoreGrant(req->id(), auth_.ActorOf(caller), req->reason(), expiration);

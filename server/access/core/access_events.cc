@@ -38,6 +38,11 @@ std::string Rfc3339(const google::protobuf::Timestamp& ts) {
   return absl::FormatTime(absl::RFC3339_sec, FromTimestamp(ts), absl::UTCTimeZone());
 }
 
+// "<id>:<t, unix µs>": the qualifier of an event that can recur (F-L5).
+std::string Qualified(const std::string& id, const google::protobuf::Timestamp& t) {
+  return absl::StrCat(id, ":", absl::ToUnixMicros(FromTimestamp(t)));
+}
+
 AccessEvent AppealEvent(const std::string& type, const pb::Appeal& a) {
   AccessEvent e;
   e.type = type;
@@ -117,8 +122,9 @@ std::string Body(const std::string& text) {
 
 const std::vector<std::string>& AllEventTypes() {
   static const std::vector<std::string>* types = new std::vector<std::string>{
-      kEventAppealCreated, kEventStepApproved, kEventAppealApproved, kEventAppealRejected,
-      kEventGrantRevoked,  kEventOwnerChanged, kEventGrantExpiring,  kEventPendingReminder};
+      kEventAppealCreated, kEventStepApproved,  kEventAppealApproved, kEventAppealRejected,
+      kEventGrantRevoked,  kEventGrantRestored, kEventOwnerChanged,   kEventGrantExpiring,
+      kEventPendingReminder};
   return *types;
 }
 
@@ -147,6 +153,11 @@ std::string DefaultEventTemplateBody(const std::string& type) {
   if (type == kEventGrantRevoked) {
     return Body("Your access to *{{resource_name}}* with role *{{role}}* has been revoked by "
                 "{{revoked_by}}{{#reason}}: {{reason}}{{/reason}}");
+  }
+  if (type == kEventGrantRestored) {
+    return Body("Your access to *{{resource_name}}* with role *{{role}}* has been restored by "
+                "{{restored_by}}{{#reason}}: {{reason}}{{/reason}}{{#expiration_date_formatted}}. "
+                "It will expire at *{{expiration_date_formatted}}*{{/expiration_date_formatted}}");
   }
   if (type == kEventOwnerChanged) {
     return Body("Owner of grant `{{grant_id}}` has been changed from `{{previous_owner}}` to "
@@ -232,8 +243,19 @@ std::vector<AccessEvent> ActionEvents(const pb::Appeal& appeal, const std::strin
 
 AccessEvent RevokedEvent(const pb::Grant& grant) {
   AccessEvent e = GrantEvent(kEventGrantRevoked, grant);
+  e.id = Qualified(e.id, grant.revoked_at());
   e.variables["revoked_by"] = grant.revoked_by();
   e.variables["reason"] = grant.revoke_reason();
+  return e;
+}
+
+AccessEvent RestoredEvent(const pb::Grant& grant) {
+  AccessEvent e = GrantEvent(kEventGrantRestored, grant);
+  e.id = Qualified(e.id, grant.restored_at());
+  e.variables["restored_by"] = grant.restored_by();
+  e.variables["reason"] = grant.restore_reason();
+  e.variables["revoked_by"] = grant.revoked_by();
+  e.variables["permanent"] = grant.is_permanent();
   return e;
 }
 
@@ -252,7 +274,7 @@ AccessEvent OwnerChangedEvent(const pb::Grant& grant, const std::string& previou
 
 AccessEvent ExpiringEvent(const pb::Grant& grant, int days) {
   AccessEvent e = GrantEvent(kEventGrantExpiring, grant);
-  e.id = absl::StrCat(e.id, ":", days);
+  e.id = Qualified(absl::StrCat(e.id, ":", days), grant.expiration_date());
   e.variables["days"] = days;
   return e;
 }

@@ -5,7 +5,9 @@
 // notification API. Event kinds and recipients follow Guardian's
 // notifications (domain/notifier.go: ApproverNotification, AppealApproved,
 // OnBehalfAppealApproved, AppealRejected, AccessRevoked, ExpirationReminder,
-// GrantOwnerChanged) under Sluice's dotted event names.
+// GrantOwnerChanged) under Sluice's dotted event names, plus grant.restored
+// (Guardian has no restore event; Sluice's restore re-grants access without
+// an approval, so its holder and owner are told).
 #ifndef SLUICE_SERVER_ACCESS_CORE_ACCESS_EVENTS_H_
 #define SLUICE_SERVER_ACCESS_CORE_ACCESS_EVENTS_H_
 
@@ -30,6 +32,7 @@ inline constexpr char kEventStepApproved[] = "appeal.step_approved";     // → 
 inline constexpr char kEventAppealApproved[] = "appeal.approved";        // → account and creator
 inline constexpr char kEventAppealRejected[] = "appeal.rejected";        // → account and creator
 inline constexpr char kEventGrantRevoked[] = "grant.revoked";            // → account and owner
+inline constexpr char kEventGrantRestored[] = "grant.restored";          // → account and owner
 inline constexpr char kEventOwnerChanged[] = "grant.owner_changed";      // → old and new owner
 inline constexpr char kEventGrantExpiring[] = "grant.expiring";          // → account and owner
 inline constexpr char kEventPendingReminder[] = "appeal.pending_reminder";  // → current approvers
@@ -38,9 +41,12 @@ inline constexpr char kEventPendingReminder[] = "appeal.pending_reminder";  // �
 // "variables"} (see ToPayload).
 struct AccessEvent {
   // "<type>:<subject id>[:<qualifier>]", unique: writing an id again is a
-  // no-op, which makes reminders idempotent per (grant, day threshold) and
-  // (appeal, day). Empty in an event passed to InsertAppeal*: the store
-  // sets "<type>:<new appeal id>" and variables.appeal_id.
+  // no-op, which makes reminders idempotent per (grant, day threshold,
+  // expiration) and (appeal, day). Events that can happen again to the same
+  // grant carry the time of the change as qualifier (revoked_at,
+  // restored_at, updated_at), so a revoke after a restore is told again
+  // (security review F-L5). Empty in an event passed to InsertAppeal*: the
+  // store sets "<type>:<new appeal id>" and variables.appeal_id.
   std::string id;
   std::string type;                      // one of kEvent*
   std::vector<std::string> recipients;   // emails, deduplicated, in order
@@ -83,14 +89,22 @@ std::vector<AccessEvent> CreatedEvents(const pb::Appeal& appeal);
 // approvers), appeal.approved or appeal.rejected (with the reason).
 std::vector<AccessEvent> ActionEvents(const pb::Appeal& appeal, const std::string& step,
                                       const std::string& actor, const std::string& reason);
-// grant.revoked for `grant` (with its resource; revoked_by/revoke_reason set).
+// grant.revoked for `grant` (with its resource; revoked_by/revoke_reason
+// set); id "grant.revoked:<grant id>:<revoked_at, unix µs>".
 AccessEvent RevokedEvent(const pb::Grant& grant);
+// grant.restored for `grant` after its restore (with its resource;
+// restored_by/at, restore_reason and the resulting expiration set), to its
+// account and owner; variables restored_by, reason, revoked_by (the revoke
+// undone) and expiration_date when it has one; id
+// "grant.restored:<grant id>:<restored_at, unix µs>".
+AccessEvent RestoredEvent(const pb::Grant& grant);
 // grant.owner_changed for `grant` (after the change) from `previous_owner`
 // by `actor`; the id is qualified by the change time (updated_at, µs).
 AccessEvent OwnerChangedEvent(const pb::Grant& grant, const std::string& previous_owner,
                               const std::string& actor);
 // grant.expiring for `grant` (with its resource) at threshold `days`; id
-// "grant.expiring:<grant id>:<days>".
+// "grant.expiring:<grant id>:<days>:<expiration_date, unix µs>", so a grant
+// restored with a new date is reminded again.
 AccessEvent ExpiringEvent(const pb::Grant& grant, int days);
 // appeal.pending_reminder for `appeal` (with its resource and approvals) on
 // UTC day `day` ("YYYY-MM-DD"), to its first pending step's approvers.

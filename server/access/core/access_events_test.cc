@@ -166,16 +166,44 @@ TEST(RemindersTest, ExpiringGrantsGetTheSmallestReachedThresholdOnce) {
   auto n = WriteExpiringReminders(store, {}, s, now);
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 2);
-  EXPECT_TRUE(store.rows.count("grant.expiring:g6:7"));
-  EXPECT_TRUE(store.rows.count("grant.expiring:g2:3"));
-  EXPECT_EQ(store.rows["grant.expiring:g2:3"].event.variables["days"], 3);
+  EXPECT_TRUE(store.rows.count(ExpiringEvent(store.grants[0], 7).id));
+  EXPECT_TRUE(store.rows.count(ExpiringEvent(store.grants[1], 3).id));
+  EXPECT_EQ(store.rows[ExpiringEvent(store.grants[1], 3).id].event.variables["days"], 3);
   EXPECT_EQ(*WriteExpiringReminders(store, {}, s, now), 0);  // idempotent per (grant, days)
   // A day later g2 reaches the 1-day threshold: one new reminder.
   EXPECT_EQ(*WriteExpiringReminders(store, {}, s, now + absl::Hours(25)), 1);
-  EXPECT_TRUE(store.rows.count("grant.expiring:g2:1"));
+  EXPECT_TRUE(store.rows.count(ExpiringEvent(store.grants[1], 1).id));
   EventPolicy off;
   off.disabled = {kEventGrantExpiring};
   EXPECT_EQ(*WriteExpiringReminders(store, off, s, now + absl::Hours(24 * 4)), 0);
+}
+
+// Finding F-L5: a grant restored with a new expiration date is reminded
+// again at the same threshold (the id carries the expiration date).
+TEST(RemindersTest, ANewExpirationIsRemindedAgainAtTheSameThreshold) {
+  absl::Time now = absl::FromUnixSeconds(1800000000);
+  FakeEventStore store;
+  store.grants = {GrantExpiringAt("g2", now + absl::Hours(24 * 2))};
+  ReminderSettings s;
+  EXPECT_EQ(*WriteExpiringReminders(store, {}, s, now), 1);
+  EXPECT_EQ(*WriteExpiringReminders(store, {}, s, now), 0);
+  // Expired, restored by an admin until a day and a half later, same threshold.
+  store.grants = {GrantExpiringAt("g2", now + absl::Hours(24 * 2 + 12))};
+  EXPECT_EQ(*WriteExpiringReminders(store, {}, s, now + absl::Hours(1)), 1);
+  EXPECT_EQ(store.rows.size(), 2u);
+}
+
+TEST(AccessEventsTest, RepeatableGrantEventIdsAreQualified) {
+  absl::Time t = absl::FromUnixSeconds(1800000000);
+  pb::Grant g = GrantExpiringAt("g", t + absl::Hours(1));
+  *g.mutable_revoked_at() = ToTimestamp(t);
+  AccessEvent first = RevokedEvent(g);
+  *g.mutable_revoked_at() = ToTimestamp(t + absl::Minutes(5));
+  AccessEvent second = RevokedEvent(g);
+  EXPECT_EQ(first.id, "grant.revoked:g:1800000000000000");
+  EXPECT_NE(first.id, second.id);
+  AccessEvent expiring = ExpiringEvent(g, 1);
+  EXPECT_EQ(expiring.id, "grant.expiring:g:1:1800003600000000");
 }
 
 TEST(RemindersTest, PendingAppealsOlderThanTheAgeRemindCurrentApproversOncePerDay) {
@@ -209,7 +237,8 @@ TEST(RemindersTest, PendingAppealsOlderThanTheAgeRemindCurrentApproversOncePerDa
 
 TEST(AccessEventsTest, NamesPayloadAndThresholds) {
   EXPECT_EQ(EventTemplateName(kEventStepApproved), "access-appeal-step-approved");
-  EXPECT_EQ(AllEventTypes().size(), 8u);
+  EXPECT_EQ(AllEventTypes().size(), 9u);
+  EXPECT_EQ(EventTemplateName(kEventGrantRestored), "access-grant-restored");
   AccessEvent e = Ev("x");
   e.labels = {{"event", "appeal.created"}};
   e.variables = {{"role", "viewer"}};

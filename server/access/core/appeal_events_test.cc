@@ -2,6 +2,7 @@
 // with in-memory fakes: which event, to whom, in the change's transaction.
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "server/access/core/appeal_service.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
@@ -100,7 +101,9 @@ TEST_F(AppealEventsTest, AFullLifeWritesOneEventPerChangeToTheRightPeople) {
 
   auto revoked = service_->Revoke(a.id(), {"admin@x.com", true}, "left the team");
   ASSERT_TRUE(revoked.ok()) << revoked.status();
-  const AccessEvent* rv = Event("grant.revoked:" + revoked->grant().id());
+  const AccessEvent* rv = Event(absl::StrCat(
+      "grant.revoked:", revoked->grant().id(), ":",
+      absl::ToUnixMicros(FromTimestamp(revoked->revoked_at()))));  // the grant's too
   ASSERT_NE(rv, nullptr);
   EXPECT_EQ(rv->recipients, Strings{"u@x.com"});
   EXPECT_EQ(rv->variables["revoked_by"], "admin@x.com");

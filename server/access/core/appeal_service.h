@@ -75,6 +75,14 @@ struct AppealLimits {
   absl::Duration max_grant_duration = absl::Hours(2160);  // 90 days
 };
 
+// The longest a restored grant may last when an admin gives it a new
+// expiration_date, counted from the restore (security review F-H1): what a
+// new appeal for the same access could get.
+struct ExpirationCap {
+  absl::Duration max;
+  std::string source;  // where `max` comes from, for the error message
+};
+
 class AppealService {
  public:
   // Borrowed pointers must outlive the service. `iam` may be null (policies
@@ -151,8 +159,10 @@ class AppealService {
   // NotFound.
   //
   // Sets the grant's owner (Guardian's UpdateGrant: the only updatable
-  // field). InvalidArgument "owner: required" when empty. Fires
-  // grant.owner_changed when the owner changes.
+  // field). InvalidArgument naming `owner` when empty, when it holds a
+  // control character, or when it is neither an email address nor the
+  // grant's account id (security review F-L7). Fires grant.owner_changed
+  // when the owner changes.
   absl::StatusOr<pb::Grant> UpdateGrantOwner(const std::string& id, const std::string& owner,
                                              const Actor& actor);
   // Revokes one active grant in the provider and here (FailedPrecondition
@@ -167,10 +177,24 @@ class AppealService {
                                                 const std::string& reason);
   // Grants an inactive grant's access again in the provider (journaled and
   // compensated like any grant) and makes it active with restored_by/at/
-  // reason set. FailedPrecondition when it is active or another active grant
-  // holds the same access. InvalidArgument naming `reason` when empty, or
-  // `expiration_date` when `expiration` is not in the future, or is absent
-  // while the grant's own expiration has passed. Its appeal is unchanged.
+  // reason set; writes grant.restored (to its account and owner) and an
+  // audit row with the resulting expiration_date. Its appeal is unchanged.
+  // Rules (security review F-H1; Guardian's Grant.Restore refuses expired
+  // grants and takes no new date):
+  //  - the owner may only undo their own revoke (revoked_by == caller),
+  //    before the grant's own expiration_date, keeping that date: a
+  //    grant revoked by an admin, another caller or the expiry job
+  //    ("system") is PermissionDenied, an expired one FailedPrecondition,
+  //    and any `expiration` PermissionDenied naming expiration_date;
+  //  - an admin may restore any of them; an expired grant needs a new
+  //    `expiration` (InvalidArgument naming expiration_date otherwise),
+  //    and a new `expiration` must be in the future and within the cap
+  //    (InvalidArgument naming expiration_date and the cap): the longest of
+  //    the resource's policy's duration_options, or, when it lists none,
+  //    limits.max_grant_duration, counted from now.
+  // FailedPrecondition when it is active, its resource is deleted or
+  // another active grant holds the same access. InvalidArgument naming
+  // `reason` when empty.
   absl::StatusOr<pb::Grant> RestoreGrant(const std::string& id, const Actor& actor,
                                          const std::string& reason,
                                          std::optional<absl::Time> expiration);
@@ -304,6 +328,12 @@ class AppealService {
   // in the PermissionDenied message).
   absl::StatusOr<pb::Grant> GrantForOwner(const std::string& id, const Actor& actor,
                                           const char* what);
+  // The cap on an admin's new expiration for restoring `grant` (with its
+  // resource) under `config`: the longest duration_options of the policy
+  // that the resource's type names in `config`, else
+  // limits_.max_grant_duration.
+  absl::StatusOr<ExpirationCap> RestoreCapOf(const pb::Grant& grant,
+                                             const pb::ProviderConfig& config);
   // Writes the new grants of an import and marks the drift (apply mode).
   absl::Status ApplyImport(ImportResult* result, const std::string& actor);
   // Settles one journaled operation (Reconcile's body). Returns the outcome.

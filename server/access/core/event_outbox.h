@@ -139,8 +139,9 @@ struct ReminderSettings {
 
 // expiring_grant_notification: one grant.expiring event per active grant
 // whose expiration falls within the smallest threshold it has reached
-// (ExpiringThreshold), id "grant.expiring:<grant>:<days>", so each (grant,
-// threshold) is announced once however often the job runs. Returns how many
+// (ExpiringThreshold), id "grant.expiring:<grant>:<days>:<expiration µs>",
+// so each (grant, threshold, expiration date) is announced once however
+// often the job runs, and again after a restore with a new date. Returns how many
 // events were new.
 absl::StatusOr<int> WriteExpiringReminders(AccessEventStore& store, const EventPolicy& policy,
                                            const ReminderSettings& settings, absl::Time now);

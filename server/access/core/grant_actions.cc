@@ -3,11 +3,14 @@
 // access made outside Sluice.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "server/access/core/appeal_service.h"
 #include "server/access/core/fault.h"
 #include "server/access/core/validation.h"
@@ -38,6 +41,21 @@ using AccessKey = std::tuple<std::string, std::string, std::string>;
 AccessKey KeyOf(const pb::Grant& g) {
   return {g.resource_id(), absl::StrCat(g.account_type(), ":", g.account_id()),
           PermissionsKey({g.permissions().begin(), g.permissions().end()})};
+}
+
+// A C0 control (incl. ESC), DEL, or a C1 control (U+0080..U+009F, UTF-8
+// C2 80..C2 9F) in `s`: terminal escapes in a field printed by sluicectl or
+// shown in a notification (security review F-L7).
+bool HasControlCharacter(absl::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return true;
+    if (c == 0xc2 && i + 1 < s.size()) {
+      unsigned char n = static_cast<unsigned char>(s[i + 1]);
+      if (n >= 0x80 && n <= 0x9f) return true;
+    }
+  }
+  return false;
 }
 
 bool Selected(const std::vector<std::string>& allowed, const std::string& value) {
@@ -100,8 +118,17 @@ absl::StatusOr<pb::Grant> AppealService::UpdateGrantOwner(const std::string& id,
                                                           const Actor& actor) {
   if (auto st = CheckGrantId(id); !st.ok()) return st;
   if (owner.empty()) return absl::InvalidArgumentError("owner: required");
+  if (HasControlCharacter(owner)) {
+    return absl::InvalidArgumentError("owner: must not contain control characters");
+  }
   auto current = GrantForOwner(id, actor, "update");
   if (!current.ok()) return current.status();
+  // An email address (whom grant.owner_changed and /me/grants address), or
+  // the grant's own account (e.g. a service account owning its grant).
+  if (!IsEmailAddress(owner) && owner != current->account_id()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "owner: \"", owner, "\" is neither an email address nor the grant's account id"));
+  }
   absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
     auto g = tx.GetGrant(id, /*for_update=*/true);
     if (!g.ok()) return g.status();
@@ -151,6 +178,98 @@ absl::StatusOr<RevokeManyResult> AppealService::RevokeGrants(const GrantSelector
   return RevokeSelected(s, actor, reason);
 }
 
+absl::StatusOr<ExpirationCap> AppealService::RestoreCapOf(
+    const pb::Grant& grant, const pb::ProviderConfig& config) {
+  ExpirationCap cap{limits_.max_grant_duration, "access.max_grant_duration"};
+  const pb::ResourceConfig* rc = nullptr;
+  for (const auto& r : config.resources()) {
+    if (r.type() == grant.resource().type()) rc = &r;
+  }
+  if (rc == nullptr || rc->policy().id().empty()) return cap;
+  auto policy = policies_->Get(rc->policy().id(), rc->policy().version());
+  if (absl::IsNotFound(policy.status())) return cap;
+  if (!policy.ok()) return policy.status();
+  // As CheckDuration at appeal creation: a policy's own duration_options
+  // replace access.max_grant_duration.
+  absl::Duration longest = absl::ZeroDuration();
+  for (const auto& o : policy->appeal().duration_options()) {
+    auto d = ParseDurationField("duration_options", o.value());
+    if (d.ok() && *d > longest) longest = *d;
+  }
+  if (longest > absl::ZeroDuration()) {
+    cap = {longest, absl::StrCat("the longest of policy ", policy->id(), " version ",
+                                 policy->version(), "'s duration_options")};
+  }
+  return cap;
+}
+
+namespace {
+
+std::string Rfc3339(absl::Time t) {
+  return absl::FormatTime(absl::RFC3339_sec, t, absl::UTCTimeZone());
+}
+
+// True when `g` has an expiration date that has passed at `now`.
+bool Expired(const pb::Grant& g, absl::Time now) {
+  return !g.is_permanent() && g.has_expiration_date() && FromTimestamp(g.expiration_date()) <= now;
+}
+
+// The restore rules (security review F-H1) that depend on the grant's
+// state, checked before the provider call and again on the locked row.
+// Guardian's Grant.Restore refuses an expired grant and takes no new
+// expiration; Sluice lets an access admin restore one with a new date
+// (`cap` then bounds it).
+absl::Status CheckRestore(const pb::Grant& g, const Actor& actor,
+                          const std::optional<absl::Time>& expiration, absl::Time now,
+                          const std::optional<ExpirationCap>& cap) {
+  if (g.status() == "active") {
+    return absl::FailedPreconditionError(absl::StrCat("grant ", g.id(), " is already active"));
+  }
+  if (g.resource().is_deleted()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "grant ", g.id(), ": its resource ", g.resource_id(), " is deleted; it cannot be restored"));
+  }
+  if (!actor.admin) {
+    if (expiration.has_value()) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "expiration_date: only an access admin may give a restored grant a new expiration "
+          "date; ", actor.identity, " may only undo their own revoke, keeping the grant's own "
+          "expiration_date"));
+    }
+    if (g.revoked_by() != actor.identity) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          actor.identity, " may not restore grant ", g.id(), ": it was revoked by ",
+          g.revoked_by().empty() ? "nobody recorded" : g.revoked_by(),
+          "; an owner may only undo their own revoke, and only an access admin may restore a "
+          "grant revoked by an admin, another caller or the expiry job (system)"));
+    }
+    if (Expired(g, now)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "grant ", g.id(), " expired at ", Rfc3339(FromTimestamp(g.expiration_date())),
+          "; an expired grant is not restored (appeal again, or ask an access admin)"));
+    }
+    return absl::OkStatus();
+  }
+  if (expiration.has_value()) {
+    if (*expiration <= now) return absl::InvalidArgumentError("expiration_date: must be in the future");
+    if (cap.has_value() && *expiration > now + cap->max) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expiration_date: ", Rfc3339(*expiration), " is beyond the cap for this grant, ",
+          absl::FormatDuration(cap->max), " from now (", cap->source, "): at most ",
+          Rfc3339(now + cap->max)));
+    }
+    return absl::OkStatus();
+  }
+  if (Expired(g, now)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expiration_date: required, in the future: grant ", g.id(), " expired at ",
+        Rfc3339(FromTimestamp(g.expiration_date()))));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, const Actor& actor,
                                                       const std::string& reason,
                                                       std::optional<absl::Time> expiration) {
@@ -159,19 +278,17 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
   auto current = GrantForOwner(id, actor, "restore");
   if (!current.ok()) return current.status();
   absl::Time now = clock_();
-  if (expiration.has_value() && *expiration <= now) {
-    return absl::InvalidArgumentError("expiration_date: must be in the future");
-  }
-  if (!expiration.has_value() && !current->is_permanent() && current->has_expiration_date() &&
-      FromTimestamp(current->expiration_date()) <= now) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expiration_date: required, in the future: grant ", id, " expired at ",
-        absl::FormatTime(absl::RFC3339_sec, FromTimestamp(current->expiration_date()),
-                         absl::UTCTimeZone())));
-  }
+  if (auto st = CheckRestore(*current, actor, expiration, now, std::nullopt); !st.ok()) return st;
   auto config = providers_->GetPlainConfig(current->resource().provider_type(),
                                            current->resource().provider_urn());
   if (!config.ok()) return config.status();
+  std::optional<ExpirationCap> cap;
+  if (expiration.has_value()) {
+    auto c = RestoreCapOf(*current, *config);
+    if (!c.ok()) return c.status();
+    cap = *c;
+    if (auto st = CheckRestore(*current, actor, expiration, now, cap); !st.ok()) return st;
+  }
   auto client = registry_->Find(config->type());
   if (!client.ok()) return client.status();
   absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
@@ -181,8 +298,11 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
     }
     auto g = tx.GetGrant(id, /*for_update=*/true);
     if (!g.ok()) return g.status();
-    if (g->status() == "active") {
-      return absl::FailedPreconditionError(absl::StrCat("grant ", id, " is already active"));
+    // The row may have changed since it was read above (another revoke or
+    // restore): the rules hold for the locked row (with its resource).
+    if (auto s = CheckRestore(*g, actor, expiration, now, cap); !s.ok()) return s;
+    if (!actor.admin && g->owner() != actor.identity) {
+      return absl::PermissionDeniedError(absl::StrCat(actor.identity, " no longer owns grant ", id));
     }
     auto held = tx.FindActiveGrant(g->account_id(), g->resource_id(), g->role(), true);
     if (!held.ok()) return held.status();
@@ -205,21 +325,37 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
     ProviderClient* plugin = *client;
     pb::ProviderConfig cfg = *config;
     ops->push_back({*op_id, [plugin, cfg, req] { return plugin->RevokeAccess(cfg, req); }});
+    std::string previous_expiration =
+        g->is_permanent() || !g->has_expiration_date()
+            ? "permanent"
+            : Rfc3339(FromTimestamp(g->expiration_date()));
     g->set_status("active");
     g->set_status_in_provider("active");
     g->set_restored_by(actor.identity);
     *g->mutable_restored_at() = ToTimestamp(now);
     g->set_restore_reason(reason);
-    if (expiration.has_value()) {
+    if (expiration.has_value()) {  // an admin's new date, within the cap
       g->set_is_permanent(false);
       *g->mutable_expiration_date() = ToTimestamp(*expiration);
       g->set_expiration_date_reason(absl::StrCat("restored by ", actor.identity));
     }
     *g->mutable_updated_at() = ToTimestamp(now);
     if (auto s = tx.UpdateGrant(*g); !s.ok()) return s;
-    return tx.Audit({"grant.restore", actor.identity, {{"grant_id", id}, {"reason", reason}}});
+    // The holder and the owner hear of access that came back without an
+    // approval; the audit row keeps who, why, which revoke was undone and
+    // until when.
+    if (auto s = EmitEvents(tx, {RestoredEvent(*g)}); !s.ok()) return s;
+    return tx.Audit({"grant.restore", actor.identity,
+                     {{"grant_id", id},
+                      {"reason", reason},
+                      {"revoked_by", g->revoked_by()},
+                      {"previous_expiration_date", previous_expiration},
+                      {"expiration_date", g->is_permanent() || !g->has_expiration_date()
+                                              ? "permanent"
+                                              : Rfc3339(FromTimestamp(g->expiration_date()))}}});
   });
   if (!st.ok()) return st;
+  EventsCommitted();
   return appeals_->GetGrant(id);
 }
 

@@ -1,5 +1,7 @@
 // The grant lifecycle with in-memory fakes: owner update, revoke and restore
 // with their authorization, bulk revoke by filters, and import.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
@@ -50,10 +52,10 @@ class GrantActionsTest : public ::testing::Test {
   }
   // An active grant of `role` on the table for `account`, owned by it.
   pb::Grant Granted(const std::string& account, const std::string& role = "viewer",
-                    const std::string& duration = "") {
+                    const std::string& duration = "", const std::string& resource = "") {
     pb::CreateAppealRequest req;
     auto* r = req.add_resources();
-    r->set_id(kRes);
+    r->set_id(resource.empty() ? kRes : resource);
     r->set_role(role);
     r->mutable_options()->set_duration(duration);
     auto created = service_->Create(req, account);
@@ -62,8 +64,47 @@ class GrantActionsTest : public ::testing::Test {
     EXPECT_EQ((*created)[0].status(), "active");
     return (*created)[0].grant();
   }
+  // The outbox events of `type` about grant `grant_id`.
+  std::vector<AccessEvent> Events(const std::string& type, const std::string& grant_id) {
+    std::vector<AccessEvent> out;
+    for (const auto& [id, e] : appeals_.state.events) {
+      if (e.type == type && e.variables.value("grant_id", "") == grant_id) out.push_back(e);
+    }
+    return out;
+  }
+  // The last audit row of `action`, or an empty entry.
+  AuditEntry LastAudit(const std::string& action) {
+    for (auto it = appeals_.state.audit.rbegin(); it != appeals_.state.audit.rend(); ++it) {
+      if (it->action == action) return *it;
+    }
+    return {};
+  }
+  // A second provider ("f2") whose table resource kRes2 follows policy
+  // "opts": duration_options 24h and 168h (no permanent access).
+  void AddPolicyWithDurationOptions() {
+    pb::Policy p;
+    ASSERT_TRUE(JsonStringToProto(R"({"id": "opts", "steps": [
+        {"name": "a", "strategy": "auto", "approve_if": "true"}],
+        "appeal": {"duration_options": [{"name": "1 day", "value": "24h"},
+                                        {"name": "1 week", "value": "168h"}]}})", &p).ok());
+    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
+    pb::Resource r;
+    r.set_id(kRes2);
+    r.set_type("table");
+    r.set_urn("t2");
+    r.set_provider_type("fake");
+    r.set_provider_urn("f2");
+    resources_.resources[r.id()] = r;
+    pb::ProviderConfig c;
+    ASSERT_TRUE(JsonStringToProto(R"({"type": "fake", "urn": "f2", "allowed_account_types": ["user"],
+        "resources": [{"type": "table", "policy": {"id": "opts", "version": 1}, "roles": [
+          {"id": "viewer", "permissions": ["read"]}]}]})", &c).ok());
+    auto created = providers_->Create(c, "admin@x.com");
+    ASSERT_TRUE(created.ok()) << created.status();
+  }
 
   const std::string kRes = "00000000-0000-0000-0000-000000000001";
+  const std::string kRes2 = "00000000-0000-0000-0000-000000000002";
   const Actor kAdmin{"admin@x.com", true};
   const Actor kEve{"eve@x.com", false};
   absl::Time now_ = absl::FromUnixSeconds(1800000000);
@@ -158,6 +199,199 @@ TEST_F(GrantActionsTest, RestoreRefusesAccessHeldAgainAndAPastExpiration) {
   auto restored = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(1));
   ASSERT_TRUE(restored.ok()) << restored.status();
   EXPECT_EQ(FromTimestamp(restored->expiration_date()), now_ + absl::Hours(1));
+}
+
+// Finding F-H1: an owner may undo only their own revoke, before the grant's
+// original expiration, and never choose a new expiration.
+TEST_F(GrantActionsTest, OwnerMayUndoOnlyTheirOwnRevokeBeforeTheOriginalExpiration) {
+  const Actor owner{"u@x.com", false};
+  pb::Grant g = Granted("u@x.com", "viewer", "24h");
+  absl::Time original = FromTimestamp(g.expiration_date());
+  ASSERT_TRUE(service_->RevokeGrant(g.id(), owner, "not now").ok());
+  now_ += absl::Hours(1);
+  auto restored = service_->RestoreGrant(g.id(), owner, "needed after all", std::nullopt);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ(restored->status(), "active");
+  EXPECT_EQ(FromTimestamp(restored->expiration_date()), original);  // never extended
+
+  // With a date of their own choosing: refused, naming the field; nothing granted.
+  now_ += absl::Hours(1);
+  ASSERT_TRUE(service_->RevokeGrant(g.id(), owner, "again").ok());
+  size_t grants_before = client_->granted.size();
+  auto dated = service_->RestoreGrant(g.id(), owner, "r", now_ + absl::Hours(1));
+  EXPECT_TRUE(absl::IsPermissionDenied(dated.status()) || absl::IsInvalidArgument(dated.status()))
+      << dated.status();
+  EXPECT_TRUE(absl::StrContains(dated.status().message(), "expiration_date")) << dated.status();
+  EXPECT_EQ(client_->granted.size(), grants_before);
+  EXPECT_EQ(appeals_.state.grants[g.id()].status(), "inactive");
+
+  // After the original expiration: refused, even for their own revoke.
+  now_ = original + absl::Minutes(1);
+  auto late = service_->RestoreGrant(g.id(), owner, "r", std::nullopt);
+  EXPECT_TRUE(absl::IsFailedPrecondition(late.status()) || absl::IsPermissionDenied(late.status()))
+      << late.status();
+  EXPECT_TRUE(absl::StrContains(late.status().message(), "expired")) << late.status();
+  EXPECT_EQ(client_->granted.size(), grants_before);
+}
+
+TEST_F(GrantActionsTest, OwnerMayNotRestoreAGrantRevokedByAnAdminTheExpiryJobOrAnother) {
+  const Actor owner{"u@x.com", false};
+  pb::Grant by_admin = Granted("u@x.com", "viewer");
+  ASSERT_TRUE(service_->RevokeGrant(by_admin.id(), kAdmin, "offboarded").ok());
+  auto denied = service_->RestoreGrant(by_admin.id(), owner, "please", std::nullopt);
+  EXPECT_TRUE(absl::IsPermissionDenied(denied.status())) << denied.status();
+  EXPECT_TRUE(absl::StrContains(denied.status().message(), "admin@x.com")) << denied.status();
+  EXPECT_EQ(appeals_.state.grants[by_admin.id()].status(), "inactive");
+
+  // Revoked by its previous owner, then handed to v: v did not revoke it.
+  pb::Grant moved = Granted("u@x.com", "editor");
+  ASSERT_TRUE(service_->RevokeGrant(moved.id(), owner, "x").ok());
+  ASSERT_TRUE(service_->UpdateGrantOwner(moved.id(), "v@x.com", kAdmin).ok());
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      service_->RestoreGrant(moved.id(), {"v@x.com", false}, "r", std::nullopt).status()));
+
+  // The review's reproduction: expired by the job (revoked_by "system"),
+  // then restored by its owner until 2099.
+  pb::Grant expiring = Granted("w@x.com", "viewer", "1h");
+  now_ += absl::Hours(2);
+  ASSERT_EQ(*service_->ExpireGrants(), 1);
+  ASSERT_EQ(appeals_.state.grants[expiring.id()].revoked_by(), "system");
+  size_t grants_before = client_->granted.size();
+  auto forever = service_->RestoreGrant(expiring.id(), {"w@x.com", false}, "still need it",
+                                        absl::FromCivil(absl::CivilSecond(2099, 12, 31),
+                                                        absl::UTCTimeZone()));
+  EXPECT_TRUE(absl::IsPermissionDenied(forever.status()) ||
+              absl::IsInvalidArgument(forever.status())) << forever.status();
+  auto undated = service_->RestoreGrant(expiring.id(), {"w@x.com", false}, "r", std::nullopt);
+  EXPECT_TRUE(absl::IsPermissionDenied(undated.status())) << undated.status();
+  EXPECT_TRUE(absl::StrContains(undated.status().message(), "system")) << undated.status();
+  EXPECT_EQ(client_->granted.size(), grants_before);
+  EXPECT_EQ(appeals_.state.grants[expiring.id()].status(), "inactive");
+}
+
+// An admin's new expiration is capped like an appeal's duration: by
+// access.max_grant_duration (default 2160h) when the policy lists no
+// duration_options, counted from now.
+TEST_F(GrantActionsTest, AdminNewExpirationIsCappedByTheMaxGrantDuration) {
+  pb::Grant g = Granted("u@x.com", "viewer", "1h");
+  now_ += absl::Hours(2);
+  ASSERT_EQ(*service_->ExpireGrants(), 1);
+  auto forever = service_->RestoreGrant(
+      g.id(), kAdmin, "r", absl::FromCivil(absl::CivilSecond(2099, 12, 31), absl::UTCTimeZone()));
+  EXPECT_TRUE(absl::IsInvalidArgument(forever.status())) << forever.status();
+  EXPECT_TRUE(absl::StrContains(forever.status().message(), "expiration_date")) << forever.status();
+  EXPECT_TRUE(absl::StrContains(forever.status().message(), "max_grant_duration"))
+      << forever.status();
+  EXPECT_TRUE(absl::StrContains(forever.status().message(), "2160h")) << forever.status();
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(2160) + absl::Seconds(1))
+          .status()));
+  EXPECT_EQ(appeals_.state.grants[g.id()].status(), "inactive");
+  auto ok = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(2160));
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(FromTimestamp(ok->expiration_date()), now_ + absl::Hours(2160));
+}
+
+// With duration_options, the longest option is the cap (as for an appeal).
+TEST_F(GrantActionsTest, AdminNewExpirationIsCappedByThePolicysLongestDurationOption) {
+  AddPolicyWithDurationOptions();
+  pb::Grant g = Granted("u@x.com", "viewer", "24h", kRes2);
+  ASSERT_FALSE(g.id().empty());
+  now_ += absl::Hours(25);
+  ASSERT_EQ(*service_->ExpireGrants(), 1);
+  auto over = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(169));
+  EXPECT_TRUE(absl::IsInvalidArgument(over.status())) << over.status();
+  EXPECT_TRUE(absl::StrContains(over.status().message(), "expiration_date")) << over.status();
+  EXPECT_TRUE(absl::StrContains(over.status().message(), "168h")) << over.status();
+  EXPECT_TRUE(absl::StrContains(over.status().message(), "duration_options")) << over.status();
+  auto ok = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(168));
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(FromTimestamp(ok->expiration_date()), now_ + absl::Hours(168));
+}
+
+TEST_F(GrantActionsTest, RestoreRefusesAGrantWhoseResourceIsDeleted) {
+  pb::Grant g = Granted("u@x.com");
+  ASSERT_TRUE(service_->RevokeGrant(g.id(), kAdmin, "x").ok());
+  resources_.resources[kRes].set_is_deleted(true);
+  size_t grants_before = client_->granted.size();
+  auto st = service_->RestoreGrant(g.id(), kAdmin, "r", std::nullopt);
+  EXPECT_TRUE(absl::IsFailedPrecondition(st.status())) << st.status();
+  EXPECT_TRUE(absl::StrContains(st.status().message(), "deleted")) << st.status();
+  EXPECT_EQ(client_->granted.size(), grants_before);
+}
+
+// Each restore is audited with the resulting expiration and tells the
+// grant's account and owner (grant.restored).
+TEST_F(GrantActionsTest, RestoreWritesAnAuditRowAndAGrantRestoredEvent) {
+  pb::Grant g = Granted("u@x.com", "viewer", "1h");
+  ASSERT_TRUE(service_->UpdateGrantOwner(g.id(), "o@x.com", kAdmin).ok());
+  now_ += absl::Hours(2);
+  ASSERT_EQ(*service_->ExpireGrants(), 1);
+  absl::Time until = now_ + absl::Hours(24);
+  auto restored = service_->RestoreGrant(g.id(), kAdmin, "approved by ops", until);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  AuditEntry audit = LastAudit("grant.restore");
+  EXPECT_EQ(audit.actor, "admin@x.com");
+  EXPECT_EQ(audit.data.value("grant_id", ""), g.id());
+  EXPECT_EQ(audit.data.value("reason", ""), "approved by ops");
+  EXPECT_EQ(audit.data.value("expiration_date", ""),
+            absl::FormatTime(absl::RFC3339_sec, until, absl::UTCTimeZone()));
+  EXPECT_EQ(audit.data.value("revoked_by", ""), "system");
+  auto events = Events("grant.restored", g.id());
+  ASSERT_EQ(events.size(), 1u);
+  const AccessEvent& e = events[0];
+  EXPECT_EQ(e.recipients, (std::vector<std::string>{"u@x.com", "o@x.com"}));
+  EXPECT_EQ(e.variables.value("restored_by", ""), "admin@x.com");
+  EXPECT_EQ(e.variables.value("reason", ""), "approved by ops");
+  EXPECT_EQ(e.variables.value("expiration_date", ""),
+            absl::FormatTime(absl::RFC3339_sec, until, absl::UTCTimeZone()));
+  EXPECT_EQ(e.labels.at("event"), "grant.restored");
+}
+
+// Finding F-L5: revoke, restore, revoke: both revokes are notified (the
+// ids are qualified by revoked_at), and so is each restore.
+TEST_F(GrantActionsTest, ASecondRevokeAfterARestoreIsNotifiedToo) {
+  const Actor owner{"u@x.com", false};
+  pb::Grant g = Granted("u@x.com");
+  ASSERT_TRUE(service_->RevokeGrant(g.id(), owner, "first").ok());
+  now_ += absl::Minutes(1);
+  ASSERT_TRUE(service_->RestoreGrant(g.id(), owner, "back", std::nullopt).ok());
+  now_ += absl::Minutes(1);
+  ASSERT_TRUE(service_->RevokeGrant(g.id(), owner, "second").ok());
+  now_ += absl::Minutes(1);
+  ASSERT_TRUE(service_->RestoreGrant(g.id(), owner, "back again", std::nullopt).ok());
+  auto revoked = Events("grant.revoked", g.id());
+  ASSERT_EQ(revoked.size(), 2u);
+  std::set<std::string> reasons;
+  for (const auto& e : revoked) reasons.insert(e.variables.value("reason", ""));
+  EXPECT_EQ(reasons, (std::set<std::string>{"first", "second"}));
+  EXPECT_EQ(Events("grant.restored", g.id()).size(), 2u);
+}
+
+// Finding F-L7: the owner is an email address or the grant's own account
+// id, without control characters.
+TEST_F(GrantActionsTest, OwnerMustBeAnEmailOrTheAccountWithoutControlCharacters) {
+  pb::Grant g = Granted("u@x.com");
+  for (const std::string bad : {std::string("evil\x1b[31m@x.com"), std::string("a\x07@x.com"),
+                                std::string("a\xc2\x9b" "31m@x.com"), std::string("not an email"),
+                                std::string("bob")}) {
+    auto st = service_->UpdateGrantOwner(g.id(), bad, kAdmin);
+    EXPECT_TRUE(absl::IsInvalidArgument(st.status())) << bad << ": " << st.status();
+    EXPECT_TRUE(absl::StartsWith(st.status().message(), "owner")) << st.status();
+  }
+  EXPECT_EQ(appeals_.state.grants[g.id()].owner(), "u@x.com");
+  // A service account's grant (imported) may be owned by the account itself.
+  client_->lists_access = true;
+  client_->access = {{"table", "t1", "u@x.com", "user", {"read"}},
+                     {"table", "t1", "sa-1", "serviceAccount", {"read"}}};
+  auto imported = service_->ImportGrants({provider_id_, {}, {}, {}}, true, "admin@x.com");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->grants.size(), 1u);
+  std::string sa = imported->grants[0].id();
+  auto own = service_->UpdateGrantOwner(sa, "sa-1", kAdmin);
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_EQ(own->owner(), "sa-1");
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->UpdateGrantOwner(sa, "sa-2", kAdmin).status()));
 }
 
 TEST_F(GrantActionsTest, ProviderFailureOnRestoreLeavesTheGrantInactive) {
