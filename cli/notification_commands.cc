@@ -95,7 +95,7 @@ void AddReceiver(CLI::App& app, const Options& options, int* exit_code) {
   auto* group = app.add_subcommand("receiver", "manage receivers");
   group->require_subcommand(1);
   auto* create = group->add_subcommand("create", "create a receiver from a file");
-  create->add_option("-f,--file", F().file, "{name, type, labels, configurations}")->required();
+  create->add_option("-f,--file", F().file, "{name, type, labels, configurations, allowed_senders}")->required();
   create->callback([&options, exit_code] {
     pb::CreateReceiverRequest req;
     if (!ReadFile(&req, exit_code)) return;
@@ -104,7 +104,7 @@ void AddReceiver(CLI::App& app, const Options& options, int* exit_code) {
   });
   auto* update = group->add_subcommand("update", "replace a receiver from a file");
   update->add_option("id", F().id, "receiver id")->required();
-  update->add_option("-f,--file", F().file, "{name, labels, configurations}")->required();
+  update->add_option("-f,--file", F().file, "{name, labels, configurations, allowed_senders}")->required();
   update->callback([&options, exit_code] {
     pb::UpdateReceiverRequest req;
     if (!ReadFile(&req, exit_code)) return;
@@ -142,7 +142,7 @@ void AddSubscription(CLI::App& app, const Options& options, int* exit_code) {
   auto* group = app.add_subcommand("subscription", "manage subscriptions");
   group->require_subcommand(1);
   auto* create = group->add_subcommand("create", "create a subscription from a file");
-  create->add_option("-f,--file", F().file, "{urn, namespace, receivers, match}")->required();
+  create->add_option("-f,--file", F().file, "{urn, namespace, receivers, match, allowed_senders}")->required();
   create->callback([&options, exit_code] {
     pb::CreateSubscriptionRequest req;
     if (!ReadFile(&req, exit_code)) return;
@@ -151,7 +151,7 @@ void AddSubscription(CLI::App& app, const Options& options, int* exit_code) {
   });
   auto* update = group->add_subcommand("update", "replace a subscription from a file");
   update->add_option("id", F().id, "subscription id")->required();
-  update->add_option("-f,--file", F().file, "{urn, namespace, receivers, match}")->required();
+  update->add_option("-f,--file", F().file, "{urn, namespace, receivers, match, allowed_senders}")->required();
   update->callback([&options, exit_code] {
     pb::UpdateSubscriptionRequest req;
     if (!ReadFile(&req, exit_code)) return;

@@ -34,6 +34,7 @@ type options struct {
 	backendTLS                             bool
 	backendCA, backendCert, backendKey     string
 	maxBodyBytes                           int64
+	allowedOrigins                         string
 	readTimeout, writeTimeout, idleTimeout time.Duration
 }
 
@@ -58,11 +59,17 @@ func main() {
 	flag.StringVar(&o.backendCert, "backend_cert", "", "client certificate (PEM) for mTLS to the server")
 	flag.StringVar(&o.backendKey, "backend_key", "", "client key (PEM) for mTLS to the server")
 	flag.Int64Var(&o.maxBodyBytes, "max_body_bytes", 4<<20, "largest accepted request body (bytes)")
+	flag.StringVar(&o.allowedOrigins, "allowed_origins", os.Getenv("SLUICE_ALLOWED_ORIGINS"),
+		"comma-separated origins (scheme://host[:port]) whose pages may write through the gateway (env SLUICE_ALLOWED_ORIGINS); default none: a write carrying any other Origin is refused (403)")
 	flag.DurationVar(&o.readTimeout, "read_timeout", 30*time.Second, "time to read a whole request")
 	flag.DurationVar(&o.writeTimeout, "write_timeout", 60*time.Second, "time to write a whole response")
 	flag.DurationVar(&o.idleTimeout, "idle_timeout", 120*time.Second, "keep-alive idle time")
 	flag.Parse()
 
+	origins, err := parseAllowedOrigins(o.allowedOrigins)
+	if err != nil {
+		log.Fatalf("sluice-gateway: %v", err)
+	}
 	token, err := proxyToken(o.proxyTokenFile)
 	if err != nil {
 		log.Fatalf("sluice-gateway: %v", err)
@@ -90,7 +97,7 @@ func main() {
 	root := http.NewServeMux()
 	root.HandleFunc("/api/openapi.json", serveOpenAPI)
 	root.Handle("/healthz", healthHandler(conn))
-	root.Handle("/", limitBody(o.maxBodyBytes, gw))
+	root.Handle("/", writeGuard(origins, limitBody(o.maxBodyBytes, gw)))
 
 	srv := &http.Server{
 		Addr:              fmt.Sprintf("%s:%d", o.httpHost, o.httpPort),
@@ -109,8 +116,8 @@ func main() {
 		defer done()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
-	log.Printf("sluice-gateway: listening on %s, backend %s (tls=%v, proxy token=%v, identity header %s)",
-		srv.Addr, o.backend, o.backendTLS, token != "", o.authHeader)
+	log.Printf("sluice-gateway: listening on %s, backend %s (tls=%v, proxy token=%v, identity header %s, %d allowed origins)",
+		srv.Addr, o.backend, o.backendTLS, token != "", o.authHeader, len(origins))
 	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		log.Fatalf("sluice-gateway: %v", err)
 	}

@@ -132,7 +132,8 @@ class JwtModeTest : public ::testing::Test {
         "auth:\n  mode: jwt\n  jwt:\n    jwks_url: ", idp_->Url("/jwks"),
         "\n    issuer: https://idp.example.com\n    audiences: [sluice]\n"
         "    groups_claim: groups\n"
-        "access:\n  admins: []\n  admin_groups: [platform-admins]\n");
+        "access:\n  admins: []\n  admin_groups: [platform-admins]\n"
+        "notification:\n  sender_groups: [deployers]\n");
     auto stack = Stack::Start(opts);
     ASSERT_TRUE(stack.ok()) << stack.status();
     stack_ = std::move(*stack);
@@ -195,6 +196,34 @@ TEST_F(JwtModeTest, AdminGroupsComeFromTheGroupsClaim) {
   ASSERT_TRUE(ctl.ok());
   EXPECT_EQ((*ctl)->Wait(absl::Seconds(20)), 0) << (*ctl)->Output();
   EXPECT_NE((*ctl)->Output().find("erin@example.com"), std::string::npos) << (*ctl)->Output();
+}
+
+// notification.sender_groups and group:<name> in allowed_senders come from
+// the groups claim too (security review round 2, F-M1).
+TEST_F(JwtModeTest, SenderGroupsComeFromTheGroupsClaim) {
+  auto call = [&](const std::string& method, const std::string& path, const json& body,
+                  const std::string& token) {
+    return Http(method, stack_->http_base() + "/api/v1beta1" + path, body.dump(),
+                {"Authorization: Bearer " + token});
+  };
+  std::string admin = Token("tester@example.com");  // a notification admin
+  for (const char* team : {"open", "narrow"}) {
+    json r = {{"name", std::string("jwt-") + team}, {"type", "http"}, {"labels", {{"team", team}}},
+              {"configurations", {{"url", "http://127.0.0.1:9/x"}}}};
+    if (std::string(team) == "narrow") r["allowed_senders"] = {"group:oncall"};
+    ASSERT_EQ(call("POST", "/receivers", r, admin).status, 200);
+  }
+  json to_open = {{"receivers", {{{"team", "open"}}}}, {"data", json::object()}};
+  json to_narrow = {{"receivers", {{{"team", "narrow"}}}}, {"data", json::object()}};
+  std::string deployer = Token("dev@example.com", {{"groups", {"deployers"}}});
+  std::string oncall = Token("dev@example.com", {{"groups", {"deployers", "oncall"}}});
+  EXPECT_EQ(call("POST", "/notifications", to_open, deployer).status, 200);
+  EXPECT_EQ(call("POST", "/notifications", to_narrow, deployer).status, 403);
+  EXPECT_EQ(call("POST", "/notifications", to_narrow, oncall).status, 200);
+  auto outsider = call("POST", "/notifications", to_open,
+                       Token("eve@example.com", {{"groups", {"dev"}}}));
+  EXPECT_EQ(outsider.status, 403) << outsider.body;
+  EXPECT_NE(outsider.body.find("notification.sender_groups"), std::string::npos) << outsider.body;
 }
 
 // Runs sluice-server with `config` until it exits; returns {exit code, output}.

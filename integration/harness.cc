@@ -10,6 +10,7 @@
 #include <random>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -46,7 +47,9 @@ HttpResponse Http(absl::string_view method, absl::string_view url, absl::string_
   CURL* curl = curl_easy_init();
   std::string u(url), m(method), b(body);
   curl_slist* hdrs = nullptr;
-  if (!b.empty()) hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+  bool typed = false;  // the caller sets its own Content-Type (e.g. a browser-shaped form)
+  for (const auto& h : headers) typed |= absl::StartsWithIgnoreCase(h, "Content-Type:");
+  if (!b.empty() && !typed) hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
   for (const auto& h : headers) hdrs = curl_slist_append(hdrs, h.c_str());
   curl_easy_setopt(curl, CURLOPT_URL, u.c_str());
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.c_str());

@@ -30,8 +30,9 @@ struct HttpResponse {
   nlohmann::json Json() const;
 };
 
-// Performs `method` on `url` with an optional body (sent as application/json)
-// and extra request headers ("Name: value").
+// Performs `method` on `url` with an optional body (sent as application/json
+// unless `headers` set a Content-Type of their own) and extra request headers
+// ("Name: value").
 HttpResponse Http(absl::string_view method, absl::string_view url, absl::string_view body = "",
                   const std::vector<std::string>& headers = {});
 

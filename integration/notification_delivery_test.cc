@@ -25,8 +25,10 @@ std::set<uint64_t> ReceiverIds(const json& messages) {
 class NotificationDeliveryTest : public SuiteStackTest {
  protected:
   static void SetUpTestSuite() {
+    // other-team@example.com sends too (IdempotentRepeatSendsOnce: keys per caller).
     StartSuiteStack(
-        "notification:\n  workers: 2\n  poll_interval_ms: 100\n  retry_backoff_ms: 200\n");
+        "notification:\n  workers: 2\n  poll_interval_ms: 100\n  retry_backoff_ms: 200\n"
+        "  senders: [other-team@example.com]\n");
   }
   void SetUp() override {
     fake_ = FakeHttpServer::Start();

@@ -29,7 +29,10 @@ constexpr char kOwner[] = "owner@example.com";  // the resources' approver
 
 class SecurityTest : public SuiteStackTest {
  protected:
-  static void SetUpTestSuite() { StartSuiteStack(""); }
+  // Bob and Eve may send notifications (M12/L5 below scope what they sent).
+  static void SetUpTestSuite() {
+    StartSuiteStack("notification:\n  senders: [bob@example.com, eve@example.com]\n");
+  }
 
   static HttpResponse Call(const std::string& method, const std::string& path,
                            const json& body = nullptr, std::vector<std::string> headers = {}) {

@@ -43,7 +43,9 @@ export SLUICE_DB_DSN="$dsn"
 # The embedded development config: auth mode insecure_dev (the server believes
 # X-Auth-Email from any local caller; it refuses this mode on a non-loopback
 # listener), everything bound to 127.0.0.1, admin@example.com the admin of
-# both APIs, and a fixed development token for the Alertmanager hook.
+# both APIs, every caller allowed to send notifications (senders: ["*"], a
+# development convenience; production lists its senders), and a fixed
+# development token for the Alertmanager hook.
 DEV_ADMIN="admin@example.com"
 export SLUICE_DEV_ALERT_TOKEN="dev-alert-hook-token-not-secret"
 mkdir -p "$state/files"
@@ -55,6 +57,7 @@ access:
   admins: [$DEV_ADMIN]
 notification:
   admins: [$DEV_ADMIN]
+  senders: ["*"]
   file_receiver_dir: $state/files
   alert_hook_tokens:
     - {provider: "*", token_env: SLUICE_DEV_ALERT_TOKEN}
@@ -85,7 +88,8 @@ Sluice is running.
   REST (gateway):   http://localhost:$HTTP_PORT
                     try: curl -H 'X-Auth-Email: $DEV_ADMIN' http://localhost:$HTTP_PORT/api/v1beta1/server-info
   Auth:             insecure_dev (development only): X-Auth-Email is believed as sent;
-                    admin of both APIs: $DEV_ADMIN
+                    admin of both APIs: $DEV_ADMIN; anyone may send notifications
+                    writes need -H 'Content-Type: application/json'
   Alert hook:       http://localhost:$HTTP_PORT/api/v1beta1/alerts/<type>/<id>
                     with Authorization: Bearer $SLUICE_DEV_ALERT_TOKEN
   OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json

@@ -19,7 +19,11 @@ notification::NotificationRequest ToNotificationRequest(const AccessEvent& e) {
 std::string EventIdempotencyKey(const AccessEvent& e) { return absl::StrCat("access-event:", e.id); }
 
 absl::Status NotificationEventNotifier::Send(const AccessEvent& event) {
-  return service_->Post(ToNotificationRequest(event), EventIdempotencyKey(event), kEventSender)
+  // The system sender: the only one allowed the access-* templates and the
+  // `event` label (security review round 2, F-M1).
+  return service_
+      ->Post(ToNotificationRequest(event), EventIdempotencyKey(event),
+             notification::Sender::System(kEventSender))
       .status();
 }
 

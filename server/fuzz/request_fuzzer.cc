@@ -55,6 +55,10 @@ namespace notif = ::sluice::notification;
 using google::protobuf::Message;
 using nlohmann::json;
 
+// PostNotification's sender: a notification admin, so that every selector
+// and label is exercised (non-admins are refused before any of it, F-M1).
+const notif::Sender kSender{kUser, {}, /*admin=*/true, /*system=*/false};
+
 [[noreturn]] void Fail(const std::string& where, const std::string& what) {
   std::fprintf(stderr, "request fuzzer: %s: %s\n", where.c_str(), what.c_str());
   std::abort();
@@ -302,7 +306,7 @@ void Notify(NotificationWorld& w, std::vector<json> selectors, notif::Labels lab
                 {"text", "\"quoted\" <b>&</b>\n\u00fcn\u00efcode"}};
   n.template_name = template_name;
   n.labels = std::move(labels);
-  auto id = w.notifications.Post(n, "", kUser);
+  auto id = w.notifications.Post(n, "", kSender);
   CheckStatus(id.status(), "NotificationService::Post");
   if (id.ok()) Deliver(w);
 }
@@ -491,7 +495,7 @@ void PostNotifications(absl::string_view body) {
   if (req.has_data()) n.data = api::StructToJson(req.data());
   n.template_name = req.template_();
   n.labels = api::LabelsFromMap(req.labels());
-  auto id = w->notifications.Post(n, "", kUser);
+  auto id = w->notifications.Post(n, "", kSender);
   CheckStatus(id.status(), "NotificationService::Post");
   if (!id.ok()) return;
   npb::PostNotificationResponse resp;

@@ -32,6 +32,7 @@ struct Settings {
   absl::Duration queue_retention = kDefaultQueueRetention;
   QueuePolicy policy;
   auth::AdminList admins;          // admins, admin_groups
+  SendPolicy senders;              // senders, sender_groups (F-M1)
   api::AlertHookTokens hook_tokens;  // alert_hook_tokens
   receivers::ReceiverOptions receivers;
 };
@@ -122,6 +123,16 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
       if (auto st = ParseStringList(it->second, key, out); !st.ok()) return st;
       continue;
     }
+    if (key == "senders" || key == "sender_groups") {
+      auto* out = key == "senders" ? &s.senders.senders : &s.senders.sender_groups;
+      if (auto st = ParseStringList(it->second, key, out); !st.ok()) return st;
+      if (key == "sender_groups" && out->count(kAnySender) > 0) {
+        return absl::InvalidArgumentError(
+            "notification.sender_groups: \"*\" is not a group (notification.senders: [\"*\"] "
+            "lets every caller send)");
+      }
+      continue;
+    }
     if (key == "alert_hook_tokens") {
       if (auto st = ParseHookTokens(it->second, &s.hook_tokens); !st.ok()) return st;
       continue;
@@ -196,7 +207,7 @@ class NotificationModule : public server::Module {
         subscriptions_(&subscription_repo_, &receiver_repo_, &plugins_, &codec_),
         templates_(&template_repo_),
         notifications_(&receiver_repo_, &subscription_repo_, &template_repo_, &notification_repo_,
-                       settings.policy, [this] { workers_.Wake(); }),
+                       settings.policy, [this] { workers_.Wake(); }, settings.senders),
         alerts_(&notifications_, &alert_repo_),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
@@ -217,6 +228,10 @@ class NotificationModule : public server::Module {
                  absl::FormatDuration(settings_.delivery.poll_interval),
                  settings_.receivers.file_dir.empty() ? std::string("disabled")
                                                       : "under " + settings_.receivers.file_dir);
+    if (settings_.senders.senders.count(kAnySender) > 0) {
+      spdlog::warn("notification.senders contains \"*\": every authenticated caller may send "
+                   "notifications (a development setting)");
+    }
     workers_.Start();
   }
   void Stop() override { workers_.Stop(); }

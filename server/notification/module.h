@@ -16,6 +16,11 @@
 //   file_receiver_dir: ""       the directory `file` receivers write under (an
 //                               existing absolute path); unset or "": the file
 //                               receiver type is disabled
+//   admins: [], admin_groups: []    notification admins (identities, JWT groups)
+//   senders: [], sender_groups: []  who else may POST /notifications (F-M1;
+//                               "*" in senders: every caller, for development);
+//                               both empty: notification admins only
+//   alert_hook_tokens: []       [{provider, token_file | token_env}]
 #ifndef SLUICE_SERVER_NOTIFICATION_MODULE_H_
 #define SLUICE_SERVER_NOTIFICATION_MODULE_H_
 

@@ -49,6 +49,7 @@ void ToProto(const Receiver& r, pb::Receiver* out) {
   out->set_type(r.type);
   LabelsToMap(r.labels, out->mutable_labels());
   (void)JsonToStruct(r.configurations, out->mutable_configurations());
+  for (const auto& a : r.allowed_senders) out->add_allowed_senders(a);
   SetTime(r.created_at, out->mutable_created_at());
   SetTime(r.updated_at, out->mutable_updated_at());
 }
@@ -63,6 +64,7 @@ void ToProto(const Subscription& s, pb::Subscription* out) {
     (void)JsonToStruct(r.configuration, pr->mutable_configuration());
   }
   LabelsToMap(s.match, out->mutable_match());
+  for (const auto& a : s.allowed_senders) out->add_allowed_senders(a);
   SetTime(s.created_at, out->mutable_created_at());
   SetTime(s.updated_at, out->mutable_updated_at());
 }

@@ -71,6 +71,7 @@ grpc::Status NotificationGrpcService::CreateReceiver(grpc::ServerContext* ctx,
     r.type = req->type();
     r.labels = LabelsFromMap(req->labels());
     r.configurations = StructToJson(req->configurations());
+    r.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
     auto id = s_.receivers->Create(std::move(r), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
@@ -115,6 +116,7 @@ grpc::Status NotificationGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
     r.type = req->type();
     r.labels = LabelsFromMap(req->labels());
     r.configurations = StructToJson(req->configurations());
+    r.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
     if (auto st = s_.receivers->Update(std::move(r), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();
@@ -138,6 +140,7 @@ grpc::Status NotificationGrpcService::CreateSubscription(grpc::ServerContext* ct
     s.namespace_id = req->namespace_();
     s.receivers = FromProto(req->receivers());
     s.match = LabelsFromMap(req->match());
+    s.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
     auto id = s_.subscriptions->Create(std::move(s), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
@@ -183,6 +186,7 @@ grpc::Status NotificationGrpcService::UpdateSubscription(grpc::ServerContext* ct
     s.namespace_id = req->namespace_();
     s.receivers = FromProto(req->receivers());
     s.match = LabelsFromMap(req->match());
+    s.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
     if (auto st = s_.subscriptions->Update(std::move(s), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();
@@ -267,7 +271,8 @@ grpc::Status NotificationGrpcService::PostNotification(grpc::ServerContext* ctx,
     if (req->has_data()) n.data = StructToJson(req->data());
     n.template_name = req->template_();
     n.labels = LabelsFromMap(req->labels());
-    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), caller.identity);
+    Sender sender{caller.identity, caller.groups, s_.admins->Contains(caller), /*system=*/false};
+    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), sender);
     if (!id.ok()) return id.status();
     resp->set_notification_id(*id);
     return absl::OkStatus();

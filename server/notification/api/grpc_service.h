@@ -3,7 +3,9 @@
 // under WithCaller() (an authenticated identity; errors through ToGrpcStatus
 // only) except the alert hook, which takes Alertmanager's bearer token.
 // Receivers, subscriptions and templates change only by notification admins;
-// a notification's messages are readable by its sender and admins.
+// notifications are sent by admins and configured senders (NotificationService::
+// Post decides, see SendPolicy); a notification's messages are readable by its
+// sender and admins.
 #ifndef SLUICE_SERVER_NOTIFICATION_API_GRPC_SERVICE_H_
 #define SLUICE_SERVER_NOTIFICATION_API_GRPC_SERVICE_H_
 

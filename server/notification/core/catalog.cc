@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "server/notification/core/labels.h"
+#include "server/notification/core/notify.h"
 #include "server/notification/core/template_engine.h"
 
 namespace sluice::notification {
@@ -154,6 +155,7 @@ absl::Status ReceiverService::Validate(const Receiver& r) const {
           absl::StrCat("labels: \"", k, "\" is reserved (set implicitly)"));
     }
   }
+  if (auto st = ValidateAllowedSenders(r.allowed_senders, "allowed_senders"); !st.ok()) return st;
   if (!r.configurations.is_object()) {
     return absl::InvalidArgumentError("configurations: must be an object");
   }
@@ -252,6 +254,7 @@ absl::Status SubscriptionService::Prepare(Subscription& s) {
         absl::StrCat("urn: \"", s.urn, "\" must match ^[A-Za-z0-9_-]+$"));
   }
   if (s.receivers.empty()) return absl::InvalidArgumentError("receivers: at least one is required");
+  if (auto st = ValidateAllowedSenders(s.allowed_senders, "allowed_senders"); !st.ok()) return st;
   for (size_t i = 0; i < s.receivers.size(); ++i) {
     SubscriptionReceiver& sr = s.receivers[i];
     auto r = receivers_->Get(sr.id);

@@ -24,6 +24,11 @@ struct Receiver {
   std::string type;  // a registered receiver type
   Labels labels;     // user labels (the implicit id/type labels are added on output)
   nlohmann::json configurations = nlohmann::json::object();
+  // Who may send to it (security review round 2, F-M1): identities, or
+  // "group:<name>" for the members of a group. Empty: whoever may send
+  // notifications at all. Notification admins and the system sender are
+  // never narrowed (see notify.h).
+  std::vector<std::string> allowed_senders;
   absl::Time created_at;
   absl::Time updated_at;
 };
@@ -41,6 +46,9 @@ struct Subscription {
   uint64_t namespace_id = 0;  // 0 = none
   std::vector<SubscriptionReceiver> receivers;
   Labels match;
+  // Who may reach its receivers through it; the same rules as
+  // Receiver::allowed_senders (a receiver's own list applies as well).
+  std::vector<std::string> allowed_senders;
   absl::Time created_at;
   absl::Time updated_at;
 };

@@ -1,9 +1,11 @@
 #include "server/notification/core/notify.h"
 
+#include <cstring>
 #include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/notification/core/labels.h"
@@ -12,19 +14,121 @@
 
 namespace sluice::notification {
 
-absl::StatusOr<std::vector<Delivery>> NotificationService::SubscribedDeliveries(
-    const Labels& labels) {
+namespace {
+
+// The system sender's templates: the access events' (access-*) and the
+// built-in alert ones (system-*), but not the default template.
+bool ReservedTemplate(absl::string_view name) {
+  if (name.empty() || name == kDefaultTemplate) return false;
+  return absl::StartsWith(name, "access-") || absl::StartsWith(name, "system-");
+}
+
+std::string SubscriptionName(const Subscription& s) {
+  return absl::StrCat("subscription ", s.urn.empty() ? absl::StrCat(s.id) : s.urn);
+}
+
+std::string ReceiverName(const Receiver& r) {
+  return absl::StrCat("receiver ", r.id, r.name.empty() ? "" : absl::StrCat(" (", r.name, ")"));
+}
+
+absl::Status NotAdmitted(const Sender& sender, const std::string& what) {
+  return absl::PermissionDeniedError(absl::StrCat(
+      sender.identity, " may not send to ", what,
+      ": not in its allowed_senders (notification admins always may)"));
+}
+
+}  // namespace
+
+bool AllowedSendersAdmit(const std::vector<std::string>& list, const Sender& sender) {
+  if (list.empty()) return true;
+  for (const std::string& entry : list) {
+    if (entry == sender.identity) return true;
+    if (absl::StartsWith(entry, kGroupEntryPrefix)) {
+      absl::string_view group = absl::string_view(entry).substr(std::strlen(kGroupEntryPrefix));
+      for (const std::string& g : sender.groups) {
+        if (g == group) return true;
+      }
+    }
+  }
+  return false;
+}
+
+absl::Status ValidateAllowedSenders(const std::vector<std::string>& list, absl::string_view field) {
+  if (list.size() > 1000) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": at most 1000 entries"));
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string& e = list[i];
+    std::string where = absl::StrCat(field, "[", i, "]");
+    if (e.empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": must not be empty"));
+    if (e == kAnySender) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": \"*\" is not allowed here (an empty list already admits every sender)"));
+    }
+    for (unsigned char c : e) {
+      if (c <= 0x20 || c == 0x7f) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": must not contain spaces or control characters"));
+      }
+    }
+    if (e == kGroupEntryPrefix) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": \"group:\" needs a group name"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NotificationService::CheckSender(const NotificationRequest& req,
+                                              const Sender& sender) const {
+  if (sender.system) return absl::OkStatus();
+  if (absl::StartsWith(sender.identity, "system:")) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "\"", sender.identity, "\" may not send notifications: identities beginning with "
+        "\"system:\" are reserved for the server's own modules"));
+  }
+  if (!sender.admin) {
+    bool listed = senders_.senders.count(kAnySender) > 0 || senders_.senders.count(sender.identity) > 0;
+    for (const std::string& g : sender.groups) listed |= senders_.sender_groups.count(g) > 0;
+    if (!listed) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          sender.identity, " may not send notifications: notification admins and the identities "
+          "and groups of notification.senders / notification.sender_groups only"));
+    }
+  }
+  if (ReservedTemplate(req.template_name)) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        sender.identity, " may not use template \"", req.template_name,
+        "\": access-* and system-* templates are reserved for the server's own access events "
+        "and alerts"));
+  }
+  if (req.labels.count(kEventLabel) > 0) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        sender.identity, " may not set the label \"", kEventLabel,
+        "\": it is reserved for the server's own access events"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Delivery>> NotificationService::Subscribed(const Labels& labels,
+                                                                      const Sender* narrowed) {
   std::vector<Delivery> out;
   auto subs = subscriptions_->List(0, &labels);
   if (!subs.ok()) return subs.status();
   std::set<std::pair<uint64_t, std::string>> seen;
   for (const Subscription& s : *subs) {
     if (!LabelsContain(labels, s.match)) continue;  // the store pre-filters; be exact
+    if (narrowed != nullptr && !AllowedSendersAdmit(s.allowed_senders, *narrowed)) {
+      return NotAdmitted(*narrowed, SubscriptionName(s));
+    }
     for (const SubscriptionReceiver& sr : s.receivers) {
-      if (!seen.insert({sr.id, sr.configuration.dump()}).second) continue;
       auto r = receivers_->Get(sr.id);
       if (absl::IsNotFound(r.status())) continue;
       if (!r.ok()) return r.status();
+      if (narrowed != nullptr && !AllowedSendersAdmit(r->allowed_senders, *narrowed)) {
+        return NotAdmitted(*narrowed, absl::StrCat(ReceiverName(*r), " (through ",
+                                                   SubscriptionName(s), ")"));
+      }
+      if (!seen.insert({sr.id, sr.configuration.dump()}).second) continue;
       out.push_back(Delivery{sr.id, r->type, sr.configuration});
     }
   }
@@ -40,11 +144,15 @@ absl::StatusOr<uint64_t> NotificationService::Enqueue(const Notification& n,
 
 absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& req,
                                                    absl::string_view key,
-                                                   absl::string_view caller) {
+                                                   const Sender& sender) {
   // Stored as "<caller>\n<key>": neither an HTTP header nor gRPC metadata can
   // hold a newline, so scoped keys never collide. There is always a caller
   // (finding L5: unscoped keys let anonymous clients learn each other's ids).
+  const std::string& caller = sender.identity;
   if (caller.empty()) return absl::UnauthenticatedError("a notification needs a sender");
+  if (auto st = CheckSender(req, sender); !st.ok()) return st;
+  // allowed_senders narrow listed senders only (F-M1).
+  const Sender* narrowed = sender.admin || sender.system ? nullptr : &sender;
   std::string idempotency_key = key.empty() ? "" : absl::StrCat(caller, "\n", key);
   if (!idempotency_key.empty()) {
     auto earlier = notifications_->FindByIdempotencyKey(idempotency_key);
@@ -62,7 +170,7 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
 
   Notification n;
   n.idempotency_key = std::move(idempotency_key);
-  n.created_by = std::string(caller);
+  n.created_by = caller;
   n.template_name = req.template_name.empty() ? kDefaultTemplate : req.template_name;
   if (FindBuiltinTemplate(n.template_name) == nullptr) {
     auto t = templates_->Get(n.template_name);
@@ -80,12 +188,15 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
     auto matched = receivers_->MatchAny(*selectors);
     if (!matched.ok()) return matched.status();
     for (const Receiver& r : *matched) {
+      if (narrowed != nullptr && !AllowedSendersAdmit(r.allowed_senders, *narrowed)) {
+        return NotAdmitted(*narrowed, ReceiverName(r));
+      }
       direct.insert(r.id);
       deliveries.push_back(Delivery{r.id, r.type, nlohmann::json::object()});
     }
   }
   if (!req.labels.empty()) {
-    auto subscribed = SubscribedDeliveries(req.labels);
+    auto subscribed = Subscribed(req.labels, narrowed);
     if (!subscribed.ok()) return subscribed.status();
     for (Delivery& d : *subscribed) {
       // A receiver selected directly without override already gets it.

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,57 @@ struct QueuePolicy {
   absl::Duration validity = absl::Hours(24);      // after this a waiting message is `expired`
 };
 
+// Who may send notifications (security review round 2, F-M1).
+//
+// - The system sender (Sender::system: the access module's events, posted in
+//   process as "system:sluice-access") may send anything.
+// - Notification admins may send, and are never narrowed by allowed_senders.
+// - Others only when listed in `senders` (identities) or a member of one of
+//   `sender_groups` (the JWT groups claim): config `notification.senders` /
+//   `notification.sender_groups`. Both empty (the default): admins only.
+//   kAnySender in `senders` lets every authenticated caller send (a dev
+//   convenience: `make run` uses it).
+// - Such a sender must also be on the allowed_senders of every receiver the
+//   message reaches, and of every subscription it reaches one through (an
+//   empty list does not narrow).
+// - Templates named access-* or system-* (the access events' wording and the
+//   built-in alert templates; system-default excepted) and the `event` label
+//   (what access-event subscriptions match) are the system sender's alone:
+//   refused to everyone else, admins included.
+// - Identities beginning with "system:" are reserved: refused from callers.
+struct SendPolicy {
+  std::set<std::string> senders;
+  std::set<std::string> sender_groups;
+};
+
+// A `notification.senders` entry letting every authenticated caller send
+// (development only).
+inline constexpr char kAnySender[] = "*";
+// An allowed_senders entry "group:<name>" names the members of a group.
+inline constexpr char kGroupEntryPrefix[] = "group:";
+// The label access events carry their type in (reserved for the system sender).
+inline constexpr char kEventLabel[] = "event";
+
+// Who posts a notification.
+struct Sender {
+  std::string identity;             // recorded as created_by; scopes idempotency keys
+  std::vector<std::string> groups;  // the caller's groups (JWT groups claim)
+  bool admin = false;               // a notification admin
+  bool system = false;              // a module of this server, never an RPC caller
+
+  // A module of this server posting as `identity` (e.g. "system:sluice-access").
+  static Sender System(std::string identity) { return Sender{std::move(identity), {}, false, true}; }
+};
+
+// Whether `sender` is on `list` (identities and "group:<name>" entries);
+// true for an empty list.
+bool AllowedSendersAdmit(const std::vector<std::string>& list, const Sender& sender);
+
+// InvalidArgument "<field>[i]: ..." unless every entry of an allowed_senders
+// list is a non-empty identity without spaces or control characters, or
+// "group:<name>" (kAnySender is refused: an empty list already admits all).
+absl::Status ValidateAllowedSenders(const std::vector<std::string>& list, absl::string_view field);
+
 // A POST /notifications body.
 struct NotificationRequest {
   std::vector<nlohmann::json> receivers;  // selector objects
@@ -36,23 +88,26 @@ class NotificationService {
   // `wake` (may be empty) is called after messages were enqueued.
   NotificationService(ReceiverRepository* receivers, SubscriptionRepository* subscriptions,
                       TemplateRepository* templates, NotificationRepository* notifications,
-                      QueuePolicy policy, std::function<void()> wake)
+                      QueuePolicy policy, std::function<void()> wake, SendPolicy senders = {})
       : receivers_(receivers),
         subscriptions_(subscriptions),
         templates_(templates),
         notifications_(notifications),
         policy_(policy),
-        wake_(std::move(wake)) {}
+        wake_(std::move(wake)),
+        senders_(std::move(senders)) {}
 
-  // Returns the notification id. InvalidArgument for a missing `data`, no
+  // Returns the notification id. PermissionDenied when `sender` may not send
+  // this (see SendPolicy: the message names the setting, template, label,
+  // receiver or subscription). InvalidArgument for a missing `data`, no
   // receivers and no labels, or a bad selector; NotFound for an unknown
   // template or when nothing matched. With `idempotency_key` already used by
-  // the same `caller` (the authenticated identity, required), returns the
-  // earlier id and enqueues nothing. Keys are scoped per caller, so two teams
-  // using the same key never receive each other's notification id or lose a
-  // send. `caller` is recorded as the notification's sender.
+  // the same sender (sender.identity, required), returns the earlier id and
+  // enqueues nothing. Keys are scoped per sender, so two teams using the
+  // same key never receive each other's notification id or lose a send.
+  // sender.identity is recorded as the notification's sender.
   absl::StatusOr<uint64_t> Post(const NotificationRequest& req, absl::string_view idempotency_key,
-                                absl::string_view caller);
+                                const Sender& sender);
 
   // NotFound for an unknown notification.
   absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id);
@@ -63,18 +118,27 @@ class NotificationService {
 
   // The deliveries for receivers of subscriptions matching `labels`
   // (deduplicated by receiver and override).
-  absl::StatusOr<std::vector<Delivery>> SubscribedDeliveries(const Labels& labels);
+  absl::StatusOr<std::vector<Delivery>> SubscribedDeliveries(const Labels& labels) {
+    return Subscribed(labels, nullptr);
+  }
 
   // Stores `n` with `deliveries` (non-empty) and wakes the workers.
   absl::StatusOr<uint64_t> Enqueue(const Notification& n, const std::vector<Delivery>& deliveries);
 
  private:
+  // PermissionDenied unless `sender` may send `req` at all (role, reserved
+  // templates and labels).
+  absl::Status CheckSender(const NotificationRequest& req, const Sender& sender) const;
+  // SubscribedDeliveries; with `narrowed` (a sender allowed_senders apply
+  // to), PermissionDenied for a subscription or receiver not admitting it.
+  absl::StatusOr<std::vector<Delivery>> Subscribed(const Labels& labels, const Sender* narrowed);
   ReceiverRepository* receivers_;
   SubscriptionRepository* subscriptions_;
   TemplateRepository* templates_;
   NotificationRepository* notifications_;
   QueuePolicy policy_;
   std::function<void()> wake_;
+  SendPolicy senders_;
 };
 
 // The Alertmanager hook.

@@ -12,7 +12,19 @@ using namespace sqlutil;  // NOLINT: local helpers
 namespace {
 
 const std::string kReceiverCols = "id, name, type, labels::text, configurations::text, " +
-                                  Micros("created_at") + ", " + Micros("updated_at");
+                                  Micros("created_at") + ", " + Micros("updated_at") +
+                                  ", allowed_senders::text";
+
+// allowed_senders (a JSONB array of strings) as text and back.
+std::string SendersText(const std::vector<std::string>& list) { return nlohmann::json(list).dump(); }
+
+std::vector<std::string> SendersFromText(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& v : JsonFromText(text)) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
 
 Receiver ReceiverFromRow(const soci::row& row) {
   Receiver r;
@@ -23,11 +35,16 @@ Receiver ReceiverFromRow(const soci::row& row) {
   r.configurations = JsonFromText(row.get<std::string>(4));
   r.created_at = TimeFromMicros(row.get<long long>(5));
   r.updated_at = TimeFromMicros(row.get<long long>(6));
+  r.allowed_senders = SendersFromText(row.get<std::string>(7));
   return r;
 }
 
 nlohmann::json ReceiverAudit(const Receiver& r) {
-  return {{"id", r.id}, {"name", r.name}, {"type", r.type}, {"labels", LabelsText(r.labels)}};
+  return {{"id", r.id},
+          {"name", r.name},
+          {"type", r.type},
+          {"labels", LabelsText(r.labels)},
+          {"allowed_senders", r.allowed_senders}};
 }
 
 }  // namespace
@@ -47,11 +64,12 @@ absl::StatusOr<uint64_t> PostgresReceiverRepository::Create(const Receiver& r,
   long long id = static_cast<long long>(r.id);
   absl::Status st = pool_->InTransaction([&](soci::session& sql) {
     std::string labels = LabelsText(r.labels), config = r.configurations.dump();
-    sql << "INSERT INTO receivers (id, name, type, labels, configurations) VALUES "
+    std::string senders = SendersText(r.allowed_senders);
+    sql << "INSERT INTO receivers (id, name, type, labels, configurations, allowed_senders) VALUES "
            "(COALESCE(NULLIF(:i, 0), nextval(pg_get_serial_sequence('receivers', 'id'))), "
-           ":n, :t, CAST(:l AS jsonb), CAST(:c AS jsonb)) RETURNING id",
+           ":n, :t, CAST(:l AS jsonb), CAST(:c AS jsonb), CAST(:a AS jsonb)) RETURNING id",
         soci::use(id), soci::use(r.name), soci::use(r.type), soci::use(labels), soci::use(config),
-        soci::into(id);
+        soci::use(senders), soci::into(id);
     Receiver audited = r;
     audited.id = id;
     db::WriteAuditLog(sql, "receiver.create", actor, ReceiverAudit(audited));
@@ -127,11 +145,14 @@ absl::StatusOr<std::vector<Receiver>> PostgresReceiverRepository::MatchAny(
 absl::Status PostgresReceiverRepository::Update(const Receiver& r, absl::string_view actor) {
   return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
     std::string labels = LabelsText(r.labels), config = r.configurations.dump();
+    std::string senders = SendersText(r.allowed_senders);
     long long key = static_cast<long long>(r.id);
     soci::statement stmt =
         (sql.prepare << "UPDATE receivers SET name = :n, labels = CAST(:l AS jsonb), "
-                        "configurations = CAST(:c AS jsonb), updated_at = now() WHERE id = :id",
-         soci::use(r.name), soci::use(labels), soci::use(config), soci::use(key));
+                        "configurations = CAST(:c AS jsonb), allowed_senders = CAST(:a AS jsonb), "
+                        "updated_at = now() WHERE id = :id",
+         soci::use(r.name), soci::use(labels), soci::use(config), soci::use(senders),
+         soci::use(key));
     stmt.execute(true);
     if (Affected(stmt) == 0) return absl::NotFoundError(absl::StrCat("receiver ", r.id, " not found"));
     db::WriteAuditLog(sql, "receiver.update", actor, ReceiverAudit(r));
@@ -179,7 +200,11 @@ void InsertSubscriptionReceivers(soci::session& sql, long long sub_id, const Sub
 nlohmann::json SubscriptionAudit(const Subscription& s) {
   nlohmann::json receivers = nlohmann::json::array();
   for (const auto& r : s.receivers) receivers.push_back(r.id);
-  return {{"id", s.id}, {"urn", s.urn}, {"receivers", receivers}, {"match", LabelsText(s.match)}};
+  return {{"id", s.id},
+          {"urn", s.urn},
+          {"receivers", receivers},
+          {"match", LabelsText(s.match)},
+          {"allowed_senders", s.allowed_senders}};
 }
 
 // Loads subscriptions matching `where` (SQL over alias s) with their receivers.
@@ -195,7 +220,7 @@ std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::strin
   soci::rowset<soci::row> rs =
       (sql.prepare << "SELECT s.id, s.urn, s.namespace_id, s.match::text, "
                    << Micros("s.created_at") << ", " << Micros("s.updated_at")
-                   << " FROM subscriptions s WHERE " << where << " ORDER BY s.id" << tail,
+                   << ", s.allowed_senders::text FROM subscriptions s WHERE " << where << " ORDER BY s.id" << tail,
        soci::use(ns), soci::use(labels));
   for (const soci::row& row : rs) {
     Subscription s;
@@ -205,6 +230,7 @@ std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::strin
     s.match = LabelsFromText(row.get<std::string>(3));
     s.created_at = TimeFromMicros(row.get<long long>(4));
     s.updated_at = TimeFromMicros(row.get<long long>(5));
+    s.allowed_senders = SendersFromText(row.get<std::string>(6));
     index[row.get<long long>(0)] = out.size();
     out.push_back(std::move(s));
   }
@@ -239,10 +265,10 @@ absl::StatusOr<uint64_t> PostgresSubscriptionRepository::Create(const Subscripti
       return absl::AlreadyExistsError(absl::StrCat("subscription urn \"", s.urn, "\" already exists"));
     }
     long long ns = static_cast<long long>(s.namespace_id);
-    std::string match = LabelsText(s.match);
-    sql << "INSERT INTO subscriptions (urn, namespace_id, match) VALUES (:u, :n, CAST(:m AS jsonb)) "
-           "RETURNING id",
-        soci::use(s.urn), soci::use(ns), soci::use(match), soci::into(id);
+    std::string match = LabelsText(s.match), senders = SendersText(s.allowed_senders);
+    sql << "INSERT INTO subscriptions (urn, namespace_id, match, allowed_senders) VALUES "
+           "(:u, :n, CAST(:m AS jsonb), CAST(:a AS jsonb)) RETURNING id",
+        soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(senders), soci::into(id);
     InsertSubscriptionReceivers(sql, id, s);
     Subscription audited = s;
     audited.id = id;
@@ -294,11 +320,12 @@ absl::Status PostgresSubscriptionRepository::Update(const Subscription& s, absl:
       return absl::AlreadyExistsError(absl::StrCat("subscription urn \"", s.urn, "\" already exists"));
     }
     long long ns = static_cast<long long>(s.namespace_id);
-    std::string match = LabelsText(s.match);
+    std::string match = LabelsText(s.match), senders = SendersText(s.allowed_senders);
     soci::statement stmt =
         (sql.prepare << "UPDATE subscriptions SET urn = :u, namespace_id = :n, "
-                        "match = CAST(:m AS jsonb), updated_at = now() WHERE id = :id",
-         soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(key));
+                        "match = CAST(:m AS jsonb), allowed_senders = CAST(:a AS jsonb), "
+                        "updated_at = now() WHERE id = :id",
+         soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(senders), soci::use(key));
     stmt.execute(true);
     if (Affected(stmt) == 0) {
       return absl::NotFoundError(absl::StrCat("subscription ", s.id, " not found"));

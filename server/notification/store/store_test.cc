@@ -110,6 +110,33 @@ TEST_F(StoreTest, ReceiverRoundTripLabelFilterAndDeleteGuard) {
   EXPECT_EQ(receivers_.Delete(b, "t").code(), absl::StatusCode::kNotFound);
 }
 
+// Security review round 2, F-M1: allowed_senders are stored, read, replaced.
+TEST_F(StoreTest, AllowedSendersRoundTrip) {
+  Bind();
+  uint64_t id = AddReceiver({});
+  EXPECT_TRUE(receivers_.Get(id)->allowed_senders.empty());
+  Receiver r = *receivers_.Get(id);
+  r.allowed_senders = {"ci@x.com", "group:sre"};
+  ASSERT_TRUE(receivers_.Update(r, "t").ok());
+  EXPECT_EQ(receivers_.Get(id)->allowed_senders, (std::vector<std::string>{"ci@x.com", "group:sre"}));
+  EXPECT_EQ(receivers_.MatchAny(std::vector<Labels>{Labels{}})->at(0).allowed_senders, r.allowed_senders);
+  r.allowed_senders = {};
+  ASSERT_TRUE(receivers_.Update(r, "t").ok());
+  EXPECT_TRUE(receivers_.Get(id)->allowed_senders.empty());
+
+  Subscription s;
+  s.urn = "narrow";
+  s.receivers = {{id, json::object()}};
+  s.allowed_senders = {"bot@x.com"};
+  auto sid = subs_.Create(s, "t");
+  ASSERT_TRUE(sid.ok()) << sid.status();
+  EXPECT_EQ(subs_.Get(*sid)->allowed_senders, (std::vector<std::string>{"bot@x.com"}));
+  s.id = *sid;
+  s.allowed_senders = {"bot@x.com", "group:deployers"};
+  ASSERT_TRUE(subs_.Update(s, "t").ok());
+  EXPECT_EQ(subs_.List(0, nullptr, nullptr, nullptr)->at(0).allowed_senders, s.allowed_senders);
+}
+
 TEST_F(StoreTest, SubscriptionMatchUsesContainment) {
   Bind();
   uint64_t r = AddReceiver({});
