@@ -329,9 +329,9 @@ class AppealService {
   absl::StatusOr<pb::Grant> GrantForOwner(const std::string& id, const Actor& actor,
                                           const char* what);
   // The cap on an admin's new expiration for restoring `grant` (with its
-  // resource) under `config`: the longest duration_options of the policy
-  // that the resource's type names in `config`, else
-  // limits_.max_grant_duration.
+  // resource) under `config`: the shorter of limits_.max_grant_duration and
+  // the longest duration_options of the policy that the resource's type
+  // names in `config` (issue 26: both caps hold).
   absl::StatusOr<ExpirationCap> RestoreCapOf(const pb::Grant& grant,
                                              const pb::ProviderConfig& config);
   // Writes the new grants of an import and marks the drift (apply mode).

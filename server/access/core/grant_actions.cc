@@ -189,14 +189,15 @@ absl::StatusOr<ExpirationCap> AppealService::RestoreCapOf(
   auto policy = policies_->Get(rc->policy().id(), rc->policy().version());
   if (absl::IsNotFound(policy.status())) return cap;
   if (!policy.ok()) return policy.status();
-  // As CheckDuration at appeal creation: a policy's own duration_options
-  // replace access.max_grant_duration.
+  // Both caps hold (issue 26): the policy's longest duration_options and
+  // access.max_grant_duration, whichever is shorter. A restore skips the
+  // approval that a long duration option would otherwise have needed.
   absl::Duration longest = absl::ZeroDuration();
   for (const auto& o : policy->appeal().duration_options()) {
     auto d = ParseDurationField("duration_options", o.value());
     if (d.ok() && *d > longest) longest = *d;
   }
-  if (longest > absl::ZeroDuration()) {
+  if (longest > absl::ZeroDuration() && longest < cap.max) {
     cap = {longest, absl::StrCat("the longest of policy ", policy->id(), " version ",
                                  policy->version(), "'s duration_options")};
   }

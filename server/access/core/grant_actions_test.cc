@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "server/access/core/appeal_service.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
@@ -81,12 +82,13 @@ class GrantActionsTest : public ::testing::Test {
   }
   // A second provider ("f2") whose table resource kRes2 follows policy
   // "opts": duration_options 24h and 168h (no permanent access).
-  void AddPolicyWithDurationOptions() {
+  void AddPolicyWithDurationOptions(const std::string& longest = "168h") {
     pb::Policy p;
-    ASSERT_TRUE(JsonStringToProto(R"({"id": "opts", "steps": [
+    ASSERT_TRUE(JsonStringToProto(absl::StrCat(R"({"id": "opts", "steps": [
         {"name": "a", "strategy": "auto", "approve_if": "true"}],
         "appeal": {"duration_options": [{"name": "1 day", "value": "24h"},
-                                        {"name": "1 week", "value": "168h"}]}})", &p).ok());
+                                        {"name": "longest", "value": ")", longest, R"("}]}})"),
+                                  &p).ok());
     ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
     pb::Resource r;
     r.set_id(kRes2);
@@ -307,6 +309,21 @@ TEST_F(GrantActionsTest, AdminNewExpirationIsCappedByThePolicysLongestDurationOp
   auto ok = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(168));
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(FromTimestamp(ok->expiration_date()), now_ + absl::Hours(168));
+}
+
+// Both caps hold: a policy option longer than access.max_grant_duration
+// (default 2160h) does not let a restore skip past the server's maximum.
+TEST_F(GrantActionsTest, AdminNewExpirationIsCappedByMaxGrantDurationEvenWithALongerOption) {
+  AddPolicyWithDurationOptions("8760h");
+  pb::Grant g = Granted("u@x.com", "viewer", "24h", kRes2);
+  ASSERT_FALSE(g.id().empty());
+  now_ += absl::Hours(25);
+  ASSERT_EQ(*service_->ExpireGrants(), 1);
+  auto over = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(2161));
+  EXPECT_TRUE(absl::IsInvalidArgument(over.status())) << over.status();
+  EXPECT_TRUE(absl::StrContains(over.status().message(), "max_grant_duration")) << over.status();
+  auto ok = service_->RestoreGrant(g.id(), kAdmin, "r", now_ + absl::Hours(2160));
+  ASSERT_TRUE(ok.ok()) << ok.status();
 }
 
 TEST_F(GrantActionsTest, RestoreRefusesAGrantWhoseResourceIsDeleted) {
