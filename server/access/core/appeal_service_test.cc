@@ -346,6 +346,23 @@ TEST_F(AppealServiceTest, ProviderValidatesTheAccountBeforeAnythingIsStored) {
   EXPECT_EQ(client_->validated_accounts.back(), "u@x.com");
 }
 
+// Review F-H2: a plugin's account form (Google's: lower case) is what the
+// appeal and grant store and what every provider call carries; the account
+// still acts on its grant in the casing its identity has.
+TEST_F(AppealServiceTest, AccountsAreStoredInThePluginsForm) {
+  client_->lower_case_accounts = true;
+  auto created = Service().Create(Request(kAuto, "24h"), "Jane.Doe@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ((*created)[0].account_id(), "jane.doe@x.com");
+  EXPECT_EQ(client_->validated_accounts.back(), "jane.doe@x.com");
+  ASSERT_EQ(client_->granted.size(), 1u);
+  EXPECT_EQ(client_->granted[0].account_id, "jane.doe@x.com");
+  auto revoked = Service().Revoke((*created)[0].id(), {"Jane.Doe@x.com", false}, "done");
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  ASSERT_EQ(client_->revoked.size(), 1u);
+  EXPECT_EQ(client_->revoked[0].account_id, "jane.doe@x.com");
+}
+
 // Finding L8: without duration_options any duration was accepted, so
 // "876000h" was permanent access even where permanent access is not allowed.
 TEST_F(AppealServiceTest, DurationsAreCappedAndPermanentAccessNeedsAPolicyThatAllowsIt) {

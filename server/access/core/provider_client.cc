@@ -41,6 +41,11 @@ absl::Status ProviderClient::ValidateAccount(const v1beta1::ProviderConfig&, abs
   return absl::OkStatus();
 }
 
+std::string ProviderClient::NormalizeAccountId(absl::string_view,
+                                              absl::string_view account_id) const {
+  return std::string(account_id);
+}
+
 absl::StatusOr<std::vector<ProviderAccess>> ProviderClient::ListAccess(
     const v1beta1::ProviderConfig& config, const std::vector<v1beta1::Resource>&) {
   return absl::UnimplementedError(

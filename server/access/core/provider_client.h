@@ -70,6 +70,14 @@ class ProviderClient {
   virtual absl::Status ValidateAccount(const v1beta1::ProviderConfig& config,
                                        absl::string_view account_type,
                                        absl::string_view account_id);
+  // The form in which an appeal and its grant store `account_id` (of
+  // `account_type`), applied at appeal creation before ValidateAccount and
+  // to ListAccess results when importing, so that one account has one id.
+  // Default: unchanged. The Google plugins (bigquery, gcs, gcloud_iam)
+  // lower-case emails and domains: Google compares them case-insensitively
+  // and answers its own canonical casing (review F-H2).
+  virtual std::string NormalizeAccountId(absl::string_view account_type,
+                                         absl::string_view account_id) const;
   // Idempotent: granting an existing access succeeds.
   virtual absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                                    const AccessRequest& request) = 0;
