@@ -175,6 +175,8 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
   auto client = registry_->Find(config.type());
   if (!client.ok()) return client.status();
   AccessRequest req = RequestFor(*grant, grant->resource());
+  req.provider_state = grant->provider_state();
+  if (auto st = AddOtherGrants(tx, **client, config, grant->id(), &req); !st.ok()) return st;
   auto op_id = JournalBegin({"", "revoke", req.account_id, req.account_type, grant->resource_id(),
                              req.role, req.permissions, config.type(), config.urn(),
                              grant->appeal_id(), grant->id(), absl::Time()});

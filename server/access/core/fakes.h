@@ -134,6 +134,12 @@ class FakeProviderClient : public ProviderClient {
     granted.push_back(r);
     return grant_error;
   }
+  absl::StatusOr<std::string> GrantAccessWithState(const pb::ProviderConfig& c,
+                                                   const AccessRequest& r) override {
+    if (auto st = GrantAccess(c, r); !st.ok()) return st;
+    return grant_state;
+  }
+  bool UsesOtherGrants() const override { return uses_other_grants; }
   std::string NormalizeAccountId(absl::string_view, absl::string_view id) const override {
     return lower_case_accounts ? absl::AsciiStrToLower(id) : std::string(id);
   }
@@ -150,6 +156,8 @@ class FakeProviderClient : public ProviderClient {
     return access;
   }
   bool lists_access = false;            // false: ListAccess is Unimplemented
+  std::string grant_state;              // what GrantAccessWithState returns
+  bool uses_other_grants = false;       // UsesOtherGrants
   bool lower_case_accounts = false;     // NormalizeAccountId lower-cases (as Google's plugins)
   std::vector<ProviderAccess> access;   // what ListAccess returns
   absl::Status validate = absl::OkStatus();

@@ -196,15 +196,20 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
                        (*held)->id(), "; nothing to restore"));
     }
     AccessRequest req = RequestOf(*g);
+    if (auto s = AddOtherGrants(tx, **client, *config, g->id(), &req); !s.ok()) return s;
     auto op_id = JournalBegin({"", "grant", req.account_id, req.account_type, g->resource_id(),
                                req.role, req.permissions, config->type(), config->urn(),
                                g->appeal_id(), g->id(), absl::Time()});
     if (!op_id.ok()) return op_id.status();
-    if (auto s = (*client)->GrantAccess(*config, req); !s.ok()) {
+    auto provider_state = (*client)->GrantAccessWithState(*config, req);
+    if (!provider_state.ok()) {
+      const absl::Status& s = provider_state.status();
       JournalFinish(*op_id, kOpFailed);
       return absl::Status(s.code(), absl::StrCat("granting access in provider ", config->urn(),
                                                  " failed: ", s.message()));
     }
+    req.provider_state = *provider_state;
+    g->set_provider_state(*provider_state);
     FaultPoint("crash_after_provider_grant");
     ProviderClient* plugin = *client;
     pb::ProviderConfig cfg = *config;
