@@ -224,6 +224,19 @@ TEST_F(TableauProviderTest, SiteRoleStaysWhileAnotherGrantNeedsIt) {
   EXPECT_EQ(fake_->SiteRole("bob@example.com"), "Viewer");
 }
 
+// A site role someone raised by hand above what Sluice's grants need stays
+// when the grant ends.
+TEST_F(TableauProviderTest, SiteRoleRaisedByHandStays) {
+  fake_->AddUser("bob@example.com", "Viewer");
+  AccessRequest exec{"bob@example.com", "user", Find(flow_), "other", Perms(1, 0)};
+  auto state = plugin_->GrantAccessWithState(config_, exec);
+  ASSERT_TRUE(state.ok()) << state.status();
+  exec.provider_state = *state;
+  fake_->SetSiteRole("bob@example.com", "SiteAdministratorCreator");
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "SiteAdministratorCreator");
+}
+
 // A grant made before Sluice recorded the earlier role (no provider state)
 // leaves the site role as it is; a user who already had the role keeps it.
 TEST_F(TableauProviderTest, SiteRoleWithoutARecordedRoleStays) {
