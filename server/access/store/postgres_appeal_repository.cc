@@ -221,15 +221,16 @@ class SociTx : public AccessTx {
     try {
       sql_ << "INSERT INTO grants (status, status_in_provider, account_id, account_type, "
               "resource_id, role, permissions, is_permanent, expiration_date, "
-              "expiration_date_reason, appeal_id, source, owner) VALUES (:s, :sp, :ai, :at, "
-              "CAST(:r AS uuid), :ro, CAST(:pe AS jsonb), :ip = 1, "
+              "expiration_date_reason, appeal_id, source, owner, provider_state) VALUES (:s, :sp, "
+              ":ai, :at, CAST(:r AS uuid), :ro, CAST(:pe AS jsonb), :ip = 1, "
               "to_timestamp(CAST(NULLIF(:ex, '') AS bigint) / 1000000.0), :er, "
-              "CAST(NULLIF(:ap, '') AS uuid), :so, :ow) RETURNING id::text",
+              "CAST(NULLIF(:ap, '') AS uuid), :so, :ow, :ps) RETURNING id::text",
           use(g->status(), "s"), use(g->status_in_provider(), "sp"), use(g->account_id(), "ai"),
           use(g->account_type(), "at"), use(g->resource_id(), "r"), use(g->role(), "ro"),
           use(perms, "pe"), use(permanent, "ip"), use(exp, "ex"),
           use(g->expiration_date_reason(), "er"), use(g->appeal_id(), "ap"),
-          use(g->source(), "so"), use(g->owner(), "ow"), soci::into(id);
+          use(g->source(), "so"), use(g->owner(), "ow"), use(g->provider_state(), "ps"),
+          soci::into(id);
     } catch (const soci::soci_error& e) {
       return db::FromSociError(e, "insert grant");
     }
@@ -248,12 +249,13 @@ class SociTx : public AccessTx {
             "restored_at = to_timestamp(CAST(NULLIF(:sa, '') AS bigint) / 1000000.0), "
             "restore_reason = :sr, is_permanent = :ip = 1, "
             "expiration_date = to_timestamp(CAST(NULLIF(:ex, '') AS bigint) / 1000000.0), "
-            "expiration_date_reason = :er, updated_at = now() WHERE id = CAST(:id AS uuid)",
+            "expiration_date_reason = :er, provider_state = :ps, updated_at = now() "
+            "WHERE id = CAST(:id AS uuid)",
         use(g.status(), "s"), use(g.status_in_provider(), "sp"), use(g.revoked_by(), "rb"),
         use(revoked_at, "ra"), use(g.revoke_reason(), "rr"), use(g.pending_appeal_id(), "pa"),
         use(g.owner(), "ow"), use(g.restored_by(), "sb"), use(restored_at, "sa"),
         use(g.restore_reason(), "sr"), use(permanent, "ip"), use(exp, "ex"),
-        use(g.expiration_date_reason(), "er"), use(g.id(), "id");
+        use(g.expiration_date_reason(), "er"), use(g.provider_state(), "ps"), use(g.id(), "id");
     return absl::OkStatus();
   }
 

@@ -34,6 +34,7 @@ TEST_F(GrantStoreTest, ImportedGrantRoundTripsWithOwnerAndRestoreFields) {
   g.add_permissions("SELECT");
   g.set_is_permanent(true);
   g.set_source("import");
+  g.set_provider_state(R"({"site_role_before":"Viewer"})");
   ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertGrant(&g); }).ok());
   ASSERT_FALSE(g.id().empty());
 
@@ -43,6 +44,8 @@ TEST_F(GrantStoreTest, ImportedGrantRoundTripsWithOwnerAndRestoreFields) {
     if (!got.ok()) return got.status();
     EXPECT_EQ(got->resource().urn(), "t1");
     EXPECT_TRUE(got->appeal_id().empty());
+    EXPECT_EQ(got->provider_state(), R"({"site_role_before":"Viewer"})");
+    got->set_provider_state(R"({"site_role_before":"Explorer"})");
     got->set_owner("v@x.com");
     got->set_restored_by("admin@x.com");
     *got->mutable_restored_at() = ToTimestamp(restored);
@@ -62,6 +65,7 @@ TEST_F(GrantStoreTest, ImportedGrantRoundTripsWithOwnerAndRestoreFields) {
   EXPECT_FALSE(read->is_permanent());
   EXPECT_EQ(FromTimestamp(read->expiration_date()), expires);
   EXPECT_EQ(read->expiration_date_reason(), "restored");
+  EXPECT_EQ(read->provider_state(), R"({"site_role_before":"Explorer"})");  // review F-M3
 
   // By provider: the grant is found with its resource.
   std::vector<pb::Grant> active;
