@@ -55,15 +55,21 @@ absl::Status ParseAuthSection(const YAML::Node& node, auth::AuthOptions* out) {
   if (!parsed.ok()) return parsed.status();
   out->mode = *parsed;
   if (YAML::Node h = node["header"]) {
-    if (auto st = Keys(h, "auth.header", {"identity_header", "proxy_token_file", "proxy_token_env"});
+    if (auto st = Keys(h, "auth.header",
+                       {"identity_header", "proxy_token_file", "proxy_token_env", "mtls_identity"});
         !st.ok()) {
       return st;
     }
+    std::string mtls_identity = std::string(auth::MtlsIdentityName(out->mtls_identity));
     for (auto st : {Get(h, "auth.header", "identity_header", &out->identity_header),
                     Get(h, "auth.header", "proxy_token_file", &out->proxy_token.file),
-                    Get(h, "auth.header", "proxy_token_env", &out->proxy_token.env)}) {
+                    Get(h, "auth.header", "proxy_token_env", &out->proxy_token.env),
+                    Get(h, "auth.header", "mtls_identity", &mtls_identity)}) {
       if (!st.ok()) return st;
     }
+    auto from = auth::ParseMtlsIdentity(mtls_identity);
+    if (!from.ok()) return from.status();
+    out->mtls_identity = *from;
   }
   if (YAML::Node j = node["jwt"]) {
     if (auto st = Keys(j, "auth.jwt",

@@ -56,6 +56,14 @@ bool PeerCertificateVerified(const grpc::ServerContext& context);
 // names (empty without one).
 std::vector<std::string> PeerCertificateNames(const grpc::ServerContext& context);
 
+// The verified client certificate's rfc822Name (email) subjectAltNames,
+// from gRPC's peer_email auth property (empty without a verified one).
+std::vector<std::string> PeerCertificateEmails(const grpc::ServerContext& context);
+
+// The verified client certificate's subject common names (x509_common_name;
+// empty without a verified certificate or a CN).
+std::vector<std::string> PeerCertificateCommonNames(const grpc::ServerContext& context);
+
 // True for "localhost", 127.0.0.0/8 and ::1 (with or without brackets): a
 // listener bound there is reachable from this host only.
 bool IsLoopbackHost(absl::string_view host);
