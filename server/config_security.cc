@@ -104,11 +104,18 @@ absl::Status ParseAuthSection(const YAML::Node& node, auth::AuthOptions* out) {
 
 absl::Status ParseTlsSection(const YAML::Node& node, auth::TlsServerOptions* out) {
   if (!node || node.IsNull()) return absl::OkStatus();
-  if (auto st = Keys(node, "tls", {"cert_file", "key_file", "client_ca_file"}); !st.ok()) return st;
+  if (auto st = Keys(node, "tls", {"cert_file", "key_file", "client_ca_file", "client_allowed_names"});
+      !st.ok()) {
+    return st;
+  }
   for (auto st : {Get(node, "tls", "cert_file", &out->cert_file),
                   Get(node, "tls", "key_file", &out->key_file),
-                  Get(node, "tls", "client_ca_file", &out->client_ca_file)}) {
+                  Get(node, "tls", "client_ca_file", &out->client_ca_file),
+                  Get(node, "tls", "client_allowed_names", &out->client_allowed_names)}) {
     if (!st.ok()) return st;
+  }
+  if (!out->client_allowed_names.empty() && out->client_ca_file.empty()) {
+    return absl::InvalidArgumentError("tls.client_allowed_names: needs tls.client_ca_file (mTLS)");
   }
   return absl::OkStatus();
 }

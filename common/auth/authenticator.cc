@@ -100,7 +100,20 @@ std::string BearerToken(const grpc::ServerContext& context) {
 
 absl::Status Authenticator::AuthenticateHop(const grpc::ServerContext& context) const {
   if (options_.mode != AuthMode::kHeader) return absl::OkStatus();
-  if (listener_mtls_ && PeerCertificateVerified(context)) return absl::OkStatus();
+  bool certificate = listener_mtls_ && PeerCertificateVerified(context);
+  if (certificate && options_.mtls_allowed_names.empty()) return absl::OkStatus();
+  if (certificate) {
+    for (const auto& name : PeerCertificateNames(context)) {
+      if (std::find(options_.mtls_allowed_names.begin(), options_.mtls_allowed_names.end(), name) !=
+          options_.mtls_allowed_names.end()) {
+        return absl::OkStatus();
+      }
+    }
+    if (proxy_token_.empty()) {
+      return absl::UnauthenticatedError(
+          "unauthenticated hop: the client certificate's names are not in tls.client_allowed_names");
+    }
+  }
   if (!proxy_token_.empty()) {
     const auto& md = context.client_metadata();
     auto range = md.equal_range(kProxyTokenMetadata);

@@ -70,6 +70,10 @@ struct AuthOptions {
   // names the caller. kSanEmail and kCn need listener mTLS (and ignore the
   // proxy token: every call must present a certificate).
   MtlsIdentity mtls_identity = MtlsIdentity::kHeader;
+  // header with client certificates, mtls_identity header: non-empty, only a
+  // certificate whose CN or a subjectAltName is listed proves the hop (the
+  // server copies tls.client_allowed_names here).
+  std::vector<std::string> mtls_allowed_names;
   JwtOptions jwt;            // jwt
 };
 

@@ -142,6 +142,17 @@ TEST_F(MtlsIdentityTest, HeaderKeepsBelievingTheHeaderFromAVerifiedHop) {
   EXPECT_TRUE(absl::IsUnauthenticated(Call("gateway", "").status()));
 }
 
+// tls.client_allowed_names: only the listed certificates prove the hop.
+TEST_F(MtlsIdentityTest, AllowedNamesLimitWhichCertificatesAreAHop) {
+  AuthOptions o = Header(MtlsIdentity::kHeader);
+  o.mtls_allowed_names = {"gateway.sluice.svc"};  // the gateway's DNS SAN
+  Serve(o);
+  EXPECT_EQ(Id(Call("gateway", "bob@example.com")), "bob@example.com");
+  auto other = Call("alice", "bob@example.com");
+  EXPECT_TRUE(absl::IsUnauthenticated(other.status())) << other.status();
+  EXPECT_NE(other.status().message().find("tls.client_allowed_names"), std::string::npos) << other.status();
+}
+
 // mtls_identity: san_email: the caller is the certificate's one rfc822Name
 // SAN; a header naming someone else is refused, and a certificate without
 // exactly one email SAN names nobody.

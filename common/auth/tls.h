@@ -24,6 +24,10 @@ struct TlsServerOptions {
   // the TLS handshake fails (mTLS; GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_
   // CERTIFICATE_AND_VERIFY).
   std::string client_ca_file;
+  // tls.client_allowed_names: with client_ca_file in header mode (and
+  // auth.header.mtls_identity header), only certificates whose CN or a
+  // subjectAltName is listed prove the hop; empty: any certificate of the CA.
+  std::vector<std::string> client_allowed_names;
   bool enabled() const { return !cert_file.empty(); }
   bool mutual() const { return enabled() && !client_ca_file.empty(); }
 };
