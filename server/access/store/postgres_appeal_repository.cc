@@ -441,7 +441,8 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
       // EXISTS per grant) was a sequential scan of every grant, twice per
       // call. Each branch here is index-driven: grants_account_idx,
       // grants_owner_idx, and the approvers GIN index -> appeals by id ->
-      // grants_resource_idx for the resources the caller approves.
+      // grants_resource_id_idx (index-only, migration 0005) for the
+      // resources the caller approves.
       std::string v = q.Param(f.visible_to);
       q.Where(absl::StrCat("g.id IN (SELECT id FROM grants WHERE account_id = ", v,
                            " UNION ALL SELECT id FROM grants WHERE owner = ", v,
