@@ -5,7 +5,9 @@
 //                 `authenticated_user_header_key`), and the server believes it
 //                 only from an authenticated hop: the shared proxy token in
 //                 `x-sluice-proxy-token` metadata, or a client certificate
-//                 verified by the listener (mTLS).
+//                 verified by the listener (mTLS; tls.client_allowed_names
+//                 may limit which). With auth.header.mtls_identity san_email
+//                 or cn the certificate itself names the caller instead.
 //   jwt           `authorization: Bearer <JWT>` verified against a JWKS or a
 //                 static key; the identity is a claim.
 //   insecure_dev  the identity header is believed from anyone. Only on a
@@ -54,6 +56,7 @@ enum class MtlsIdentity {
 // "header", "san_email" or "cn"; InvalidArgument naming
 // auth.header.mtls_identity otherwise.
 absl::StatusOr<MtlsIdentity> ParseMtlsIdentity(absl::string_view name);
+// The config spelling of `from`: "header", "san_email" or "cn".
 absl::string_view MtlsIdentityName(MtlsIdentity from);
 
 // gRPC metadata carrying the gateway's (or proxy's) shared token.
