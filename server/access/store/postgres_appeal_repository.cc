@@ -23,7 +23,9 @@ std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
   std::map<std::string, std::vector<pb::Approval>> out;
   if (appeal_ids.empty()) return out;
   Query q;
-  q.Where(absl::StrCat("p.appeal_id::text = ANY(", q.ArrayParam(appeal_ids), ")"));
+  // uuid[], not appeal_id::text: a cast column cannot use the index, and
+  // every appeal list read all approvals (found with finding F-L1's bench).
+  q.Where(absl::StrCat("p.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
   for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
                                                 q.WhereClause(), " ORDER BY p.appeal_id, p.step_index"))) {
     pb::Approval a = ApprovalFromRow(r);
@@ -38,7 +40,8 @@ std::map<std::string, pb::Grant> LoadGrants(soci::session& sql,
   std::map<std::string, pb::Grant> out;
   if (appeal_ids.empty()) return out;
   Query q;
-  q.Where(absl::StrCat("g.appeal_id::text = ANY(", q.ArrayParam(appeal_ids), ")"));
+  // uuid[] for grants_appeal_idx (appeal_id::text read every grant).
+  q.Where(absl::StrCat("g.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
   for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), " FROM grants g",
                                                 q.WhereClause(), " ORDER BY g.created_at"))) {
     pb::Grant g = GrantFromRow(r);
@@ -351,10 +354,14 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     q.Eq("a.role", f.role);
     q.Eq("a.created_by", f.created_by);
     if (!f.visible_to.empty()) {
+      // Finding F-L1: an OR of the three conditions (one a correlated
+      // EXISTS) was a sequential scan of every appeal, twice per call. Each
+      // branch here is an index scan: appeals_created_by_idx,
+      // appeals_account_idx and the approvers GIN index.
       std::string v = q.Param(f.visible_to);
-      q.Where(absl::StrCat("(a.created_by = ", v, " OR a.account_id = ", v,
-                           " OR EXISTS (SELECT 1 FROM approvals vp WHERE vp.appeal_id = a.id AND "
-                           "vp.approvers ? ", v, "))"));
+      q.Where(absl::StrCat("a.id IN (SELECT id FROM appeals WHERE created_by = ", v,
+                           " UNION ALL SELECT id FROM appeals WHERE account_id = ", v,
+                           " UNION ALL SELECT appeal_id FROM approvals WHERE approvers ? ", v, ")"));
     }
     q.In("r.provider_type", f.provider_types);
     q.In("r.provider_urn", f.provider_urns);
@@ -432,11 +439,18 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
     q.In("g.role", f.roles);
     q.Eq("g.owner", f.owner);
     if (!f.visible_to.empty()) {
+      // Finding F-L1: an OR of the three conditions (one a correlated
+      // EXISTS per grant) was a sequential scan of every grant, twice per
+      // call. Each branch here is index-driven: grants_account_idx,
+      // grants_owner_idx, and the approvers GIN index -> appeals by id ->
+      // grants_resource_id_idx (index-only, migration 0005) for the
+      // resources the caller approves.
       std::string v = q.Param(f.visible_to);
-      q.Where(absl::StrCat("(g.account_id = ", v, " OR g.owner = ", v,
-                           " OR EXISTS (SELECT 1 FROM approvals vp JOIN appeals va ON va.id = "
-                           "vp.appeal_id WHERE va.resource_id = g.resource_id AND vp.approvers ? ",
-                           v, "))"));
+      q.Where(absl::StrCat("g.id IN (SELECT id FROM grants WHERE account_id = ", v,
+                           " UNION ALL SELECT id FROM grants WHERE owner = ", v,
+                           " UNION ALL SELECT vg.id FROM grants vg WHERE vg.resource_id IN "
+                           "(SELECT va.resource_id FROM approvals vp JOIN appeals va ON va.id = "
+                           "vp.appeal_id WHERE vp.approvers ? ", v, "))"));
     }
     q.In("r.provider_type", f.provider_types);
     q.In("r.provider_urn", f.provider_urns);
