@@ -10,9 +10,16 @@
 //      ones, which also grant in the noop provider and write the grant;
 //   2. ListGrants p50/p99 on 1,000,000 grants (seeded with INSERT … SELECT
 //      generate_series) filtered by account and status, over gRPC;
-//   3. the same call through the gateway (HTTP/JSON) and the latency ratio.
+//   3. the same call through the gateway (HTTP/JSON) and the latency ratio;
+//   4. the non-admin read path (finding F-L1): GET /grants and GET /appeals
+//      as plain users (not in kTestAccessAdmins), who see only the grants
+//      they hold or own and those of resources whose appeals list them as
+//      approver, on the same 1,000,000 grants spread over 1,000 resources,
+//      with 200,000 appeals and approvals; p50/p99 over gRPC and through
+//      the gateway, and the EXPLAIN ANALYZE of both counts.
 //
 //   scripts/with-postgres.sh bazel run //bench:access_bench [-- --grants 1000000]
+//   [--lists_only 1] skips part 1; [--user_calls N] sets the calls of part 4.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,6 +33,7 @@
 #include <soci/soci.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "integration/harness.h"
 #include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
 
@@ -35,6 +43,18 @@ using sluice::integration::Http;
 using sluice::integration::Stack;
 namespace pb = ::sluice::access::v1beta1;
 using Clock = std::chrono::steady_clock;
+
+// The non-admin visibility filters of ListGrants and ListAppeals, as the
+// repository builds them with :v for the caller
+// (postgres_appeal_repository.cc; keep in step).
+constexpr char kVisibleGrantsSql[] =
+    "g.id IN (SELECT id FROM grants WHERE account_id = :v UNION ALL SELECT id FROM grants WHERE "
+    "owner = :v UNION ALL SELECT vg.id FROM grants vg WHERE vg.resource_id IN (SELECT "
+    "va.resource_id FROM approvals vp JOIN appeals va ON va.id = vp.appeal_id WHERE vp.approvers ? "
+    ":v))";
+constexpr char kVisibleAppealsSql[] =
+    "a.id IN (SELECT id FROM appeals WHERE created_by = :v UNION ALL SELECT id FROM appeals WHERE "
+    "account_id = :v UNION ALL SELECT appeal_id FROM approvals WHERE approvers ? :v)";
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -99,15 +119,86 @@ double CreateThroughput(const Stack& s, const std::string& resource_id, const st
   return total / secs;
 }
 
+// Part 4: GET /grants and GET /appeals (no filter) as plain users acct-N,
+// over gRPC and through the gateway; prints p50/p99 and the plan of the
+// grants count for one of them.
+void UserLists(const Stack& stack, int accounts, int grants, int calls) {
+  std::mt19937 rng(7);
+  std::vector<int> picks(calls);
+  for (auto& p : picks) p = static_cast<int>(rng() % accounts);
+  auto channel = grpc::CreateChannel(stack.grpc_target(), grpc::InsecureChannelCredentials());
+  auto grants_stub = pb::GrantService::NewStub(channel);
+  auto appeals_stub = pb::AppealService::NewStub(channel);
+  auto as = [&](grpc::ClientContext* ctx, int a) {
+    ctx->AddMetadata("x-auth-email", absl::StrCat("acct-", a, "@example.com"));
+    ctx->AddMetadata("x-sluice-proxy-token", stack.proxy_token());
+  };
+  int64_t seen_grants = 0, seen_appeals = 0;
+  for (const char* what : {"grants", "appeals"}) {
+    std::vector<double> grpc_ms, http_ms;
+    bool is_grants = std::string(what) == "grants";
+    for (int round = 0; round < 2; ++round) {  // round 0 warms caches
+      grpc_ms.clear();
+      for (int a : picks) {
+        grpc::ClientContext ctx;
+        as(&ctx, a);
+        grpc::Status st;
+        auto t0 = Clock::now();
+        if (is_grants) {
+          pb::ListGrantsResponse resp;
+          st = grants_stub->ListGrants(&ctx, pb::ListGrantsRequest(), &resp);
+          seen_grants += resp.total();
+        } else {
+          pb::ListAppealsResponse resp;
+          st = appeals_stub->ListAppeals(&ctx, pb::ListAppealsRequest(), &resp);
+          seen_appeals += resp.total();
+        }
+        grpc_ms.push_back(Ms(Clock::now() - t0));
+        if (!st.ok()) std::fprintf(stderr, "List%s: %s\n", what, st.error_message().c_str());
+      }
+    }
+    for (int a : picks) {
+      auto t0 = Clock::now();
+      auto r = Http("GET", absl::StrCat(stack.http_base(), "/api/v1beta1/", what), "",
+                    {absl::StrCat("X-Auth-Email: acct-", a, "@example.com")});
+      http_ms.push_back(Ms(Clock::now() - t0));
+      if (r.status != 200) std::fprintf(stderr, "GET /%s: %ld\n", what, r.status);
+    }
+    std::printf("non-admin GET /%s on %d grants (plain users, no filter; ~%lld visible rows/user), %d calls:\n",
+                what, grants, static_cast<long long>((is_grants ? seen_grants : seen_appeals) / (2 * calls)),
+                calls);
+    std::printf("  direct gRPC : p50 %.2f ms  p99 %.2f ms\n", Percentile(grpc_ms, 0.5),
+                Percentile(grpc_ms, 0.99));
+    std::printf("  via gateway : p50 %.2f ms  p99 %.2f ms\n", Percentile(http_ms, 0.5),
+                Percentile(http_ms, 0.99));
+  }
+  // The plans of the non-admin counts as the repository issues them.
+  soci::session sql(soci::postgresql, stack.database().dsn());
+  std::string user = absl::StrCat("acct-", picks[0], "@example.com");
+  for (auto [table, filter] : {std::pair{"grants g", kVisibleGrantsSql}, std::pair{"appeals a", kVisibleAppealsSql}}) {
+    std::string plan;
+    // The user is a literal here (acct-N@example.com: no quotes to escape).
+    soci::rowset<std::string> rows =
+        (sql.prepare << absl::StrCat("EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM ", table, " WHERE ",
+                                     absl::StrReplaceAll(filter, {{":v", "'" + user + "'"}})));
+    for (const auto& line : rows) absl::StrAppend(&plan, "    ", line, "\n");
+    std::printf("  plan of the %s count for %s:\n%s", table, user.c_str(), plan.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int grants = 1000000, creates = 6000, calls = 2000;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures show up as they are measured
+  int grants = 1000000, creates = 6000, calls = 2000, user_calls = 500;
+  bool lists_only = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--grants") grants = std::atoi(argv[i + 1]);
     if (k == "--creates") creates = std::atoi(argv[i + 1]);
     if (k == "--calls") calls = std::atoi(argv[i + 1]);
+    if (k == "--user_calls") user_calls = std::atoi(argv[i + 1]);
+    if (k == "--lists_only") lists_only = std::atoi(argv[i + 1]) != 0;
   }
   const std::string config = "db:\n  pool_size: 16\naccess:\n  grant_expiry_interval: 1h\n";
   Stack::Options opts;
@@ -124,6 +215,7 @@ int main(int argc, char** argv) {
   std::string pending_rid = Setup(stack, "bench-manual",
                                   R"({"name":"owner","strategy":"manual","approvers":["o@example.com"]})");
   std::string auto_rid = Setup(stack, "bench-auto", R"({"name":"auto","strategy":"auto","approve_if":"true"})");
+  if (!lists_only) {
   CreateThroughput(stack, pending_rid, "warmup", 500, 16);
   double pending = CreateThroughput(stack, pending_rid, "pending, events on", creates, 32);
   // The same with every access event type disabled: no outbox row, no dispatch.
@@ -150,20 +242,49 @@ int main(int argc, char** argv) {
   std::printf("  grpc_threads=64 vs 2: %.2fx\n", pending / two_threads);
   if (!stack.RestartServer(config).ok()) return 1;
   CreateThroughput(stack, auto_rid, "auto-approved+granted", creates / 2, 32);
+  }  // !lists_only
 
-  // 2. Seed grants: 100k accounts x 10 roles; 80% active.
+  // 2. Seed grants: 100k accounts x 10 roles; 80% active; spread over 1,000
+  // resources (copies of the bench-manual one); each account owns the 10
+  // grants of the next account. Then 200k appeals (grants / 5) with one
+  // approval step each, listing one account as approver, so that a plain
+  // user holds 10 grants, owns 10 and approves appeals of ~2 resources.
   auto seed_start = Clock::now();
   const int accounts = std::max(1, grants / 10);
+  const int resources = 1000;
+  const int appeals = std::max(1, grants / 5);
   {
     soci::session sql(soci::postgresql, stack.database().dsn());
+    sql << "INSERT INTO resources (provider_type, provider_urn, type, urn, name) "
+           "SELECT provider_type, provider_urn, type, urn || '-' || i, name FROM resources, "
+           "generate_series(1, " << resources - 1 << ") AS i WHERE id = CAST(:r AS uuid)",
+        soci::use(pending_rid);
+    sql << "CREATE TEMP TABLE bench_res AS SELECT array_agg(id ORDER BY id) AS ids FROM resources "
+           "WHERE provider_urn = 'bench-manual'";
     sql << "INSERT INTO grants (status, status_in_provider, account_id, account_type, resource_id, "
            "role, is_permanent, source, owner, created_at) "
            "SELECT CASE WHEN i % 5 = 0 THEN 'inactive' ELSE 'active' END, 'active', "
-           "'acct-' || (i % " << accounts << ") || '@example.com', 'user', CAST(:r AS uuid), "
-           "'role-' || (i / " << accounts << "), true, 'import', 'seed@example.com', "
-           "now() - (i || ' seconds')::interval FROM generate_series(0, " << grants - 1 << ") AS i",
-        soci::use(pending_rid);
-    sql << "ANALYZE grants";
+           "'acct-' || (i % " << accounts << ") || '@example.com', 'user', "
+           "(SELECT ids[1 + i % " << resources << "] FROM bench_res), "
+           "'role-' || (i / " << accounts << "), true, 'import', "
+           "'acct-' || ((i + 1) % " << accounts << ") || '@example.com', "
+           "now() - (i || ' seconds')::interval FROM generate_series(0, " << grants - 1 << ") AS i";
+    sql << "INSERT INTO appeals (resource_id, policy_id, policy_version, status, account_id, "
+           "account_type, role, created_by, created_at) "
+           "SELECT (SELECT ids[1 + i % " << resources << "] FROM bench_res), 'bench-manual', 1, "
+           "CASE WHEN i % 4 = 0 THEN 'pending' ELSE 'approved' END, "
+           "'acct-' || (i % " << accounts << ") || '@example.com', 'user', 'seed-role-' || i, "
+           "'acct-' || (i % " << accounts << ") || '@example.com', "
+           "now() - (i || ' seconds')::interval FROM generate_series(0, " << appeals - 1 << ") AS i";
+    sql << "INSERT INTO approvals (appeal_id, step_index, name, status, approvers, policy_id, "
+           "policy_version) "
+           "SELECT id, 0, 'owner', CASE WHEN status = 'pending' THEN 'pending' ELSE 'approved' END, "
+           "jsonb_build_array('acct-' || ((n * 7919) % " << accounts << ") || '@example.com'), "
+           "'bench-manual', 1 FROM (SELECT id, status, row_number() OVER (ORDER BY id) AS n "
+           "FROM appeals WHERE role LIKE 'seed-role-%') AS a";
+    // As autovacuum leaves a table at rest: statistics and the visibility
+    // map (index-only scans skip the heap only for all-visible pages).
+    sql << "VACUUM ANALYZE";
   }
   {
     soci::session sql(soci::postgresql, stack.database().dsn());
@@ -214,5 +335,8 @@ int main(int argc, char** argv) {
   std::printf("  direct gRPC : p50 %.2f ms  p99 %.2f ms\n", g50, g99);
   std::printf("  via gateway : p50 %.2f ms  p99 %.2f ms\n", h50, h99);
   std::printf("  gateway/gRPC latency ratio: p50 %.2fx  p99 %.2fx\n", h50 / g50, h99 / g99);
+
+  // 4. The non-admin path: plain users list what they may see (no filter).
+  UserLists(stack, accounts, grants, user_calls);
   return 0;
 }

@@ -193,6 +193,9 @@ TEST_F(BiProvidersTest, TableauAppealApprovalRevokeAndExpiry) {
   EXPECT_EQ(tableau_->SiteRole("user0@example.com"), "Viewer");
   ASSERT_EQ(Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "done"}}).status, 200);
   EXPECT_TRUE(tableau_->Capabilities("workbooks", workbook_, "user0@example.com").empty());
+  // Review F-M3: the site role the grant raised goes back down (the role
+  // from before is kept in the grant's provider_state, in PostgreSQL).
+  EXPECT_EQ(tableau_->SiteRole("user0@example.com"), "Unlicensed");
   int sign_ins = tableau_->sign_ins();
   tableau_->ExpireSessions();
   Grant(rid, "export", "user1@example.com", "2s");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_replace.h"
 #include "integration/appeal_fixture.h"
@@ -160,6 +161,45 @@ TEST_F(GcpProvidersTest, CloudIamAppealApproveRevoke) {
   EXPECT_EQ(policy()["bindings"][0]["members"], json::parse(R"(["user:alice@example.com"])"));
   ASSERT_EQ(Call("PUT", "/appeals/" + appeal + "/revoke", json{{"reason", "x"}}).status, 200);
   EXPECT_TRUE(policy()["bindings"].empty()) << policy();
+}
+
+// Review F-H2, end to end: Google keeps "jane.doe@example.com" while the
+// identity says "Jane.Doe@example.com". The appeal is stored in lower case,
+// the account revokes its own grant and the binding is gone; a revoke that
+// Google does not carry out fails and the grant stays active.
+TEST_F(GcpProvidersTest, GcsRevokeMatchesGooglesCasingAndNeverReportsAFalseSuccess) {
+  fake_->Seed(json::parse(R"({"principals": ["jane.doe@example.com"]})"));
+  auto created = Call(
+      "POST", "/providers",
+      Provider("gcs", "gcs-case", "projects/gcp-project-id", "bucket",
+               json::parse(R"([{"id": "READER", "permissions": ["roles/storage.legacyBucketReader"]}])")),
+      kAdmin);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string rid = ResourceId("gcs-case", "ops-raw");
+  auto bindings = [] { return fake_->State()["buckets"]["ops-raw"]["policy"]["bindings"].dump(); };
+  const std::string jane = "Jane.Doe@example.com";
+
+  auto r = Appeal(rid, "READER", "", jane);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.Json()["appeals"][0]["account_id"], "jane.doe@example.com");
+  std::string appeal = r.Json()["appeals"][0]["id"];
+  Act(appeal, "lead", "approve", kLead);
+  EXPECT_NE(bindings().find("user:jane.doe@example.com"), std::string::npos) << bindings();
+  auto revoked = Call("PUT", "/appeals/" + appeal + "/revoke", json{{"reason", "done"}}, jane);
+  ASSERT_EQ(revoked.status, 200) << revoked.body;
+  EXPECT_EQ(absl::AsciiStrToLower(bindings()).find("jane.doe"), std::string::npos) << bindings();
+
+  r = Appeal(rid, "READER", "", jane);
+  ASSERT_EQ(r.status, 200) << r.body;
+  appeal = r.Json()["appeals"][0]["id"];
+  Act(appeal, "lead", "approve", kLead);
+  fake_->Configure(json{{"keepMembers", {"user:jane.doe@example.com"}}});
+  revoked = Call("PUT", "/appeals/" + appeal + "/revoke", json{{"reason", "done"}}, kAdmin);
+  fake_->Configure(json{{"keepMembers", json::array()}});
+  ExpectCode(revoked, 400, 9, "still bound");
+  auto grants = Call("GET", "/grants?account_ids=jane.doe@example.com&statuses=active", nullptr,
+                     kAdmin).Json()["grants"];
+  EXPECT_EQ(grants.size(), 1u) << grants;
 }
 
 TEST_F(GcpProvidersTest, RegistrationRefusesABadKeyNamingTheField) {

@@ -74,6 +74,7 @@ absl::StatusOr<Config> ParseConfigYaml(absl::string_view yaml, Config c) {
   }
   if (auto st = ParseAuthSection(root["auth"], &c.auth); !st.ok()) return st;
   if (auto st = ParseTlsSection(root["tls"], &c.tls); !st.ok()) return st;
+  c.auth.mtls_allowed_names = c.tls.client_allowed_names;  // checked by the Authenticator
   if (auto st = ParseOutboundSection(root["outbound"], &c.outbound); !st.ok()) return st;
   if (YAML::Node db = root["db"]) {
     if (!db.IsMap()) return absl::InvalidArgumentError("config key \"db\" must be a mapping");

@@ -55,15 +55,21 @@ absl::Status ParseAuthSection(const YAML::Node& node, auth::AuthOptions* out) {
   if (!parsed.ok()) return parsed.status();
   out->mode = *parsed;
   if (YAML::Node h = node["header"]) {
-    if (auto st = Keys(h, "auth.header", {"identity_header", "proxy_token_file", "proxy_token_env"});
+    if (auto st = Keys(h, "auth.header",
+                       {"identity_header", "proxy_token_file", "proxy_token_env", "mtls_identity"});
         !st.ok()) {
       return st;
     }
+    std::string mtls_identity = std::string(auth::MtlsIdentityName(out->mtls_identity));
     for (auto st : {Get(h, "auth.header", "identity_header", &out->identity_header),
                     Get(h, "auth.header", "proxy_token_file", &out->proxy_token.file),
-                    Get(h, "auth.header", "proxy_token_env", &out->proxy_token.env)}) {
+                    Get(h, "auth.header", "proxy_token_env", &out->proxy_token.env),
+                    Get(h, "auth.header", "mtls_identity", &mtls_identity)}) {
       if (!st.ok()) return st;
     }
+    auto from = auth::ParseMtlsIdentity(mtls_identity);
+    if (!from.ok()) return from.status();
+    out->mtls_identity = *from;
   }
   if (YAML::Node j = node["jwt"]) {
     if (auto st = Keys(j, "auth.jwt",
@@ -98,11 +104,18 @@ absl::Status ParseAuthSection(const YAML::Node& node, auth::AuthOptions* out) {
 
 absl::Status ParseTlsSection(const YAML::Node& node, auth::TlsServerOptions* out) {
   if (!node || node.IsNull()) return absl::OkStatus();
-  if (auto st = Keys(node, "tls", {"cert_file", "key_file", "client_ca_file"}); !st.ok()) return st;
+  if (auto st = Keys(node, "tls", {"cert_file", "key_file", "client_ca_file", "client_allowed_names"});
+      !st.ok()) {
+    return st;
+  }
   for (auto st : {Get(node, "tls", "cert_file", &out->cert_file),
                   Get(node, "tls", "key_file", &out->key_file),
-                  Get(node, "tls", "client_ca_file", &out->client_ca_file)}) {
+                  Get(node, "tls", "client_ca_file", &out->client_ca_file),
+                  Get(node, "tls", "client_allowed_names", &out->client_allowed_names)}) {
     if (!st.ok()) return st;
+  }
+  if (!out->client_allowed_names.empty() && out->client_ca_file.empty()) {
+    return absl::InvalidArgumentError("tls.client_allowed_names: needs tls.client_ca_file (mTLS)");
   }
   return absl::OkStatus();
 }

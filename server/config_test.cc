@@ -74,6 +74,30 @@ TEST(Config, ErrorsNameTheKey) {
   EXPECT_FALSE(ParseConfigYaml("a: [").ok());
 }
 
+// Finding F-L3: auth.header.mtls_identity is read, and a wrong value is
+// refused naming the key.
+TEST(Config, MtlsIdentityIsReadAndChecked) {
+  auto c = ParseConfigYaml("db:\n  dsn: host=x\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->auth.mtls_identity, auth::MtlsIdentity::kHeader);
+  c = ParseConfigYaml("auth:\n  header:\n    mtls_identity: san_email\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->auth.mtls_identity, auth::MtlsIdentity::kSanEmail);
+  c = ParseConfigYaml("auth:\n  header:\n    mtls_identity: cn\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->auth.mtls_identity, auth::MtlsIdentity::kCn);
+  c = ParseConfigYaml("tls:\n  cert_file: s.pem\n  key_file: s.key\n  client_ca_file: ca.pem\n"
+                      "  client_allowed_names: [gateway, proxy.sluice.svc]\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->auth.mtls_allowed_names, (std::vector<std::string>{"gateway", "proxy.sluice.svc"}));
+  auto no_ca = ParseConfigYaml("tls:\n  client_allowed_names: [gateway]\n");
+  ASSERT_FALSE(no_ca.ok());
+  EXPECT_NE(no_ca.status().message().find("tls.client_allowed_names"), std::string::npos);
+  auto bad = ParseConfigYaml("auth:\n  header:\n    mtls_identity: subject\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("auth.header.mtls_identity"), std::string::npos) << bad.status();
+}
+
 TEST(Config, ValidateRequiresDsnAndSanePorts) {
   Config c;
   EXPECT_NE(Validate(c).message().find("SLUICE_DB_DSN"), std::string::npos);

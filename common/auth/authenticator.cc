@@ -19,6 +19,26 @@ absl::string_view AuthModeName(AuthMode mode) {
   return "?";
 }
 
+absl::StatusOr<MtlsIdentity> ParseMtlsIdentity(absl::string_view name) {
+  if (name == "header") return MtlsIdentity::kHeader;
+  if (name == "san_email") return MtlsIdentity::kSanEmail;
+  if (name == "cn") return MtlsIdentity::kCn;
+  return absl::InvalidArgumentError(
+      absl::StrCat("auth.header.mtls_identity: \"", name, "\" is not one of header, san_email, cn"));
+}
+
+absl::string_view MtlsIdentityName(MtlsIdentity from) {
+  switch (from) {
+    case MtlsIdentity::kHeader:
+      return "header";
+    case MtlsIdentity::kSanEmail:
+      return "san_email";
+    case MtlsIdentity::kCn:
+      return "cn";
+  }
+  return "?";
+}
+
 absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Create(const AuthOptions& options,
                                                                      bool listener_mtls,
                                                                      HttpClient* http) {
@@ -44,6 +64,11 @@ absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Create(const AuthO
       auto token = LoadSecret(options.proxy_token, "auth.header.proxy_token");
       if (!token.ok()) return token.status();
       a->proxy_token_ = *token;
+      if (options.mtls_identity != MtlsIdentity::kHeader && !listener_mtls) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "auth.header.mtls_identity: ", MtlsIdentityName(options.mtls_identity),
+            " takes the identity from client certificates; require them with tls.client_ca_file"));
+      }
       if (a->proxy_token_.empty() && !listener_mtls) {
         return absl::InvalidArgumentError(
             "auth.mode header: the identity header is believed only from an authenticated "
@@ -75,7 +100,20 @@ std::string BearerToken(const grpc::ServerContext& context) {
 
 absl::Status Authenticator::AuthenticateHop(const grpc::ServerContext& context) const {
   if (options_.mode != AuthMode::kHeader) return absl::OkStatus();
-  if (listener_mtls_ && PeerCertificateVerified(context)) return absl::OkStatus();
+  bool certificate = listener_mtls_ && PeerCertificateVerified(context);
+  if (certificate && options_.mtls_allowed_names.empty()) return absl::OkStatus();
+  if (certificate) {
+    for (const auto& name : PeerCertificateNames(context)) {
+      if (std::find(options_.mtls_allowed_names.begin(), options_.mtls_allowed_names.end(), name) !=
+          options_.mtls_allowed_names.end()) {
+        return absl::OkStatus();
+      }
+    }
+    if (proxy_token_.empty()) {
+      return absl::UnauthenticatedError(
+          "unauthenticated hop: the client certificate's names are not in tls.client_allowed_names");
+    }
+  }
   if (!proxy_token_.empty()) {
     const auto& md = context.client_metadata();
     auto range = md.equal_range(kProxyTokenMetadata);
@@ -104,6 +142,9 @@ absl::StatusOr<Caller> Authenticator::Authenticate(const grpc::ServerContext& co
     if (!id.ok()) return id.status();
     return Caller{std::move(id->identity), std::move(id->groups)};
   }
+  if (options_.mode == AuthMode::kHeader && options_.mtls_identity != MtlsIdentity::kHeader) {
+    return CertificateCaller(context);
+  }
   if (auto st = AuthenticateHop(context); !st.ok()) return st;
   const auto& md = context.client_metadata();
   auto range = md.equal_range(identity_metadata_);
@@ -122,6 +163,41 @@ absl::StatusOr<Caller> Authenticator::Authenticate(const grpc::ServerContext& co
         absl::StrCat(options_.identity_header, " \"", email, "\" is not an email address"));
   }
   return Caller{std::move(email), {}};
+}
+
+absl::StatusOr<Caller> Authenticator::CertificateCaller(const grpc::ServerContext& context) const {
+  absl::string_view from = MtlsIdentityName(options_.mtls_identity);
+  if (!PeerCertificateVerified(context)) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "no verified client certificate (auth.header.mtls_identity ", from, " names the caller by it)"));
+  }
+  std::vector<std::string> names = options_.mtls_identity == MtlsIdentity::kSanEmail
+                                       ? PeerCertificateEmails(context)
+                                       : PeerCertificateCommonNames(context);
+  absl::string_view what =
+      options_.mtls_identity == MtlsIdentity::kSanEmail ? "email subjectAltName" : "subject CN";
+  if (names.size() != 1) {
+    return absl::UnauthenticatedError(absl::StrCat("the client certificate has ", names.size(), " ", what,
+                                                   "s; exactly one must name the caller (auth.header.mtls_identity ",
+                                                   from, ")"));
+  }
+  std::string identity = std::move(names[0]);
+  if (!IsEmail(identity)) {
+    return absl::UnauthenticatedError(absl::StrCat("the client certificate's ", what, " \"", identity,
+                                                   "\" is not an email address"));
+  }
+  // A header may repeat the certificate's identity, never name someone else.
+  const auto& md = context.client_metadata();
+  auto range = md.equal_range(identity_metadata_);
+  for (auto it = range.first; it != range.second; ++it) {
+    absl::string_view claimed(it->second.data(), it->second.size());
+    if (!absl::EqualsIgnoreCase(claimed, identity)) {
+      return absl::UnauthenticatedError(absl::StrCat(
+          options_.identity_header, " \"", claimed, "\" is not the client certificate's identity \"",
+          identity, "\" (auth.header.mtls_identity ", from, ")"));
+    }
+  }
+  return Caller{std::move(identity), {}};
 }
 
 }  // namespace sluice::auth

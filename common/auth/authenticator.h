@@ -5,7 +5,9 @@
 //                 `authenticated_user_header_key`), and the server believes it
 //                 only from an authenticated hop: the shared proxy token in
 //                 `x-sluice-proxy-token` metadata, or a client certificate
-//                 verified by the listener (mTLS).
+//                 verified by the listener (mTLS; tls.client_allowed_names
+//                 may limit which). With auth.header.mtls_identity san_email
+//                 or cn the certificate itself names the caller instead.
 //   jwt           `authorization: Bearer <JWT>` verified against a JWKS or a
 //                 static key; the identity is a claim.
 //   insecure_dev  the identity header is believed from anyone. Only on a
@@ -37,6 +39,26 @@ enum class AuthMode { kHeader, kJwt, kInsecureDev };
 // "header", "jwt", "insecure_dev".
 absl::string_view AuthModeName(AuthMode mode);
 
+// Header mode over mTLS: where the caller's identity comes from
+// (auth.header.mtls_identity; finding F-L3).
+enum class MtlsIdentity {
+  // "header" (default): any certificate of tls.client_ca_file is a trusted
+  // hop that names the caller in the identity header.
+  kHeader,
+  // "san_email": the certificate's one rfc822Name subjectAltName is the
+  // caller; an identity header naming anyone else is refused.
+  kSanEmail,
+  // "cn": the certificate's subject common name (an email) is the caller; an
+  // identity header naming anyone else is refused.
+  kCn,
+};
+
+// "header", "san_email" or "cn"; InvalidArgument naming
+// auth.header.mtls_identity otherwise.
+absl::StatusOr<MtlsIdentity> ParseMtlsIdentity(absl::string_view name);
+// The config spelling of `from`: "header", "san_email" or "cn".
+absl::string_view MtlsIdentityName(MtlsIdentity from);
+
 // gRPC metadata carrying the gateway's (or proxy's) shared token.
 inline constexpr char kProxyTokenMetadata[] = "x-sluice-proxy-token";
 
@@ -47,6 +69,14 @@ struct AuthOptions {
   // lower-cased gRPC metadata.
   std::string identity_header = "X-Auth-Email";
   SecretSource proxy_token;  // header: the shared secret of the trusted hop
+  // header with client certificates: whether the certificate or the header
+  // names the caller. kSanEmail and kCn need listener mTLS (and ignore the
+  // proxy token: every call must present a certificate).
+  MtlsIdentity mtls_identity = MtlsIdentity::kHeader;
+  // header with client certificates, mtls_identity header: non-empty, only a
+  // certificate whose CN or a subjectAltName is listed proves the hop (the
+  // server copies tls.client_allowed_names here).
+  std::vector<std::string> mtls_allowed_names;
   JwtOptions jwt;            // jwt
 };
 
@@ -62,7 +92,8 @@ class Authenticator {
 
   // The caller of this RPC, or Unauthenticated saying what is missing: the
   // hop proof, the identity (absent, repeated or not an email in header
-  // mode), or a valid bearer token.
+  // mode), or a valid bearer token. With mtls_identity san_email or cn, the
+  // client certificate names the caller (see CertificateCaller).
   absl::StatusOr<Caller> Authenticate(const grpc::ServerContext& context) const;
 
   // Only the hop proof (header mode); OK in the other modes. For routes that
@@ -81,6 +112,10 @@ class Authenticator {
 
  private:
   Authenticator() = default;
+  // The caller named by the verified client certificate (mtls_identity
+  // san_email or cn); Unauthenticated without exactly one such name, when it
+  // is not an email, or when the identity header names someone else.
+  absl::StatusOr<Caller> CertificateCaller(const grpc::ServerContext& context) const;
   AuthOptions options_;
   std::string identity_metadata_;
   std::string proxy_token_;  // "" when not configured

@@ -85,6 +85,42 @@ absl::StatusOr<std::string> FromParams(const char* type, OSSL_PARAM_BLD* bld) {
   return PkeyToPem(pkey.get());
 }
 
+// The signing keys decide who anyone is: they come over https, or over plain
+// http only from this host (a test IdP, a local sidecar). The host is what
+// follows "http://" up to the first '/', '?' or '#', after any userinfo.
+absl::Status CheckJwksUrl(absl::string_view url) {
+  if (absl::StartsWith(url, "https://")) return absl::OkStatus();
+  if (!absl::StartsWith(url, "http://")) {
+    return absl::InvalidArgumentError("auth.jwt.jwks_url: must be an https URL");
+  }
+  absl::string_view authority = url.substr(7);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  if (size_t at = authority.rfind('@'); at != absl::string_view::npos) {
+    authority = authority.substr(at + 1);
+  }
+  absl::string_view host = authority;
+  if (absl::StartsWith(host, "[")) {
+    host = host.substr(0, host.find(']') + 1);
+  } else {
+    host = host.substr(0, host.find(':'));
+  }
+  if (!IsLoopbackHost(host)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "auth.jwt.jwks_url: \"", url,
+        "\" must be https:// (plain http:// is accepted only for 127.0.0.1, localhost or [::1])"));
+  }
+  return absl::OkStatus();
+}
+
+// Whether an `email_verified` claim (OIDC Core §5.1) allows the email claim
+// as the identity: absent, true, or "true" (some IdPs send a string).
+bool EmailVerifiedOrAbsent(const Json& claims) {
+  auto it = claims.find("email_verified");
+  if (it == claims.end()) return true;
+  if (it->is_boolean()) return it->get<bool>();
+  return it->is_string() && it->get<std::string>() == "true";
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> JwkToPem(const std::string& jwk_json) {
@@ -138,9 +174,8 @@ absl::StatusOr<std::unique_ptr<JwtVerifier>> JwtVerifier::Create(
   if (options.jwks_url.empty() == options.static_key_file.empty()) {
     return absl::InvalidArgumentError("auth.jwt: set exactly one of jwks_url and static_key_file");
   }
-  if (!options.jwks_url.empty() && !absl::StartsWith(options.jwks_url, "https://") &&
-      !absl::StartsWith(options.jwks_url, "http://")) {
-    return absl::InvalidArgumentError("auth.jwt.jwks_url: must be an http or https URL");
+  if (!options.jwks_url.empty()) {
+    if (auto st = CheckJwksUrl(options.jwks_url); !st.ok()) return st;
   }
   if (!options.jwks_url.empty() && http == nullptr) {
     return absl::InvalidArgumentError("auth.jwt: jwks_url needs an HTTP client");
@@ -179,17 +214,22 @@ absl::StatusOr<std::unique_ptr<JwtVerifier>> JwtVerifier::Create(
     v->static_key_ = Key{pem ? "" : "HS", *material};
   } else {
     if (hs) return absl::InvalidArgumentError("auth.jwt: HS* algorithms need a static_key_file secret");
+    absl::Time attempt = v->clock_();
+    auto keys = v->FetchJwks();
     absl::MutexLock lock(&v->mu_);
-    if (auto st = v->RefreshJwks(); !st.ok()) {
+    v->last_attempt_ = attempt;
+    if (keys.ok()) {
+      v->jwks_ = *std::move(keys);
+      v->fetched_at_ = v->clock_();
+    } else {
       spdlog::warn("msg=\"JWKS not fetched at start; will retry on the first token\" error=\"{}\"",
-                   std::string(st.message()));
+                   std::string(keys.status().message()));
     }
   }
   return v;
 }
 
-absl::Status JwtVerifier::RefreshJwks() {
-  last_attempt_ = clock_();
+absl::StatusOr<std::map<std::string, JwtVerifier::Key>> JwtVerifier::FetchJwks() const {
   HttpRequest req;
   req.method = "GET";
   req.url = options_.jwks_url;
@@ -217,9 +257,7 @@ absl::Status JwtVerifier::RefreshJwks() {
     std::string kid = k.contains("kid") && k["kid"].is_string() ? k["kid"].get<std::string>() : "";
     keys[kid] = Key{kty == "RSA" ? "RS" : "ES", *pem};
   }
-  jwks_ = std::move(keys);
-  fetched_at_ = clock_();
-  return absl::OkStatus();
+  return keys;
 }
 
 absl::StatusOr<JwtVerifier::Key> JwtVerifier::FindKey(const std::string& kid,
@@ -241,11 +279,31 @@ absl::StatusOr<JwtVerifier::Key> JwtVerifier::FindKey(const std::string& kid,
   absl::Time now = clock_();
   const Key* key = lookup();
   bool stale = now - fetched_at_ > options_.jwks_cache_ttl;
-  if ((key == nullptr || stale) && now - last_attempt_ >= absl::Seconds(30)) {
-    if (auto st = RefreshJwks(); !st.ok()) {
-      spdlog::warn("msg=\"JWKS fetch failed\" error=\"{}\"", std::string(st.message()));
-      if (stale) jwks_.clear();  // never trust keys past their TTL plus a failed refresh
+  if ((key == nullptr || stale) && !fetching_ && now - last_attempt_ >= absl::Seconds(30)) {
+    // Single flight, fetched without mu_: verifications whose key is cached
+    // go on while the IdP answers (up to the 5 s timeout).
+    fetching_ = true;
+    last_attempt_ = now;
+    absl::StatusOr<std::map<std::string, Key>> keys;
+    {
+      mu_.Unlock();
+      keys = FetchJwks();
+      mu_.Lock();
     }
+    fetching_ = false;
+    if (keys.ok()) {
+      jwks_ = *std::move(keys);
+      fetched_at_ = clock_();
+    } else {
+      spdlog::warn("msg=\"JWKS fetch failed\" error=\"{}\"", std::string(keys.status().message()));
+      // Never trust keys past their TTL plus a failed refresh.
+      if (clock_() - fetched_at_ > options_.jwks_cache_ttl) jwks_.clear();
+    }
+    key = lookup();
+  } else if (key == nullptr && fetching_) {
+    // Another call is fetching: its result may hold this kid.
+    mu_.Await(absl::Condition(
+        +[](bool* fetching) { return !*fetching; }, &fetching_));
     key = lookup();
   }
   if (key == nullptr) return Unauth(absl::StrCat("no signing key with kid \"", kid, "\""));
@@ -322,6 +380,9 @@ absl::StatusOr<JwtIdentity> JwtVerifier::Verify(absl::string_view token) {
     return Unauth(absl::StrCat("no \"", options_.identity_claim, "\" claim"));
   }
   out.identity = it->get<std::string>();
+  if (options_.identity_claim == "email" && !EmailVerifiedOrAbsent(claims)) {
+    return Unauth("the IdP says the email is not verified (email_verified is not true)");
+  }
   if (!options_.groups_claim.empty()) {
     it = claims.find(options_.groups_claim);
     if (it != claims.end() && it->is_string()) out.groups.push_back(it->get<std::string>());

@@ -24,8 +24,10 @@ namespace sluice::auth {
 
 // The `auth.jwt` settings of sluice-server.
 struct JwtOptions {
-  // A JWKS document URL (http/https), e.g. the IdP's `jwks_uri`. Keys are
-  // cached for jwks_cache_ttl; an unknown `kid` refetches (at most every 30 s).
+  // A JWKS document URL, e.g. the IdP's `jwks_uri`: https, or http only to a
+  // loopback host (127.0.0.1, localhost, [::1]). Keys are cached for
+  // jwks_cache_ttl; an unknown `kid` refetches (at most every 30 s, one fetch
+  // at a time, without blocking verifications whose key is cached).
   std::string jwks_url;
   // Or a static key file: a PEM public key (RS*/ES* tokens) or, for HS*
   // tokens, the shared secret itself. Exactly one of the two is set.
@@ -35,7 +37,9 @@ struct JwtOptions {
   // Accepted `alg` header values. "none" is never accepted, and HS* only with a
   // static secret (a public key must never serve as an HMAC secret).
   std::vector<std::string> algorithms = {"RS256", "ES256"};
-  std::string identity_claim = "email";  // the claim naming the caller
+  // The claim naming the caller. When it is "email", a token whose
+  // `email_verified` claim is present and not true is refused.
+  std::string identity_claim = "email";
   std::string groups_claim;              // optional: a string-array claim of group names
   absl::Duration jwks_cache_ttl = absl::Minutes(10);
   absl::Duration leeway = absl::Seconds(60);  // clock skew allowed on exp/nbf
@@ -52,7 +56,8 @@ struct JwtIdentity {
 class JwtVerifier {
  public:
   // InvalidArgument for inconsistent options (both or neither key source, an
-  // unknown or "none" algorithm, HS* with a PEM key); NotFound for an
+  // unknown or "none" algorithm, HS* with a PEM key, a jwks_url that is not
+  // https:// or loopback http://, naming auth.jwt.jwks_url); NotFound for an
   // unreadable key file. `http` (borrowed) fetches the JWKS; required with
   // jwks_url. A first JWKS fetch that fails is only logged: Verify retries.
   static absl::StatusOr<std::unique_ptr<JwtVerifier>> Create(
@@ -60,7 +65,8 @@ class JwtVerifier {
       std::function<absl::Time()> clock = [] { return absl::Now(); });
 
   // Verifies `token` (the part after "Bearer "): format, allowed algorithm,
-  // signature, exp (required), nbf, iss, aud, and a non-empty identity claim.
+  // signature, exp (required), nbf, iss, aud, a non-empty identity claim and,
+  // for the email claim, email_verified (when present) true.
   absl::StatusOr<JwtIdentity> Verify(absl::string_view token);
 
  private:
@@ -72,7 +78,8 @@ class JwtVerifier {
       : options_(std::move(options)), http_(http), clock_(std::move(clock)) {}
   // The key for `kid` and `alg`, refetching the JWKS when needed.
   absl::StatusOr<Key> FindKey(const std::string& kid, const std::string& alg);
-  absl::Status RefreshJwks() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // GETs and parses the JWKS (5 s timeout); called without mu_ held.
+  absl::StatusOr<std::map<std::string, Key>> FetchJwks() const ABSL_LOCKS_EXCLUDED(mu_);
 
   const JwtOptions options_;
   HttpClient* http_;
@@ -82,6 +89,7 @@ class JwtVerifier {
   std::optional<Key> static_key_;                         // set once in Create
   absl::Time fetched_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Time last_attempt_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  bool fetching_ ABSL_GUARDED_BY(mu_) = false;  // a FetchJwks is in flight
 };
 
 // Converts one JWK (RFC 7518 §6: kty RSA with n/e, or EC with crv P-256/P-384/

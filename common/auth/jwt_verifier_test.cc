@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "common/auth/testing.h"
 #include "gtest/gtest.h"
 
@@ -14,19 +16,32 @@ using testing::NewEcKey;
 using testing::NewRsaKey;
 using testing::TestKey;
 
-// Serves a JWKS document and counts fetches.
+// Serves a JWKS document and counts fetches. With `gate` set, a fetch
+// announces itself on `entered` and then blocks until `gate` is notified
+// (a slow IdP, without timing).
 class FakeJwksHttp : public HttpClient {
  public:
   absl::StatusOr<HttpResult> Do(const HttpRequest& req) override {
-    ++fetches;
-    last_url = req.url;
+    absl::Notification* gate = nullptr;
+    {
+      absl::MutexLock lock(&mu);
+      ++fetches;
+      last_url = req.url;
+      gate = this->gate;
+      if (gate != nullptr && !entered.HasBeenNotified()) entered.Notify();
+    }
+    if (gate != nullptr) gate->WaitForNotification();
+    absl::MutexLock lock(&mu);
     if (!up) return absl::UnavailableError("connection refused");
     return HttpResult{200, body};
   }
+  absl::Mutex mu;
   std::string body;
   bool up = true;
   int fetches = 0;
   std::string last_url;
+  absl::Notification* gate = nullptr;
+  absl::Notification entered;
 };
 
 constexpr int64_t kNow = 1'800'000'000;
@@ -190,6 +205,96 @@ TEST_F(JwtVerifierTest, StaticKeys) {
   o = Options();
   o.static_key_file = pem;  // both sources
   EXPECT_TRUE(absl::IsInvalidArgument(JwtVerifier::Create(o, &http_).status()));
+}
+
+// Finding F-L4: with the identity in the email claim, an IdP's
+// "email_verified": false (an address the user typed but never proved) is
+// refused; true, or no such claim, is accepted.
+TEST_F(JwtVerifierTest, UnverifiedEmailIsRejected) {
+  auto v = Make(Options());
+  auto c = Claims();
+  c["email_verified"] = false;
+  auto id = v->Verify(testing::SignJwt(rsa_, c));
+  EXPECT_TRUE(absl::IsUnauthenticated(id.status())) << id.status();
+  EXPECT_NE(id.status().message().find("email_verified"), std::string::npos) << id.status();
+  c["email_verified"] = "false";
+  EXPECT_TRUE(absl::IsUnauthenticated(v->Verify(testing::SignJwt(rsa_, c)).status()));
+  c["email_verified"] = true;
+  EXPECT_TRUE(v->Verify(testing::SignJwt(rsa_, c)).ok());
+  c["email_verified"] = "true";  // Cognito sends it as a string
+  EXPECT_TRUE(v->Verify(testing::SignJwt(rsa_, c)).ok());
+  // Another identity claim: email_verified says nothing about it.
+  JwtOptions o = Options();
+  o.identity_claim = "sub";
+  auto by_sub = Make(o);
+  c = Claims();
+  c["sub"] = "user-42";
+  c["email_verified"] = false;
+  auto sub = by_sub->Verify(testing::SignJwt(rsa_, c));
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  EXPECT_EQ(sub->identity, "user-42");
+}
+
+// Finding F-L4: the signing keys come over https, or plain http only from
+// this host (tests, a local sidecar); anything else fails at start naming
+// the key.
+TEST_F(JwtVerifierTest, PlainHttpJwksOnlyOnLoopback) {
+  for (const char* url : {"http://idp.example.com/jwks", "http://10.0.0.5:8080/jwks",
+                          "http://127.0.0.1.evil.example/jwks", "http://localhost@evil.example/jwks",
+                          "HTTP://idp.example.com/jwks"}) {
+    JwtOptions o = Options();
+    o.jwks_url = url;
+    auto v = JwtVerifier::Create(o, &http_);
+    EXPECT_TRUE(absl::IsInvalidArgument(v.status())) << url;
+    EXPECT_NE(v.status().message().find("auth.jwt.jwks_url"), std::string::npos) << v.status();
+  }
+  for (const char* url : {"http://127.0.0.1:8080/jwks", "http://localhost:9/jwks", "http://[::1]:80/k",
+                          "http://127.0.0.1", "https://idp.example.com/jwks"}) {
+    JwtOptions o = Options();
+    o.jwks_url = url;
+    EXPECT_TRUE(JwtVerifier::Create(o, &http_).ok()) << url;
+  }
+}
+
+// Finding F-L4: a JWKS refetch (an unknown kid at a slow IdP) does not hold
+// up verifications of tokens whose key is known, and concurrent refetches
+// of the same unknown kid are one fetch.
+TEST_F(JwtVerifierTest, SlowRefetchDoesNotBlockKnownKeys) {
+  auto v = Make(Options());
+  ASSERT_EQ(http_.fetches, 1);
+  TestKey ec = NewEcKey("k2");
+  absl::Notification gate;
+  {
+    absl::MutexLock lock(&http_.mu);
+    http_.body = testing::JwksJson({rsa_, ec});
+    http_.gate = &gate;
+  }
+  now_ += absl::Seconds(31);
+  std::string unknown = testing::SignJwt(ec, Claims(kNow + 600));
+  absl::Status first, second;
+  std::thread refetch([&] { first = v->Verify(unknown).status(); });
+  ASSERT_TRUE(http_.entered.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  std::thread again([&] { second = v->Verify(unknown).status(); });
+
+  // The IdP is still answering: a token with the known kid verifies anyway.
+  absl::Notification known_done;
+  absl::Status known;
+  std::thread other([&] {
+    known = v->Verify(testing::SignJwt(rsa_, Claims(kNow + 600))).status();
+    known_done.Notify();
+  });
+  // Generous bound: this only fails when the verification waits for the fetch.
+  EXPECT_TRUE(known_done.WaitForNotificationWithTimeout(absl::Seconds(10)))
+      << "Verify of a known kid waited for the JWKS refetch";
+  gate.Notify();
+  refetch.join();
+  again.join();
+  other.join();
+  EXPECT_TRUE(known.ok()) << known;
+  EXPECT_TRUE(first.ok()) << first;
+  EXPECT_TRUE(second.ok()) << second;
+  absl::MutexLock lock(&http_.mu);
+  EXPECT_EQ(http_.fetches, 2);
 }
 
 TEST(JwkToPemTest, RejectsUnsupportedAndMalformedKeys) {

@@ -88,6 +88,25 @@ std::vector<std::string> PeerCertificateNames(const grpc::ServerContext& context
   return out;
 }
 
+namespace {
+
+std::vector<std::string> VerifiedPeerProperty(const grpc::ServerContext& context, const char* name) {
+  std::vector<std::string> out;
+  if (!PeerCertificateVerified(context)) return out;
+  for (const auto& v : context.auth_context()->FindPropertyValues(name)) out.emplace_back(v.data(), v.size());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> PeerCertificateEmails(const grpc::ServerContext& context) {
+  return VerifiedPeerProperty(context, GRPC_PEER_EMAIL_PROPERTY_NAME);
+}
+
+std::vector<std::string> PeerCertificateCommonNames(const grpc::ServerContext& context) {
+  return VerifiedPeerProperty(context, GRPC_X509_CN_PROPERTY_NAME);
+}
+
 bool IsLoopbackHost(absl::string_view host) {
   if (absl::ConsumePrefix(&host, "[")) absl::ConsumeSuffix(&host, "]");
   if (host == "localhost") return true;

@@ -24,6 +24,10 @@ struct TlsServerOptions {
   // the TLS handshake fails (mTLS; GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_
   // CERTIFICATE_AND_VERIFY).
   std::string client_ca_file;
+  // tls.client_allowed_names: with client_ca_file in header mode (and
+  // auth.header.mtls_identity header), only certificates whose CN or a
+  // subjectAltName is listed prove the hop; empty: any certificate of the CA.
+  std::vector<std::string> client_allowed_names;
   bool enabled() const { return !cert_file.empty(); }
   bool mutual() const { return enabled() && !client_ca_file.empty(); }
 };
@@ -55,6 +59,14 @@ bool PeerCertificateVerified(const grpc::ServerContext& context);
 // The verified client certificate's common name and subject alternative
 // names (empty without one).
 std::vector<std::string> PeerCertificateNames(const grpc::ServerContext& context);
+
+// The verified client certificate's rfc822Name (email) subjectAltNames,
+// from gRPC's peer_email auth property (empty without a verified one).
+std::vector<std::string> PeerCertificateEmails(const grpc::ServerContext& context);
+
+// The verified client certificate's subject common names (x509_common_name;
+// empty without a verified certificate or a CN).
+std::vector<std::string> PeerCertificateCommonNames(const grpc::ServerContext& context);
 
 // True for "localhost", 127.0.0.0/8 and ::1 (with or without brackets): a
 // listener bound there is reachable from this host only.

@@ -28,7 +28,13 @@ function reset() {
     crm: {projects: {}, organizations: {}},  // id -> {policy, ...}
     grantable: defaultGrantable(),
     faults: [],
-    config: {maxPageSize: 1000, tokenLifetime: 3600, requireAuth: true},
+    // lower-cased email or domain -> the form first written (or seeded):
+    // Google keeps a principal's canonical casing, whatever casing a later
+    // setIamPolicy sends (security review F-H2).
+    principals: {},
+    // keepMembers: members ("user:a@x.com", any casing) that a write may not
+    // remove: the write answers 200 and the member stays bound.
+    config: {maxPageSize: 1000, tokenLifetime: 3600, requireAuth: true, keepMembers: []},
     stats: {tokenRequests: 0, requests: {}},
   };
   if (bqData) bqData.resetData();
@@ -76,6 +82,75 @@ function page(items, query, key) {
   const start = Number(query.get('pageToken') || 0);
   const out = {[key]: items.slice(start, start + size)};
   if (start + size < items.length) out.nextPageToken = String(start + size);
+  return out;
+}
+
+// ------------------------------------------------------------------ principals
+// Google IAM compares user, group, serviceAccount and domain principals
+// case-insensitively and answers them in the casing it first stored
+// (GoogleCloudPlatform/security-response-automation#191,
+// terraform-provider-google#3880): "user:Jane.Doe@x.com" written where
+// "jane.doe@x.com" is known is stored and read back as "user:jane.doe@x.com".
+
+const PRINCIPAL_TYPES = ['user', 'group', 'serviceAccount', 'domain'];
+
+function canonicalId(id) {
+  const k = String(id).toLowerCase();
+  if (!(k in state.principals)) state.principals[k] = String(id);
+  return state.principals[k];
+}
+
+function canonicalMember(m) {
+  const colon = String(m).indexOf(':');
+  if (colon < 0 || !PRINCIPAL_TYPES.includes(m.slice(0, colon))) return m;
+  return m.slice(0, colon) + ':' + canonicalId(m.slice(colon + 1));
+}
+
+function kept(member) {
+  const k = String(member).toLowerCase();
+  return (state.config.keepMembers || []).some((x) => String(x).toLowerCase() === k);
+}
+
+// The bindings of a setIamPolicy as Google stores them: members in their
+// canonical casing, one per binding, a kept member that the write dropped
+// put back, empty bindings dropped.
+function storeBindings(old, bindings) {
+  const out = (bindings || []).map((b) => {
+    const members = [];
+    for (const m of b.members || []) {
+      const c = canonicalMember(m);
+      if (!members.includes(c)) members.push(c);
+    }
+    return Object.assign({}, b, {members});
+  });
+  for (const ob of (old && old.bindings) || []) {
+    for (const m of ob.members || []) {
+      if (!kept(m)) continue;
+      let nb = out.find((b) => b.role === ob.role && JSON.stringify(b.condition) === JSON.stringify(ob.condition));
+      if (!nb) { nb = Object.assign({}, ob, {members: []}); out.push(nb); }
+      if (!nb.members.includes(m)) nb.members.push(m);
+    }
+  }
+  return out.filter((b) => b.members.length);
+}
+
+// A dataset's access entries as BigQuery stores them: userByEmail and
+// groupByEmail in their canonical casing, duplicates merged, kept entries
+// put back.
+function storeAccess(old, access) {
+  const out = [];
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const add = (e) => { if (!out.some((x) => same(x, e))) out.push(e); };
+  for (const e of access || []) {
+    const c = Object.assign({}, e);
+    if (c.userByEmail) c.userByEmail = canonicalId(c.userByEmail);
+    if (c.groupByEmail) c.groupByEmail = canonicalId(c.groupByEmail);
+    add(c);
+  }
+  for (const e of old || []) {
+    const member = e.userByEmail ? 'user:' + e.userByEmail : e.groupByEmail ? 'group:' + e.groupByEmail : null;
+    if (member && kept(member)) add(Object.assign({}, e));
+  }
   return out;
 }
 
@@ -181,7 +256,7 @@ function bigquery(req, res, path, query, body) {
         return gerr(res, 412, 'FAILED_PRECONDITION', 'Precondition check failed.', 'conditionNotMet');
       }
       const patch = JSON.parse(body || '{}');
-      if (patch.access) d.access = patch.access.map((e) => Object.assign({}, e));
+      if (patch.access) d.access = storeAccess(d.access, patch.access);
       if (patch.labels) d.labels = patch.labels;
       d.etag = newEtag();
       d.modified = Date.now();
@@ -223,7 +298,7 @@ function iamMethod(res, method, holder, body, conflictStatus) {
   const policy = req.policy || {};
   if (!samePolicyEtag(holder.policy, policy.etag)) return conflict(res, conflictStatus);
   holder.policy = {version: policy.version || 1, etag: newEtag(),
-    bindings: (policy.bindings || []).filter((b) => b.members && b.members.length)};
+    bindings: storeBindings(holder.policy, policy.bindings)};
   return send(res, 200, holder.policy);
 }
 
@@ -275,7 +350,7 @@ function storage(req, res, path, query, body) {
       const policy = JSON.parse(body || '{}');
       if (!samePolicyEtag(b.policy, policy.etag)) return conflict(res, 412);
       b.policy = {version: policy.version || 1, etag: newEtag(),
-        bindings: (policy.bindings || []).filter((x) => x.members && x.members.length)};
+        bindings: storeBindings(b.policy, policy.bindings)};
       return send(res, 200, Object.assign({kind: 'storage#policy',
         resourceId: 'projects/_/buckets/' + m[1]}, b.policy));
     }
@@ -419,7 +494,7 @@ function seed(s) {
     state.bq[p] = state.bq[p] || {datasets: {}};
     for (const [id, d] of Object.entries(proj.datasets || {})) {
       const ds = {id, labels: d.labels || {}, location: d.location || 'US', etag: newEtag(),
-        access: (d.access || []).map((e) => Object.assign({}, e)), created: now, modified: now,
+        access: storeAccess([], d.access), created: now, modified: now,
         tables: {}};
       for (const [tid, t] of Object.entries(d.tables || {})) {
         ds.tables[tid] = {id: tid, labels: (t && t.labels) || {}, etag: newEtag(), policy: newPolicy(),
@@ -432,6 +507,7 @@ function seed(s) {
     state.buckets[name] = {project: b.project, labels: b.labels || {}, location: b.location || 'US',
       created: now, policy: newPolicy()};
   }
+  for (const id of s.principals || []) canonicalId(id);
   for (const id of s.projects || []) state.crm.projects[id] = {policy: newPolicy()};
   for (const id of s.organizations || []) state.crm.organizations[id] = {policy: newPolicy()};
   for (const [kind, roles] of Object.entries(s.grantable || {})) {

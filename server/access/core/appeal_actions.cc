@@ -2,6 +2,7 @@
 // expiry job. Each runs in one transaction with the appeal (or grant) rows
 // locked, so concurrent actions serialize: one transition, at most one
 // GrantAccess, the losers see the new state (FailedPrecondition).
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "server/access/core/appeal_service.h"
 #include "server/access/core/fault.h"
@@ -86,7 +87,9 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     }
     // Nobody approves their own access unless the policy says so (finding
     // C2: an approver list edited to include the requester).
-    if ((actor == appeal->account_id() || actor == appeal->created_by()) &&
+    // The account compares ignoring case: Google plugins store it lower-cased
+    // (NormalizeAccountId, review F-H2) while the actor keeps its IdP casing.
+    if ((absl::EqualsIgnoreCase(actor, appeal->account_id()) || actor == appeal->created_by()) &&
         !StepAllowsSelfApproval(*policy, approval->name())) {
       return absl::PermissionDeniedError(absl::StrCat(
           actor, " requested or created appeal ", id, " and may not act on its step \"",
@@ -172,6 +175,8 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
   auto client = registry_->Find(config.type());
   if (!client.ok()) return client.status();
   AccessRequest req = RequestFor(*grant, grant->resource());
+  req.provider_state = grant->provider_state();
+  if (auto st = AddOtherGrants(tx, **client, config, grant->id(), &req); !st.ok()) return st;
   auto op_id = JournalBegin({"", "revoke", req.account_id, req.account_type, grant->resource_id(),
                              req.role, req.permissions, config.type(), config.urn(),
                              grant->appeal_id(), grant->id(), absl::Time()});
@@ -218,7 +223,12 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
   if (auto st = CheckUuid(id); !st.ok()) return st;
   auto current = Get(id);
   if (!current.ok()) return current.status();
-  if (!who.admin && current->account_id() != who.identity) {
+  // An email account compares ignoring case (Google plugins store it
+  // lower-cased, review F-H2); other account ids exactly.
+  bool own = current->account_id() == who.identity ||
+             (absl::StrContains(current->account_id(), '@') &&
+              absl::EqualsIgnoreCase(current->account_id(), who.identity));
+  if (!who.admin && !own) {
     return absl::PermissionDeniedError(absl::StrCat(
         who.identity, " may not revoke appeal ", id,
         ": only admins and the grant's own account (", current->account_id(), ") may"));

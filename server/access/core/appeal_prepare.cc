@@ -104,6 +104,16 @@ absl::Status ValidateAccount(const ProviderRegistry& registry, const pb::Provide
   return (*client)->ValidateAccount(config, account_type, account_id);
 }
 
+// The account id as the plugin stores it (NormalizeAccountId: Google's
+// plugins lower-case emails, review F-H2); unchanged for an unknown type,
+// which ValidateAccount then refuses.
+std::string NormalizeAccount(const ProviderRegistry& registry, const pb::ProviderConfig& config,
+                             const std::string& account_type, const std::string& account_id) {
+  auto client = registry.Find(config.type());
+  if (!client.ok()) return account_id;
+  return (*client)->NormalizeAccountId(account_type, account_id);
+}
+
 // options.duration: required unless permanent access is allowed; one of the
 // policy's duration_options when it lists some, else at most `max`.
 absl::Status CheckDuration(const pb::Policy& policy, const pb::ProviderConfig& config,
@@ -196,7 +206,10 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
   if (!system) {
     if (auto st = CheckOnBehalf(*policy, account_id, creator); !st.ok()) return st;
   }
-  if (auto st = ValidateAccount(*registry_, *config, account_type, account_id); !st.ok()) return st;
+  // From here on the appeal's account is the plugin's form of the id (the
+  // on-behalf check above compares what the caller sent with its identity).
+  const std::string account = NormalizeAccount(*registry_, *config, account_type, account_id);
+  if (auto st = ValidateAccount(*registry_, *config, account_type, account); !st.ok()) return st;
   auto duration = CheckDuration(*policy, *config, r.options().duration(),
                                 limits_.max_grant_duration);
   if (!duration.ok()) return duration;
@@ -204,7 +217,7 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
     if (auto st = CheckQuestionAnswers(*policy, r.details()); !st.ok()) return st;
   }
   Prepared p;
-  p.appeal = NewAppeal(r, *resource, *policy, **role, account_id, account_type, description,
+  p.appeal = NewAppeal(r, *resource, *policy, **role, account, account_type, description,
                        creator);
   if (!system) {
     if (auto st = AddCreatorProfile(iam_, *policy, creator, &p.appeal); !st.ok()) return st;

@@ -60,6 +60,26 @@ absl::Status PendingExists(const pb::Appeal& a) {
 
 }  // namespace
 
+absl::Status AppealService::AddOtherGrants(AccessTx& tx, const ProviderClient& client,
+                                           const pb::ProviderConfig& config,
+                                           const std::string& exclude_grant_id,
+                                           AccessRequest* req) {
+  if (!client.UsesOtherGrants()) return absl::OkStatus();
+  GrantSelector sel;
+  sel.account_ids = {req->account_id};
+  sel.provider_types = {config.type()};
+  sel.provider_urns = {config.urn()};
+  auto grants = tx.FindActiveGrants(sel, 10000);
+  if (!grants.ok()) return grants.status();
+  for (const pb::Grant& g : *grants) {
+    if (g.id() == exclude_grant_id || g.account_type() != req->account_type) continue;
+    req->other_grants.push_back({g.resource().type(), g.resource().urn(),
+                                 {g.permissions().begin(), g.permissions().end()},
+                                 g.provider_state()});
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> AppealService::InsertUnlessGranted(AccessTx* tx, pb::Appeal* a,
                                                         const std::string& creator) {
   AuditEntry audit = CreateAudit(*a, creator);
@@ -169,15 +189,19 @@ absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
                     appeal->role(),
                     std::vector<std::string>(appeal->permissions().begin(),
                                              appeal->permissions().end())};
+  if (auto st = AddOtherGrants(tx, **client, config, "", &req); !st.ok()) return st;
   auto op_id = JournalBegin({"", "grant", req.account_id, req.account_type, appeal->resource_id(),
                              req.role, req.permissions, config.type(), config.urn(),
                              appeal->id(), "", absl::Time()});
   if (!op_id.ok()) return op_id.status();
-  if (auto st = (*client)->GrantAccess(config, req); !st.ok()) {
+  auto provider_state = (*client)->GrantAccessWithState(config, req);
+  if (!provider_state.ok()) {
+    const absl::Status& st = provider_state.status();
     JournalFinish(*op_id, kOpFailed);
     return absl::Status(st.code(), absl::StrCat("granting access in provider ", config.urn(),
                                                 " failed: ", st.message()));
   }
+  req.provider_state = *provider_state;  // what the compensating revoke needs
   FaultPoint("crash_after_provider_grant");
   ProviderClient* plugin = *client;
   // Compensation if the records below do not commit. An extension keeps the
@@ -216,6 +240,7 @@ absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
   grant.set_appeal_id(appeal->id());
   grant.set_source("appeal");
   grant.set_owner(appeal->created_by());
+  grant.set_provider_state(*provider_state);
   if (appeal->options().duration().empty()) {
     grant.set_is_permanent(true);
   } else {

@@ -302,6 +302,12 @@ class AppealService {
   // Journals `op` as in flight ("" without a journal).
   absl::StatusOr<std::string> JournalBegin(ProviderOperation op);
   void JournalFinish(const std::string& id, const char* outcome);
+  // Sets req->other_grants when `client` UsesOtherGrants: the active grants
+  // of req->account_id on `config`'s provider, except `exclude_grant_id`
+  // (review F-M3: Tableau's site role is shared by all of them).
+  static absl::Status AddOtherGrants(AccessTx& tx, const ProviderClient& client,
+                                     const pb::ProviderConfig& config,
+                                     const std::string& exclude_grant_id, AccessRequest* req);
   // Grants in the provider and records the grant (replacing an extended one).
   // The caller holds tx.LockAccess for the appeal's account, resource and
   // role, and runs inside RunAndSettle (the call is added to `ops`).

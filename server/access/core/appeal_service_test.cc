@@ -346,6 +346,53 @@ TEST_F(AppealServiceTest, ProviderValidatesTheAccountBeforeAnythingIsStored) {
   EXPECT_EQ(client_->validated_accounts.back(), "u@x.com");
 }
 
+// Review F-H2: a plugin's account form (Google's: lower case) is what the
+// appeal and grant store and what every provider call carries; the account
+// still acts on its grant in the casing its identity has.
+TEST_F(AppealServiceTest, AccountsAreStoredInThePluginsForm) {
+  client_->lower_case_accounts = true;
+  auto created = Service().Create(Request(kAuto, "24h"), "Jane.Doe@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ((*created)[0].account_id(), "jane.doe@x.com");
+  EXPECT_EQ(client_->validated_accounts.back(), "jane.doe@x.com");
+  ASSERT_EQ(client_->granted.size(), 1u);
+  EXPECT_EQ(client_->granted[0].account_id, "jane.doe@x.com");
+  auto revoked = Service().Revoke((*created)[0].id(), {"Jane.Doe@x.com", false}, "done");
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  ASSERT_EQ(client_->revoked.size(), 1u);
+  EXPECT_EQ(client_->revoked[0].account_id, "jane.doe@x.com");
+}
+
+// Review F-M3: what the plugin returns at grant time is kept on the grant
+// and handed back at revoke, with the account's other active grants on the
+// provider when the plugin asks for them.
+TEST_F(AppealServiceTest, ProviderStateIsKeptOnTheGrantAndPassedToRevoke) {
+  client_->uses_other_grants = true;
+  client_->grant_state = R"({"site_role_before":"Viewer"})";
+  auto first = Service().Create(Request(kAuto, "24h"), "u@x.com");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)[0].grant().provider_state(), client_->grant_state);
+  client_->grant_state = R"({"site_role_before":"Explorer"})";
+  auto second = Service().Create(Request(kManual, "24h"), "u@x.com");
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(Service().Act((*second)[0].id(), "owner", "approve", "o@x.com", "ok").ok());
+  ASSERT_EQ(client_->granted.size(), 2u);
+  ASSERT_EQ(client_->granted[1].other_grants.size(), 1u) << "the first grant is active";
+  EXPECT_EQ(client_->granted[1].other_grants[0].resource_urn, "urn-auto");
+  EXPECT_EQ(client_->granted[1].other_grants[0].provider_state, R"({"site_role_before":"Viewer"})");
+
+  ASSERT_TRUE(Service().Revoke((*first)[0].id(), {"u@x.com", false}, "done").ok());
+  ASSERT_EQ(client_->revoked.size(), 1u);
+  EXPECT_EQ(client_->revoked[0].provider_state, R"({"site_role_before":"Viewer"})");
+  ASSERT_EQ(client_->revoked[0].other_grants.size(), 1u);
+  EXPECT_EQ(client_->revoked[0].other_grants[0].resource_urn, "urn-manual");
+  EXPECT_EQ(client_->revoked[0].other_grants[0].permissions, std::vector<std::string>{"read"});
+  ASSERT_TRUE(Service().Revoke((*second)[0].id(), {"u@x.com", false}, "done").ok());
+  ASSERT_EQ(client_->revoked.size(), 2u);
+  EXPECT_EQ(client_->revoked[1].provider_state, R"({"site_role_before":"Explorer"})");
+  EXPECT_TRUE(client_->revoked[1].other_grants.empty()) << "the revoked grant is not its own peer";
+}
+
 // Finding L8: without duration_options any duration was accepted, so
 // "876000h" was permanent access even where permanent access is not allowed.
 TEST_F(AppealServiceTest, DurationsAreCappedAndPermanentAccessNeedsAPolicyThatAllowsIt) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "server/access/core/appeal_repositories.h"
@@ -133,6 +134,15 @@ class FakeProviderClient : public ProviderClient {
     granted.push_back(r);
     return grant_error;
   }
+  absl::StatusOr<std::string> GrantAccessWithState(const pb::ProviderConfig& c,
+                                                   const AccessRequest& r) override {
+    if (auto st = GrantAccess(c, r); !st.ok()) return st;
+    return grant_state;
+  }
+  bool UsesOtherGrants() const override { return uses_other_grants; }
+  std::string NormalizeAccountId(absl::string_view, absl::string_view id) const override {
+    return lower_case_accounts ? absl::AsciiStrToLower(id) : std::string(id);
+  }
   absl::Status RevokeAccess(const pb::ProviderConfig&, const AccessRequest& r) override {
     if (!revoke_fail_account.empty() && r.account_id == revoke_fail_account) {
       return absl::UnavailableError("provider refused the revoke");
@@ -146,6 +156,9 @@ class FakeProviderClient : public ProviderClient {
     return access;
   }
   bool lists_access = false;            // false: ListAccess is Unimplemented
+  std::string grant_state;              // what GrantAccessWithState returns
+  bool uses_other_grants = false;       // UsesOtherGrants
+  bool lower_case_accounts = false;     // NormalizeAccountId lower-cases (as Google's plugins)
   std::vector<ProviderAccess> access;   // what ListAccess returns
   absl::Status validate = absl::OkStatus();
   absl::Status fetch_error = absl::OkStatus();

@@ -38,8 +38,12 @@ std::string PermissionsKey(std::vector<std::string> permissions) {
 // (resource id, "<account type>:<account id>", permissions key) of a grant.
 using AccessKey = std::tuple<std::string, std::string, std::string>;
 
-AccessKey KeyOf(const pb::Grant& g) {
-  return {g.resource_id(), absl::StrCat(g.account_type(), ":", g.account_id()),
+// The account id as `client` stores it (NormalizeAccountId), so that a grant
+// stored before normalization matches what the provider lists (review F-H2).
+AccessKey KeyOf(const pb::Grant& g, const ProviderClient& client) {
+  return {g.resource_id(),
+          absl::StrCat(g.account_type(), ":",
+                       client.NormalizeAccountId(g.account_type(), g.account_id())),
           PermissionsKey({g.permissions().begin(), g.permissions().end()})};
 }
 
@@ -313,15 +317,20 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
                        (*held)->id(), "; nothing to restore"));
     }
     AccessRequest req = RequestOf(*g);
+    if (auto s = AddOtherGrants(tx, **client, *config, g->id(), &req); !s.ok()) return s;
     auto op_id = JournalBegin({"", "grant", req.account_id, req.account_type, g->resource_id(),
                                req.role, req.permissions, config->type(), config->urn(),
                                g->appeal_id(), g->id(), absl::Time()});
     if (!op_id.ok()) return op_id.status();
-    if (auto s = (*client)->GrantAccess(*config, req); !s.ok()) {
+    auto provider_state = (*client)->GrantAccessWithState(*config, req);
+    if (!provider_state.ok()) {
+      const absl::Status& s = provider_state.status();
       JournalFinish(*op_id, kOpFailed);
       return absl::Status(s.code(), absl::StrCat("granting access in provider ", config->urn(),
                                                  " failed: ", s.message()));
     }
+    req.provider_state = *provider_state;
+    g->set_provider_state(*provider_state);
     FaultPoint("crash_after_provider_grant");
     ProviderClient* plugin = *client;
     pb::ProviderConfig cfg = *config;
@@ -399,7 +408,8 @@ absl::StatusOr<ImportResult> AppealService::ImportGrants(const ImportCriteria& c
   for (const ProviderAccess& a : *access) {
     auto it = by_urn.find({a.resource_type, a.resource_urn});
     if (it == by_urn.end()) continue;  // not a resource Sluice knows (as in Guardian)
-    auto& perms = held[{it->second, a.account_type, a.account_id}];
+    auto& perms =
+        held[{it->second, a.account_type, (*client)->NormalizeAccountId(a.account_type, a.account_id)}];
     perms.insert(a.permissions.begin(), a.permissions.end());
   }
   GrantSelector sel;
@@ -415,7 +425,7 @@ absl::StatusOr<ImportResult> AppealService::ImportGrants(const ImportCriteria& c
   if (!found.ok()) return found;
   std::map<AccessKey, const pb::Grant*> by_key;
   for (const auto& g : active) {
-    if (resource_ids.count(g.resource_id())) by_key[KeyOf(g)] = &g;
+    if (resource_ids.count(g.resource_id())) by_key[KeyOf(g, **client)] = &g;
   }
   ImportResult result;
   std::set<std::string> seen;
@@ -437,7 +447,7 @@ absl::StatusOr<ImportResult> AppealService::ImportGrants(const ImportCriteria& c
     base.set_source("import");
     if (account_type == "user") base.set_owner(account_id);  // Guardian's AccessEntry.ToGrant
     for (pb::Grant& g : ReduceByRole(*rc, perms, base)) {
-      auto existing = by_key.find(KeyOf(g));
+      auto existing = by_key.find(KeyOf(g, **client));
       if (existing != by_key.end()) {
         seen.insert(existing->second->id());
         ++result.unchanged;

@@ -41,6 +41,17 @@ absl::Status ProviderClient::ValidateAccount(const v1beta1::ProviderConfig&, abs
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> ProviderClient::GrantAccessWithState(
+    const v1beta1::ProviderConfig& config, const AccessRequest& request) {
+  if (auto st = GrantAccess(config, request); !st.ok()) return st;
+  return std::string();
+}
+
+std::string ProviderClient::NormalizeAccountId(absl::string_view,
+                                              absl::string_view account_id) const {
+  return std::string(account_id);
+}
+
 absl::StatusOr<std::vector<ProviderAccess>> ProviderClient::ListAccess(
     const v1beta1::ProviderConfig& config, const std::vector<v1beta1::Resource>&) {
   return absl::UnimplementedError(

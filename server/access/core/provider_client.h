@@ -16,6 +16,16 @@
 
 namespace sluice::access {
 
+// Another active grant of the same account on the same provider (config),
+// for plugins whose grants share account-wide provider state, such as
+// Tableau's site role (ProviderClient::UsesOtherGrants).
+struct OtherGrant {
+  std::string resource_type;             // Resource.type
+  std::string resource_urn;              // Resource.urn
+  std::vector<std::string> permissions;  // the grant's permissions
+  std::string provider_state;            // its Grant.provider_state
+};
+
 // What to grant or revoke: an account, a resource and a role's permissions.
 struct AccessRequest {
   std::string account_id;
@@ -23,6 +33,12 @@ struct AccessRequest {
   v1beta1::Resource resource;
   std::string role;
   std::vector<std::string> permissions;
+  // RevokeAccess: the state GrantAccessWithState returned when the grant
+  // being revoked was made (Grant.provider_state); "" when none or unknown.
+  std::string provider_state;
+  // Only when the plugin's UsesOtherGrants() is true: the account's other
+  // active grants on this provider (never the grant being revoked).
+  std::vector<OtherGrant> other_grants;
 };
 
 // One access that exists in the provider, as ListAccess reports it
@@ -70,12 +86,29 @@ class ProviderClient {
   virtual absl::Status ValidateAccount(const v1beta1::ProviderConfig& config,
                                        absl::string_view account_type,
                                        absl::string_view account_id);
+  // The form in which an appeal and its grant store `account_id` (of
+  // `account_type`), applied at appeal creation before ValidateAccount and
+  // to ListAccess results when importing, so that one account has one id.
+  // Default: unchanged. The Google plugins (bigquery, gcs, gcloud_iam)
+  // lower-case emails and domains: Google compares them case-insensitively
+  // and answers its own canonical casing (review F-H2).
+  virtual std::string NormalizeAccountId(absl::string_view account_type,
+                                         absl::string_view account_id) const;
   // Idempotent: granting an existing access succeeds.
   virtual absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                                    const AccessRequest& request) = 0;
+  // GrantAccess, returning what the plugin needs back when this grant is
+  // revoked (kept as Grant.provider_state, passed to RevokeAccess as
+  // AccessRequest::provider_state; JSON by convention, at most a few
+  // hundred bytes). Default: GrantAccess and "".
+  virtual absl::StatusOr<std::string> GrantAccessWithState(const v1beta1::ProviderConfig& config,
+                                                           const AccessRequest& request);
   // Idempotent: revoking an absent access succeeds.
   virtual absl::Status RevokeAccess(const v1beta1::ProviderConfig& config,
                                     const AccessRequest& request) = 0;
+  // True when grants and revokes need AccessRequest::other_grants (the core
+  // then looks the account's other active grants up). Default: false.
+  virtual bool UsesOtherGrants() const { return false; }
   // Who holds what on `resources` (a subset of GetResources' result), for
   // importing grants made outside Sluice and reporting drift. Default:
   // Unimplemented (the plugin cannot list access).

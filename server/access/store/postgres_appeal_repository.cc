@@ -23,7 +23,9 @@ std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
   std::map<std::string, std::vector<pb::Approval>> out;
   if (appeal_ids.empty()) return out;
   Query q;
-  q.Where(absl::StrCat("p.appeal_id::text = ANY(", q.ArrayParam(appeal_ids), ")"));
+  // uuid[], not appeal_id::text: a cast column cannot use the index, and
+  // every appeal list read all approvals (found with finding F-L1's bench).
+  q.Where(absl::StrCat("p.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
   for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
                                                 q.WhereClause(), " ORDER BY p.appeal_id, p.step_index"))) {
     pb::Approval a = ApprovalFromRow(r);
@@ -38,7 +40,8 @@ std::map<std::string, pb::Grant> LoadGrants(soci::session& sql,
   std::map<std::string, pb::Grant> out;
   if (appeal_ids.empty()) return out;
   Query q;
-  q.Where(absl::StrCat("g.appeal_id::text = ANY(", q.ArrayParam(appeal_ids), ")"));
+  // uuid[] for grants_appeal_idx (appeal_id::text read every grant).
+  q.Where(absl::StrCat("g.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
   for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), " FROM grants g",
                                                 q.WhereClause(), " ORDER BY g.created_at"))) {
     pb::Grant g = GrantFromRow(r);
@@ -221,15 +224,16 @@ class SociTx : public AccessTx {
     try {
       sql_ << "INSERT INTO grants (status, status_in_provider, account_id, account_type, "
               "resource_id, role, permissions, is_permanent, expiration_date, "
-              "expiration_date_reason, appeal_id, source, owner) VALUES (:s, :sp, :ai, :at, "
-              "CAST(:r AS uuid), :ro, CAST(:pe AS jsonb), :ip = 1, "
+              "expiration_date_reason, appeal_id, source, owner, provider_state) VALUES (:s, :sp, "
+              ":ai, :at, CAST(:r AS uuid), :ro, CAST(:pe AS jsonb), :ip = 1, "
               "to_timestamp(CAST(NULLIF(:ex, '') AS bigint) / 1000000.0), :er, "
-              "CAST(NULLIF(:ap, '') AS uuid), :so, :ow) RETURNING id::text",
+              "CAST(NULLIF(:ap, '') AS uuid), :so, :ow, :ps) RETURNING id::text",
           use(g->status(), "s"), use(g->status_in_provider(), "sp"), use(g->account_id(), "ai"),
           use(g->account_type(), "at"), use(g->resource_id(), "r"), use(g->role(), "ro"),
           use(perms, "pe"), use(permanent, "ip"), use(exp, "ex"),
           use(g->expiration_date_reason(), "er"), use(g->appeal_id(), "ap"),
-          use(g->source(), "so"), use(g->owner(), "ow"), soci::into(id);
+          use(g->source(), "so"), use(g->owner(), "ow"), use(g->provider_state(), "ps"),
+          soci::into(id);
     } catch (const soci::soci_error& e) {
       return db::FromSociError(e, "insert grant");
     }
@@ -248,12 +252,13 @@ class SociTx : public AccessTx {
             "restored_at = to_timestamp(CAST(NULLIF(:sa, '') AS bigint) / 1000000.0), "
             "restore_reason = :sr, is_permanent = :ip = 1, "
             "expiration_date = to_timestamp(CAST(NULLIF(:ex, '') AS bigint) / 1000000.0), "
-            "expiration_date_reason = :er, updated_at = now() WHERE id = CAST(:id AS uuid)",
+            "expiration_date_reason = :er, provider_state = :ps, updated_at = now() "
+            "WHERE id = CAST(:id AS uuid)",
         use(g.status(), "s"), use(g.status_in_provider(), "sp"), use(g.revoked_by(), "rb"),
         use(revoked_at, "ra"), use(g.revoke_reason(), "rr"), use(g.pending_appeal_id(), "pa"),
         use(g.owner(), "ow"), use(g.restored_by(), "sb"), use(restored_at, "sa"),
         use(g.restore_reason(), "sr"), use(permanent, "ip"), use(exp, "ex"),
-        use(g.expiration_date_reason(), "er"), use(g.id(), "id");
+        use(g.expiration_date_reason(), "er"), use(g.provider_state(), "ps"), use(g.id(), "id");
     return absl::OkStatus();
   }
 
@@ -349,10 +354,14 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     q.Eq("a.role", f.role);
     q.Eq("a.created_by", f.created_by);
     if (!f.visible_to.empty()) {
+      // Finding F-L1: an OR of the three conditions (one a correlated
+      // EXISTS) was a sequential scan of every appeal, twice per call. Each
+      // branch here is an index scan: appeals_created_by_idx,
+      // appeals_account_idx and the approvers GIN index.
       std::string v = q.Param(f.visible_to);
-      q.Where(absl::StrCat("(a.created_by = ", v, " OR a.account_id = ", v,
-                           " OR EXISTS (SELECT 1 FROM approvals vp WHERE vp.appeal_id = a.id AND "
-                           "vp.approvers ? ", v, "))"));
+      q.Where(absl::StrCat("a.id IN (SELECT id FROM appeals WHERE created_by = ", v,
+                           " UNION ALL SELECT id FROM appeals WHERE account_id = ", v,
+                           " UNION ALL SELECT appeal_id FROM approvals WHERE approvers ? ", v, ")"));
     }
     q.In("r.provider_type", f.provider_types);
     q.In("r.provider_urn", f.provider_urns);
@@ -430,11 +439,18 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
     q.In("g.role", f.roles);
     q.Eq("g.owner", f.owner);
     if (!f.visible_to.empty()) {
+      // Finding F-L1: an OR of the three conditions (one a correlated
+      // EXISTS per grant) was a sequential scan of every grant, twice per
+      // call. Each branch here is index-driven: grants_account_idx,
+      // grants_owner_idx, and the approvers GIN index -> appeals by id ->
+      // grants_resource_id_idx (index-only, migration 0005) for the
+      // resources the caller approves.
       std::string v = q.Param(f.visible_to);
-      q.Where(absl::StrCat("(g.account_id = ", v, " OR g.owner = ", v,
-                           " OR EXISTS (SELECT 1 FROM approvals vp JOIN appeals va ON va.id = "
-                           "vp.appeal_id WHERE va.resource_id = g.resource_id AND vp.approvers ? ",
-                           v, "))"));
+      q.Where(absl::StrCat("g.id IN (SELECT id FROM grants WHERE account_id = ", v,
+                           " UNION ALL SELECT id FROM grants WHERE owner = ", v,
+                           " UNION ALL SELECT vg.id FROM grants vg WHERE vg.resource_id IN "
+                           "(SELECT va.resource_id FROM approvals vp JOIN appeals va ON va.id = "
+                           "vp.appeal_id WHERE vp.approvers ? ", v, "))"));
     }
     q.In("r.provider_type", f.provider_types);
     q.In("r.provider_urn", f.provider_urns);

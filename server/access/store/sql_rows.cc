@@ -110,7 +110,7 @@ const std::string& GrantCols() {
       "COALESCE(g.pending_appeal_id::text, ''), g.source, g.revoked_by, ",
       Micros("g.revoked_at"), ", g.revoke_reason, g.owner, ", Micros("g.created_at"), ", ",
       Micros("g.updated_at"), ", g.restored_by, ", Micros("g.restored_at"),
-      ", g.restore_reason"));
+      ", g.restore_reason, g.provider_state"));
   return *cols;
 }
 
@@ -144,6 +144,7 @@ pb::Grant GrantFromRow(const PgRows::Row& r, int o) {
   long long restored = r.get<long long>(o + 23);
   if (restored >= 0) *g.mutable_restored_at() = FromMicros(restored);
   g.set_restore_reason(r.get<std::string>(o + 24));
+  g.set_provider_state(r.get<std::string>(o + 25));
   return g;
 }
 

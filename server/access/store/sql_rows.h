@@ -83,7 +83,7 @@ constexpr int kApprovalColCount = 11;
 pb::Approval ApprovalFromRow(const PgRows::Row& r, int o = 0);
 
 const std::string& GrantCols();  // aliases: grants g
-constexpr int kGrantColCount = 25;
+constexpr int kGrantColCount = 26;
 pb::Grant GrantFromRow(const PgRows::Row& r, int o = 0);
 
 // A resource (alias r), on its own or joined to an appeal or grant.

@@ -9,20 +9,53 @@
 namespace sluice::sink {
 namespace {
 
+// Escapes the characters of `special` with a backslash. A run of the input's
+// own backslashes that ends right before such a character (or at the end of
+// the text) and has odd length gets one more backslash: otherwise its last
+// backslash would escape the backslash added here (or the separator after the
+// text), and InfluxDB's scanner would end the key or value early. Other
+// backslashes are written as they are (InfluxDB 1.x keeps them literally).
 std::string Escape(absl::string_view s, absl::string_view special) {
   std::string out;
-  for (char c : s) {
-    if (special.find(c) != absl::string_view::npos) out.push_back('\\');
-    out.push_back(c);
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] == '\\') {
+      size_t j = i;
+      while (j < s.size() && s[j] == '\\') ++j;
+      out.append(j - i, '\\');
+      bool before_separator = j == s.size() || special.find(s[j]) != absl::string_view::npos;
+      if ((j - i) % 2 == 1 && before_separator) out.push_back('\\');
+      i = j;
+      continue;
+    }
+    if (special.find(s[i]) != absl::string_view::npos) out.push_back('\\');
+    out.push_back(s[i]);
+    ++i;
   }
   return out;
+}
+
+// InvalidArgument when `s` has a line break: line protocol has no escape for
+// one (a newline ends the point), so it is refused rather than written.
+absl::Status NoLineBreak(absl::string_view what, absl::string_view s) {
+  if (s.find_first_of("\n\r") == absl::string_view::npos) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " contains a newline or carriage return, which InfluxDB line protocol cannot carry"));
 }
 
 }  // namespace
 
 std::string EscapeMeasurement(absl::string_view s) { return Escape(s, ", "); }
 std::string EscapeKey(absl::string_view s) { return Escape(s, ",= "); }
-std::string QuoteFieldString(absl::string_view s) { return absl::StrCat("\"", Escape(s, "\"\\"), "\""); }
+std::string QuoteFieldString(absl::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
 
 absl::StatusOr<InfluxSinkConfig> InfluxSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
   InfluxSinkConfig c;
@@ -60,6 +93,17 @@ absl::StatusOr<InfluxSinkConfig> InfluxSinkConfig::FromEnv(const Env& env, const
   auto field = RecordField::Parse(*ts, d, "SINK_INFLUX_PROTO_EVENT_TIMESTAMP_INDEX");
   if (!field.ok()) return field.status();
   c.timestamp = std::make_shared<const RecordField>(*std::move(field));
+  // Names come from the configuration: a line break there is refused at start.
+  if (absl::Status s = NoLineBreak("SINK_INFLUX_MEASUREMENT_NAME", c.measurement); !s.ok()) return s;
+  for (auto [variable, list] : {std::pair{"SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", &c.fields},
+                                std::pair{"SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", &c.tags}}) {
+    for (const NamedField& f : *list) {
+      if (absl::Status s = NoLineBreak(absl::StrCat(variable, ": name \"", absl::CEscape(f.name), "\""), f.name);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
   return c;
 }
 
@@ -78,6 +122,10 @@ absl::StatusOr<std::string> InfluxSink::Line(const Message& m) const {
     auto v = t.field.ReadTyped(m);
     if (!v.ok()) return v.status();
     if (!v->has_value() || (*v)->text.empty()) continue;
+    if (absl::Status s = NoLineBreak(absl::StrCat("tag \"", t.name, "\" (", t.field.spec(), ")"), (*v)->text);
+        !s.ok()) {
+      return s;
+    }
     absl::StrAppend(&line, ",", EscapeKey(t.name), "=", EscapeKey((*v)->text));
   }
   std::vector<std::string> fields;

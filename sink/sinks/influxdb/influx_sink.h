@@ -39,7 +39,9 @@ struct InfluxSinkConfig {
   std::shared_ptr<const RecordField> timestamp;
   int64_t request_timeout_ms = 10000;  // SINK_INFLUX_REQUEST_TIMEOUT_MS (sluice)
 
-  // InvalidArgument naming the variable when one is missing or malformed.
+  // InvalidArgument naming the variable when one is missing or malformed, or
+  // when the measurement or a tag or field name has a newline or carriage
+  // return.
   static absl::StatusOr<InfluxSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
 };
 
@@ -51,8 +53,9 @@ class InfluxSink : public TwoStageSink {
       InfluxSinkConfig config, Metrics* metrics, std::shared_ptr<HttpClient> http = nullptr);
 
   // Renders each message's line. A message without the timestamp or without
-  // any field value fails alone with INVALID_MESSAGE_ERROR; an absent tag is
-  // left out (InfluxDB refuses empty tag values).
+  // any field value, or with a newline or carriage return in a tag value
+  // (the error names the tag), fails alone with INVALID_MESSAGE_ERROR; an
+  // absent tag is left out (InfluxDB refuses empty tag values).
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // One write for the batch: 2xx delivers all; 429 and a transport error or
   // timeout are SINK_RETRYABLE_ERROR, 5xx SINK_5XX_ERROR. A 400 ("partial
@@ -87,7 +90,13 @@ class InfluxSink : public TwoStageSink {
 // Line-protocol escaping (InfluxDB 1.x docs, "Line protocol: special
 // characters"): measurement names escape commas and spaces; tag keys, tag
 // values and field keys also escape "="; string field values are quoted with
-// '"' and '\' escaped.
+// '"' and '\' escaped. In names and tags, a run of backslashes of odd length
+// right before an escaped character or at the end gets one more backslash,
+// so that it can never escape a separator (InfluxDB's scanner pairs '\' with
+// any next byte); other backslashes stay as they are. Newlines and carriage
+// returns have no escape: the sink refuses them (config names at start, tag
+// values per message as INVALID_MESSAGE_ERROR); quoted string field values
+// may carry them.
 std::string EscapeMeasurement(absl::string_view s);
 std::string EscapeKey(absl::string_view s);
 std::string QuoteFieldString(absl::string_view s);

@@ -120,6 +120,37 @@ TEST_F(InfluxSinkTest, JsonInputByNameAndErrorsPerMessageOrBatch) {
   EXPECT_THAT(fares, HasSubstr("1714557600005000000,2.5")) << fares;
 }
 
+// Finding F-L2 against the real influxd: one record carrying each special
+// character in its tags and string field is one point, read back as sent;
+// the record with a newline in a tag (before the fix it wrote a second point
+// into measurement "mem_used") is refused and writes nothing.
+TEST_F(InfluxSinkTest, SpecialCharactersRoundTripAndCannotInjectPoints) {
+  auto sink = MakeSink({{"SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", R"({"note":"note"})"},
+                        {"SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", R"({"host":"host","path":"path"})"},
+                        {"SINK_INFLUX_PROTO_EVENT_TIMESTAMP_INDEX", "ts"}},
+                       true);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  auto json = [](int64_t offset, nlohmann::json j) {
+    Message m;
+    m.offset = offset;
+    m.json = std::make_shared<const nlohmann::json>(std::move(j));
+    return m;
+  };
+  auto failed = (*sink)->Push(
+      {json(0, {{"host", "a,b=c d"}, {"path", "C:\\dir"}, {"note", "q\"uote \\ back\nslash"}, {"ts", 1714557600000}}),
+       json(1, {{"host", "web1\nmem_used"}, {"path", "x"}, {"note", "n"}, {"ts", 1714557600001}}),
+       json(2, {{"host", "ok"}, {"path", "p"}, {"note", "n"}, {"ts", 1714557600002}})});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message.offset, 1);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_THAT(failed[0].error, HasSubstr("tag \"host\""));
+  std::string out = server_->Query("SELECT host, path, note FROM \\\"booking events\\\" ORDER BY time");
+  EXPECT_THAT(out, HasSubstr("1714557600000000000,\"a,b=c d\",C:\\dir,\"q\"\"uote \\ back\nslash\"")) << out;
+  EXPECT_THAT(out, HasSubstr("1714557600002000000,ok,p,n")) << out;
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("1714557600001"))) << out;
+  EXPECT_THAT(server_->Query("SHOW MEASUREMENTS"), ::testing::Not(HasSubstr("mem_used")));
+}
+
 TEST(InfluxSinkConfigTest, ErrorsNameTheVariable) {
   NoopMetrics metrics;
   std::map<std::string, std::string> base = {
@@ -154,6 +185,103 @@ TEST(LineProtocol, Escaping) {
   EXPECT_EQ(EscapeMeasurement("a b,c=d"), "a\\ b\\,c=d");
   EXPECT_EQ(EscapeKey("a b,c=d"), "a\\ b\\,c\\=d");
   EXPECT_EQ(QuoteFieldString(R"(say "hi" \o/)"), R"("say \"hi\" \\o/")");
+}
+
+// Finding F-L2: a backslash run that would escape the separator after it (or
+// the escape sluice adds) gets one more backslash, so it escapes itself; a
+// backslash before an ordinary character stays as it is (InfluxDB 1.x keeps
+// it literally).
+TEST(LineProtocol, BackslashesNeverEscapeASeparator) {
+  EXPECT_EQ(EscapeKey(R"(C:\dir)"), R"(C:\dir)");
+  EXPECT_EQ(EscapeKey(R"(end\)"), R"(end\\)");
+  EXPECT_EQ(EscapeKey(R"(two\\)"), R"(two\\)");
+  EXPECT_EQ(EscapeKey(R"(a\,b)"), R"(a\\\,b)");
+  EXPECT_EQ(EscapeKey(R"(a\=b)"), R"(a\\\=b)");
+  EXPECT_EQ(EscapeKey(R"(a\ b)"), R"(a\\\ b)");
+  EXPECT_EQ(EscapeMeasurement(R"(m\)"), R"(m\\)");
+  EXPECT_EQ(EscapeMeasurement(R"(m\=)"), R"(m\=)");  // "=" is plain in a measurement
+}
+
+// Captures the /write bodies.
+class CapturingHttp : public HttpClient {
+ public:
+  absl::StatusOr<HttpResult> Do(const HttpRequest& req) override {
+    bodies.push_back(req.body);
+    return HttpResult{204, ""};
+  }
+  std::vector<std::string> bodies;
+};
+
+Message JsonMessage(int64_t offset, const nlohmann::json& j) {
+  Message m;
+  m.offset = offset;
+  m.json = std::make_shared<const nlohmann::json>(j);
+  return m;
+}
+
+// Finding F-L2: every line-protocol special character in a record's tag and
+// string field values is escaped, so a record writes exactly its own point; a
+// tag value with a newline or carriage return (which line protocol cannot
+// escape) fails that record alone as INVALID_MESSAGE_ERROR naming the tag.
+TEST(InfluxLineBuilderTest, EscapesEachSpecialCharacterAndRefusesLineBreaksInTags) {
+  NoopMetrics metrics;
+  Env env({{"SINK_INFLUX_URL", "http://127.0.0.1:1"},
+           {"SINK_INFLUX_DB_NAME", "d"},
+           {"SINK_INFLUX_MEASUREMENT_NAME", "cpu load"},
+           {"SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", R"({"v":"usage","note":"the note"})"},
+           {"SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", R"({"host":"host","region":"region"})"},
+           {"SINK_INFLUX_PROTO_EVENT_TIMESTAMP_INDEX", "ts"}});
+  auto config = InfluxSinkConfig::FromEnv(env, SinkContext{&env, &metrics, nullptr});
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto http = std::make_shared<CapturingHttp>();
+  auto sink = InfluxSink::Create(*config, &metrics, http);
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  auto rec = [](int64_t off, const std::string& host, const std::string& note) {
+    return JsonMessage(off, {{"host", host}, {"region", "eu"}, {"v", 99.5}, {"note", note}, {"ts", 1700000000000}});
+  };
+  auto failed = (*sink)->Push({
+      rec(0, "a,b", "x"), rec(1, "a=b", "x"), rec(2, "a b", "x"), rec(3, "a\\", "x"),
+      rec(4, "web1\nmem_used", "x"), rec(5, "web1\rmem_used", "x"),
+      rec(6, "h", "say \"hi\" \\o/"), rec(7, "h", "two\nlines"),
+  });
+  ASSERT_EQ(failed.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(failed[i].message.offset, 4 + i);
+    EXPECT_EQ(failed[i].error_type, ErrorType::kInvalidMessageError);
+    EXPECT_THAT(failed[i].error, HasSubstr("tag \"host\""));
+    EXPECT_THAT(failed[i].error, HasSubstr("newline or carriage return"));
+  }
+  ASSERT_EQ(http->bodies.size(), 1u);
+  EXPECT_EQ(http->bodies[0],
+            "cpu\\ load,host=a\\,b,region=eu the\\ note=\"x\",usage=99.5 1700000000000\n"
+            "cpu\\ load,host=a\\=b,region=eu the\\ note=\"x\",usage=99.5 1700000000000\n"
+            "cpu\\ load,host=a\\ b,region=eu the\\ note=\"x\",usage=99.5 1700000000000\n"
+            "cpu\\ load,host=a\\\\,region=eu the\\ note=\"x\",usage=99.5 1700000000000\n"
+            "cpu\\ load,host=h,region=eu the\\ note=\"say \\\"hi\\\" \\\\o/\",usage=99.5 1700000000000\n"
+            "cpu\\ load,host=h,region=eu the\\ note=\"two\nlines\",usage=99.5 1700000000000");
+}
+
+// Names from the configuration (measurement, tag and field keys) with a line
+// break are refused at start, naming the variable.
+TEST(InfluxSinkConfigTest, LineBreaksInNamesAreRefused) {
+  NoopMetrics metrics;
+  std::map<std::string, std::string> base = {
+      {"SINK_INFLUX_URL", "http://h:8086"},
+      {"SINK_INFLUX_DB_NAME", "d"},
+      {"SINK_INFLUX_MEASUREMENT_NAME", "m"},
+      {"SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", R"({"a":"a"})"},
+      {"SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", R"({"t":"t"})"},
+      {"SINK_INFLUX_PROTO_EVENT_TIMESTAMP_INDEX", "ts"}};
+  for (auto [var, value] : {std::pair{"SINK_INFLUX_MEASUREMENT_NAME", "m\nevil"},
+                            std::pair{"SINK_INFLUX_FIELD_NAME_PROTO_INDEX_MAPPING", R"({"a":"a\nb"})"},
+                            std::pair{"SINK_INFLUX_TAG_NAME_PROTO_INDEX_MAPPING", R"({"t":"t\rb"})"}}) {
+    auto vars = base;
+    vars[var] = value;
+    Env env(vars);
+    auto c = InfluxSinkConfig::FromEnv(env, SinkContext{&env, &metrics, nullptr});
+    EXPECT_TRUE(absl::IsInvalidArgument(c.status())) << var;
+    EXPECT_THAT(c.status().message(), HasSubstr(var));
+  }
 }
 
 }  // namespace

@@ -75,9 +75,13 @@ std::string EntityKey(const std::string& account_type) {
   return account_type == "group" ? "groupByEmail" : "userByEmail";
 }
 
+// True when access entry `e` gives `role` to the account `id` under `key`.
+// Emails compare ignoring case: BigQuery answers them in Google's canonical
+// casing, not the one written (review F-H2).
 bool SameEntry(const Json& e, const std::string& key, const std::string& id,
                const std::string& role) {
-  return e.is_object() && e.contains(key) && e[key] == id &&
+  return e.is_object() && e.contains(key) && e[key].is_string() &&
+         absl::EqualsIgnoreCase(e[key].get<std::string>(), id) &&
          LegacyRole(e.value("role", "")) == LegacyRole(role);
 }
 
@@ -258,6 +262,11 @@ class BigQueryProvider : public ProviderClient {
     return gcp::CheckAccount(std::string(account_type), std::string(account_id));
   }
 
+  std::string NormalizeAccountId(absl::string_view account_type,
+                                 absl::string_view account_id) const override {
+    return gcp::NormalizeAccountId(account_type, account_id);
+  }
+
   absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                            const AccessRequest& req) override {
     return Apply(config, req, /*grant=*/true);
@@ -289,17 +298,21 @@ class BigQueryProvider : public ProviderClient {
       for (const auto& e : ds->value("access", Json::array())) {
         std::string role = e.value("role", "");
         if (e.contains("userByEmail")) {
-          std::string email = e["userByEmail"];
+          std::string email = gcp::NormalizeAccountId("user", e["userByEmail"].get<std::string>());
           // Guardian's getEntityType: service accounts are userByEmail entries too.
           std::string type =
               absl::EndsWith(email, ".gserviceaccount.com") ? "serviceAccount" : "user";
           held[{type, email}].push_back(role);
         } else if (e.contains("groupByEmail")) {
-          held[{"group", e["groupByEmail"]}].push_back(role);
+          held[{"group", gcp::NormalizeAccountId("group", e["groupByEmail"].get<std::string>())}]
+              .push_back(role);
         } else if (e.contains("iamMember")) {
           std::string m = e["iamMember"];
           auto colon = m.find(':');
-          if (colon != std::string::npos) held[{m.substr(0, colon), m.substr(colon + 1)}].push_back(role);
+          if (colon != std::string::npos) {
+            std::string type = m.substr(0, colon);
+            held[{type, gcp::NormalizeAccountId(type, m.substr(colon + 1))}].push_back(role);
+          }
         }
       }
       for (auto& [account, roles] : held) {
@@ -334,8 +347,9 @@ class BigQueryProvider : public ProviderClient {
                             const AccessRequest& req, bool grant) {
     std::string url = DatasetUrl(creds, ids);
     std::string key = EntityKey(req.account_type);
-    return gcp::ReadModifyWrite(
-        [&]() { return api_->Call(creds, "GET", url); },
+    auto read = [&]() { return api_->Call(creds, "GET", url); };
+    absl::Status st = gcp::ReadModifyWrite(
+        read,
         [&](Json* ds) {
           Json access = ds->value("access", Json::array());
           bool changed = false;
@@ -370,25 +384,38 @@ class BigQueryProvider : public ProviderClient {
                             {"If-Match: " + ds.value("etag", "")})
               .status();
         });
+    if (!st.ok() || grant) return st;
+    // Never report a revoke BigQuery did not carry out: read it again.
+    auto after = read();
+    if (!after.ok()) return after.status();
+    std::vector<std::string> left;
+    for (const auto& e : after->value("access", Json::array())) {
+      for (const auto& p : req.permissions) {
+        if (SameEntry(e, key, req.account_id, p)) left.push_back(p);
+      }
+    }
+    if (!left.empty()) {
+      return gcp::StillBoundError(absl::StrCat(key, " ", req.account_id), gcp::Unique(left));
+    }
+    return absl::OkStatus();
   }
 
   absl::Status ApplyTable(const gcp::Credentials& creds, const Ids& ids, const AccessRequest& req,
                           bool grant) {
     std::string url = TableUrl(creds, ids);
     std::string member = gcp::Member(req.account_type, req.account_id);
+    auto read = [&]() {
+      Json body = {{"options", {{"requestedPolicyVersion", 1}}}};
+      return api_->Call(creds, "POST", url + ":getIamPolicy", &body);
+    };
+    auto write = [&](const Json& policy) {
+      Json body = {{"policy", policy}};
+      return api_->Call(creds, "POST", url + ":setIamPolicy", &body).status();
+    };
+    if (!grant) return gcp::RevokeAndVerify(read, write, req.permissions, member);
     return gcp::ReadModifyWrite(
-        [&]() {
-          Json body = {{"options", {{"requestedPolicyVersion", 1}}}};
-          return api_->Call(creds, "POST", url + ":getIamPolicy", &body);
-        },
-        [&](Json* policy) {
-          return grant ? gcp::AddBindings(policy, req.permissions, member)
-                       : gcp::RemoveBindings(policy, req.permissions, member);
-        },
-        [&](const Json& policy) {
-          Json body = {{"policy", policy}};
-          return api_->Call(creds, "POST", url + ":setIamPolicy", &body).status();
-        });
+        read, [&](Json* policy) { return gcp::AddBindings(policy, req.permissions, member); },
+        write);
   }
 
   std::unique_ptr<gcp::GoogleApi> api_;

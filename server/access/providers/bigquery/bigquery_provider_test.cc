@@ -8,6 +8,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "integration/gcp_fake/gcp_fake_process.h"
@@ -205,6 +206,44 @@ TEST_F(BigQueryProviderTest, GrantsAndRevokesTableBindingsInOneWrite) {
   ASSERT_TRUE(provider_->RevokeAccess(config_, req).ok());
   EXPECT_TRUE(Bindings("sales", "orders").empty());
   ASSERT_TRUE(provider_->RevokeAccess(config_, req).ok());
+}
+
+// Review F-H2: Google keeps a principal's canonical casing, so revokes match
+// dataset entries and table members case-insensitively.
+TEST_F(BigQueryProviderTest, RevokeRemovesTheMemberInGooglesCasing) {
+  fake_->Seed({{"principals", {"jane.doe@x.com"}}});
+  auto ds = Req(Dataset("sales"), "Jane.Doe@x.com", {"READER"});
+  auto table = Req(Table("sales", "orders"), "Jane.Doe@x.com",
+                   {"roles/bigquery.dataViewer", "roles/bigquery.jobUser"});
+  ASSERT_TRUE(provider_->GrantAccess(config_, ds).ok());
+  ASSERT_TRUE(provider_->GrantAccess(config_, table).ok());
+  ASSERT_NE(Access("sales").dump().find("\"userByEmail\":\"jane.doe@x.com\""), std::string::npos)
+      << Access("sales");
+  ASSERT_EQ(Bindings("sales", "orders")[0]["members"][0], "user:jane.doe@x.com");
+  ASSERT_TRUE(provider_->GrantAccess(config_, ds).ok());
+  auto st = provider_->RevokeAccess(config_, ds);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(absl::AsciiStrToLower(Access("sales").dump()).find("jane.doe"), std::string::npos)
+      << Access("sales");
+  st = provider_->RevokeAccess(config_, table);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_TRUE(Bindings("sales", "orders").empty()) << Bindings("sales", "orders");
+}
+
+// Review F-H2: a revoke reports success only when a fresh read shows the
+// member unbound, for dataset entries and table bindings alike.
+TEST_F(BigQueryProviderTest, RevokeFailsWhenTheBindingStays) {
+  auto ds = Req(Dataset("sales"), "jane.doe@x.com", {"READER"});
+  auto table = Req(Table("sales", "orders"), "jane.doe@x.com", {"roles/bigquery.dataViewer"});
+  ASSERT_TRUE(provider_->GrantAccess(config_, ds).ok());
+  ASSERT_TRUE(provider_->GrantAccess(config_, table).ok());
+  fake_->Configure({{"keepMembers", {"user:jane.doe@x.com"}}});
+  for (const auto& req : {ds, table}) {
+    auto st = provider_->RevokeAccess(config_, req);
+    EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+    EXPECT_NE(st.message().find("still bound"), std::string::npos) << st;
+  }
+  EXPECT_NE(Access("sales").dump().find("jane.doe@x.com"), std::string::npos);
 }
 
 TEST_F(BigQueryProviderTest, RetriesEtagConflictsAndTransientErrors) {

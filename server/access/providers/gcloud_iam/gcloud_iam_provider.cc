@@ -107,6 +107,11 @@ class GcloudIamProvider : public ProviderClient {
     return gcp::CheckAccount(std::string(account_type), std::string(account_id));
   }
 
+  std::string NormalizeAccountId(absl::string_view account_type,
+                                 absl::string_view account_id) const override {
+    return gcp::NormalizeAccountId(account_type, account_id);
+  }
+
   absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                            const AccessRequest& req) override {
     return Apply(config, req, true);
@@ -147,20 +152,19 @@ class GcloudIamProvider : public ProviderClient {
     if (auto st = gcp::CheckRequest(config, req, GetAccountTypes()); !st.ok()) return st;
     std::string url = ResourceUrl(*creds);
     std::string member = gcp::Member(req.account_type, req.account_id);
+    auto read = [&]() {
+      Json body = {{"options", {{"requestedPolicyVersion", 3}}}};
+      return api_->Call(*creds, "POST", url + ":getIamPolicy", &body);
+    };
+    auto write = [&](const Json& policy) {
+      Json body = {{"policy", policy}};
+      return api_->Call(*creds, "POST", url + ":setIamPolicy", &body).status();
+    };
     absl::Status st = api_->WithResourceLock(creds->resource_name, [&] {
+      if (!grant) return gcp::RevokeAndVerify(read, write, req.permissions, member);
       return gcp::ReadModifyWrite(
-          [&]() {
-            Json body = {{"options", {{"requestedPolicyVersion", 3}}}};
-            return api_->Call(*creds, "POST", url + ":getIamPolicy", &body);
-          },
-          [&](Json* policy) {
-            return grant ? gcp::AddBindings(policy, req.permissions, member)
-                         : gcp::RemoveBindings(policy, req.permissions, member);
-          },
-          [&](const Json& policy) {
-            Json body = {{"policy", policy}};
-            return api_->Call(*creds, "POST", url + ":setIamPolicy", &body).status();
-          });
+          read, [&](Json* policy) { return gcp::AddBindings(policy, req.permissions, member); },
+          write);
     });
     return gcp::Outward(*api_, config,
                         absl::StrCat(grant ? "granting " : "revoking ", req.role, " on ",

@@ -117,6 +117,23 @@ TEST_F(GcloudIamProviderTest, GrantsAndRevokesProjectAndOrganizationBindings) {
             std::string::npos);
 }
 
+// Review F-H2: the project policy holds Google's casing; the revoke finds
+// it, and fails when a fresh read still shows the member bound.
+TEST_F(GcloudIamProviderTest, RevokeMatchesGooglesCasingAndVerifies) {
+  fake_->Seed({{"principals", {"jane.doe@x.com"}}});
+  ASSERT_TRUE(provider_->GrantAccess(config_, Req("projects/proj", "Jane.Doe@x.com")).ok());
+  ASSERT_EQ(Policy("projects", "proj")["bindings"][0]["members"][0], "user:jane.doe@x.com");
+  auto st = provider_->RevokeAccess(config_, Req("projects/proj", "Jane.Doe@x.com"));
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_TRUE(Policy("projects", "proj")["bindings"].empty()) << Policy("projects", "proj");
+
+  ASSERT_TRUE(provider_->GrantAccess(config_, Req("projects/proj", "jane.doe@x.com")).ok());
+  fake_->Configure({{"keepMembers", {"user:jane.doe@x.com"}}});
+  st = provider_->RevokeAccess(config_, Req("projects/proj", "Jane.Doe@x.com"));
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_NE(st.message().find("still bound"), std::string::npos) << st;
+}
+
 TEST_F(GcloudIamProviderTest, RetriesAbortedAndReportsFailures) {
   fake_->Fault({{"path", ":setIamPolicy"}, {"status", 409}, {"count", 2}});
   ASSERT_TRUE(provider_->GrantAccess(config_, Req("projects/proj", "a@example.com")).ok());

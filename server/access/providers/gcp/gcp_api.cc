@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/outbound.h"
@@ -231,6 +232,27 @@ std::string Member(const std::string& account_type, const std::string& account_i
   return absl::StrCat(account_type, ":", account_id);
 }
 
+bool IsPrincipalType(absl::string_view account_type) {
+  return account_type == "user" || account_type == "group" || account_type == "serviceAccount" ||
+         account_type == "domain";
+}
+
+std::string NormalizeAccountId(absl::string_view account_type, absl::string_view account_id) {
+  if (!IsPrincipalType(account_type)) return std::string(account_id);
+  return absl::AsciiStrToLower(account_id);
+}
+
+bool SameMember(absl::string_view a, absl::string_view b) {
+  auto ca = a.find(':'), cb = b.find(':');
+  if (ca == absl::string_view::npos || cb == absl::string_view::npos) return a == b;
+  absl::string_view type = a.substr(0, ca);
+  if (type != b.substr(0, cb)) return false;
+  // Google compares these principals case-insensitively and answers them
+  // in their canonical casing (review F-H2); other members compare exactly.
+  if (!IsPrincipalType(type)) return a == b;
+  return absl::EqualsIgnoreCase(a.substr(ca + 1), b.substr(cb + 1));
+}
+
 namespace {
 bool Unconditional(const Json& b) { return !b.contains("condition") || b["condition"].is_null(); }
 }  // namespace
@@ -252,7 +274,8 @@ bool AddBindings(Json* policy, const std::vector<std::string>& roles, const std:
     }
     Json& members = (*binding)["members"];
     if (!members.is_array()) members = Json::array();
-    if (std::find(members.begin(), members.end(), member) == members.end()) {
+    if (std::none_of(members.begin(), members.end(),
+                     [&](const Json& m) { return m.is_string() && SameMember(m, member); })) {
       members.push_back(member);
       changed = true;
     }
@@ -271,7 +294,7 @@ bool RemoveBindings(Json* policy, const std::vector<std::string>& roles,
         b.contains("members") && b["members"].is_array()) {
       Json members = Json::array();
       for (const auto& m : b["members"]) {
-        if (m == member) {
+        if (m.is_string() && SameMember(m.get<std::string>(), member)) {
           changed = true;
         } else {
           members.push_back(m);
@@ -301,7 +324,9 @@ std::vector<ProviderAccess> AccessFromPolicy(const Json& policy,
         if (colon == std::string::npos) continue;
         std::string type = member.substr(0, colon);
         if (!kTypes.count(type)) continue;  // deleted:, allUsers, projectOwner:, ...
-        held[{type, member.substr(colon + 1)}].push_back(role);
+        // Keyed as Sluice stores Google accounts (NormalizeAccountId), so
+        // that Google's casing matches the grants' ids (review F-H2).
+        held[{type, NormalizeAccountId(type, member.substr(colon + 1))}].push_back(role);
       }
     }
   }
@@ -311,6 +336,43 @@ std::vector<ProviderAccess> AccessFromPolicy(const Json& policy,
                    Unique(std::move(roles))});
   }
   return out;
+}
+
+std::vector<std::string> BoundRoles(const Json& policy, const std::vector<std::string>& roles,
+                                    const std::string& member) {
+  std::vector<std::string> out;
+  if (!policy.contains("bindings") || !policy["bindings"].is_array()) return out;
+  for (const auto& b : policy["bindings"]) {
+    std::string role = b.value("role", "");
+    if (!Unconditional(b) || std::find(roles.begin(), roles.end(), role) == roles.end() ||
+        !b.contains("members") || !b["members"].is_array()) {
+      continue;
+    }
+    for (const auto& m : b["members"]) {
+      if (m.is_string() && SameMember(m.get<std::string>(), member)) out.push_back(role);
+    }
+  }
+  return Unique(std::move(out));
+}
+
+absl::Status StillBoundError(const std::string& member, const std::vector<std::string>& roles) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      member, " is still bound to ", absl::StrJoin(roles, ", "),
+      " after the revoke (read back case-insensitively); the access was not removed"));
+}
+
+absl::Status RevokeAndVerify(const std::function<absl::StatusOr<Json>()>& read,
+                             const std::function<absl::Status(const Json&)>& write,
+                             const std::vector<std::string>& roles, const std::string& member) {
+  auto st = ReadModifyWrite(
+      read, [&](Json* policy) { return RemoveBindings(policy, roles, member); }, write);
+  if (!st.ok()) return st;
+  // Never report a revoke Google did not carry out: read the policy again.
+  auto after = read();
+  if (!after.ok()) return after.status();
+  auto left = BoundRoles(*after, roles, member);
+  if (!left.empty()) return StillBoundError(member, left);
+  return absl::OkStatus();
 }
 
 absl::Status Outward(const GoogleApi& api, const v1beta1::ProviderConfig& config,

@@ -25,6 +25,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/google_auth.h"
@@ -122,18 +123,55 @@ absl::Status ReadModifyWrite(const std::function<absl::StatusOr<Json>()>& read,
 // "<type>:<id>" IAM member of an account, e.g. "user:a@example.com".
 std::string Member(const std::string& account_type, const std::string& account_id);
 
+// True for the member types that name a Google principal by email or domain:
+// user, group, serviceAccount, domain.
+bool IsPrincipalType(absl::string_view account_type);
+
+// The form Sluice stores a Google account id in (ProviderClient::
+// NormalizeAccountId of the bigquery, gcs and gcloud_iam plugins): lower
+// case for the principal types, unchanged otherwise. Google compares
+// principals case-insensitively and keeps its own canonical casing
+// (review F-H2; GoogleCloudPlatform/security-response-automation#191).
+std::string NormalizeAccountId(absl::string_view account_type, absl::string_view account_id);
+
+// True when IAM members `a` and `b` ("<type>:<id>") name the same
+// principal: same type, and ids equal ignoring ASCII case for the principal
+// types (exactly for other members).
+bool SameMember(absl::string_view a, absl::string_view b);
+
 // Adds `member` to the unconditional binding of each of `roles` in an IAM
-// Policy JSON ({bindings: [{role, members, condition?}], etag, version}).
-// True when something changed.
+// Policy JSON ({bindings: [{role, members, condition?}], etag, version}),
+// unless it holds the same principal already (SameMember). True when
+// something changed.
 bool AddBindings(Json* policy, const std::vector<std::string>& roles, const std::string& member);
-// Removes `member` from the unconditional bindings of `roles`, dropping
-// bindings left empty. True when something changed.
+// Removes every member that is the same principal as `member` (SameMember,
+// in whatever casing Google answers) from the unconditional bindings of
+// `roles`, dropping bindings left empty. True when something changed.
 bool RemoveBindings(Json* policy, const std::vector<std::string>& roles,
                     const std::string& member);
 
+// The roles among `roles` whose unconditional binding still holds `member`
+// (SameMember), sorted.
+std::vector<std::string> BoundRoles(const Json& policy, const std::vector<std::string>& roles,
+                                    const std::string& member);
+
+// FailedPrecondition "<member> is still bound to <roles> after the revoke
+// ...": what a revoke returns when a read after it still shows the access.
+absl::Status StillBoundError(const std::string& member, const std::vector<std::string>& roles);
+
+// A revoke of `member` from `roles` on an IAM policy: ReadModifyWrite with
+// RemoveBindings, then `read` once more; FailedPrecondition
+// (StillBoundError) when the member is still bound to any of `roles`, so a
+// revoke never reports success while Google keeps the binding (review F-H2).
+// Errors of `read` and `write` as ReadModifyWrite's.
+absl::Status RevokeAndVerify(const std::function<absl::StatusOr<Json>()>& read,
+                             const std::function<absl::Status(const Json&)>& write,
+                             const std::vector<std::string>& roles, const std::string& member);
+
 // The accesses an IAM policy shows on `resource`: one ProviderAccess per
-// member of a supported type (user, serviceAccount, group, domain) with the
-// roles it holds, sorted; `deleted:` members, allUsers and the like are left
+// member of a supported type (user, serviceAccount, group, domain), its
+// account id as NormalizeAccountId gives it (members differing only in
+// case are one account), with the roles it holds, sorted; `deleted:` members, allUsers and the like are left
 // out (Guardian's gcs ListAccess does the same).
 std::vector<ProviderAccess> AccessFromPolicy(const Json& policy,
                                              const v1beta1::Resource& resource);

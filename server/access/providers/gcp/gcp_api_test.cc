@@ -22,6 +22,36 @@ TEST(Bindings, AddAndRemoveKeepOtherMembersAndConditionalBindings) {
       << "conditional bindings are not ours to change";
 }
 
+// Review F-H2: Google keeps a principal's canonical casing, so members of
+// the principal types compare case-insensitively.
+TEST(Bindings, PrincipalsCompareCaseInsensitively) {
+  Json policy = Json::parse(R"({"bindings":[
+      {"role":"roles/viewer","members":["user:jane.doe@x.com","group:Team@x.com"]},
+      {"role":"roles/editor","members":["domain:X.com","user:b@x.com"]}]})");
+  EXPECT_FALSE(AddBindings(&policy, {"roles/viewer"}, "user:Jane.Doe@X.com"));
+  EXPECT_EQ(policy["bindings"][0]["members"].size(), 2u) << policy;
+  EXPECT_TRUE(RemoveBindings(&policy, {"roles/viewer"}, "user:Jane.Doe@x.com"));
+  EXPECT_TRUE(RemoveBindings(&policy, {"roles/viewer"}, "group:team@x.com"));
+  EXPECT_TRUE(RemoveBindings(&policy, {"roles/editor"}, "domain:x.com"));
+  EXPECT_EQ(policy["bindings"].size(), 1u) << policy;
+  EXPECT_EQ(policy["bindings"][0]["members"], Json::parse(R"(["user:b@x.com"])"));
+  EXPECT_FALSE(RemoveBindings(&policy, {"roles/editor"}, "serviceAccount:b@x.com"))
+      << "the member type is not an email: it compares exactly";
+}
+
+TEST(Bindings, AccessFromPolicyKeysAccountsInLowerCase) {
+  Json policy = Json::parse(R"({"bindings":[
+      {"role":"roles/a","members":["user:Jane.Doe@x.com"]},
+      {"role":"roles/b","members":["user:jane.doe@X.com"]}]})");
+  v1beta1::Resource r;
+  r.set_type("bucket");
+  r.set_urn("b1");
+  auto got = AccessFromPolicy(policy, r);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].account_id, "jane.doe@x.com");
+  EXPECT_EQ(got[0].permissions, (std::vector<std::string>{"roles/a", "roles/b"}));
+}
+
 TEST(Bindings, AccessFromPolicySkipsSpecialAndDeletedMembers) {
   Json policy = Json::parse(R"({"bindings":[
       {"role":"roles/a","members":["user:u@x.com","allUsers","deleted:user:d@x.com?uid=1",

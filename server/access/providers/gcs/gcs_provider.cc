@@ -110,6 +110,11 @@ class GcsProvider : public ProviderClient {
     return gcp::CheckAccount(std::string(account_type), std::string(account_id));
   }
 
+  std::string NormalizeAccountId(absl::string_view account_type,
+                                 absl::string_view account_id) const override {
+    return gcp::NormalizeAccountId(account_type, account_id);
+  }
+
   absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                            const AccessRequest& req) override {
     return Apply(config, req, true);
@@ -149,17 +154,16 @@ class GcsProvider : public ProviderClient {
     if (auto st = gcp::CheckRequest(config, req, GetAccountTypes()); !st.ok()) return st;
     std::string url = BucketUrl(*creds, req.resource.urn()) + "/iam";
     std::string member = gcp::Member(req.account_type, req.account_id);
+    auto read = [&]() { return api_->Call(*creds, "GET", url); };
+    auto write = [&](const Json& policy) {
+      // The policy goes back as read, etag included (a stale one is 412).
+      return api_->Call(*creds, "PUT", url, &policy).status();
+    };
     absl::Status st = api_->WithResourceLock(req.resource.urn(), [&] {
+      if (!grant) return gcp::RevokeAndVerify(read, write, req.permissions, member);
       return gcp::ReadModifyWrite(
-          [&]() { return api_->Call(*creds, "GET", url); },
-          [&](Json* policy) {
-            return grant ? gcp::AddBindings(policy, req.permissions, member)
-                         : gcp::RemoveBindings(policy, req.permissions, member);
-          },
-          [&](const Json& policy) {
-            // The policy goes back as read, etag included (a stale one is 412).
-            return api_->Call(*creds, "PUT", url, &policy).status();
-          });
+          read, [&](Json* policy) { return gcp::AddBindings(policy, req.permissions, member); },
+          write);
     });
     if (!grant && absl::IsNotFound(st)) return absl::OkStatus();  // bucket gone: access gone
     return gcp::Outward(*api_, config,

@@ -113,6 +113,30 @@ TEST_F(GcsProviderTest, GrantsAndRevokesBucketBindings) {
   EXPECT_TRUE(provider_->RevokeAccess(config_, Req("deleted-bucket", "a@example.com")).ok());
 }
 
+// Review F-H2: Google keeps a principal's canonical casing ("jane.doe@x.com"),
+// so a revoke of "Jane.Doe@x.com" must find the binding case-insensitively.
+TEST_F(GcsProviderTest, RevokeRemovesTheMemberInGooglesCasing) {
+  fake_->Seed({{"principals", {"jane.doe@x.com"}}});
+  ASSERT_TRUE(provider_->GrantAccess(config_, Req("logs", "Jane.Doe@x.com")).ok());
+  EXPECT_EQ(Bindings("logs")[0]["members"], Json::parse(R"(["user:jane.doe@x.com"])"))
+      << "the fake keeps Google's casing";
+  ASSERT_TRUE(provider_->GrantAccess(config_, Req("logs", "Jane.Doe@x.com")).ok());
+  auto st = provider_->RevokeAccess(config_, Req("logs", "Jane.Doe@x.com"));
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_TRUE(Bindings("logs").empty()) << Bindings("logs");
+}
+
+// Review F-H2: a revoke reports success only when a fresh read shows the
+// member unbound.
+TEST_F(GcsProviderTest, RevokeFailsWhenTheBindingStays) {
+  ASSERT_TRUE(provider_->GrantAccess(config_, Req("logs", "jane.doe@x.com")).ok());
+  fake_->Configure({{"keepMembers", {"user:JANE.DOE@x.com"}}});
+  auto st = provider_->RevokeAccess(config_, Req("logs", "Jane.Doe@x.com"));
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_NE(st.message().find("still bound"), std::string::npos) << st;
+  EXPECT_EQ(Bindings("logs")[0]["members"], Json::parse(R"(["user:jane.doe@x.com"])"));
+}
+
 TEST_F(GcsProviderTest, RetriesPreconditionFailuresAndReportsOutages) {
   fake_->Fault({{"method", "PUT"}, {"status", 412}, {"count", 3}});
   ASSERT_TRUE(provider_->GrantAccess(config_, Req("raw", "a@example.com")).ok());

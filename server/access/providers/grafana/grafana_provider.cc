@@ -1,11 +1,13 @@
 #include "server/access/providers/grafana/grafana_provider.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -195,12 +197,15 @@ class GrafanaProvider : public ProviderClient {
     if (account_id.empty()) return absl::InvalidArgumentError("account_id: required");
     auto t = ParseTarget(config);
     if (!t.ok()) return t.status();
-    auto user = FindUser(*t, std::string(account_id));
-    if (!user.ok()) return user.status();
-    if (!user->has_value()) {
+    auto users = FindUsers(*t, std::string(account_id));
+    if (!users.ok()) return users.status();
+    if (users->empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "account_id: \"", account_id, "\" is not a user of the Grafana organization of provider ",
-          config.urn(), " (accounts are Grafana users' emails or logins)"));
+          "account_id: \"", account_id, "\" is not the email of a user of the Grafana organization "
+          "of provider ", config.urn(), " (accounts are Grafana users' emails, never logins)"));
+    }
+    if (users->size() > 1) {
+      return absl::InvalidArgumentError(Ambiguous(std::string(account_id), *users));
     }
     return absl::OkStatus();
   }
@@ -226,8 +231,10 @@ class GrafanaProvider : public ProviderClient {
       if (!items.ok()) return items.status();
       for (const auto& item : *items) {
         if (Inherited(item) || rest::Int(item, "userId") <= 0) continue;
+        // Accounts are emails only (review F-L6): a user without one cannot
+        // be a Sluice account, so it is not imported under its login.
         std::string account = rest::Str(item, "userEmail");
-        if (account.empty()) account = rest::Str(item, "userLogin");
+        if (account.empty()) continue;
         out.push_back({r.type(),
                        r.urn(),
                        account,
@@ -260,10 +267,12 @@ class GrafanaProvider : public ProviderClient {
     return out;
   }
 
-  // The organization user whose email (case-insensitively) or login is
-  // `account`, paging GET /api/org/users/search; its id, or nullopt.
-  absl::StatusOr<std::optional<int>> FindUser(const Target& t, const std::string& account) const {
-    std::string want = absl::AsciiStrToLower(account);
+  // The ids of every organization user whose email is `account` (ignoring
+  // ASCII case: Grafana's emails are case-insensitive), from every page of
+  // GET /api/org/users/search. Never a login match: users may set their own
+  // login, e.g. to a colleague's email (review F-L6).
+  absl::StatusOr<std::vector<int>> FindUsers(const Target& t, const std::string& account) const {
+    std::vector<int> out;
     for (int page = 1;; ++page) {
       auto r = Call(t, "GET",
                     absl::StrCat("/api/org/users/search?query=", UrlEscape(account),
@@ -273,15 +282,23 @@ class GrafanaProvider : public ProviderClient {
       if (!r->ok()) return rest::VendorError("grafana GET /api/org/users/search", *r);
       const json& users = rest::Array(r->body, "orgUsers");
       for (const auto& u : users) {
-        if (absl::AsciiStrToLower(rest::Str(u, "email")) == want ||
-            rest::Str(u, "login") == account) {
-          return std::optional<int>(static_cast<int>(rest::Int(u, "userId")));
+        if (absl::EqualsIgnoreCase(rest::Str(u, "email"), account)) {
+          int id = static_cast<int>(rest::Int(u, "userId"));
+          if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
         }
       }
       if (users.size() < kUserPage || page * kUserPage >= rest::Int(r->body, "totalCount")) {
-        return std::optional<int>();
+        return out;
       }
     }
+  }
+
+  // "account_id: ..." message for an email that more than one user has.
+  static std::string Ambiguous(const std::string& account, const std::vector<int>& ids) {
+    return absl::StrCat("account_id: \"", account, "\" is the email of ", ids.size(),
+                        " Grafana users (ids ", absl::StrJoin(ids, ", "),
+                        ", emails differing only in case); Sluice will not pick one: merge or "
+                        "rename the duplicates in Grafana");
   }
 
   // The resource's permission items; NotFound when it is gone.
@@ -314,15 +331,20 @@ class GrafanaProvider : public ProviderClient {
     }
     auto t = ParseTarget(config);
     if (!t.ok()) return t.status();
-    auto user = FindUser(*t, req.account_id);
-    if (!user.ok()) return user.status();
-    if (!user->has_value()) {
+    auto users = FindUsers(*t, req.account_id);
+    if (!users.ok()) return users.status();
+    if (users->empty()) {
       if (!grant) return absl::OkStatus();  // no such user: nothing to revoke
       return absl::FailedPreconditionError(absl::StrCat(
           "grafana provider ", config.urn(), ": account \"", req.account_id,
-          "\" is not a user of the Grafana organization (add the user to the organization first)"));
+          "\" is not the email of a user of the Grafana organization (add the user to the "
+          "organization first)"));
     }
-    int uid = **user;
+    if (users->size() > 1) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("grafana provider ", config.urn(), ": ", Ambiguous(req.account_id, *users)));
+    }
+    int uid = users->front();
     std::string path = PermissionsPath(r);
     // Grafana's POST replaces the whole list and has no revision: merges in
     // this process queue per item, and each write is read back.

@@ -18,8 +18,12 @@
 // role's, then POSTs the merged list and reads it back (Grafana has no
 // revision: another writer's overwrite is detected and the merge redone).
 // A revoke drops the user's item when its level is the role's; an absent
-// user, item or dashboard is already revoked. Accounts are the emails (or
-// logins) of the organization's users (GET /api/org/users/search).
+// user, item or dashboard is already revoked. Accounts are the emails of
+// the organization's users, compared ignoring case across every page of
+// GET /api/org/users/search; a login never matches (users may set their own
+// login to someone else's email, review F-L6), and an email that two users
+// share up to case is refused (InvalidArgument at appeal creation,
+// FailedPrecondition at grant and revoke) rather than one of them picked.
 #ifndef SLUICE_SERVER_ACCESS_PROVIDERS_GRAFANA_GRAFANA_PROVIDER_H_
 #define SLUICE_SERVER_ACCESS_PROVIDERS_GRAFANA_GRAFANA_PROVIDER_H_
 

@@ -155,7 +155,9 @@ TEST_F(GrafanaProviderTest, AccountsAndFailures) {
                 .message()
                 .rfind("account_id: ", 0),
             0u);
-  EXPECT_TRUE(plugin_->ValidateAccount(config_, "user", "alice").ok());  // a login
+  EXPECT_TRUE(plugin_->ValidateAccount(config_, "user", "ALICE@example.com").ok());
+  // Accounts are emails only (review F-L6): a login names no account.
+  EXPECT_TRUE(absl::IsInvalidArgument(plugin_->ValidateAccount(config_, "user", "alice")));
   auto req = Req(std::to_string(home_), "view");
   fake_->server().Inject({"POST", "/api/dashboards", 500});
   EXPECT_TRUE(absl::IsUnavailable(plugin_->GrantAccess(config_, req)));
@@ -167,6 +169,42 @@ TEST_F(GrafanaProviderTest, AccountsAndFailures) {
   EXPECT_TRUE(absl::IsFailedPrecondition(plugin_->GrantAccess(config_, req)));
   fake_->server().Inject({"GET", "/api/dashboards", 404});
   EXPECT_TRUE(plugin_->RevokeAccess(config_, req).ok());
+}
+
+// Review F-L6: a user whose login is someone else's email, listed first
+// (page 1 of the user search, the owner of the email on page 2), gets
+// nothing: accounts match by email only, across every page.
+TEST_F(GrafanaProviderTest, ALoginEqualToAnothersEmailNeverMatches) {
+  fake_->AddUser("mallory@example.com", "carol@example.com");
+  for (int i = 0; i < 100; ++i) {
+    fake_->AddUser("filler" + std::to_string(i) + "@example.com",
+                   "carol@example.com-" + std::to_string(i));
+  }
+  fake_->AddUser("carol@example.com", "carol");
+  std::string uid = fake_->DashboardUid(home_);
+  ASSERT_TRUE(plugin_->ValidateAccount(config_, "user", "carol@example.com").ok());
+  auto st = plugin_->GrantAccess(config_, Req(std::to_string(home_), "view", "carol@example.com"));
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(fake_->Level(uid, "carol@example.com"), 1);
+  EXPECT_EQ(fake_->Level(uid, "mallory@example.com"), 0) << fake_->Items(uid);
+  ASSERT_TRUE(
+      plugin_->RevokeAccess(config_, Req(std::to_string(home_), "view", "carol@example.com")).ok());
+  EXPECT_EQ(fake_->Level(uid, "carol@example.com"), 0);
+}
+
+// Review F-L6: two users whose emails differ only in case are refused by
+// name rather than one of them picked.
+TEST_F(GrafanaProviderTest, AnAmbiguousEmailIsRefused) {
+  fake_->AddUser("Dana@example.com", "dana1");
+  fake_->AddUser("dana@example.com", "dana2");
+  auto v = plugin_->ValidateAccount(config_, "user", "dana@example.com");
+  EXPECT_TRUE(absl::IsInvalidArgument(v)) << v;
+  EXPECT_NE(v.message().find("account_id: "), std::string::npos) << v;
+  auto st = plugin_->GrantAccess(config_, Req(std::to_string(home_), "view", "dana@example.com"));
+  EXPECT_TRUE(absl::IsFailedPrecondition(st)) << st;
+  EXPECT_NE(st.message().find("2 Grafana users"), std::string::npos) << st;
+  EXPECT_EQ(fake_->Level(fake_->DashboardUid(home_), "dana@example.com"), 0);
+  EXPECT_EQ(fake_->Level(fake_->DashboardUid(home_), "Dana@example.com"), 0);
 }
 
 // Concurrent grants on one dashboard through one plugin (one server):

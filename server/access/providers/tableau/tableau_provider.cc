@@ -1,5 +1,6 @@
 #include "server/access/providers/tableau/tableau_provider.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -67,6 +68,31 @@ int SiteRoleRank(const std::string& role) {
                                                         {"ServerAdministrator", 8}};
   auto it = m->find(role);
   return it == m->end() ? -1 : it->second;
+}
+
+// Grant.provider_state key of a grant with a site role: the user's site
+// role before Sluice's grants raised it (review F-M3).
+constexpr char kRoleBefore[] = "site_role_before";
+
+// The highest-ranked site role among appeal permissions ("Viewer@site_role"),
+// "" when there is none.
+std::string HighestSiteRole(const std::vector<std::string>& permissions) {
+  std::string best;
+  for (const auto& p : permissions) {
+    if (!absl::EndsWith(p, "@site_role")) continue;
+    std::string role = p.substr(0, p.size() - 10);
+    if (SiteRoleRank(role) > SiteRoleRank(best)) best = role;
+  }
+  return best;
+}
+
+// kRoleBefore of a grant's provider state; "" when absent or unreadable.
+std::string RoleBefore(const std::string& state) {
+  if (state.empty()) return "";
+  json doc = json::parse(state, nullptr, false);
+  if (!doc.is_object() || !doc.contains(kRoleBefore) || !doc[kRoleBefore].is_string()) return "";
+  std::string role = doc[kRoleBefore].get<std::string>();
+  return SiteRoleRank(role) < 0 ? "" : role;
 }
 
 // One permission of a role: a capability "Name:Mode" or a site role.
@@ -236,6 +262,17 @@ class TableauProvider : public ProviderClient {
 
   absl::Status GrantAccess(const v1beta1::ProviderConfig& config,
                            const AccessRequest& req) override {
+    return GrantAccessWithState(config, req).status();
+  }
+
+  bool UsesOtherGrants() const override { return true; }
+
+  // The state of a grant with a site role is {"site_role_before": R}: R is
+  // the site role the user had before Sluice raised it, carried over from
+  // another active grant that recorded one (the user's current role may
+  // already be that grant's raise), else the current role.
+  absl::StatusOr<std::string> GrantAccessWithState(const v1beta1::ProviderConfig& config,
+                                                   const AccessRequest& req) override {
     auto perms = Parse(req);
     if (!perms.ok()) return perms.status();
     auto client = ClientFor(config);
@@ -248,15 +285,25 @@ class TableauProvider : public ProviderClient {
                        "\" is not a user of the Tableau site (add the user to the site first)"));
     }
     const auto& u = **user;
-    // Site role first (Guardian: UpdateSiteRole), only ever raised.
-    for (const auto& p : *perms) {
-      if (!p.site_role) continue;
+    // Site role first (Guardian: UpdateSiteRole), only ever raised here;
+    // RevokeAccess lowers it back to the recorded one.
+    std::string state;
+    std::string want = HighestSiteRole(req.permissions);
+    if (!want.empty()) {
       absl::MutexLock lock(locks_.For(client->target().base + "\nuser\n" + u.id));
       auto fresh = client->FindUser(req.account_id);
       if (!fresh.ok()) return fresh.status();
       std::string current = fresh->has_value() ? (*fresh)->site_role : u.site_role;
-      if (SiteRoleRank(current) < SiteRoleRank(p.name)) {
-        if (auto st = client->SetSiteRole(u.id, p.name); !st.ok()) return st;
+      std::string before;
+      for (const auto& other : req.other_grants) {
+        if (before.empty() && !HighestSiteRole(other.permissions).empty()) {
+          before = RoleBefore(other.provider_state);
+        }
+      }
+      if (before.empty()) before = current;
+      state = json{{kRoleBefore, before}}.dump();
+      if (SiteRoleRank(current) < SiteRoleRank(want)) {
+        if (auto st = client->SetSiteRole(u.id, want); !st.ok()) return st;
       }
     }
     const Kind& kind = Kinds().at(req.resource.type());
@@ -288,8 +335,11 @@ class TableauProvider : public ProviderClient {
       }
       add.emplace_back(p.name, p.mode);
     }
-    if (add.empty()) return absl::OkStatus();
-    return client->AddCapabilities(kind.plural, req.resource.urn(), u.id, add);
+    if (!add.empty()) {
+      auto st = client->AddCapabilities(kind.plural, req.resource.urn(), u.id, add);
+      if (!st.ok()) return st;
+    }
+    return state;
   }
 
   absl::Status RevokeAccess(const v1beta1::ProviderConfig& config,
@@ -303,12 +353,12 @@ class TableauProvider : public ProviderClient {
     if (!user->has_value()) return absl::OkStatus();  // no such user: nothing to revoke
     const Kind& kind = Kinds().at(req.resource.type());
     for (const auto& p : *perms) {
-      if (p.site_role) continue;  // left as is (see the header)
+      if (p.site_role) continue;  // below, once the capabilities are gone
       auto st =
           client->DeleteCapability(kind.plural, req.resource.urn(), (*user)->id, p.name, p.mode);
       if (!st.ok()) return st;
     }
-    return absl::OkStatus();
+    return LowerSiteRole(*client, req, (*user)->id);
   }
 
   absl::StatusOr<std::vector<ProviderAccess>> ListAccess(
@@ -345,6 +395,33 @@ class TableauProvider : public ProviderClient {
     auto target = tableau::ParseTarget(config.credentials());
     if (!target.ok()) return target.status();
     return Client(http_, &sessions_, limits_, *target);
+  }
+
+  // Review F-M3: when the revoked grant raised the site role, lowers it to
+  // the higher of the role recorded before the raise and the highest one
+  // the account's other active grants need. Only lowers, and only a role
+  // no higher than what these grants account for: a role someone raised
+  // further by hand stays. A grant without a recorded role (made before
+  // Sluice recorded it) leaves the role as it is.
+  absl::Status LowerSiteRole(Client& client, const AccessRequest& req,
+                             const std::string& user_id) {
+    std::string mine = HighestSiteRole(req.permissions);
+    std::string target = RoleBefore(req.provider_state);
+    if (mine.empty() || target.empty()) return absl::OkStatus();
+    std::string others;
+    for (const auto& other : req.other_grants) {
+      std::string r = HighestSiteRole(other.permissions);
+      if (SiteRoleRank(r) > SiteRoleRank(others)) others = r;
+    }
+    if (SiteRoleRank(others) > SiteRoleRank(target)) target = others;
+    int ceiling = std::max(SiteRoleRank(mine), SiteRoleRank(others));
+    absl::MutexLock lock(locks_.For(client.target().base + "\nuser\n" + user_id));
+    auto fresh = client.FindUser(req.account_id);
+    if (!fresh.ok()) return fresh.status();
+    if (!fresh->has_value()) return absl::OkStatus();
+    int current = SiteRoleRank((*fresh)->site_role);
+    if (current <= SiteRoleRank(target) || current > ceiling) return absl::OkStatus();
+    return client.SetSiteRole(user_id, target);
   }
 
   static absl::StatusOr<std::vector<Permission>> Parse(const AccessRequest& req) {

@@ -17,10 +17,22 @@
 // Permissions, as Guardian's config: {"name": "<Capability>:<Allow|Deny>"}
 // (e.g. Read:Allow) and {"name": "<SiteRole>", "type": "site_role"}; an
 // appeal carries them as "Read:Allow" and "Viewer@site_role". A grant first
-// checks the user's site role and raises it to the role's when lower (never
-// lowers it), then adds the missing capabilities (PUT .../permissions; an
-// opposite mode of the same capability is deleted first). A revoke deletes
-// the capabilities (a 404 is already revoked) and leaves the site role.
+// checks the user's site role and raises it to the role's highest site role
+// when lower, then adds the missing capabilities (PUT .../permissions; an
+// opposite mode of the same capability is deleted first). A grant with a
+// site role returns the provider state {"site_role_before": R}
+// (GrantAccessWithState; kept as Grant.provider_state): R is the role the
+// user had before Sluice raised it, taken from another active grant's state
+// (AccessRequest::other_grants; UsesOtherGrants is true) or else the
+// current role. A revoke deletes the capabilities (a 404 is already
+// revoked), then, given that state, lowers the site role to the higher of R
+// and the highest site role the account's other active grants on the site
+// still need (review F-M3). It only lowers, and only a role no higher than
+// what these grants need (a role raised further by hand stays). Without a
+// recorded R (grants made before it was recorded) the site role stays.
+// Limitation: two revokes of one account's grants in concurrent
+// transactions can each see the other grant still active and both keep the
+// role.
 // Accounts are Tableau user names (users?filter=name:eq:<name>).
 #ifndef SLUICE_SERVER_ACCESS_PROVIDERS_TABLEAU_TABLEAU_PROVIDER_H_
 #define SLUICE_SERVER_ACCESS_PROVIDERS_TABLEAU_TABLEAU_PROVIDER_H_

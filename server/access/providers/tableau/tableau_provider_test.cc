@@ -143,7 +143,8 @@ TEST_F(TableauProviderTest, GrantChecksSiteRoleThenAddsCapabilities) {
   auto listed = plugin_->ListAccess(config_, {read.resource});
   ASSERT_TRUE(listed.ok()) << listed.status();
   EXPECT_EQ(listed->size(), 2u);
-  // Revoke removes the capabilities; the site role stays.
+  // Revoke removes the capabilities; without a recorded earlier role (no
+  // provider state) the site role stays.
   ASSERT_TRUE(plugin_->RevokeAccess(config_, read).ok());
   EXPECT_TRUE(fake_->Capabilities("workbooks", workbook_, "alice@example.com").empty());
   EXPECT_EQ(fake_->SiteRole("alice@example.com"), "Viewer");
@@ -161,6 +162,94 @@ TEST_F(TableauProviderTest, GrantChecksSiteRoleThenAddsCapabilities) {
   EXPECT_EQ(fake_->SiteRole("alice@example.com"), "ExplorerCanPublish");
   EXPECT_EQ(fake_->Capabilities("flows", flow_, "alice@example.com"),
             std::set<std::string>{"Execute:Allow"});
+}
+
+// Review F-M3: a site role raised by a grant goes back down when the last
+// grant that needs it ends; the role from before the raise is kept in the
+// grant's provider state.
+TEST_F(TableauProviderTest, RevokeLowersTheSiteRoleItRaised) {
+  fake_->AddUser("bob@example.com", "Viewer");
+  AccessRequest exec{"bob@example.com", "user", Find(flow_), "other", Perms(1, 0)};
+  auto state = plugin_->GrantAccessWithState(config_, exec);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(json::parse(*state), json({{"site_role_before", "Viewer"}}));
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "ExplorerCanPublish");
+  exec.provider_state = *state;
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "Viewer");
+  EXPECT_TRUE(fake_->Capabilities("flows", flow_, "bob@example.com").empty());
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());  // already gone
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "Viewer");
+}
+
+// Review F-M3: while another active grant needs an equal or higher site
+// role, the role stays; the role from before the first raise is carried to
+// later grants, and the last revoke restores it.
+TEST_F(TableauProviderTest, SiteRoleStaysWhileAnotherGrantNeedsIt) {
+  fake_->AddUser("bob@example.com", "Viewer");
+  AccessRequest exec{"bob@example.com", "user", Find(flow_), "other", Perms(1, 0)};
+  auto s1 = plugin_->GrantAccessWithState(config_, exec);
+  ASSERT_TRUE(s1.ok()) << s1.status();
+  exec.provider_state = *s1;
+  AccessRequest admin{"bob@example.com", "user", Find(workbook_), "admin", Perms(0, 1)};
+  admin.other_grants = {{"flow", flow_, exec.permissions, *s1}};
+  auto s2 = plugin_->GrantAccessWithState(config_, admin);
+  ASSERT_TRUE(s2.ok()) << s2.status();
+  EXPECT_EQ(json::parse(*s2), json({{"site_role_before", "Viewer"}}))
+      << "the role before Sluice's first raise, not ExplorerCanPublish";
+  admin.provider_state = *s2;
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "ServerAdministrator");
+
+  // The lower grant ends first: the higher one still needs its role.
+  exec.other_grants = {{"workbook", workbook_, admin.permissions, *s2}};
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "ServerAdministrator");
+  // The last one ends: back to the role from before.
+  admin.other_grants.clear();
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, admin).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "Viewer");
+
+  // The higher grant ends first: down to what the remaining grant needs.
+  s1 = plugin_->GrantAccessWithState(config_, exec);
+  ASSERT_TRUE(s1.ok()) << s1.status();
+  admin.other_grants = {{"flow", flow_, exec.permissions, *s1}};
+  s2 = plugin_->GrantAccessWithState(config_, admin);
+  ASSERT_TRUE(s2.ok()) << s2.status();
+  admin.provider_state = *s2;
+  exec.provider_state = *s1;
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, admin).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "ExplorerCanPublish");
+  exec.other_grants.clear();
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "Viewer");
+}
+
+// A site role someone raised by hand above what Sluice's grants need stays
+// when the grant ends.
+TEST_F(TableauProviderTest, SiteRoleRaisedByHandStays) {
+  fake_->AddUser("bob@example.com", "Viewer");
+  AccessRequest exec{"bob@example.com", "user", Find(flow_), "other", Perms(1, 0)};
+  auto state = plugin_->GrantAccessWithState(config_, exec);
+  ASSERT_TRUE(state.ok()) << state.status();
+  exec.provider_state = *state;
+  fake_->SetSiteRole("bob@example.com", "SiteAdministratorCreator");
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "SiteAdministratorCreator");
+}
+
+// A grant made before Sluice recorded the earlier role (no provider state)
+// leaves the site role as it is; a user who already had the role keeps it.
+TEST_F(TableauProviderTest, SiteRoleWithoutARecordedRoleStays) {
+  fake_->AddUser("bob@example.com", "Viewer");
+  AccessRequest exec{"bob@example.com", "user", Find(flow_), "other", Perms(1, 0)};
+  ASSERT_TRUE(plugin_->GrantAccess(config_, exec).ok());
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "ExplorerCanPublish");
+  auto state = plugin_->GrantAccessWithState(config_, exec);
+  ASSERT_TRUE(state.ok()) << state.status();
+  exec.provider_state = *state;
+  ASSERT_TRUE(plugin_->RevokeAccess(config_, exec).ok());
+  EXPECT_EQ(fake_->SiteRole("bob@example.com"), "ExplorerCanPublish");
 }
 
 TEST_F(TableauProviderTest, AccountsSessionsAndFailures) {

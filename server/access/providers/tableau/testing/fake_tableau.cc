@@ -104,6 +104,13 @@ std::string FakeTableau::SiteRole(const std::string& name) {
   return "";
 }
 
+void FakeTableau::SetSiteRole(const std::string& name, const std::string& site_role) {
+  absl::MutexLock lock(&mu_);
+  for (auto& [id, u] : users_) {
+    if (u["name"] == name) u["siteRole"] = site_role;
+  }
+}
+
 FakeResponse FakeTableau::Page(const FakeRequest& req, const std::string& plural,
                                const std::string& singular, const std::vector<json>& all) {
   int size = 100, number = 1;

@@ -45,6 +45,8 @@ class FakeTableau {
   std::set<std::string> Capabilities(const std::string& kind, const std::string& id,
                                      const std::string& name);
   std::string SiteRole(const std::string& name);
+  // Sets user `name`'s site role, as a site admin would by hand.
+  void SetSiteRole(const std::string& name, const std::string& site_role);
 
  private:
   FakeTableau() = default;
