@@ -319,6 +319,7 @@ var mapParam = regexp.MustCompile(`^(.*)\[(.*)\]$`)
 //     name, dotted paths into nested messages, `key[sub]` for maps);
 //   - the field exists but this route takes it from the body or the path,
 //     where grpc-gateway would silently ignore the query copy.
+//
 // Parameters are checked in sorted order, so the answer is stable.
 func checkQuery(q map[string][]string, b *binding, request string, req interface{}) string {
 	keys := make([]string, 0, len(q))
