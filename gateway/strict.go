@@ -282,11 +282,17 @@ func (r *route) match(req *http.Request) *binding {
 
 type httpRequestKey struct{}
 
+// requestRef is the context value: the very request the mux serves (the mux
+// may change its Method, for X-HTTP-Method-Override).
+type requestRef struct{ r *http.Request }
+
 // withHTTPRequest puts the HTTP request in its context, for
 // strictQueryInterceptor (grpc-gateway derives the call's context from it).
 func withHTTPRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), httpRequestKey{}, r)))
+		ref := &requestRef{}
+		ref.r = r.WithContext(context.WithValue(r.Context(), httpRequestKey{}, ref))
+		next.ServeHTTP(w, ref.r)
 	})
 }
 
@@ -297,12 +303,16 @@ func withHTTPRequest(next http.Handler) http.Handler {
 func strictQueryInterceptor(t *routeTable) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply interface{}, cc *grpc.ClientConn,
 		invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		if hr, ok := ctx.Value(httpRequestKey{}).(*http.Request); ok && len(hr.URL.RawQuery) > 0 {
+		if ref, ok := ctx.Value(httpRequestKey{}).(*requestRef); ok && len(ref.r.URL.RawQuery) > 0 {
 			if r := t.routes[method]; r != nil {
-				if b := r.match(hr); b != nil {
-					if msg := checkQuery(hr.URL.Query(), b, r.request, req); msg != "" {
-						return status.Error(codes.InvalidArgument, msg)
-					}
+				b := r.match(ref.r)
+				if b == nil {
+					// Not expected (the mux matched one of r's bindings):
+					// still refuse what the message does not have.
+					b = &binding{method: ref.r.Method, template: ref.r.URL.Path}
+				}
+				if msg := checkQuery(ref.r.URL.Query(), b, r.request, req); msg != "" {
+					return status.Error(codes.InvalidArgument, msg)
 				}
 			}
 		}

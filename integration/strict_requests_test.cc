@@ -96,6 +96,12 @@ TEST_F(StrictRequestsTest, UnknownQueryParameterIsRefusedNamingIt) {
             R"(unknown field "with_children" in GetResourceRequest)");
   EXPECT_EQ(Refusal(Call("DELETE", "/providers/nope?force=true", nullptr, kAdmin)),
             R"(unknown field "force" in DeleteProviderRequest)");
+  // grpc-gateway's X-HTTP-Method-Override (an empty form POST served as a GET).
+  auto overridden = Http("POST", absl::StrCat(stack_->http_base(), "/api/v1beta1/grants?resource_urnz=x"),
+                         "", {"X-Auth-Email: alice@example.com",
+                              "Content-Type: application/x-www-form-urlencoded",
+                              "X-HTTP-Method-Override: GET"});
+  EXPECT_EQ(Refusal(overridden), R"(unknown field "resource_urnz" in ListGrantsRequest)");
 }
 
 TEST_F(StrictRequestsTest, KnownQueryParametersStillWork) {
