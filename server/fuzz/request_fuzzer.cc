@@ -18,7 +18,7 @@
 //
 // Failures: crashes, sanitizer reports, uncaught exceptions, timeouts, and
 // memory beyond the script's limits; also, since the fakes never fail,
-// any Internal or Unknown status (DESIGN.md: Internal is for bugs and
+// any Internal or Unknown status (docs/architecture.md: Internal is for bugs and
 // outages only), a reply the gateway could not carry (not printable as JSON,
 // or invalid UTF-8 that gRPC's parser would refuse), a message that failed
 // delivery with "internal error while delivering" (an exception in the
