@@ -20,7 +20,7 @@
 //
 // Failures: crashes, sanitizer reports, uncaught exceptions, timeouts and
 // memory beyond the script's limits; and, since the fakes never fail, any
-// Internal or Unknown status (DESIGN.md: Internal is for bugs and outages
+// Internal or Unknown status (docs/architecture.md: Internal is for bugs and outages
 // only), a method no served service has, and a reply the gateway could not
 // carry (not printable as JSON, or invalid UTF-8 that gRPC's parser would
 // refuse). Statuses such as InvalidArgument are the expected answer to
