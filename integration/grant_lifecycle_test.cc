@@ -8,6 +8,7 @@
 
 #include "absl/time/clock.h"
 #include "integration/appeal_fixture.h"
+#include "integration/postgres_target.h"
 
 namespace sluice::integration {
 namespace {
@@ -235,46 +236,6 @@ TEST_F(GrantLifecycleTest, SluicectlGrantUpdateRevokeRestoreImportAndTables) {
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("ListAccess"), std::string::npos) << out;
 }
-
-// The postgres provider's target: a second database on the test server, and
-// roles (server-wide, so uniquely named) dropped at the end.
-class PostgresTarget {
- public:
-  PostgresTarget() {
-    auto db = db::TestDatabase::Create();
-    EXPECT_TRUE(db.ok()) << db.status();
-    if (db.ok()) db_ = std::move(*db);
-  }
-  ~PostgresTarget() {
-    if (!db_) return;
-    std::string admin = db_->admin_dsn();
-    db_.reset();  // drops the database and with it every grant to the roles
-    soci::session sql(soci::postgresql, admin);
-    for (const auto& role : roles_) sql << "DROP ROLE IF EXISTS \"" + role + "\"";
-  }
-  void Run(const std::string& statement) {
-    soci::session s(soci::postgresql, db_->dsn());
-    s << statement;
-  }
-  std::string NewRole(const std::string& stem) {
-    std::string role = absl::StrCat("gl_", stem, "_", absl::ToUnixMicros(absl::Now()) % 1000000);
-    Run("CREATE ROLE \"" + role + "\"");
-    roles_.push_back(role);
-    return role;
-  }
-  bool Has(const std::string& role, const std::string& table, const std::string& privilege) {
-    soci::session s(soci::postgresql, db_->dsn());
-    int v = 0;
-    s << "SELECT has_table_privilege(:r, :t, :p)::int", soci::into(v), soci::use(role),
-        soci::use(table), soci::use(privilege);
-    return v != 0;
-  }
-  const db::TestDatabase& db() const { return *db_; }
-
- private:
-  std::unique_ptr<db::TestDatabase> db_;
-  std::vector<std::string> roles_;
-};
 
 TEST_F(GrantLifecycleTest, ImportDryRunThenApplyAgainstThePostgresProvider) {
   PostgresTarget target;

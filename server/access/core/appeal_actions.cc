@@ -74,7 +74,9 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     auto appeal = tx.GetAppeal(id, /*for_update=*/true);
     if (!appeal.ok()) return appeal.status();
     *appeal->mutable_resource() = current->resource();
-    *appeal->mutable_creator() = current->creator();
+    // Only when present: an empty google.protobuf.Value (no kind) does not
+    // serialize to JSON (the gateway answers "nil Value").
+    if (current->has_creator()) *appeal->mutable_creator() = current->creator();
     pb::Approval* approval = FindApproval(&*appeal, approval_name);
     if (approval == nullptr) {
       return absl::NotFoundError(

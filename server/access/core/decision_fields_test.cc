@@ -137,6 +137,13 @@ TEST_F(DecisionFieldsTest, ProviderPoliciesWhenPicksTheFlow) {
   EXPECT_EQ((*open)[0].policy_id(), "auto");
   EXPECT_EQ((*open)[0].status(), "active");
   EXPECT_EQ(client_->granted.size(), 1u);  // only the non-matching one
+  // The strict flow goes on as usual; an appeal without a creator profile
+  // keeps none (an empty google.protobuf.Value would not serialize to JSON).
+  auto approved = service_->Act((*pii)[0].id(), "owner", "approve", "o@x.com", "ok");
+  ASSERT_TRUE(approved.ok()) << approved.status();
+  EXPECT_EQ(approved->status(), "active");
+  EXPECT_FALSE(approved->has_creator());
+  EXPECT_EQ(client_->granted.size(), 2u);
 }
 
 TEST_F(DecisionFieldsTest, ProviderPolicySpecs) {
