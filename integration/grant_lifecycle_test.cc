@@ -2,6 +2,9 @@
 // /me/grants, owner update, revoke, restore and bulk revoke with their
 // authorization, and import (dry run, then apply) against the postgres
 // provider on a real database.
+#include <cstdlib>
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/soci.h>
@@ -202,12 +205,35 @@ TEST_F(GrantLifecycleTest, SluicectlGrantUpdateRevokeRestoreImportAndTables) {
   auto [rc, out] = Ctl(*stack_, kBob, {"--json", "grant", "update", id, "--owner", kDave});
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(json::parse(out)["grant"]["owner"], kDave);
+  // Issue 28: an admin shortens the expiration; the owner may not skip the
+  // provider revoke, but may skip the notification.
+  std::string soon = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now() + absl::Hours(24),
+                                      absl::UTCTimeZone());
+  std::tie(rc, out) = Ctl(*stack_, kAlice, {"--json", "grant", "update", id, "--expiration", soon,
+                                            "--expiration-reason", "project ends"});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(json::parse(out)["grant"]["expiration_date"], soon);
+  EXPECT_EQ(json::parse(out)["grant"]["expiration_date_reason"], "project ends");
+  std::tie(rc, out) = Ctl(*stack_, kDave, {"grant", "revoke", id, "--reason", "x",
+                                           "--skip-revoke-in-provider"});
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("skip_revoke_in_provider"), std::string::npos) << out;
   std::tie(rc, out) = Ctl(*stack_, kEve, {"grant", "revoke", id, "--reason", "x"});
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("error: 7:"), std::string::npos) << out;
-  std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "revoke", id, "--reason", "r"});
+  std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "revoke", id, "--reason", "r",
+                                           "--skip-notification"});
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(json::parse(out)["grant"]["status"], "inactive");
+  EXPECT_EQ(OutboxEvents(*stack_, "grant.revoked", id), 0);
+  // policy create --dry-run: validated and shown, not stored.
+  std::string file = std::string(std::getenv("TEST_TMPDIR")) + "/glcli-dry.json";
+  std::ofstream(file) << R"({"id": "glcli-dry", "steps": [{"name": "auto", "strategy": "auto",
+      "approve_if": "true"}]})";
+  std::tie(rc, out) = Ctl(*stack_, kAlice, {"--json", "policy", "create", "-f", file, "--dry-run"});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(json::parse(out)["policy"]["version"], 1);
+  ExpectCode(Call("GET", "/policies/glcli-dry"), 404, 5);
   std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "restore", id, "--reason", "back"});
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(json::parse(out)["grant"]["restored_by"], kDave);
