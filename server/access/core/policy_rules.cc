@@ -134,7 +134,8 @@ absl::Status ValidateTrigger(const pb::RequirementTrigger& on, const std::string
   for (int i = 0; i < on.conditions_size(); ++i) {
     const auto& c = on.conditions(i);
     std::string fc = absl::StrCat(field, ".conditions[", i, "]");
-    if (!absl::StartsWith(c.field(), kResourcePrefix) || c.field().size() <= 10) {
+    if (!absl::StartsWith(c.field(), kResourcePrefix) ||
+        c.field().size() <= sizeof(kResourcePrefix) - 1) {
       return absl::InvalidArgumentError(
           absl::StrCat(fc, ".field: \"", c.field(),
                        "\" must be a path into the appeal's resource, $resource.<path>"));
