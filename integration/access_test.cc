@@ -382,7 +382,7 @@ resources:
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find("cli-policy"), std::string::npos);
   // Every version is listed (as Guardian), so the table shows the version.
-  std::tie(code, out) = Ctl(*stack_, {"policy", "list", "-o", "table"});
+  std::tie(code, out) = Ctl(*stack_, {"-o", "table", "policy", "list"});
   ASSERT_EQ(code, 0) << out;
   std::vector<std::string> lines = absl::StrSplit(out, '\n');
   ASSERT_FALSE(lines.empty());
