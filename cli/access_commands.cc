@@ -48,7 +48,7 @@ void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
     CallAndPrint<pb::PolicyService>(options, exit_code, req, &pb::PolicyService::Stub::UpdatePolicy);
   });
 
-  auto* list = group->add_subcommand("list", "list the latest version of every policy");
+  auto* list = group->add_subcommand("list", "list every version of every policy, oldest first (as Guardian)");
   list->callback([&options, exit_code] {
     CallAndPrint<pb::PolicyService>(options, exit_code, pb::ListPoliciesRequest{},
                                &pb::PolicyService::Stub::ListPolicies);

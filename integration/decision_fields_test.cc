@@ -92,7 +92,7 @@ TEST_F(DecisionFieldsTest, DryRunAppealOnAnAutoApprovingPolicyGrantsNothing) {
   ASSERT_EQ(dry.status, 200) << dry.body;
   json a = dry.Json()["appeals"][0];
   EXPECT_TRUE(dry.Json()["dry_run"].get<bool>());
-  EXPECT_EQ(a["status"], "active");  // what would have been stored: approved at once
+  EXPECT_EQ(a["status"], "approved");  // what would have been stored: approved at once
   EXPECT_EQ(a["id"], "");
   EXPECT_EQ(a["account_id"], role);
   EXPECT_EQ(a["policy_id"], "dfdry");
@@ -113,7 +113,7 @@ TEST_F(DecisionFieldsTest, DryRunAppealOnAnAutoApprovingPolicyGrantsNothing) {
   // The same request for real grants.
   auto real = AppealFor(rid, role, /*dry_run=*/false);
   ASSERT_EQ(real.status, 200) << real.body;
-  EXPECT_EQ(real.Json()["appeals"][0]["status"], "active");
+  EXPECT_EQ(real.Json()["appeals"][0]["status"], "approved");
   EXPECT_TRUE(target.Has(role, "df_orders", "SELECT"));
   EXPECT_EQ(Count("grants"), grants + 1);
 }
@@ -245,7 +245,7 @@ TEST_F(DecisionFieldsTest, ProviderPoliciesWhenPicksTheFlow) {
   auto on_a = Appeal(a);
   ASSERT_EQ(on_a.status, 200) << on_a.body;
   EXPECT_EQ(on_a.Json()["appeals"][0]["policy_id"], "dfwhen-auto");
-  EXPECT_EQ(on_a.Json()["appeals"][0]["status"], "active");
+  EXPECT_EQ(on_a.Json()["appeals"][0]["status"], "approved");
   auto on_b = Appeal(b);
   ASSERT_EQ(on_b.status, 200) << on_b.body;
   EXPECT_EQ(on_b.Json()["appeals"][0]["policy_id"], "dfwhen-strict");

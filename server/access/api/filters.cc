@@ -49,6 +49,24 @@ GrantSelector SelectorFields(const Message& m) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::string>> AppealStatusesOf(
+    const google::protobuf::RepeatedPtrField<std::string>& statuses) {
+  std::vector<std::string> out;
+  for (const std::string& s : statuses) {
+    std::string v = s;
+    if (v == "active") v = "approved";
+    if (v == "cancelled") v = "canceled";
+    if (v == "terminated") {
+      return absl::InvalidArgumentError(
+          "statuses: \"terminated\" is no longer an appeal status (Guardian's are pending, "
+          "approved, rejected, canceled): a revoked or replaced appeal stays \"approved\" and "
+          "its grant becomes inactive; list those with GET /grants?statuses=inactive");
+    }
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
     const google::protobuf::RepeatedPtrField<std::string>& order_by,
     const std::vector<std::string>& allowed) {
@@ -78,7 +96,9 @@ absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& reques
   AppealFilter f;
   f.account_ids = Vec(request.account_ids());
   if (!request.account_id().empty()) f.account_ids.push_back(request.account_id());
-  f.statuses = Vec(request.statuses());
+  auto statuses = AppealStatusesOf(request.statuses());
+  if (!statuses.ok()) return statuses.status();
+  f.statuses = *std::move(statuses);
   f.role = request.role();
   f.provider_types = Vec(request.provider_types());
   f.provider_urns = Vec(request.provider_urns());

@@ -25,9 +25,17 @@ absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
     const google::protobuf::RepeatedPtrField<std::string>& order_by,
     const std::vector<std::string>& allowed);
 
+// An appeal `statuses` filter in Guardian's values (pending, approved,
+// rejected, canceled). The values before the rename stay accepted as
+// aliases: "active" → "approved", "cancelled" → "canceled". "terminated"
+// (an approved appeal whose grant was revoked or replaced) is
+// InvalidArgument naming `statuses` and the new way (the grant's status).
+// Other values pass through (they match nothing, as before).
+absl::StatusOr<std::vector<std::string>> AppealStatusesOf(
+    const google::protobuf::RepeatedPtrField<std::string>& statuses);
 // GET /appeals filters; `account_id` joins `account_ids`. The caller sets
-// visible_to / created_by for non-admins. InvalidArgument: order_by, size,
-// offset.
+// visible_to / created_by for non-admins. `statuses` through
+// AppealStatusesOf. InvalidArgument: statuses, order_by, size, offset.
 absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request);
 // GET /approvals filters; approver = request.created_by (the caller
 // overrides it for non-admins). InvalidArgument: order_by, size, offset.

@@ -126,7 +126,7 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
         !s.ok()) {
       return s;
     }
-    if (appeal->status() == "active") {
+    if (appeal->status() == "approved") {
       if (!config.ok()) return config.status();
       if (auto s = Activate(tx, &*appeal, *config, *policy, ops); !s.ok()) return s;
       if (auto s = InsertHardRequirements(tx, *appeal, &hard, ops); !s.ok()) return s;
@@ -139,7 +139,7 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
   });
   if (!st.ok()) return st;
   EventsCommitted();
-  if (result.status() == "active") CreateSoftRequirements(&result, *policy, &hard);
+  if (result.status() == "approved") CreateSoftRequirements(&result, *policy, &hard);
   return result;
 }
 
@@ -157,7 +157,7 @@ absl::StatusOr<pb::Appeal> AppealService::Cancel(const std::string& id, const st
       return absl::FailedPreconditionError(
           absl::StrCat("appeal ", id, " is ", appeal->status(), ", not pending"));
     }
-    appeal->set_status("cancelled");
+    appeal->set_status("canceled");  // Guardian's spelling
     SkipUndecided(&*appeal);
     *appeal->mutable_updated_at() = ToTimestamp(clock_());
     if (auto s = tx.UpdateAppeal(*appeal); !s.ok()) return s;
@@ -211,8 +211,9 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
   // An imported grant has no appeal (and an empty id is no UUID to look up).
   absl::StatusOr<pb::Appeal> appeal = absl::NotFoundError("no appeal");
   if (!grant->appeal_id().empty()) appeal = tx.GetAppeal(grant->appeal_id(), true);
-  if (appeal.ok() && appeal->status() == "active") {
-    appeal->set_status("terminated");
+  // The appeal stays "approved", as in Guardian (RevokeGrant leaves it so);
+  // the grant now inactive is what says the access is gone.
+  if (appeal.ok() && appeal->status() == "approved") {
     appeal->set_revoked_by(actor);
     *appeal->mutable_revoked_at() = now;
     appeal->set_revoke_reason(reason);
@@ -252,14 +253,17 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
     }
     auto appeal = tx.GetAppeal(id, true);
     if (!appeal.ok()) return appeal.status();
-    if (appeal->status() != "active") {
+    if (appeal->status() != "approved") {
       return absl::FailedPreconditionError(
-          absl::StrCat("appeal ", id, " is ", appeal->status(), ", not active"));
+          absl::StrCat("appeal ", id, " is ", appeal->status(), ", not approved"));
     }
+    // An approved appeal holds access only while its grant is active (a
+    // revoked or replaced one keeps "approved", as in Guardian).
     auto grant = tx.FindActiveGrant(appeal->account_id(), appeal->resource_id(), appeal->role(), true);
     if (!grant.ok()) return grant.status();
     if (!grant->has_value() || (*grant)->appeal_id() != id) {
-      return absl::FailedPreconditionError(absl::StrCat("appeal ", id, " has no active grant"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "appeal ", id, " has no active grant (already revoked, expired or replaced)"));
     }
     if (!config.ok()) return config.status();
     pb::Grant g = **grant;

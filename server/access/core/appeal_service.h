@@ -191,7 +191,9 @@ class AppealService {
                                         const std::string& expiration_reason,
                                         const Actor& actor);
   // Revokes one active grant in the provider and here (FailedPrecondition
-  // unless active); its appeal, if still active, becomes terminated.
+  // unless active). Its appeal stays `approved` (as Guardian's RevokeGrant)
+  // and records revoked_by/at/reason; the grant's status says the access is
+  // gone.
   // opts.skip_revoke_in_provider needs an admin (PermissionDenied naming
   // it).
   absl::StatusOr<pb::Grant> RevokeGrant(const std::string& id, const Actor& actor,
@@ -340,8 +342,9 @@ class AppealService {
   // role, and runs inside RunAndSettle (the call is added to `ops`).
   absl::Status Activate(AccessTx& tx, pb::Appeal* appeal, const pb::ProviderConfig& config,
                         const pb::Policy& policy, std::vector<PendingOp>* ops);
-  // Revokes in the provider and records it (grant inactive, appeal
-  // terminated, audit row); the call is added to `ops`.
+  // Revokes in the provider and records it (grant inactive; its approved
+  // appeal keeps its status and gets revoked_by/at/reason; audit row); the
+  // call is added to `ops`.
   absl::Status Deactivate(AccessTx& tx, pb::Grant* grant, const pb::ProviderConfig& config,
                           const std::string& actor, const std::string& reason,
                           const std::string& audit_action, std::vector<PendingOp>* ops,

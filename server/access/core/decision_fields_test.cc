@@ -94,7 +94,7 @@ TEST_F(DecisionFieldsTest, DryRunAppealOnAnAutoApprovingPolicyGrantsNothing) {
   ASSERT_TRUE(dry.ok()) << dry.status();
   ASSERT_EQ(dry->size(), 1u);
   const pb::Appeal& a = (*dry)[0];
-  EXPECT_EQ(a.status(), "active");
+  EXPECT_EQ(a.status(), "approved");
   EXPECT_TRUE(a.id().empty());
   EXPECT_EQ(a.policy_id(), "auto");
   EXPECT_EQ(a.account_id(), "u@x.com");
@@ -135,13 +135,13 @@ TEST_F(DecisionFieldsTest, ProviderPoliciesWhenPicksTheFlow) {
   auto open = service_->Create(Request(kPublic), "u@x.com");
   ASSERT_TRUE(open.ok()) << open.status();
   EXPECT_EQ((*open)[0].policy_id(), "auto");
-  EXPECT_EQ((*open)[0].status(), "active");
+  EXPECT_EQ((*open)[0].status(), "approved");
   EXPECT_EQ(client_->granted.size(), 1u);  // only the non-matching one
   // The strict flow goes on as usual; an appeal without a creator profile
   // keeps none (an empty google.protobuf.Value would not serialize to JSON).
   auto approved = service_->Act((*pii)[0].id(), "owner", "approve", "o@x.com", "ok");
   ASSERT_TRUE(approved.ok()) << approved.status();
-  EXPECT_EQ(approved->status(), "active");
+  EXPECT_EQ(approved->status(), "approved");
   EXPECT_FALSE(approved->has_creator());
   EXPECT_EQ(client_->granted.size(), 2u);
 }

@@ -65,7 +65,7 @@ class GrantActionsTest : public ::testing::Test {
     auto created = service_->Create(req, account);
     EXPECT_TRUE(created.ok()) << created.status();
     if (!created.ok()) return {};
-    EXPECT_EQ((*created)[0].status(), "active");
+    EXPECT_EQ((*created)[0].status(), "approved");
     return (*created)[0].grant();
   }
   // The outbox events of `type` about grant `grant_id`.

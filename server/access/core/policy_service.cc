@@ -296,7 +296,7 @@ absl::StatusOr<pb::Policy> PolicyService::Get(const std::string& id, uint32_t ve
 }
 
 absl::StatusOr<std::vector<pb::Policy>> PolicyService::List(const Page& page, int64_t* total) {
-  auto ps = repo_->ListLatest(page, total);
+  auto ps = repo_->List(page, total);
   if (!ps.ok()) return ps.status();
   for (auto& p : *ps) MaskPolicySecrets(&p);
   return ps;

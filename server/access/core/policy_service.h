@@ -40,8 +40,8 @@ class PolicyService {
                                     const std::string& actor, bool dry_run = false);
   // Masked. version 0 = latest. NotFound.
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version);
-  // One page of the latest versions, masked, ordered by id; `total`
-  // counts all policies.
+  // One page of every version of every policy, masked, oldest first (as
+  // Guardian's ListPolicies); `total` counts all versions.
   absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total);
   // With IAM secrets decrypted (for the IAM call); NotFound. A given
   // (id, version ≥ 1) never changes, so these are cached in memory.

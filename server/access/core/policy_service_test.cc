@@ -133,6 +133,22 @@ TEST_F(PolicyServiceTest, DryRunWritesNothing) {
   EXPECT_TRUE(absl::IsNotFound(service_.Update("nope", Valid("nope"), "a@x.com", true).status()));
 }
 
+// Guardian's ListPolicies returns every version of every policy, oldest
+// first (policy_repository.go Find: ORDER BY created_at ASC).
+TEST_F(PolicyServiceTest, ListReturnsEveryVersionOldestFirst) {
+  ASSERT_TRUE(service_.Create(Valid("b"), "x@x.com").ok());
+  ASSERT_TRUE(service_.Create(Valid("a"), "x@x.com").ok());
+  ASSERT_TRUE(service_.Update("b", Valid("b"), "x@x.com").ok());
+  int64_t total = 0;
+  auto all = service_.List(Page{}, &total);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(total, 3);
+  std::vector<std::pair<std::string, uint32_t>> got;
+  for (const auto& p : *all) got.push_back({p.id(), p.version()});
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, uint32_t>>{{"b", 1}, {"a", 1}, {"b", 2}}));
+  for (const auto& p : *all) EXPECT_EQ(p.iam().config().auth().password(), kMaskedSecret);
+}
+
 TEST(ValidatePolicyTest, NamesTheField) {
   auto expect = [](pb::Policy p, absl::string_view field) {
     auto st = ValidatePolicy(p);

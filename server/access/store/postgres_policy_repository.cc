@@ -52,17 +52,19 @@ absl::StatusOr<pb::Policy> PostgresPolicyRepository::Get(const std::string& id,
   return out;
 }
 
-absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest(const Page& page,
-                                                                            int64_t* total) {
+absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::List(const Page& page,
+                                                                      int64_t* total) {
   std::vector<pb::Policy> out;
   absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
     out.clear();
     long long count = 0;
-    sql << "SELECT count(DISTINCT id) FROM policies", soci::into(count);
+    sql << "SELECT count(*) FROM policies", soci::into(count);
     *total = count;
+    // Guardian's Find: every version, ORDER BY created_at ASC; id and
+    // version make the order total, so pages never overlap.
     PgRows rows = PgExec(sql,
-                         absl::StrCat("SELECT DISTINCT ON (id) data::text FROM policies "
-                                      "ORDER BY id, version DESC LIMIT ",
+                         absl::StrCat("SELECT data::text FROM policies "
+                                      "ORDER BY created_at, id, version LIMIT ",
                                       page.size, " OFFSET ", page.offset),
                          {});
     for (const auto& r : rows) {
