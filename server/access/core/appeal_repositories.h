@@ -102,6 +102,16 @@ class AccessTx {
                                                                   int limit) = 0;
   // Writes an audit_logs row in this transaction.
   virtual absl::Status Audit(const AuditEntry& entry) = 0;
+  // PatchAppeal's write (Guardian's UpdateByID after Patch): sets the
+  // appeal's resource, policy, status, account, role and data (options,
+  // details, description, revision, ...), marks its current approvals stale
+  // (approvers cleared) and inserts `appeal`'s approvals for its revision,
+  // assigning their ids. AlreadyExists when another pending appeal holds the
+  // same account, resource and role.
+  virtual absl::Status ReplaceAppeal(pb::Appeal* appeal) {
+    (void)appeal;
+    return absl::UnimplementedError("AccessTx::ReplaceAppeal");
+  }
 };
 
 struct AppealFilter {
@@ -172,6 +182,25 @@ class AppealRepository {
   // appeal for resource `resource_id` (who may see that resource's grants).
   virtual absl::StatusOr<bool> IsResourceApprover(const std::string& resource_id,
                                                   const std::string& identity) = 0;
+  // The comments of appeal `appeal_id` by created_at (newest first when
+  // `newest_first`), ties by id.
+  virtual absl::StatusOr<std::vector<pb::AppealComment>> ListComments(
+      const std::string& appeal_id, bool newest_first) {
+    (void)appeal_id, (void)newest_first;
+    return absl::UnimplementedError("ListComments");
+  }
+  // Inserts `comment` (appeal_id, created_by, body) with an audit row;
+  // assigns id and timestamps.
+  virtual absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) {
+    (void)comment, (void)audit;
+    return absl::UnimplementedError("InsertComment");
+  }
+  // The distinct roles of the active grants owned by `owner`, sorted
+  // (Guardian's GrantRepository.ListUserRoles, restricted to active grants).
+  virtual absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) {
+    (void)owner;
+    return absl::UnimplementedError("ListUserRoles");
+  }
 };
 
 }  // namespace sluice::access

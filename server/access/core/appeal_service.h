@@ -66,6 +66,9 @@ struct ReconcileReport {
 // review finding L2). More is InvalidArgument naming `resources`.
 inline constexpr int kMaxAppealResources = 100;
 
+// The longest appeal comment accepted (InvalidArgument beyond).
+inline constexpr size_t kMaxCommentBytes = 10000;
+
 // Configurable limits of appeal creation (module config `access:`).
 struct AppealLimits {
   // The longest options.duration accepted when the policy lists no
@@ -207,6 +210,33 @@ class AppealService {
   // plugin cannot list access. Authorization (admins only) is the caller's.
   absl::StatusOr<ImportResult> ImportGrants(const ImportCriteria& criteria, bool apply,
                                             const std::string& actor);
+
+  // Issue 28's routes (appeal_patch.cc).
+  //
+  // Changes pending appeal request.id() (Guardian's Patch): the set fields
+  // of account_id, account_type, resource_id, role, options, details and
+  // description that differ replace the appeal's. The appeal is validated
+  // as on create (same codes), its policy's flow starts again (the old
+  // approvals become stale), revision grows by one, and a flow that
+  // approves at once grants access. `actor` must be its creator
+  // (PermissionDenied); pending only and at least one change
+  // (FailedPrecondition); AlreadyExists when the new access has a pending
+  // appeal or an active grant outside the extension window; Aborted when
+  // another patch won the race.
+  absl::StatusOr<pb::Appeal> Patch(const pb::PatchAppealRequest& request,
+                                   const std::string& actor);
+  // The comments of an appeal `actor` may read (GetFor's rule and codes);
+  // order_by "created_at[:asc]" (default) or "created_at:desc", anything
+  // else InvalidArgument.
+  absl::StatusOr<std::vector<pb::AppealComment>> ListComments(
+      const std::string& appeal_id, const std::vector<std::string>& order_by, const Actor& actor);
+  // Adds a comment by `actor` on an appeal they may read. InvalidArgument
+  // naming `body` when empty or longer than kMaxCommentBytes.
+  absl::StatusOr<pb::AppealComment> CreateComment(const std::string& appeal_id,
+                                                  const std::string& body, const Actor& actor);
+  // The distinct roles of `owner`'s active grants, sorted (Guardian's
+  // ListUserRoles).
+  absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner);
 
   // The expiry job: revokes every active grant past its expiration date,
   // each in its own transaction (provider failures are logged and retried

@@ -26,6 +26,7 @@ std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
   // uuid[], not appeal_id::text: a cast column cannot use the index, and
   // every appeal list read all approvals (found with finding F-L1's bench).
   q.Where(absl::StrCat("p.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
+  q.Where("NOT p.is_stale");  // earlier revisions' approvals (PatchAppeal)
   for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
                                                 q.WhereClause(), " ORDER BY p.appeal_id, p.step_index"))) {
     pb::Approval a = ApprovalFromRow(r);
@@ -199,6 +200,58 @@ class SociTx : public AccessTx {
           use(approvers, "ap"), use(p.id(), "id");
     }
     return absl::OkStatus();
+  }
+
+  absl::Status ReplaceAppeal(pb::Appeal* a) override {
+    try {
+      std::string data = AppealData(*a);
+      int version = static_cast<int>(a->policy_version());
+      sql_ << "UPDATE appeals SET resource_id = CAST(:r AS uuid), policy_id = :pi, "
+              "policy_version = :pv, status = :s, account_id = :ai, account_type = :at, "
+              "role = :ro, data = CAST(:d AS jsonb), updated_at = now() "
+              "WHERE id = CAST(:id AS uuid)",
+          use(a->resource_id(), "r"), use(a->policy_id(), "pi"), use(version, "pv"),
+          use(a->status(), "s"), use(a->account_id(), "ai"), use(a->account_type(), "at"),
+          use(a->role(), "ro"), use(data, "d"), use(a->id(), "id");
+      // Guardian keeps the earlier revision's approvals, stale and without
+      // approvers (so that they grant no visibility and no action).
+      sql_ << "UPDATE approvals SET is_stale = true, approvers = '[]'::jsonb, updated_at = now() "
+              "WHERE appeal_id = CAST(:id AS uuid) AND NOT is_stale",
+          use(a->id());
+      if (a->approvals().empty()) return absl::OkStatus();
+      nlohmann::json rows = nlohmann::json::array();
+      for (int i = 0; i < a->approvals_size(); ++i) {
+        const pb::Approval& p = a->approvals(i);
+        rows.push_back({{"step_index", i}, {"name", p.name()}, {"status", p.status()},
+                        {"actor", p.actor()}, {"reason", p.reason()},
+                        {"approvers", nlohmann::json(std::vector<std::string>(
+                                          p.approvers().begin(), p.approvers().end()))},
+                        {"policy_id", p.policy_id()}, {"policy_version", p.policy_version()}});
+      }
+      Query q;
+      std::string id = q.Param(a->id()), revision = q.Param(absl::StrCat(a->revision())),
+                  records = q.Param(rows.dump());
+      PgRows inserted = q.Rows(sql_, absl::StrCat(
+          "INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, approvers, "
+          "policy_id, policy_version, appeal_revision) SELECT CAST(", id, " AS uuid), "
+          "x.step_index, x.name, x.status, x.actor, x.reason, x.approvers, x.policy_id, "
+          "x.policy_version, CAST(", revision, " AS int) FROM jsonb_to_recordset(CAST(", records,
+          " AS jsonb)) AS x(step_index int, name text, status text, actor text, reason text, "
+          "approvers jsonb, policy_id text, policy_version int) RETURNING id::text, step_index, ",
+          Micros("created_at")));
+      for (const auto& r : inserted) {
+        int i = r.get<int>(1);
+        if (i < 0 || i >= a->approvals_size()) continue;
+        pb::Approval* p = a->mutable_approvals(i);
+        p->set_id(r.get<std::string>(0));
+        p->set_appeal_id(a->id());
+        *p->mutable_created_at() = FromMicros(r.get<long long>(2));
+        *p->mutable_updated_at() = p->created_at();
+      }
+      return absl::OkStatus();
+    } catch (const std::exception& e) {
+      return db::FromSociError(e, "patch appeal");
+    }
   }
 
   absl::StatusOr<std::optional<pb::Grant>> FindActiveGrant(const std::string& account_id,
@@ -399,6 +452,7 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
   std::vector<pb::Approval> out;
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     Query q;
+    q.Where("NOT p.is_stale");
     q.Eq("a.account_id", f.account_id);
     q.In("p.status", f.statuses);
     if (!f.approver.empty()) q.Where(absl::StrCat("p.approvers ? ", q.Param(f.approver)));
@@ -536,6 +590,82 @@ absl::StatusOr<bool> PostgresAppealRepository::IsResourceApprover(const std::str
   });
   if (!st.ok()) return st;
   return found;
+}
+
+namespace {
+
+constexpr char kCommentCols[] = "c.id::text, c.appeal_id::text, c.created_by, c.body, ";
+
+pb::AppealComment CommentFromRow(const PgRows::Row& r) {
+  pb::AppealComment c;
+  c.set_id(r.get<std::string>(0));
+  c.set_appeal_id(r.get<std::string>(1));
+  c.set_created_by(r.get<std::string>(2));
+  c.set_body(r.get<std::string>(3));
+  *c.mutable_created_at() = FromMicros(r.get<long long>(4));
+  *c.mutable_updated_at() = FromMicros(r.get<long long>(5));
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<pb::AppealComment>> PostgresAppealRepository::ListComments(
+    const std::string& appeal_id, bool newest_first) {
+  std::vector<pb::AppealComment> out;
+  if (!IsUuid(appeal_id)) return out;
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    out.clear();
+    Query q;
+    q.Where(absl::StrCat("c.appeal_id = CAST(", q.Param(appeal_id), " AS uuid)"));
+    const char* dir = newest_first ? " DESC" : " ASC";
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", kCommentCols, Micros("c.created_at"),
+                                                  ", ", Micros("c.updated_at"),
+                                                  " FROM appeal_comments c", q.WhereClause(),
+                                                  " ORDER BY c.created_at", dir, ", c.id", dir))) {
+      out.push_back(CommentFromRow(r));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status PostgresAppealRepository::InsertComment(pb::AppealComment* comment,
+                                                     const AuditEntry& audit) {
+  return pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    Query q;
+    std::string appeal = q.Param(comment->appeal_id()), by = q.Param(comment->created_by()),
+                body = q.Param(comment->body());
+    for (const auto& r : q.Rows(sql, absl::StrCat(
+             "INSERT INTO appeal_comments AS c (appeal_id, created_by, body) VALUES (CAST(", appeal,
+             " AS uuid), ", by, ", ", body, ") RETURNING ", kCommentCols,
+             Micros("c.created_at"), ", ", Micros("c.updated_at")))) {
+      *comment = CommentFromRow(r);
+    }
+    AuditEntry entry = audit;
+    entry.data["id"] = comment->id();
+    WriteAudit(sql, entry);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<std::string>> PostgresAppealRepository::ListUserRoles(
+    const std::string& owner) {
+  std::vector<std::string> out;
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    out.clear();
+    Query q;
+    q.Where("g.status = 'active'");
+    q.Eq("g.owner", owner);
+    // grants_owner_idx (owner, created_at) narrows it to the caller's grants.
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT DISTINCT g.role FROM grants g",
+                                                  q.WhereClause(), " ORDER BY g.role"))) {
+      out.push_back(r.get<std::string>(0));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
 }
 
 }  // namespace sluice::access
