@@ -239,5 +239,92 @@ TEST_F(GuardianRoutesTest, ActivitiesAndRelabelAre501) {
   ExpectCode(Call("GET", "/activities", nullptr, ""), 401, 16);
 }
 
+TEST_F(GuardianRoutesTest, AddAndUpdateApprovalSteps) {
+  std::string rid = Setup("steps", TwoStep());
+  auto created = Appeal(rid, "viewer", "", kBob);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string id = created.Json()["appeals"][0]["id"];
+  std::string path = "/appeals/" + id + "/approvals";
+  json body = {{"steps",
+                {{{"name", "security"},
+                  {"approvers", {"sec@example.com"}},
+                  {"details", {{"ticket", "SEC-1"}}}}}}};
+  ExpectCode(Call("POST", path, body, kBob), 403, 7, "admins only");
+  auto added = Call("POST", path, body);
+  ASSERT_EQ(added.status, 200) << added.body;
+  json approvals = added.Json()["appeal"]["approvals"];
+  ASSERT_EQ(approvals.size(), 3u) << added.body;
+  EXPECT_EQ(approvals[2]["name"], "security");
+  EXPECT_EQ(approvals[2]["status"], "blocked");  // behind the pending owner step
+  EXPECT_EQ(approvals[2]["approvers"], json::array({"sec@example.com"}));
+  EXPECT_EQ(approvals[2]["details"]["ticket"], "SEC-1");
+  ExpectCode(Call("POST", path, body), 400, 3, "already has a step");
+  ExpectCode(Call("POST", path, json{{"steps", {{{"name", "x"}, {"approvers", json::array()}}}}}),
+             400, 3, "steps[0].approvers");
+  ExpectCode(Call("POST", path,
+                  json{{"steps", {{{"name", "x"}, {"approvers", {"a@example.com"}}, {"stage", "s"}}}}}),
+             400, 3, "stage");
+  ExpectCode(Call("POST", path,
+                  json{{"steps", {{{"name", "x"}, {"approvers", {"a@example.com"}}, {"index", 1}}}}}),
+             400, 3, "index");
+
+  json details = {{"details", {{"ticket", "SEC-2"}}}};
+  ExpectCode(Call("PATCH", path + "/security", details, kBob), 403, 7, "admins only");
+  ExpectCode(Call("PATCH", path + "/nope", details), 404, 5, "nope");
+  auto updated = Call("PATCH", path + "/security", details);
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(updated.Json()["appeal"]["approvals"][2]["details"]["ticket"], "SEC-2");
+
+  // The flow runs through the added step, and only its approver acts on it.
+  Act(id, "owner", "approve", "owner@example.com");
+  json after_lead = Act(id, "lead", "approve", "lead@example.com");
+  EXPECT_EQ(after_lead["appeal"]["status"], "pending") << after_lead.dump();
+  EXPECT_EQ(after_lead["appeal"]["approvals"][2]["status"], "pending") << after_lead.dump();
+  Act(id, "security", "approve", "lead@example.com", 403);
+  json done = Act(id, "security", "approve", "sec@example.com");
+  EXPECT_EQ(done["appeal"]["status"], "active") << done.dump();
+  ExpectCode(Call("PATCH", path + "/security", details), 400, 9, "pending appeal");
+}
+
+TEST_F(GuardianRoutesTest, ApprovalSummaries) {
+  std::string rid = Setup("summ", TwoStep(), "summ-owner@example.com");
+  ASSERT_EQ(Appeal(rid, "viewer", "", kBob).status, 200);
+  ASSERT_EQ(Appeal(rid, "admin", "", kBob).status, 200);
+  ASSERT_EQ(Appeal(rid, "viewer", "", kCarol).status, 200);
+  json body = {{"summary_items",
+                {{"by_status_role",
+                  {{"filters", {{"provider_urns", {"noop-summ"}}}},
+                   {"group_bys", {"approval.status", "appeal.role"}}}}}}};
+  // Mine: the owner approves step 1 of all three (pending); lead's are blocked.
+  auto mine = Call("POST", "/me/approvals/summaries", body, "summ-owner@example.com");
+  ASSERT_EQ(mine.status, 200) << mine.body;
+  json r = mine.Json()["summary_items"]["by_status_role"];
+  EXPECT_EQ(r["groups_count"], 3) << mine.body;
+  EXPECT_EQ(r["count"], 3) << mine.body;
+  ASSERT_EQ(r["groups"].size(), 2u) << mine.body;
+  EXPECT_EQ(r["groups"][0]["group_fields"]["approval.status"], "pending");
+  EXPECT_EQ(r["groups"][0]["group_fields"]["appeal.role"], "admin");
+  EXPECT_EQ(r["groups"][0]["count"], 1);
+  EXPECT_EQ(r["groups"][1]["group_fields"]["appeal.role"], "viewer");
+  EXPECT_EQ(r["groups"][1]["count"], 2);
+  EXPECT_EQ(r["applied_parameters"]["group_bys"][0], "approval.status");
+  // An admin's summary counts every approval (both steps of three appeals).
+  auto all = Call("POST", "/approvals/summaries", body);
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(all.Json()["summary_items"]["by_status_role"]["groups_count"], 6) << all.body;
+  // A non-admin's /approvals/summaries is their own, as their /approvals list.
+  auto bob = Call("POST", "/approvals/summaries", body, kBob);
+  ASSERT_EQ(bob.status, 200) << bob.body;
+  EXPECT_EQ(bob.Json()["summary_items"]["by_status_role"]["groups_count"], 0) << bob.body;
+  // Unknown filters and groups are refused, naming them.
+  json bad = {{"summary_items", {{"x", {{"group_bys", {"appeal.colour"}}}}}}};
+  ExpectCode(Call("POST", "/approvals/summaries", bad), 400, 3, "summary_items.x.group_bys[0]");
+  json bad_filter = {{"summary_items",
+                      {{"x", {{"filters", {{"colour", "red"}}}, {"group_bys", {"appeal.role"}}}}}}};
+  ExpectCode(Call("POST", "/approvals/summaries", bad_filter), 400, 3,
+             "summary_items.x.filters.colour");
+  ExpectCode(Call("POST", "/me/approvals/summaries", body, ""), 401, 16);
+}
+
 }  // namespace
 }  // namespace sluice::integration

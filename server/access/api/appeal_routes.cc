@@ -135,4 +135,59 @@ grpc::Status GrantGrpcService::ImportGrantsFromProvider(
   });
 }
 
+grpc::Status ApprovalGrpcService::AddApprovalStep(grpc::ServerContext* ctx,
+                                                  const v1beta1::AddApprovalStepRequest* req,
+                                                  v1beta1::AddApprovalStepResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/AddApprovalStep",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "add approval steps"); !st.ok()) return st;
+    auto a = appeals_->AddApprovalSteps(req->appeal_id(), req->steps(), caller.identity);
+    if (!a.ok()) return a.status();
+    *resp->mutable_appeal() = std::move(*a);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ApprovalGrpcService::UpdateApprovalStep(
+    grpc::ServerContext* ctx, const v1beta1::UpdateApprovalStepRequest* req,
+    v1beta1::UpdateApprovalStepResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/UpdateApprovalStep",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "update approval steps"); !st.ok()) return st;
+    auto a = appeals_->UpdateApprovalStep(req->appeal_id(), req->approval_id(),
+                                          req->has_details() ? &req->details() : nullptr,
+                                          caller.identity);
+    if (!a.ok()) return a.status();
+    *resp->mutable_appeal() = std::move(*a);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ApprovalGrpcService::GenerateUserApprovalSummaries(
+    grpc::ServerContext* ctx, const v1beta1::GenerateApprovalSummariesRequest* req,
+    v1beta1::GenerateApprovalSummariesResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/GenerateUserApprovalSummaries",
+                    [&](const Caller& caller) -> absl::Status {
+    auto items = appeals_->SummarizeApprovals(req->summary_items(), caller.identity);
+    if (!items.ok()) return items.status();
+    *resp->mutable_summary_items() = std::move(*items);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ApprovalGrpcService::GenerateApprovalSummaries(
+    grpc::ServerContext* ctx, const v1beta1::GenerateApprovalSummariesRequest* req,
+    v1beta1::GenerateApprovalSummariesResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/GenerateApprovalSummaries",
+                    [&](const Caller& caller) -> absl::Status {
+    // As ListApprovals: admins summarize every approval, anyone else their own.
+    Actor actor = auth_.ActorOf(caller);
+    auto items = appeals_->SummarizeApprovals(req->summary_items(),
+                                              actor.admin ? "" : actor.identity);
+    if (!items.ok()) return items.status();
+    *resp->mutable_summary_items() = std::move(*items);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace sluice::access

@@ -72,6 +72,18 @@ class ApprovalGrpcService final : public v1beta1::ApprovalService::Service {
                            v1beta1::AddApproverResponse* resp) override;
   grpc::Status DeleteApprover(grpc::ServerContext* ctx, const v1beta1::DeleteApproverRequest* req,
                               v1beta1::DeleteApproverResponse* resp) override;
+  // Issue 28 (appeal_routes.cc): admins only.
+  grpc::Status AddApprovalStep(grpc::ServerContext* ctx, const v1beta1::AddApprovalStepRequest* req,
+                               v1beta1::AddApprovalStepResponse* resp) override;
+  grpc::Status UpdateApprovalStep(grpc::ServerContext* ctx,
+                                  const v1beta1::UpdateApprovalStepRequest* req,
+                                  v1beta1::UpdateApprovalStepResponse* resp) override;
+  grpc::Status GenerateUserApprovalSummaries(
+      grpc::ServerContext* ctx, const v1beta1::GenerateApprovalSummariesRequest* req,
+      v1beta1::GenerateApprovalSummariesResponse* resp) override;
+  grpc::Status GenerateApprovalSummaries(grpc::ServerContext* ctx,
+                                         const v1beta1::GenerateApprovalSummariesRequest* req,
+                                         v1beta1::GenerateApprovalSummariesResponse* resp) override;
 
  private:
   AppealService* appeals_;

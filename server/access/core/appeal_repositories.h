@@ -112,6 +112,19 @@ class AccessTx {
     (void)appeal;
     return absl::UnimplementedError("AccessTx::ReplaceAppeal");
   }
+  // Inserts appeal->approvals(first..) as the appeal's steps `first`.. of
+  // its current revision, with their details; assigns their ids
+  // (AddApprovalStep).
+  virtual absl::Status AppendApprovals(pb::Appeal* appeal, int first) {
+    (void)appeal, (void)first;
+    return absl::UnimplementedError("AccessTx::AppendApprovals");
+  }
+  // Replaces one approval's details (UpdateApprovalStep).
+  virtual absl::Status UpdateApprovalDetails(const std::string& approval_id,
+                                             const google::protobuf::Struct& details) {
+    (void)approval_id, (void)details;
+    return absl::UnimplementedError("AccessTx::UpdateApprovalDetails");
+  }
 };
 
 struct AppealFilter {
@@ -142,6 +155,18 @@ struct GrantFilter {
       provider_types, provider_urns, resource_types;
   std::vector<std::pair<std::string, bool>> order_by;
   int size = 50, offset = 0;
+};
+
+// One approval summary item (GenerateApprovalSummaries): the approvals
+// (current revisions only) matching every non-empty filter, grouped by
+// `group_columns` (SQL expressions from the core's allow-list, never from
+// the request).
+struct ApprovalSummaryQuery {
+  std::vector<std::string> statuses, appeal_statuses, account_ids, account_types, resource_types,
+      resource_urns, provider_types, provider_urns, roles, step_names;
+  // Any of these is among the approval's approvers.
+  std::vector<std::string> approvers;
+  std::vector<std::string> group_columns;
 };
 
 class AppealRepository {
@@ -200,6 +225,13 @@ class AppealRepository {
   virtual absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) {
     (void)owner;
     return absl::UnimplementedError("ListUserRoles");
+  }
+  // The groups of `query`: each group's values (in group_columns order)
+  // and its count, ordered by the values.
+  virtual absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>>
+  SummarizeApprovals(const ApprovalSummaryQuery& query) {
+    (void)query;
+    return absl::UnimplementedError("SummarizeApprovals");
   }
 };
 

@@ -69,6 +69,10 @@ inline constexpr int kMaxAppealResources = 100;
 // The longest appeal comment accepted (InvalidArgument beyond).
 inline constexpr size_t kMaxCommentBytes = 10000;
 
+// At most this many summary items per GenerateApprovalSummaries call (each
+// is one grouped query).
+inline constexpr size_t kMaxSummaryItems = 20;
+
 // Configurable limits of appeal creation (module config `access:`).
 struct AppealLimits {
   // The longest options.duration accepted when the policy lists no
@@ -237,6 +241,37 @@ class AppealService {
   // The distinct roles of `owner`'s active grants, sorted (Guardian's
   // ListUserRoles).
   absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner);
+  // Appends manual steps to pending appeal `appeal_id` (Guardian's
+  // AddApprovalStep; approval_steps.cc): each needs a name not already on
+  // the appeal and at least one approver email (InvalidArgument naming
+  // steps[i]); `stage` and an `index` among the existing steps are
+  // InvalidArgument (Sluice's flow is sequential). A step after an
+  // undecided one is blocked. FailedPrecondition unless pending; NotFound.
+  // Authorization (admins only) is the caller's.
+  absl::StatusOr<pb::Appeal> AddApprovalSteps(
+      const std::string& appeal_id,
+      const google::protobuf::RepeatedPtrField<pb::ApprovalStepInput>& steps,
+      const std::string& actor);
+  // Replaces the details (when `details` is non-null) of the pending or
+  // blocked step `approval_id` (UUID or name) of pending appeal `appeal_id`
+  // (Guardian's UpdateApprovalStep). NotFound for the step;
+  // FailedPrecondition otherwise. Authorization (admins only) is the caller's.
+  absl::StatusOr<pb::Appeal> UpdateApprovalStep(const std::string& appeal_id,
+                                                const std::string& approval_id,
+                                                const google::protobuf::Struct* details,
+                                                const std::string& actor);
+  // One SummaryResult per summary item (Guardian's
+  // GenerateApprovalSummaries; approval_summaries.cc): the approvals
+  // matching the item's filters (statuses, appeal_statuses, account_id(s),
+  // account_types, resource_types, resource_urns, provider_types,
+  // provider_urns, roles, step_names, created_by = an approver), counted per
+  // group of its group_bys ("approval.status", "appeal.role",
+  // "resource.provider_type", ...). A non-empty `approver` restricts every
+  // item to that approver's approvals. InvalidArgument naming an unknown
+  // filter or group_by, missing group_bys, or more than kMaxSummaryItems.
+  absl::StatusOr<google::protobuf::Map<std::string, pb::SummaryResult>> SummarizeApprovals(
+      const google::protobuf::Map<std::string, pb::SummaryParameters>& items,
+      const std::string& approver);
 
   // The expiry job: revokes every active grant past its expiration date,
   // each in its own transaction (provider failures are logged and retried

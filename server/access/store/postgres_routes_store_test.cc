@@ -210,5 +210,59 @@ TEST_F(RoutesStoreTest, CreateResourceAndResourceTypes) {
   EXPECT_EQ(providers.ResourceTypes()->at("noop"), (std::vector<std::string>{"t", "u"}));
 }
 
+TEST_F(RoutesStoreTest, AppendedStepsAndTheirDetails) {
+  std::string rid = SeedResources();
+  PostgresAppealRepository repo(pool_.get());
+  pb::Appeal a = NewAppeal(rid, "viewer", {"owner"});
+  ASSERT_TRUE(repo.InTransaction([&](AccessTx& tx) { return tx.InsertAppeal(&a); }).ok());
+  pb::Approval* added = a.add_approvals();
+  added->set_name("security");
+  added->set_status("blocked");
+  added->add_approvers("sec@x.com");
+  added->set_policy_id("p1");
+  added->set_policy_version(1);
+  *added->mutable_details() = JsonToStruct(nlohmann::json{{"ticket", "SEC-1"}});
+  ASSERT_TRUE(repo.InTransaction([&](AccessTx& tx) { return tx.AppendApprovals(&a, 1); }).ok());
+  ASSERT_FALSE(a.approvals(1).id().empty());
+  ASSERT_TRUE(repo.InTransaction([&](AccessTx& tx) {
+    return tx.UpdateApprovalDetails(a.approvals(1).id(),
+                                    JsonToStruct(nlohmann::json{{"ticket", "SEC-2"}}));
+  }).ok());
+  auto got = Load(repo, a.id());
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->approvals_size(), 2);
+  EXPECT_EQ(got->approvals(1).name(), "security");
+  EXPECT_EQ(got->approvals(1).status(), "blocked");
+  EXPECT_EQ(StructToJson(got->approvals(1).details())["ticket"], "SEC-2");
+  EXPECT_EQ(got->approvals(0).details().fields_size(), 0);
+}
+
+TEST_F(RoutesStoreTest, ApprovalSummariesGroupAndFilter) {
+  std::string rid = SeedResources();
+  PostgresAppealRepository repo(pool_.get());
+  for (const char* role : {"viewer", "editor", "owner"}) {
+    pb::Appeal a = NewAppeal(rid, role, {"first", "second"});
+    a.mutable_approvals(1)->set_status("blocked");
+    if (std::string(role) == "owner") a.mutable_approvals(0)->set_approvers(0, "other@x.com");
+    ASSERT_TRUE(repo.InTransaction([&](AccessTx& tx) { return tx.InsertAppeal(&a); }).ok());
+  }
+  ApprovalSummaryQuery q;
+  q.group_columns = {"p.status"};
+  auto all = repo.SummarizeApprovals(q);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].first, std::vector<std::string>{"blocked"});
+  EXPECT_EQ((*all)[0].second, 3);
+  EXPECT_EQ((*all)[1].first, std::vector<std::string>{"pending"});
+  q.approvers = {"o@x.com"};
+  q.statuses = {"pending"};
+  q.group_columns = {"p.status", "a.role"};
+  auto mine = repo.SummarizeApprovals(q);
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  ASSERT_EQ(mine->size(), 2u);  // editor and viewer; the owner appeal's step is other@'s
+  EXPECT_EQ((*mine)[0].first, (std::vector<std::string>{"pending", "editor"}));
+  EXPECT_EQ((*mine)[1].second, 1);
+}
+
 }  // namespace
 }  // namespace sluice::access

@@ -83,7 +83,7 @@ const std::string& ApprovalCols() {
       "p.id::text, p.appeal_id::text, p.name, p.status, p.actor, p.reason, p.approvers::text, "
       "p.policy_id, p.policy_version, ",
       Micros("p.created_at"), ", ", Micros("p.updated_at"),
-      ", p.appeal_revision, p.is_stale::int"));
+      ", p.appeal_revision, p.is_stale::int, p.details::text"));
   return *cols;
 }
 
@@ -102,6 +102,8 @@ pb::Approval ApprovalFromRow(const PgRows::Row& r, int o) {
   *a.mutable_updated_at() = FromMicros(r.get<long long>(o + 10));
   a.set_appeal_revision(static_cast<uint32_t>(r.get<int>(o + 11)));
   a.set_is_stale(r.get<int>(o + 12) != 0);
+  std::string details = r.get<std::string>(o + 13);
+  if (details != "{}") (void)JsonStringToProto(details, a.mutable_details());
   return a;
 }
 

@@ -79,7 +79,7 @@ constexpr int kAppealColCount = 15;
 pb::Appeal AppealFromRow(const PgRows::Row& r, int o = 0);
 
 const std::string& ApprovalCols();  // aliases: approvals p
-constexpr int kApprovalColCount = 13;
+constexpr int kApprovalColCount = 14;
 pb::Approval ApprovalFromRow(const PgRows::Row& r, int o = 0);
 
 const std::string& GrantCols();  // aliases: grants g
