@@ -251,6 +251,14 @@ class FakeAppealRepository : public AppealRepository {
     }
     return false;
   }
+  // Records the query and answers `summary_groups`.
+  absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>> SummarizeApprovals(
+      const ApprovalSummaryQuery& query) override {
+    summary_queries.push_back(query);
+    return summary_groups;
+  }
+  std::vector<ApprovalSummaryQuery> summary_queries;
+  std::vector<std::pair<std::vector<std::string>, int>> summary_groups;
   State state;
   // Runs at the start of every InTransaction, outside the lock (tests).
   std::function<void()> before_transaction;
@@ -288,6 +296,32 @@ class FakeAppealRepository : public AppealRepository {
       pb::Appeal stored = a;
       stored.clear_grant();
       s_->appeals[a.id()] = stored;
+      return absl::OkStatus();
+    }
+    // Stale approvals are dropped (the store keeps them, unlisted).
+    absl::Status ReplaceAppeal(pb::Appeal* a) override {
+      for (auto& [id, o] : s_->appeals) {
+        if (id != a->id() && o.status() == "pending" && o.account_id() == a->account_id() &&
+            o.resource_id() == a->resource_id() && o.role() == a->role()) {
+          return absl::AlreadyExistsError("pending");
+        }
+      }
+      for (auto& ap : *a->mutable_approvals()) ap.set_id(absl::StrCat("ap-", ++s_->next_id));
+      return UpdateAppeal(*a);
+    }
+    absl::Status AppendApprovals(pb::Appeal* a, int first) override {
+      for (int i = first; i < a->approvals_size(); ++i) {
+        a->mutable_approvals(i)->set_id(absl::StrCat("ap-", ++s_->next_id));
+      }
+      return UpdateAppeal(*a);
+    }
+    absl::Status UpdateApprovalDetails(const std::string& approval_id,
+                                       const google::protobuf::Struct& details) override {
+      for (auto& [id, a] : s_->appeals) {
+        for (auto& ap : *a.mutable_approvals()) {
+          if (ap.id() == approval_id) *ap.mutable_details() = details;
+        }
+      }
       return absl::OkStatus();
     }
     absl::StatusOr<std::optional<pb::Grant>> FindActiveGrant(const std::string& account,

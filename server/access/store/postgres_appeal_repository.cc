@@ -218,7 +218,7 @@ class SociTx : public AccessTx {
       sql_ << "UPDATE approvals SET is_stale = true, approvers = '[]'::jsonb, updated_at = now() "
               "WHERE appeal_id = CAST(:id AS uuid) AND NOT is_stale",
           use(a->id());
-      InsertApprovalRows(a, 0);
+      InsertApprovalRows(sql_, a, 0);
       return absl::OkStatus();
     } catch (const std::exception& e) {
       return db::FromSociError(e, "patch appeal");
@@ -227,7 +227,7 @@ class SociTx : public AccessTx {
 
   absl::Status AppendApprovals(pb::Appeal* a, int first) override {
     try {
-      InsertApprovalRows(a, first);
+      InsertApprovalRows(sql_, a, first);
       return absl::OkStatus();
     } catch (const std::exception& e) {
       return db::FromSociError(e, "add approval steps");
@@ -244,44 +244,6 @@ class SociTx : public AccessTx {
       return absl::OkStatus();
     } catch (const std::exception& e) {
       return db::FromSociError(e, "update approval step");
-    }
-  }
-
-  // Inserts a->approvals(first..) as steps `first`.. of the appeal's
-  // current revision (with their details), assigning ids; throws the
-  // driver's error.
-  void InsertApprovalRows(pb::Appeal* a, int first) {
-    if (first >= a->approvals_size()) return;
-    nlohmann::json rows = nlohmann::json::array();
-    for (int i = first; i < a->approvals_size(); ++i) {
-      const pb::Approval& p = a->approvals(i);
-      rows.push_back({{"step_index", i}, {"name", p.name()}, {"status", p.status()},
-                      {"actor", p.actor()}, {"reason", p.reason()},
-                      {"approvers", nlohmann::json(std::vector<std::string>(
-                                        p.approvers().begin(), p.approvers().end()))},
-                      {"policy_id", p.policy_id()}, {"policy_version", p.policy_version()},
-                      {"details", StructToJson(p.details())}});
-    }
-    Query q;
-    std::string id = q.Param(a->id()), revision = q.Param(absl::StrCat(a->revision())),
-                records = q.Param(rows.dump());
-    PgRows inserted = q.Rows(sql_, absl::StrCat(
-        "INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, approvers, "
-        "policy_id, policy_version, appeal_revision, details) SELECT CAST(", id, " AS uuid), "
-        "x.step_index, x.name, x.status, x.actor, x.reason, x.approvers, x.policy_id, "
-        "x.policy_version, CAST(", revision, " AS int), COALESCE(x.details, '{}'::jsonb) FROM "
-        "jsonb_to_recordset(CAST(", records, " AS jsonb)) AS x(step_index int, name text, "
-        "status text, actor text, reason text, approvers jsonb, policy_id text, "
-        "policy_version int, details jsonb) RETURNING id::text, step_index, ",
-        Micros("created_at")));
-    for (const auto& r : inserted) {
-      int i = r.get<int>(1);
-      if (i < 0 || i >= a->approvals_size()) continue;
-      pb::Approval* p = a->mutable_approvals(i);
-      p->set_id(r.get<std::string>(0));
-      p->set_appeal_id(a->id());
-      *p->mutable_created_at() = FromMicros(r.get<long long>(2));
-      *p->mutable_updated_at() = p->created_at();
     }
   }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 #include "server/access/store/pg_exec.h"
 #include "server/access/store/postgres_appeal_repository.h"
@@ -27,6 +28,44 @@ pb::AppealComment CommentFromRow(const PgRows::Row& r) {
 }
 
 }  // namespace
+
+// Inserts a->approvals(first..) as steps `first`.. of the appeal's
+// current revision (with their details), assigning ids; throws the
+// driver's error.
+void InsertApprovalRows(soci::session& sql, pb::Appeal* a, int first) {
+  if (first >= a->approvals_size()) return;
+  nlohmann::json rows = nlohmann::json::array();
+  for (int i = first; i < a->approvals_size(); ++i) {
+    const pb::Approval& p = a->approvals(i);
+    rows.push_back({{"step_index", i}, {"name", p.name()}, {"status", p.status()},
+                    {"actor", p.actor()}, {"reason", p.reason()},
+                    {"approvers", nlohmann::json(std::vector<std::string>(
+                                      p.approvers().begin(), p.approvers().end()))},
+                    {"policy_id", p.policy_id()}, {"policy_version", p.policy_version()},
+                    {"details", StructToJson(p.details())}});
+  }
+  Query q;
+  std::string id = q.Param(a->id()), revision = q.Param(absl::StrCat(a->revision())),
+              records = q.Param(rows.dump());
+  PgRows inserted = q.Rows(sql, absl::StrCat(
+      "INSERT INTO approvals (appeal_id, step_index, name, status, actor, reason, approvers, "
+      "policy_id, policy_version, appeal_revision, details) SELECT CAST(", id, " AS uuid), "
+      "x.step_index, x.name, x.status, x.actor, x.reason, x.approvers, x.policy_id, "
+      "x.policy_version, CAST(", revision, " AS int), COALESCE(x.details, '{}'::jsonb) FROM "
+      "jsonb_to_recordset(CAST(", records, " AS jsonb)) AS x(step_index int, name text, "
+      "status text, actor text, reason text, approvers jsonb, policy_id text, "
+      "policy_version int, details jsonb) RETURNING id::text, step_index, ",
+      Micros("created_at")));
+  for (const auto& r : inserted) {
+    int i = r.get<int>(1);
+    if (i < 0 || i >= a->approvals_size()) continue;
+    pb::Approval* p = a->mutable_approvals(i);
+    p->set_id(r.get<std::string>(0));
+    p->set_appeal_id(a->id());
+    *p->mutable_created_at() = FromMicros(r.get<long long>(2));
+    *p->mutable_updated_at() = p->created_at();
+  }
+}
 
 absl::StatusOr<std::vector<pb::AppealComment>> PostgresAppealRepository::ListComments(
     const std::string& appeal_id, bool newest_first) {

@@ -94,6 +94,12 @@ constexpr char kResourceCols[] =
 constexpr int kResourceColCount = 11;
 pb::Resource ResourceFromRow(const PgRows::Row& row, int o = 0);
 
+// Inserts appeal->approvals(first..) as its steps `first`.. of the appeal's
+// current revision (with their details), assigning their ids and
+// timestamps; throws the driver's error (postgres_appeal_routes.cc; used by
+// PatchAppeal and AddApprovalStep).
+void InsertApprovalRows(soci::session& sql, pb::Appeal* appeal, int first);
+
 // " ORDER BY <prefix><col> ASC|DESC, ..., <fallback>". Columns must come
 // from an allow-list: they are spliced, not bound.
 std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
