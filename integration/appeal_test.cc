@@ -481,7 +481,8 @@ TEST_F(AppealTest, RequirementPolicyOverrideAndFailureModes) {
   auto main_with = [&](const std::string& id, const std::string& on_failure,
                        const std::string& override_id) {
     json policy = auto_policy;
-    policy["requirements"] = {{{"on_failure", on_failure},
+    policy["requirements"] = {{{"on", {{"role", "viewer"}}},
+                               {"on_failure", on_failure},
                                {"appeals", {{{"resource", {{"id", extra}}}, {"role", "viewer"},
                                              {"policy", {{"id", override_id}}}}}}}};
     return Setup(id, policy);

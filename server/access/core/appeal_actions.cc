@@ -74,7 +74,9 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     auto appeal = tx.GetAppeal(id, /*for_update=*/true);
     if (!appeal.ok()) return appeal.status();
     *appeal->mutable_resource() = current->resource();
-    *appeal->mutable_creator() = current->creator();
+    // Only when present: an empty google.protobuf.Value (no kind) does not
+    // serialize to JSON (the gateway answers "nil Value").
+    if (current->has_creator()) *appeal->mutable_creator() = current->creator();
     pb::Approval* approval = FindApproval(&*appeal, approval_name);
     if (approval == nullptr) {
       return absl::NotFoundError(
@@ -171,29 +173,31 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
                                        const pb::ProviderConfig& config, const std::string& actor,
                                        const std::string& reason,
                                        const std::string& audit_action,
-                                       std::vector<PendingOp>* ops) {
-  auto client = registry_->Find(config.type());
-  if (!client.ok()) return client.status();
-  AccessRequest req = RequestFor(*grant, grant->resource());
-  req.provider_state = grant->provider_state();
-  if (auto st = AddOtherGrants(tx, **client, config, grant->id(), &req); !st.ok()) return st;
-  auto op_id = JournalBegin({"", "revoke", req.account_id, req.account_type, grant->resource_id(),
-                             req.role, req.permissions, config.type(), config.urn(),
-                             grant->appeal_id(), grant->id(), absl::Time()});
-  if (!op_id.ok()) return op_id.status();
-  if (auto st = (*client)->RevokeAccess(config, req); !st.ok()) {
-    JournalFinish(*op_id, kOpFailed);
-    return absl::Status(st.code(), absl::StrCat("revoking access in provider ", config.urn(),
-                                                " failed: ", st.message()));
+                                       std::vector<PendingOp>* ops, RevokeOptions opts) {
+  if (!opts.skip_revoke_in_provider) {
+    auto client = registry_->Find(config.type());
+    if (!client.ok()) return client.status();
+    AccessRequest req = RequestFor(*grant, grant->resource());
+    req.provider_state = grant->provider_state();
+    if (auto st = AddOtherGrants(tx, **client, config, grant->id(), &req); !st.ok()) return st;
+    auto op_id = JournalBegin({"", "revoke", req.account_id, req.account_type,
+                               grant->resource_id(), req.role, req.permissions, config.type(),
+                               config.urn(), grant->appeal_id(), grant->id(), absl::Time()});
+    if (!op_id.ok()) return op_id.status();
+    if (auto st = (*client)->RevokeAccess(config, req); !st.ok()) {
+      JournalFinish(*op_id, kOpFailed);
+      return absl::Status(st.code(), absl::StrCat("revoking access in provider ", config.urn(),
+                                                  " failed: ", st.message()));
+    }
+    FaultPoint("crash_after_provider_revoke");
+    // If the records below do not commit, the access comes back: the grant
+    // stays active here, so it must stay active in the provider too.
+    ProviderClient* plugin = *client;
+    ops->push_back({*op_id, [plugin, config, req] { return plugin->GrantAccess(config, req); }});
+    grant->set_status_in_provider("inactive");
   }
-  FaultPoint("crash_after_provider_revoke");
-  // If the records below do not commit, the access comes back: the grant
-  // stays active here, so it must stay active in the provider too.
-  ProviderClient* plugin = *client;
-  ops->push_back({*op_id, [plugin, config, req] { return plugin->GrantAccess(config, req); }});
   auto now = ToTimestamp(clock_());
   grant->set_status("inactive");
-  grant->set_status_in_provider("inactive");
   grant->set_revoked_by(actor);
   *grant->mutable_revoked_at() = now;
   grant->set_revoke_reason(reason);
@@ -201,7 +205,9 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
   if (auto st = tx.UpdateGrant(*grant); !st.ok()) return st;
   // Every revoke (single, bulk, expiry) tells the holder, as Guardian's
   // grant Revoke does (also for its expiry job).
-  if (auto st = EmitEvents(tx, {RevokedEvent(*grant)}); !st.ok()) return st;
+  if (!opts.skip_notification) {
+    if (auto st = EmitEvents(tx, {RevokedEvent(*grant)}); !st.ok()) return st;
+  }
   // An imported grant has no appeal (and an empty id is no UUID to look up).
   absl::StatusOr<pb::Appeal> appeal = absl::NotFoundError("no appeal");
   if (!grant->appeal_id().empty()) appeal = tx.GetAppeal(grant->appeal_id(), true);
@@ -213,9 +219,12 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
     *appeal->mutable_updated_at() = now;
     if (auto st = tx.UpdateAppeal(*appeal); !st.ok()) return st;
   }
-  return tx.Audit({audit_action, actor,
+  AuditEntry audit{audit_action, actor,
                    {{"grant_id", grant->id()}, {"appeal_id", grant->appeal_id()},
-                    {"reason", reason}}});
+                    {"reason", reason}}};
+  if (opts.skip_revoke_in_provider) audit.data["skip_revoke_in_provider"] = true;
+  if (opts.skip_notification) audit.data["skip_notification"] = true;
+  return tx.Audit(std::move(audit));
 }
 
 absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Actor& who,
@@ -265,7 +274,7 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
 absl::Status AppealService::RevokeOne(const pb::Grant& candidate,
                                       const std::map<std::string, pb::ProviderConfig>& configs,
                                       const std::string& actor, const std::string& reason,
-                                      const std::string& audit_action) {
+                                      const std::string& audit_action, RevokeOptions opts) {
   absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     if (auto l = tx.LockAccess(candidate.account_id(), candidate.resource_id(), candidate.role());
         !l.ok()) {
@@ -282,7 +291,7 @@ absl::Status AppealService::RevokeOne(const pb::Grant& candidate,
     if (it == configs.end()) return absl::FailedPreconditionError("its provider is not registered");
     pb::Grant g = **current;
     *g.mutable_resource() = candidate.resource();
-    return Deactivate(tx, &g, it->second, actor, reason, audit_action, ops);
+    return Deactivate(tx, &g, it->second, actor, reason, audit_action, ops, opts);
   });
   if (st.ok()) EventsCommitted();
   return st;

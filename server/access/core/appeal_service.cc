@@ -38,8 +38,19 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::Create(
       return absl::Status(p.status().code(),
                           absl::StrCat("resources[", i, "]: ", p.status().message()));
     }
-    if (p->appeal.status() == "active") p->hard = PrepareHardRequirements(p->appeal, p->policy);
+    if (!request.dry_run() && p->appeal.status() == "active") {
+      p->hard = PrepareHardRequirements(p->appeal, p->policy);
+    }
     prepared.push_back(std::move(*p));
+  }
+  if (request.dry_run()) {
+    // Guardian's CreateWithDryRun: everything above ran (the provider's
+    // account check and the flow included); nothing below does, so nothing
+    // is stored, granted, emitted or audited. Like Guardian, the pending
+    // appeal and active grant checks (made by the writes) are skipped.
+    std::vector<pb::Appeal> out;
+    for (Prepared& p : prepared) out.push_back(std::move(p.appeal));
+    return out;
   }
   return CreatePrepared(std::move(prepared), creator);
 }

@@ -496,7 +496,7 @@ TEST_F(AppealServiceTest, RequirementPolicyOverrideAndSoftFailure) {
 TEST_F(AppealServiceTest, HardRequirementFailsTheApproval) {
   SetManualPolicy(R"({"steps": [{"name": "owner", "strategy": "manual",
       "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true},
-      "requirements": [{"on_failure": "hard", "appeals": [
+      "requirements": [{"on": {"role": "viewer"}, "on_failure": "hard", "appeals": [
         {"resource": {"id": "00000000-0000-0000-0000-000000000009"}, "role": "viewer"}]}]})");
   auto created = Service().Create(Request(kManual), "u@x.com");
   ASSERT_TRUE(created.ok()) << created.status();
@@ -511,7 +511,7 @@ TEST_F(AppealServiceTest, HardRequirementFailsTheApproval) {
   ASSERT_TRUE(Service().Cancel(id, "u@x.com").ok());
   SetManualPolicy(absl::StrCat(R"({"steps": [{"name": "owner", "strategy": "manual",
       "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true},
-      "requirements": [{"on_failure": "hard", "appeals": [
+      "requirements": [{"on": {"role": "viewer"}, "on_failure": "hard", "appeals": [
         {"resource": {"id": ")", kAuto, R"("}, "role": "viewer", "options": {"duration": "24h"}}]}]})"));
   auto again = Service().Create(Request(kManual), "u@x.com");
   ASSERT_TRUE(again.ok()) << again.status();

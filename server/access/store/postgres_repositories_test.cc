@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 
 #include "server/access/store/testing/store_test.h"
@@ -272,6 +273,43 @@ TEST_F(RepositoriesTest, InsertAppealAuditedWritesApprovalsAndAudit) {
 }
 
 // Finding L2: resources, providers and policies were listed without LIMIT.
+// Issue 28: Appeal.creator is any JSON value, as Guardian's; the appeal's
+// data column keeps strings, numbers, arrays and objects as they are
+// (before, creator was a Struct and only objects could be held).
+TEST_F(RepositoriesTest, AppealCreatorRoundTripsAnyJsonValue) {
+  PostgresProviderRepository providers(pool_.get());
+  StoredProvider sp;
+  sp.provider.set_type("noop");
+  sp.provider.set_urn("urn-creator");
+  sp.provider.mutable_config()->set_type("noop");
+  ASSERT_TRUE(providers.Create(sp, {Res("t", "c")}, {"provider.create", "a@x.com"}).ok());
+  PostgresResourceRepository resources(pool_.get());
+  auto list = resources.List(ResourceFilter{}, Page{}, nullptr);
+  ASSERT_TRUE(list.ok() && list->size() == 1u);
+  PostgresAppealRepository appeals(pool_.get());
+  int n = 0;
+  for (const char* creator : {R"("c@x.com")", "42.5", R"(["a", 1, true, null])",
+                              R"({"email": "c@x.com", "manager": {"email": "m@x.com"}})"}) {
+    pb::Appeal a;
+    a.set_resource_id((*list)[0].id());
+    a.set_policy_id("p1");
+    a.set_policy_version(1);
+    a.set_status("pending");
+    a.set_account_id("u@x.com");
+    a.set_account_type("user");
+    a.set_role(absl::StrCat("role", n++));  // one pending appeal per role
+    a.set_created_by("c@x.com");
+    ASSERT_TRUE(JsonStringToProto(creator, a.mutable_creator()).ok()) << creator;
+    ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertAppeal(&a); }).ok());
+    absl::StatusOr<pb::Appeal> got = absl::NotFoundError("");
+    ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+      got = tx.GetAppeal(a.id(), false);
+      return got.status();
+    }).ok());
+    EXPECT_EQ(ProtoToJson(got->creator()), nlohmann::json::parse(creator)) << creator;
+  }
+}
+
 TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
   PostgresPolicyRepository policies(pool_.get());
   for (const char* id : {"p1", "p2", "p3"}) {
