@@ -3,6 +3,7 @@
 #ifndef SLUICE_SERVER_ACCESS_CORE_FAKES_H_
 #define SLUICE_SERVER_ACCESS_CORE_FAKES_H_
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -194,6 +195,19 @@ class FakeResourceRepository : public ResourceRepository {
     resources[id].set_is_deleted(true);
     return absl::OkStatus();
   }
+  // AlreadyExists for the same (provider_type, provider_urn, type, urn).
+  absl::StatusOr<pb::Resource> Create(const pb::Resource& r, const AuditEntry&) override {
+    for (const auto& [id, o] : resources) {
+      if (o.provider_type() == r.provider_type() && o.provider_urn() == r.provider_urn() &&
+          o.type() == r.type() && o.urn() == r.urn()) {
+        return absl::AlreadyExistsError("resource exists");
+      }
+    }
+    pb::Resource stored = r;
+    stored.set_id(absl::StrCat("00000000-0000-0000-0000-2", 10000000000 + resources.size()));
+    resources[stored.id()] = stored;
+    return stored;
+  }
   std::map<std::string, pb::Resource> resources;
 };
 
@@ -251,6 +265,22 @@ class FakeAppealRepository : public AppealRepository {
     }
     return false;
   }
+  absl::StatusOr<std::vector<pb::AppealComment>> ListComments(const std::string& appeal_id,
+                                                              bool newest_first) override {
+    std::vector<pb::AppealComment> out;
+    for (const auto& c : comments) {
+      if (c.appeal_id() == appeal_id) out.push_back(c);
+    }
+    if (newest_first) std::reverse(out.begin(), out.end());
+    return out;
+  }
+  absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) override {
+    comment->set_id(absl::StrCat("comment-", comments.size() + 1));
+    comments.push_back(*comment);
+    state.audit.push_back(audit);
+    return absl::OkStatus();
+  }
+  std::vector<pb::AppealComment> comments;
   // Records the query and answers `summary_groups`.
   absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>> SummarizeApprovals(
       const ApprovalSummaryQuery& query) override {
