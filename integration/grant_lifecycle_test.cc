@@ -337,5 +337,47 @@ TEST_F(GrantLifecycleTest, ImportDryRunThenApplyAgainstThePostgresProvider) {
   EXPECT_TRUE(target.Has(outside, "gl_orders", "SELECT"));
 }
 
+// Guardian's POST /grants/import (issue 28): the provider in the body and
+// applied at once (no dry run), sharing POST /providers/{id}/import's code.
+TEST_F(GrantLifecycleTest, GuardianImportGrantsFromProviderApplies) {
+  PostgresTarget target;
+  target.Run("CREATE TABLE gl_items (id int)");
+  std::string outside = target.NewRole("gimport");
+  json policy = AutoPolicy();
+  policy["id"] = "glgi";
+  ASSERT_EQ(Call("POST", "/policies", policy).status, 200);
+  json provider = {{"type", "postgres"},
+                   {"urn", "pg-gi"},
+                   {"allowed_account_types", {"user"}},
+                   {"credentials", ProviderCredentials(target.db().dsn())},
+                   {"resources",
+                    {{{"type", "table"},
+                      {"policy", {{"id", "glgi"}, {"version", 1}}},
+                      {"filter", "$resource.urn == \"public.gl_items\""},
+                      {"roles", {{{"id", "viewer"}, {"permissions", {"SELECT"}}}}}}}}};
+  auto created = Call("POST", "/providers", provider);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string pid = created.Json()["provider"]["id"];
+  target.Run("GRANT SELECT ON gl_items TO \"" + outside + "\"");
+
+  ExpectCode(Call("POST", "/grants/import", json{{"provider_id", pid}}, "bob@example.com"), 403,
+             7, "admins only");
+  ExpectCode(Call("POST", "/grants/import", json::object()), 400, 3, "provider_id");
+  auto r = Call("POST", "/grants/import",
+                json{{"provider_id", pid}, {"resource_types", {"table"}}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json grants = r.Json()["grants"];
+  ASSERT_EQ(grants.size(), 1u) << r.body;
+  EXPECT_EQ(grants[0]["account_id"], outside);
+  EXPECT_EQ(grants[0]["role"], "viewer");
+  EXPECT_EQ(grants[0]["source"], "import");
+  std::string id = grants[0]["id"];
+  ASSERT_FALSE(id.empty()) << r.body;  // applied: stored
+  EXPECT_EQ(Call("GET", "/grants/" + id).Json()["grant"]["status"], "active");
+  auto again = Call("POST", "/grants/import", json{{"provider_id", pid}});
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_TRUE(again.Json()["grants"].empty()) << again.body;
+}
+
 }  // namespace
 }  // namespace sluice::integration

@@ -64,7 +64,7 @@ class AccessModule : public server::Module {
         registry_(BuiltinProviders(provider_http_.get())),
         policies_(&policy_repo_, ctx.crypter),
         providers_(&provider_repo_, &policy_repo_, &registry_, ctx.crypter),
-        resources_(&resource_repo_),
+        resources_(&resource_repo_, &providers_),
         iam_(NewHttpIamClient()),
         appeals_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get(),
                  &absl::Now, AppealLimits{config_.max_grant_duration}),

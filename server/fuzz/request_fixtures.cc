@@ -147,7 +147,7 @@ AccessWorld::AccessWorld()
     : registry(NewRegistry(&fake_plugin)),
       policies(&policy_repo, &FuzzCrypter()),
       providers(&provider_repo, &policy_repo, registry.get(), &FuzzCrypter()),
-      resources(&resource_repo),
+      resources(&resource_repo, &providers),
       appeals(&appeal_repo, &resource_repo, &policies, &providers, registry.get(), &iam,
               [this] { return now; }) {
   appeal_repo.resources = &resource_repo;

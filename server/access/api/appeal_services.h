@@ -29,6 +29,28 @@ class AppealGrpcService final : public v1beta1::AppealService::Service {
                             v1beta1::RevokeAppealResponse* resp) override;
   grpc::Status RevokeAppeals(grpc::ServerContext* ctx, const v1beta1::RevokeAppealsRequest* req,
                              v1beta1::RevokeAppealsResponse* resp) override;
+  // Issue 28 (appeal_routes.cc): patch, comments, and the UNIMPLEMENTED
+  // activity and relabel routes.
+  grpc::Status PatchAppeal(grpc::ServerContext* ctx, const v1beta1::PatchAppealRequest* req,
+                           v1beta1::PatchAppealResponse* resp) override;
+  grpc::Status ListAppealComments(grpc::ServerContext* ctx,
+                                  const v1beta1::ListAppealCommentsRequest* req,
+                                  v1beta1::ListAppealCommentsResponse* resp) override;
+  grpc::Status CreateAppealComment(grpc::ServerContext* ctx,
+                                   const v1beta1::CreateAppealCommentRequest* req,
+                                   v1beta1::CreateAppealCommentResponse* resp) override;
+  grpc::Status RelabelAppeal(grpc::ServerContext* ctx, const v1beta1::RelabelAppealRequest* req,
+                             v1beta1::RelabelAppealResponse* resp) override;
+  grpc::Status ListAppealActivities(grpc::ServerContext* ctx,
+                                    const v1beta1::ListAppealActivitiesRequest* req,
+                                    v1beta1::ListActivitiesResponse* resp) override;
+  grpc::Status ImportActivities(grpc::ServerContext* ctx,
+                                const v1beta1::ImportActivitiesRequest* req,
+                                v1beta1::ListActivitiesResponse* resp) override;
+  grpc::Status GetActivity(grpc::ServerContext* ctx, const v1beta1::GetActivityRequest* req,
+                           v1beta1::ListActivitiesResponse* resp) override;
+  grpc::Status ListActivities(grpc::ServerContext* ctx, const v1beta1::ListActivitiesRequest* req,
+                              v1beta1::ListActivitiesResponse* resp) override;
 
  private:
   AppealService* appeals_;
@@ -50,6 +72,18 @@ class ApprovalGrpcService final : public v1beta1::ApprovalService::Service {
                            v1beta1::AddApproverResponse* resp) override;
   grpc::Status DeleteApprover(grpc::ServerContext* ctx, const v1beta1::DeleteApproverRequest* req,
                               v1beta1::DeleteApproverResponse* resp) override;
+  // Issue 28 (appeal_routes.cc): admins only.
+  grpc::Status AddApprovalStep(grpc::ServerContext* ctx, const v1beta1::AddApprovalStepRequest* req,
+                               v1beta1::AddApprovalStepResponse* resp) override;
+  grpc::Status UpdateApprovalStep(grpc::ServerContext* ctx,
+                                  const v1beta1::UpdateApprovalStepRequest* req,
+                                  v1beta1::UpdateApprovalStepResponse* resp) override;
+  grpc::Status GenerateUserApprovalSummaries(
+      grpc::ServerContext* ctx, const v1beta1::GenerateApprovalSummariesRequest* req,
+      v1beta1::GenerateApprovalSummariesResponse* resp) override;
+  grpc::Status GenerateApprovalSummaries(grpc::ServerContext* ctx,
+                                         const v1beta1::GenerateApprovalSummariesRequest* req,
+                                         v1beta1::GenerateApprovalSummariesResponse* resp) override;
 
  private:
   AppealService* appeals_;
@@ -79,6 +113,12 @@ class GrantGrpcService final : public v1beta1::GrantService::Service {
                             v1beta1::RestoreGrantResponse* resp) override;
   grpc::Status ImportGrants(grpc::ServerContext* ctx, const v1beta1::ImportGrantsRequest* req,
                             v1beta1::ImportGrantsResponse* resp) override;
+  // Issue 28 (appeal_routes.cc).
+  grpc::Status ListUserRoles(grpc::ServerContext* ctx, const v1beta1::ListUserRolesRequest* req,
+                             v1beta1::ListUserRolesResponse* resp) override;
+  grpc::Status ImportGrantsFromProvider(grpc::ServerContext* ctx,
+                                        const v1beta1::ImportGrantsFromProviderRequest* req,
+                                        v1beta1::ImportGrantsFromProviderResponse* resp) override;
 
  private:
   AppealService* appeals_;

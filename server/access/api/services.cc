@@ -85,8 +85,12 @@ grpc::Status ProviderGrpcService::UpdateProvider(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ProviderService/UpdateProvider",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "update providers"); !st.ok()) return st;
-    auto p = providers_->Update(req->id(), req->config(), caller.identity,
-                                 req->dry_run());
+    // PUT /providers/{id}, or Guardian's PUT /providers/{config.type}/{config.urn}.
+    auto p = req->id().empty()
+                 ? providers_->UpdateByTypeUrn(req->config().type(), req->config().urn(),
+                                               req->config(), caller.identity, req->dry_run())
+                 : providers_->Update(req->id(), req->config(), caller.identity,
+                                      req->dry_run());
     if (!p.ok()) return p.status();
     *resp->mutable_provider() = std::move(*p);
     return absl::OkStatus();
@@ -218,6 +222,46 @@ grpc::Status AuditLogGrpcService::ListAuditLogs(grpc::ServerContext* ctx,
     if (!logs.ok()) return logs.status();
     for (auto& l : *logs) *resp->add_audit_logs() = std::move(l);
     resp->set_total(static_cast<int32_t>(total));
+    return absl::OkStatus();
+  });
+}
+
+// Issue 28's routes.
+
+grpc::Status PolicyGrpcService::GetPolicyPreferences(
+    grpc::ServerContext* ctx, const v1beta1::GetPolicyPreferencesRequest* req,
+    v1beta1::GetPolicyPreferencesResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "PolicyService/GetPolicyPreferences",
+                    [&](const Caller&) -> absl::Status {
+    auto p = policies_->Get(req->id(), req->version());
+    if (!p.ok()) return p.status();
+    *resp->mutable_appeal() = p->appeal();
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ProviderGrpcService::GetProviderTypes(grpc::ServerContext* ctx,
+                                                   const v1beta1::GetProviderTypesRequest*,
+                                                   v1beta1::GetProviderTypesResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ProviderService/GetProviderTypes",
+                    [&](const Caller&) -> absl::Status {
+    auto types = providers_->Types();
+    if (!types.ok()) return types.status();
+    for (auto& t : *types) *resp->add_provider_types() = std::move(t);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ResourceGrpcService::CreateResource(grpc::ServerContext* ctx,
+                                                 const v1beta1::CreateResourceRequest* req,
+                                                 v1beta1::CreateResourceResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ResourceService/CreateResource",
+                    [&](const Caller& caller) -> absl::Status {
+    // As every resource write: details can name approvers (finding H4).
+    if (auto st = auth_.RequireAdmin(caller, "create resources"); !st.ok()) return st;
+    auto r = resources_->Create(req->resource(), caller.identity);
+    if (!r.ok()) return r.status();
+    *resp->mutable_resource() = std::move(*r);
     return absl::OkStatus();
   });
 }

@@ -26,6 +26,9 @@ class PolicyGrpcService final : public v1beta1::PolicyService::Service {
                             v1beta1::ListPoliciesResponse* resp) override;
   grpc::Status GetPolicy(grpc::ServerContext* ctx, const v1beta1::GetPolicyRequest* req,
                          v1beta1::GetPolicyResponse* resp) override;
+  grpc::Status GetPolicyPreferences(grpc::ServerContext* ctx,
+                                    const v1beta1::GetPolicyPreferencesRequest* req,
+                                    v1beta1::GetPolicyPreferencesResponse* resp) override;
 
  private:
   PolicyService* policies_;
@@ -48,6 +51,9 @@ class ProviderGrpcService final : public v1beta1::ProviderService::Service {
                               v1beta1::DeleteProviderResponse* resp) override;
   grpc::Status ListRoles(grpc::ServerContext* ctx, const v1beta1::ListRolesRequest* req,
                          v1beta1::ListRolesResponse* resp) override;
+  grpc::Status GetProviderTypes(grpc::ServerContext* ctx,
+                                const v1beta1::GetProviderTypesRequest* req,
+                                v1beta1::GetProviderTypesResponse* resp) override;
 
  private:
   ProviderService* providers_;
@@ -66,6 +72,8 @@ class ResourceGrpcService final : public v1beta1::ResourceService::Service {
                               v1beta1::UpdateResourceResponse* resp) override;
   grpc::Status DeleteResource(grpc::ServerContext* ctx, const v1beta1::DeleteResourceRequest* req,
                               v1beta1::DeleteResourceResponse* resp) override;
+  grpc::Status CreateResource(grpc::ServerContext* ctx, const v1beta1::CreateResourceRequest* req,
+                              v1beta1::CreateResourceResponse* resp) override;
 
  private:
   ResourceService* resources_;

@@ -102,6 +102,29 @@ class AccessTx {
                                                                   int limit) = 0;
   // Writes an audit_logs row in this transaction.
   virtual absl::Status Audit(const AuditEntry& entry) = 0;
+  // PatchAppeal's write (Guardian's UpdateByID after Patch): sets the
+  // appeal's resource, policy, status, account, role and data (options,
+  // details, description, revision, ...), marks its current approvals stale
+  // (approvers cleared) and inserts `appeal`'s approvals for its revision,
+  // assigning their ids. AlreadyExists when another pending appeal holds the
+  // same account, resource and role.
+  virtual absl::Status ReplaceAppeal(pb::Appeal* appeal) {
+    (void)appeal;
+    return absl::UnimplementedError("AccessTx::ReplaceAppeal");
+  }
+  // Inserts appeal->approvals(first..) as the appeal's steps `first`.. of
+  // its current revision, with their details; assigns their ids
+  // (AddApprovalStep).
+  virtual absl::Status AppendApprovals(pb::Appeal* appeal, int first) {
+    (void)appeal, (void)first;
+    return absl::UnimplementedError("AccessTx::AppendApprovals");
+  }
+  // Replaces one approval's details (UpdateApprovalStep).
+  virtual absl::Status UpdateApprovalDetails(const std::string& approval_id,
+                                             const google::protobuf::Struct& details) {
+    (void)approval_id, (void)details;
+    return absl::UnimplementedError("AccessTx::UpdateApprovalDetails");
+  }
 };
 
 struct AppealFilter {
@@ -132,6 +155,18 @@ struct GrantFilter {
       provider_types, provider_urns, resource_types;
   std::vector<std::pair<std::string, bool>> order_by;
   int size = 50, offset = 0;
+};
+
+// One approval summary item (GenerateApprovalSummaries): the approvals
+// (current revisions only) matching every non-empty filter, grouped by
+// `group_columns` (SQL expressions from the core's allow-list, never from
+// the request).
+struct ApprovalSummaryQuery {
+  std::vector<std::string> statuses, appeal_statuses, account_ids, account_types, resource_types,
+      resource_urns, provider_types, provider_urns, roles, step_names;
+  // Any of these is among the approval's approvers.
+  std::vector<std::string> approvers;
+  std::vector<std::string> group_columns;
 };
 
 class AppealRepository {
@@ -172,6 +207,32 @@ class AppealRepository {
   // appeal for resource `resource_id` (who may see that resource's grants).
   virtual absl::StatusOr<bool> IsResourceApprover(const std::string& resource_id,
                                                   const std::string& identity) = 0;
+  // The comments of appeal `appeal_id` by created_at (newest first when
+  // `newest_first`), ties by id.
+  virtual absl::StatusOr<std::vector<pb::AppealComment>> ListComments(
+      const std::string& appeal_id, bool newest_first) {
+    (void)appeal_id, (void)newest_first;
+    return absl::UnimplementedError("ListComments");
+  }
+  // Inserts `comment` (appeal_id, created_by, body) with an audit row;
+  // assigns id and timestamps.
+  virtual absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) {
+    (void)comment, (void)audit;
+    return absl::UnimplementedError("InsertComment");
+  }
+  // The distinct roles of the active grants owned by `owner`, sorted
+  // (Guardian's GrantRepository.ListUserRoles, restricted to active grants).
+  virtual absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) {
+    (void)owner;
+    return absl::UnimplementedError("ListUserRoles");
+  }
+  // The groups of `query`: each group's values (in group_columns order)
+  // and its count, ordered by the values.
+  virtual absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>>
+  SummarizeApprovals(const ApprovalSummaryQuery& query) {
+    (void)query;
+    return absl::UnimplementedError("SummarizeApprovals");
+  }
 };
 
 }  // namespace sluice::access

@@ -75,6 +75,13 @@ struct ReconcileReport {
 // review finding L2). More is InvalidArgument naming `resources`.
 inline constexpr int kMaxAppealResources = 100;
 
+// The longest appeal comment accepted (InvalidArgument beyond).
+inline constexpr size_t kMaxCommentBytes = 10000;
+
+// At most this many summary items per GenerateApprovalSummaries call (each
+// is one grouped query).
+inline constexpr size_t kMaxSummaryItems = 20;
+
 // Configurable limits of appeal creation (module config `access:`).
 struct AppealLimits {
   // The longest options.duration accepted when the policy lists no
@@ -236,6 +243,64 @@ class AppealService {
   // plugin cannot list access. Authorization (admins only) is the caller's.
   absl::StatusOr<ImportResult> ImportGrants(const ImportCriteria& criteria, bool apply,
                                             const std::string& actor);
+
+  // Issue 28's routes (appeal_patch.cc).
+  //
+  // Changes pending appeal request.id() (Guardian's Patch): the set fields
+  // of account_id, account_type, resource_id, role, options, details and
+  // description that differ replace the appeal's. The appeal is validated
+  // as on create (same codes), its policy's flow starts again (the old
+  // approvals become stale), revision grows by one, and a flow that
+  // approves at once grants access. `actor` must be its creator
+  // (PermissionDenied); pending only and at least one change
+  // (FailedPrecondition); AlreadyExists when the new access has a pending
+  // appeal or an active grant outside the extension window; Aborted when
+  // another patch won the race.
+  absl::StatusOr<pb::Appeal> Patch(const pb::PatchAppealRequest& request,
+                                   const std::string& actor);
+  // The comments of an appeal `actor` may read (GetFor's rule and codes);
+  // order_by "created_at[:asc]" (default) or "created_at:desc", anything
+  // else InvalidArgument.
+  absl::StatusOr<std::vector<pb::AppealComment>> ListComments(
+      const std::string& appeal_id, const std::vector<std::string>& order_by, const Actor& actor);
+  // Adds a comment by `actor` on an appeal they may read. InvalidArgument
+  // naming `body` when empty or longer than kMaxCommentBytes.
+  absl::StatusOr<pb::AppealComment> CreateComment(const std::string& appeal_id,
+                                                  const std::string& body, const Actor& actor);
+  // The distinct roles of `owner`'s active grants, sorted (Guardian's
+  // ListUserRoles).
+  absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner);
+  // Appends manual steps to pending appeal `appeal_id` (Guardian's
+  // AddApprovalStep; approval_steps.cc): each needs a name not already on
+  // the appeal and at least one approver email (InvalidArgument naming
+  // steps[i]); `stage` and an `index` among the existing steps are
+  // InvalidArgument (Sluice's flow is sequential). A step after an
+  // undecided one is blocked. FailedPrecondition unless pending; NotFound.
+  // Authorization (admins only) is the caller's.
+  absl::StatusOr<pb::Appeal> AddApprovalSteps(
+      const std::string& appeal_id,
+      const google::protobuf::RepeatedPtrField<pb::ApprovalStepInput>& steps,
+      const std::string& actor);
+  // Replaces the details (when `details` is non-null) of the pending or
+  // blocked step `approval_id` (UUID or name) of pending appeal `appeal_id`
+  // (Guardian's UpdateApprovalStep). NotFound for the step;
+  // FailedPrecondition otherwise. Authorization (admins only) is the caller's.
+  absl::StatusOr<pb::Appeal> UpdateApprovalStep(const std::string& appeal_id,
+                                                const std::string& approval_id,
+                                                const google::protobuf::Struct* details,
+                                                const std::string& actor);
+  // One SummaryResult per summary item (Guardian's
+  // GenerateApprovalSummaries; approval_summaries.cc): the approvals
+  // matching the item's filters (statuses, appeal_statuses, account_id(s),
+  // account_types, resource_types, resource_urns, provider_types,
+  // provider_urns, roles, step_names, created_by = an approver), counted per
+  // group of its group_bys ("approval.status", "appeal.role",
+  // "resource.provider_type", ...). A non-empty `approver` restricts every
+  // item to that approver's approvals. InvalidArgument naming an unknown
+  // filter or group_by, missing group_bys, or more than kMaxSummaryItems.
+  absl::StatusOr<google::protobuf::Map<std::string, pb::SummaryResult>> SummarizeApprovals(
+      const google::protobuf::Map<std::string, pb::SummaryParameters>& items,
+      const std::string& approver);
 
   // The expiry job: revokes every active grant past its expiration date,
   // each in its own transaction (provider failures are logged and retried

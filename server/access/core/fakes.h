@@ -3,6 +3,7 @@
 #ifndef SLUICE_SERVER_ACCESS_CORE_FAKES_H_
 #define SLUICE_SERVER_ACCESS_CORE_FAKES_H_
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -203,6 +204,19 @@ class FakeResourceRepository : public ResourceRepository {
     resources[id].set_is_deleted(true);
     return absl::OkStatus();
   }
+  // AlreadyExists for the same (provider_type, provider_urn, type, urn).
+  absl::StatusOr<pb::Resource> Create(const pb::Resource& r, const AuditEntry&) override {
+    for (const auto& [id, o] : resources) {
+      if (o.provider_type() == r.provider_type() && o.provider_urn() == r.provider_urn() &&
+          o.type() == r.type() && o.urn() == r.urn()) {
+        return absl::AlreadyExistsError("resource exists");
+      }
+    }
+    pb::Resource stored = r;
+    stored.set_id(absl::StrCat("00000000-0000-0000-0000-2", 10000000000 + resources.size()));
+    resources[stored.id()] = stored;
+    return stored;
+  }
   std::map<std::string, pb::Resource> resources;
 };
 
@@ -260,6 +274,30 @@ class FakeAppealRepository : public AppealRepository {
     }
     return false;
   }
+  absl::StatusOr<std::vector<pb::AppealComment>> ListComments(const std::string& appeal_id,
+                                                              bool newest_first) override {
+    std::vector<pb::AppealComment> out;
+    for (const auto& c : comments) {
+      if (c.appeal_id() == appeal_id) out.push_back(c);
+    }
+    if (newest_first) std::reverse(out.begin(), out.end());
+    return out;
+  }
+  absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) override {
+    comment->set_id(absl::StrCat("comment-", comments.size() + 1));
+    comments.push_back(*comment);
+    state.audit.push_back(audit);
+    return absl::OkStatus();
+  }
+  std::vector<pb::AppealComment> comments;
+  // Records the query and answers `summary_groups`.
+  absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>> SummarizeApprovals(
+      const ApprovalSummaryQuery& query) override {
+    summary_queries.push_back(query);
+    return summary_groups;
+  }
+  std::vector<ApprovalSummaryQuery> summary_queries;
+  std::vector<std::pair<std::vector<std::string>, int>> summary_groups;
   State state;
   // Runs at the start of every InTransaction, outside the lock (tests).
   std::function<void()> before_transaction;
@@ -297,6 +335,32 @@ class FakeAppealRepository : public AppealRepository {
       pb::Appeal stored = a;
       stored.clear_grant();
       s_->appeals[a.id()] = stored;
+      return absl::OkStatus();
+    }
+    // Stale approvals are dropped (the store keeps them, unlisted).
+    absl::Status ReplaceAppeal(pb::Appeal* a) override {
+      for (auto& [id, o] : s_->appeals) {
+        if (id != a->id() && o.status() == "pending" && o.account_id() == a->account_id() &&
+            o.resource_id() == a->resource_id() && o.role() == a->role()) {
+          return absl::AlreadyExistsError("pending");
+        }
+      }
+      for (auto& ap : *a->mutable_approvals()) ap.set_id(absl::StrCat("ap-", ++s_->next_id));
+      return UpdateAppeal(*a);
+    }
+    absl::Status AppendApprovals(pb::Appeal* a, int first) override {
+      for (int i = first; i < a->approvals_size(); ++i) {
+        a->mutable_approvals(i)->set_id(absl::StrCat("ap-", ++s_->next_id));
+      }
+      return UpdateAppeal(*a);
+    }
+    absl::Status UpdateApprovalDetails(const std::string& approval_id,
+                                       const google::protobuf::Struct& details) override {
+      for (auto& [id, a] : s_->appeals) {
+        for (auto& ap : *a.mutable_approvals()) {
+          if (ap.id() == approval_id) *ap.mutable_details() = details;
+        }
+      }
       return absl::OkStatus();
     }
     absl::StatusOr<std::optional<pb::Grant>> FindActiveGrant(const std::string& account,

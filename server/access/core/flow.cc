@@ -110,13 +110,16 @@ void SkipUndecided(pb::Appeal* appeal) {
 }
 
 absl::Status AdvanceFlow(pb::Appeal* appeal, const pb::Policy& policy) {
-  if (appeal->approvals_size() != policy.steps_size()) {
+  // Steps added by AddApprovalStep follow the policy's steps, as manual
+  // steps without a `when`.
+  if (appeal->approvals_size() < policy.steps_size()) {
     return absl::InternalError("appeal approvals do not match its policy's steps");
   }
   nlohmann::json doc = NeedsDocument(policy) ? AppealDocument(*appeal) : nlohmann::json();
   for (int i = 0; i < appeal->approvals_size(); ++i) {
     pb::Approval* a = appeal->mutable_approvals(i);
-    const pb::Step& step = policy.steps(i);
+    static const pb::Step* const kAddedStep = new pb::Step();  // manual, no `when`
+    const pb::Step& step = i < policy.steps_size() ? policy.steps(i) : *kAddedStep;
     if (a->status() == "approved" || a->status() == "skipped") continue;
     if (a->status() == "rejected") {
       appeal->set_status("rejected");

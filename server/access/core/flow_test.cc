@@ -104,5 +104,29 @@ TEST(FlowTest, ExpressionErrorsNameTheStep) {
   EXPECT_NE(st.message().find("\"bad\""), std::string::npos) << st;
 }
 
+// Steps appended by AddApprovalStep (issue 28) follow the policy's steps and
+// run as manual steps: the flow stops at them until they are approved.
+TEST(FlowTest, AddedStepsRunAfterThePolicysSteps) {
+  auto policy = PolicyFrom(R"([
+    {"name": "owner", "strategy": "manual", "approvers": ["o@x.com"]}])");
+  auto a = NewAppeal("viewer");
+  ASSERT_TRUE(InitApprovals(&a, policy).ok());
+  ASSERT_TRUE(AdvanceFlow(&a, policy).ok());
+  pb::Approval* added = a.add_approvals();
+  added->set_name("security");
+  added->set_status("blocked");
+  added->add_approvers("sec@x.com");
+  a.mutable_approvals(0)->set_status("approved");
+  ASSERT_TRUE(AdvanceFlow(&a, policy).ok());
+  EXPECT_EQ(Statuses(a), (std::vector<std::string>{"approved", "pending"}));
+  EXPECT_EQ(a.status(), "pending");
+  a.mutable_approvals(1)->set_status("approved");
+  ASSERT_TRUE(AdvanceFlow(&a, policy).ok());
+  EXPECT_EQ(a.status(), "approved");
+  // Fewer approvals than the policy's steps is still a bug.
+  a.clear_approvals();
+  EXPECT_EQ(AdvanceFlow(&a, policy).code(), absl::StatusCode::kInternal);
+}
+
 }  // namespace
 }  // namespace sluice::access

@@ -473,4 +473,83 @@ absl::Status ResourceService::Delete(const std::string& id, const std::string& a
   return repo_->Delete(id, {"resource.delete", actor, {{"id", id}}});
 }
 
+// Issue 28's routes.
+
+absl::StatusOr<pb::Provider> ProviderService::UpdateByTypeUrn(const std::string& type,
+                                                              const std::string& urn,
+                                                              const pb::ProviderConfig& changes,
+                                                              const std::string& actor,
+                                                              bool dry_run) {
+  if (type.empty()) return absl::InvalidArgumentError("config.type: required");
+  if (urn.empty()) return absl::InvalidArgumentError("config.urn: required");
+  auto stored = providers_->GetByTypeUrn(type, urn);
+  if (absl::IsNotFound(stored.status())) {
+    return absl::NotFoundError(
+        absl::StrCat("provider with type \"", type, "\" and urn \"", urn, "\" not found"));
+  }
+  if (!stored.ok()) return stored.status();
+  return Update(stored->provider.id(), changes, actor, dry_run);
+}
+
+absl::StatusOr<std::vector<pb::ProviderType>> ProviderService::Types() {
+  auto stored = providers_->ResourceTypes();
+  if (!stored.ok()) return stored.status();
+  std::vector<pb::ProviderType> out;
+  for (const std::string& name : registry_->Types()) {
+    pb::ProviderType t;
+    t.set_name(name);
+    auto it = stored->find(name);
+    if (it != stored->end()) {
+      for (const std::string& rt : it->second) t.add_resource_types(rt);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+absl::StatusOr<pb::Resource> ResourceService::Create(const pb::Resource& resource,
+                                                     const std::string& actor) {
+  for (const auto& [field, value] :
+       {std::pair<const char*, const std::string*>{"resource.provider_type", &resource.provider_type()},
+        {"resource.provider_urn", &resource.provider_urn()},
+        {"resource.type", &resource.type()},
+        {"resource.urn", &resource.urn()}}) {
+    if (value->empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
+  }
+  if (providers_ == nullptr) {
+    return absl::FailedPreconditionError("creating resources is not configured");
+  }
+  auto config = providers_->GetPlainConfig(resource.provider_type(), resource.provider_urn());
+  if (absl::IsNotFound(config.status())) {
+    return absl::NotFoundError(absl::StrCat("provider with type \"", resource.provider_type(),
+                                            "\" and urn \"", resource.provider_urn(),
+                                            "\" does not exist"));
+  }
+  if (!config.ok()) return config.status();
+  std::vector<std::string> types;
+  bool known = false;
+  for (const auto& rc : config->resources()) {
+    types.push_back(rc.type());
+    known = known || rc.type() == resource.type();
+  }
+  if (!known) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "resource.type: \"", resource.type(), "\" is not a resource type of provider ",
+        resource.provider_urn(), " (types: ", absl::StrJoin(types, ", "), ")"));
+  }
+  pb::Resource r;
+  r.set_provider_type(resource.provider_type());
+  r.set_provider_urn(resource.provider_urn());
+  r.set_type(resource.type());
+  r.set_urn(resource.urn());
+  r.set_name(resource.name());
+  *r.mutable_details() = resource.details();
+  *r.mutable_labels() = resource.labels();
+  return repo_->Create(r, {"resource.create", actor,
+                           {{"provider_type", r.provider_type()},
+                            {"provider_urn", r.provider_urn()},
+                            {"type", r.type()},
+                            {"urn", r.urn()}}});
+}
+
 }  // namespace sluice::access

@@ -52,6 +52,16 @@ class ProviderService {
   absl::StatusOr<std::vector<pb::Provider>> List(const Page& page, int64_t* total);
   // Deletes the provider and soft-deletes its resources. NotFound.
   absl::Status Delete(const std::string& id, const std::string& actor);
+  // Update of the provider registered as (type, urn) (Guardian's second
+  // UpdateProvider binding, PUT /providers/{config.type}/{config.urn}).
+  // NotFound naming both.
+  absl::StatusOr<pb::Provider> UpdateByTypeUrn(const std::string& type, const std::string& urn,
+                                               const pb::ProviderConfig& changes,
+                                               const std::string& actor, bool dry_run = false);
+  // Every plugin type this server has (sorted), each with the distinct
+  // resource types of its stored resources (Guardian's GetTypes reads those
+  // from the resources table; a type without providers has none).
+  absl::StatusOr<std::vector<pb::ProviderType>> Types();
   // The roles of one resource type. NotFound for the provider or the type.
   absl::StatusOr<std::vector<pb::Role>> ListRoles(const std::string& id,
                                                   const std::string& resource_type);
@@ -93,7 +103,17 @@ class ProviderService {
 
 class ResourceService {
  public:
-  explicit ResourceService(ResourceRepository* repo) : repo_(repo) {}
+  // `providers` (may be null: Create is then FailedPrecondition) checks
+  // the provider of a created resource.
+  explicit ResourceService(ResourceRepository* repo, ProviderService* providers = nullptr)
+      : repo_(repo), providers_(providers) {}
+  // Adds one resource to a registered provider (Guardian's CreateResource):
+  // provider_type, provider_urn, type and urn required (InvalidArgument
+  // naming them); NotFound for the provider; InvalidArgument when the
+  // provider's config lists no resources of that type; AlreadyExists for a
+  // duplicate. Its details are user-owned (kept across syncs); a sync that
+  // no longer sees the urn in the provider soft-deletes it, as any resource.
+  absl::StatusOr<pb::Resource> Create(const pb::Resource& resource, const std::string& actor);
   // One page of the resources matching `filter`; `total` counts all matches.
   absl::StatusOr<std::vector<pb::Resource>> List(const ResourceFilter& filter, const Page& page,
                                                  int64_t* total);
@@ -106,6 +126,7 @@ class ResourceService {
 
  private:
   ResourceRepository* repo_;
+  ProviderService* providers_;
 };
 
 }  // namespace sluice::access

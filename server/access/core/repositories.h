@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,11 @@ class ProviderRepository {
   virtual absl::Status SyncResources(const pb::Provider& provider,
                                      const std::vector<pb::Resource>& resources,
                                      const AuditEntry& audit) = 0;
+  // The distinct resource types of the stored (not deleted) resources, by
+  // provider type, each list sorted (Guardian's GetTypes reads the same).
+  virtual absl::StatusOr<std::map<std::string, std::vector<std::string>>> ResourceTypes() {
+    return absl::UnimplementedError("ResourceTypes");
+  }
 };
 
 // Filters of ListResources; empty strings match everything.
@@ -108,6 +114,15 @@ class ResourceRepository {
                                               const AuditEntry& audit) = 0;
   // Soft delete. NotFound.
   virtual absl::Status Delete(const std::string& id, const AuditEntry& audit) = 0;
+  // Inserts `resource` (its details become user-owned details, kept across
+  // syncs) and the audit row; returns it with id and timestamps.
+  // AlreadyExists for a duplicate (provider_type, provider_urn, type, urn),
+  // deleted or not.
+  virtual absl::StatusOr<pb::Resource> Create(const pb::Resource& resource,
+                                              const AuditEntry& audit) {
+    (void)resource, (void)audit;
+    return absl::UnimplementedError("ResourceRepository::Create");
+  }
 };
 
 struct AuditLogFilter {

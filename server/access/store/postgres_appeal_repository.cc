@@ -26,6 +26,7 @@ std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
   // uuid[], not appeal_id::text: a cast column cannot use the index, and
   // every appeal list read all approvals (found with finding F-L1's bench).
   q.Where(absl::StrCat("p.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
+  q.Where("NOT p.is_stale");  // earlier revisions' approvals (PatchAppeal)
   for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
                                                 q.WhereClause(), " ORDER BY p.appeal_id, p.step_index"))) {
     pb::Approval a = ApprovalFromRow(r);
@@ -199,6 +200,51 @@ class SociTx : public AccessTx {
           use(approvers, "ap"), use(p.id(), "id");
     }
     return absl::OkStatus();
+  }
+
+  absl::Status ReplaceAppeal(pb::Appeal* a) override {
+    try {
+      std::string data = AppealData(*a);
+      int version = static_cast<int>(a->policy_version());
+      sql_ << "UPDATE appeals SET resource_id = CAST(:r AS uuid), policy_id = :pi, "
+              "policy_version = :pv, status = :s, account_id = :ai, account_type = :at, "
+              "role = :ro, data = CAST(:d AS jsonb), updated_at = now() "
+              "WHERE id = CAST(:id AS uuid)",
+          use(a->resource_id(), "r"), use(a->policy_id(), "pi"), use(version, "pv"),
+          use(a->status(), "s"), use(a->account_id(), "ai"), use(a->account_type(), "at"),
+          use(a->role(), "ro"), use(data, "d"), use(a->id(), "id");
+      // Guardian keeps the earlier revision's approvals, stale and without
+      // approvers (so that they grant no visibility and no action).
+      sql_ << "UPDATE approvals SET is_stale = true, approvers = '[]'::jsonb, updated_at = now() "
+              "WHERE appeal_id = CAST(:id AS uuid) AND NOT is_stale",
+          use(a->id());
+      InsertApprovalRows(sql_, a, 0);
+      return absl::OkStatus();
+    } catch (const std::exception& e) {
+      return db::FromSociError(e, "patch appeal");
+    }
+  }
+
+  absl::Status AppendApprovals(pb::Appeal* a, int first) override {
+    try {
+      InsertApprovalRows(sql_, a, first);
+      return absl::OkStatus();
+    } catch (const std::exception& e) {
+      return db::FromSociError(e, "add approval steps");
+    }
+  }
+
+  absl::Status UpdateApprovalDetails(const std::string& approval_id,
+                                     const google::protobuf::Struct& details) override {
+    try {
+      std::string d = StructToJson(details).dump();
+      sql_ << "UPDATE approvals SET details = CAST(:d AS jsonb), updated_at = now() "
+              "WHERE id = CAST(:id AS uuid)",
+          use(d, "d"), use(approval_id, "id");
+      return absl::OkStatus();
+    } catch (const std::exception& e) {
+      return db::FromSociError(e, "update approval step");
+    }
   }
 
   absl::StatusOr<std::optional<pb::Grant>> FindActiveGrant(const std::string& account_id,
@@ -399,6 +445,7 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
   std::vector<pb::Approval> out;
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     Query q;
+    q.Where("NOT p.is_stale");
     q.Eq("a.account_id", f.account_id);
     q.In("p.status", f.statuses);
     if (!f.approver.empty()) q.Where(absl::StrCat("p.approvers ? ", q.Param(f.approver)));

@@ -21,6 +21,14 @@ class PostgresAppealRepository : public AppealRepository {
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id) override;
   absl::StatusOr<bool> IsResourceApprover(const std::string& resource_id,
                                           const std::string& identity) override;
+  // Issue 28 (appeal comments, GET /me/grants/roles, approval summaries;
+  // postgres_appeal_routes.cc); see AppealRepository.
+  absl::StatusOr<std::vector<pb::AppealComment>> ListComments(const std::string& appeal_id,
+                                                              bool newest_first) override;
+  absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) override;
+  absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) override;
+  absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>> SummarizeApprovals(
+      const ApprovalSummaryQuery& query) override;
 
  private:
   db::Pool* pool_;

@@ -152,6 +152,7 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAccessEventStore::PendingAppeals
     for (const auto& [id, i] : index) ids.push_back(id);
     Query p;
     p.Where(absl::StrCat("p.appeal_id::text = ANY(", p.ArrayParam(ids), ")"));
+    p.Where("NOT p.is_stale");
     for (const auto& r : p.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
                                                   p.WhereClause(),
                                                   " ORDER BY p.appeal_id, p.step_index"))) {

@@ -221,4 +221,21 @@ absl::Status PostgresProviderRepository::SyncResources(const pb::Provider& provi
   });
 }
 
+absl::StatusOr<std::map<std::string, std::vector<std::string>>>
+PostgresProviderRepository::ResourceTypes() {
+  std::map<std::string, std::vector<std::string>> out;
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    out.clear();
+    Query q;
+    for (const auto& r : q.Rows(sql, "SELECT DISTINCT provider_type, type FROM resources "
+                                     "WHERE NOT is_deleted ORDER BY provider_type, type")) {
+      out[r.get<std::string>(0)].push_back(r.get<std::string>(1));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+
 }  // namespace sluice::access

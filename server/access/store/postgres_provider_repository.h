@@ -23,6 +23,7 @@ class PostgresProviderRepository : public ProviderRepository {
   absl::StatusOr<std::vector<StoredProvider>> List() override;
   absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total) override;
   absl::Status Delete(const std::string& id, const AuditEntry& audit) override;
+  absl::StatusOr<std::map<std::string, std::vector<std::string>>> ResourceTypes() override;
   absl::Status SyncResources(const pb::Provider& provider,
                              const std::vector<pb::Resource>& resources,
                              const AuditEntry& audit) override;

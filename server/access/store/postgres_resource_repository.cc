@@ -126,4 +126,41 @@ absl::Status PostgresResourceRepository::Delete(const std::string& id, const Aud
   });
 }
 
+absl::StatusOr<pb::Resource> PostgresResourceRepository::Create(const pb::Resource& resource,
+                                                                const AuditEntry& audit) {
+  std::string id;
+  absl::Status st = pool_->InTransaction([&](soci::session& sql) -> absl::Status {
+    Query q;
+    std::string found;
+    q.Eq("r.provider_type", resource.provider_type());
+    q.Eq("r.provider_urn", resource.provider_urn());
+    q.Eq("r.type", resource.type());
+    q.Eq("r.urn", resource.urn());
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT r.id::text, r.is_deleted::int FROM "
+                                                  "resources r", q.WhereClause()))) {
+      found = absl::StrCat("resource ", resource.urn(), " of type ", resource.type(),
+                           " already exists: id=\"", r.get<std::string>(0), "\"",
+                           r.get<int>(1) != 0 ? " (deleted)" : "");
+    }
+    if (!found.empty()) return absl::AlreadyExistsError(found);
+    std::string details = StructToJson(resource.details()).dump();
+    nlohmann::json labels = nlohmann::json::object();
+    for (const auto& kv : resource.labels()) labels[kv.first] = kv.second;
+    std::string label_text = labels.dump();
+    sql << "INSERT INTO resources (provider_type, provider_urn, type, urn, name, details, "
+           "user_details, labels) VALUES (:pt, :pu, :t, :u, :n, CAST(:d AS jsonb), "
+           "CAST(:d2 AS jsonb), CAST(:l AS jsonb)) RETURNING id::text",
+        use(resource.provider_type(), "pt"), use(resource.provider_urn(), "pu"),
+        use(resource.type(), "t"), use(resource.urn(), "u"), use(resource.name(), "n"),
+        use(details, "d"), use(details, "d2"), use(label_text, "l"), soci::into(id);
+    AuditEntry entry = audit;
+    entry.data["id"] = id;
+    WriteAudit(sql, entry);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return Get(id);
+}
+
+
 }  // namespace sluice::access

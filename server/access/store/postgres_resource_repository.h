@@ -19,6 +19,8 @@ class PostgresResourceRepository : public ResourceRepository {
                                       const google::protobuf::Map<std::string, std::string>* labels,
                                       const AuditEntry& audit) override;
   absl::Status Delete(const std::string& id, const AuditEntry& audit) override;
+  absl::StatusOr<pb::Resource> Create(const pb::Resource& resource,
+                                      const AuditEntry& audit) override;
 
  private:
   db::Pool* pool_;

@@ -82,7 +82,8 @@ const std::string& ApprovalCols() {
   static const std::string* cols = new std::string(absl::StrCat(
       "p.id::text, p.appeal_id::text, p.name, p.status, p.actor, p.reason, p.approvers::text, "
       "p.policy_id, p.policy_version, ",
-      Micros("p.created_at"), ", ", Micros("p.updated_at")));
+      Micros("p.created_at"), ", ", Micros("p.updated_at"),
+      ", p.appeal_revision, p.is_stale::int, p.details::text"));
   return *cols;
 }
 
@@ -99,6 +100,10 @@ pb::Approval ApprovalFromRow(const PgRows::Row& r, int o) {
   a.set_policy_version(static_cast<uint32_t>(r.get<int>(o + 8)));
   *a.mutable_created_at() = FromMicros(r.get<long long>(o + 9));
   *a.mutable_updated_at() = FromMicros(r.get<long long>(o + 10));
+  a.set_appeal_revision(static_cast<uint32_t>(r.get<int>(o + 11)));
+  a.set_is_stale(r.get<int>(o + 12) != 0);
+  std::string details = r.get<std::string>(o + 13);
+  if (details != "{}") (void)JsonStringToProto(details, a.mutable_details());
   return a;
 }
 

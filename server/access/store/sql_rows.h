@@ -79,7 +79,7 @@ constexpr int kAppealColCount = 15;
 pb::Appeal AppealFromRow(const PgRows::Row& r, int o = 0);
 
 const std::string& ApprovalCols();  // aliases: approvals p
-constexpr int kApprovalColCount = 11;
+constexpr int kApprovalColCount = 14;
 pb::Approval ApprovalFromRow(const PgRows::Row& r, int o = 0);
 
 const std::string& GrantCols();  // aliases: grants g
@@ -93,6 +93,12 @@ constexpr char kResourceCols[] =
     "(extract(epoch from r.updated_at) * 1000000)::bigint";
 constexpr int kResourceColCount = 11;
 pb::Resource ResourceFromRow(const PgRows::Row& row, int o = 0);
+
+// Inserts appeal->approvals(first..) as its steps `first`.. of the appeal's
+// current revision (with their details), assigning their ids and
+// timestamps; throws the driver's error (postgres_appeal_routes.cc; used by
+// PatchAppeal and AddApprovalStep).
+void InsertApprovalRows(soci::session& sql, pb::Appeal* appeal, int first);
 
 // " ORDER BY <prefix><col> ASC|DESC, ..., <fallback>". Columns must come
 // from an allow-list: they are spliced, not bound.

@@ -1,0 +1,193 @@
+// gRPC handlers of issue 28's appeal and grant routes: PatchAppeal (its
+// creator, checked by the core), appeal comments (whoever may read the
+// appeal, checked by the core), ListUserRoles (the caller's own grants),
+// ImportGrantsFromProvider (access admins), and the activity and relabel
+// routes that Sluice answers with UNIMPLEMENTED (after authentication).
+#include <string>
+#include <vector>
+
+#include "server/access/api/appeal_services.h"
+
+namespace sluice::access {
+namespace {
+
+using auth::Caller;
+using auth::WithCaller;
+
+// What the activity routes answer: HTTP 501 naming the feature and the way round it.
+absl::Status ActivitiesUnimplemented() {
+  return absl::UnimplementedError(
+      "appeal activities are not implemented in Sluice: it does not import provider activity "
+      "(Guardian's ImportActivities/ListActivities/ListAppealActivities). Use GET "
+      "/api/v1beta1/audit-logs for what was done through Sluice, and the provider's own "
+      "audit log for activity in the provider");
+}
+
+}  // namespace
+
+grpc::Status AppealGrpcService::PatchAppeal(grpc::ServerContext* ctx,
+                                            const v1beta1::PatchAppealRequest* req,
+                                            v1beta1::PatchAppealResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/PatchAppeal",
+                    [&](const Caller& caller) -> absl::Status {
+    auto a = appeals_->Patch(*req, caller.identity);
+    if (!a.ok()) return a.status();
+    *resp->mutable_appeal() = std::move(*a);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status AppealGrpcService::ListAppealComments(grpc::ServerContext* ctx,
+                                                   const v1beta1::ListAppealCommentsRequest* req,
+                                                   v1beta1::ListAppealCommentsResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/ListAppealComments",
+                    [&](const Caller& caller) -> absl::Status {
+    std::vector<std::string> order_by(req->order_by().begin(), req->order_by().end());
+    auto comments = appeals_->ListComments(req->appeal_id(), order_by, auth_.ActorOf(caller));
+    if (!comments.ok()) return comments.status();
+    for (auto& c : *comments) *resp->add_comments() = std::move(c);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status AppealGrpcService::CreateAppealComment(grpc::ServerContext* ctx,
+                                                    const v1beta1::CreateAppealCommentRequest* req,
+                                                    v1beta1::CreateAppealCommentResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/CreateAppealComment",
+                    [&](const Caller& caller) -> absl::Status {
+    auto c = appeals_->CreateComment(req->appeal_id(), req->body(), auth_.ActorOf(caller));
+    if (!c.ok()) return c.status();
+    *resp->mutable_comment() = std::move(*c);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status AppealGrpcService::RelabelAppeal(grpc::ServerContext* ctx,
+                                              const v1beta1::RelabelAppealRequest*,
+                                              v1beta1::RelabelAppealResponse*) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/RelabelAppeal",
+                    [&](const Caller&) -> absl::Status {
+    return absl::UnimplementedError(
+        "appeal relabeling is not implemented in Sluice: policies have no labeling rules "
+        "(Guardian's appeal.labeling_rules), so an appeal keeps the labels it was created "
+        "with. To change what an appeal asks for, patch it (PATCH /api/v1beta1/appeals/{id})");
+  });
+}
+
+grpc::Status AppealGrpcService::ListAppealActivities(grpc::ServerContext* ctx,
+                                                     const v1beta1::ListAppealActivitiesRequest*,
+                                                     v1beta1::ListActivitiesResponse*) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/ListAppealActivities",
+                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+}
+
+grpc::Status AppealGrpcService::ImportActivities(grpc::ServerContext* ctx,
+                                                 const v1beta1::ImportActivitiesRequest*,
+                                                 v1beta1::ListActivitiesResponse*) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/ImportActivities",
+                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+}
+
+grpc::Status AppealGrpcService::GetActivity(grpc::ServerContext* ctx,
+                                            const v1beta1::GetActivityRequest*,
+                                            v1beta1::ListActivitiesResponse*) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/GetActivity",
+                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+}
+
+grpc::Status AppealGrpcService::ListActivities(grpc::ServerContext* ctx,
+                                               const v1beta1::ListActivitiesRequest*,
+                                               v1beta1::ListActivitiesResponse*) {
+  return WithCaller(*auth_.authenticator, ctx, "AppealService/ListActivities",
+                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+}
+
+grpc::Status GrantGrpcService::ListUserRoles(grpc::ServerContext* ctx,
+                                             const v1beta1::ListUserRolesRequest*,
+                                             v1beta1::ListUserRolesResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "GrantService/ListUserRoles",
+                    [&](const Caller& caller) -> absl::Status {
+    auto roles = appeals_->ListUserRoles(caller.identity);
+    if (!roles.ok()) return roles.status();
+    for (auto& r : *roles) resp->add_roles(std::move(r));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrantGrpcService::ImportGrantsFromProvider(
+    grpc::ServerContext* ctx, const v1beta1::ImportGrantsFromProviderRequest* req,
+    v1beta1::ImportGrantsFromProviderResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "GrantService/ImportGrantsFromProvider",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "import grants"); !st.ok()) return st;
+    if (req->provider_id().empty()) return absl::InvalidArgumentError("provider_id: required");
+    // The same import as POST /providers/{id}/import, applied (Guardian's
+    // ImportGrantsFromProvider has no dry run).
+    ImportCriteria criteria;
+    criteria.provider_id = req->provider_id();
+    criteria.resource_ids.assign(req->resource_ids().begin(), req->resource_ids().end());
+    criteria.resource_types.assign(req->resource_types().begin(), req->resource_types().end());
+    criteria.resource_urns.assign(req->resource_urns().begin(), req->resource_urns().end());
+    auto result = appeals_->ImportGrants(criteria, /*apply=*/true, caller.identity);
+    if (!result.ok()) return result.status();
+    for (auto& g : result->grants) *resp->add_grants() = std::move(g);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ApprovalGrpcService::AddApprovalStep(grpc::ServerContext* ctx,
+                                                  const v1beta1::AddApprovalStepRequest* req,
+                                                  v1beta1::AddApprovalStepResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/AddApprovalStep",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "add approval steps"); !st.ok()) return st;
+    auto a = appeals_->AddApprovalSteps(req->appeal_id(), req->steps(), caller.identity);
+    if (!a.ok()) return a.status();
+    *resp->mutable_appeal() = std::move(*a);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ApprovalGrpcService::UpdateApprovalStep(
+    grpc::ServerContext* ctx, const v1beta1::UpdateApprovalStepRequest* req,
+    v1beta1::UpdateApprovalStepResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/UpdateApprovalStep",
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "update approval steps"); !st.ok()) return st;
+    auto a = appeals_->UpdateApprovalStep(req->appeal_id(), req->approval_id(),
+                                          req->has_details() ? &req->details() : nullptr,
+                                          caller.identity);
+    if (!a.ok()) return a.status();
+    *resp->mutable_appeal() = std::move(*a);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ApprovalGrpcService::GenerateUserApprovalSummaries(
+    grpc::ServerContext* ctx, const v1beta1::GenerateApprovalSummariesRequest* req,
+    v1beta1::GenerateApprovalSummariesResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/GenerateUserApprovalSummaries",
+                    [&](const Caller& caller) -> absl::Status {
+    auto items = appeals_->SummarizeApprovals(req->summary_items(), caller.identity);
+    if (!items.ok()) return items.status();
+    *resp->mutable_summary_items() = std::move(*items);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ApprovalGrpcService::GenerateApprovalSummaries(
+    grpc::ServerContext* ctx, const v1beta1::GenerateApprovalSummariesRequest* req,
+    v1beta1::GenerateApprovalSummariesResponse* resp) {
+  return WithCaller(*auth_.authenticator, ctx, "ApprovalService/GenerateApprovalSummaries",
+                    [&](const Caller& caller) -> absl::Status {
+    // As ListApprovals: admins summarize every approval, anyone else their own.
+    Actor actor = auth_.ActorOf(caller);
+    auto items = appeals_->SummarizeApprovals(req->summary_items(),
+                                              actor.admin ? "" : actor.identity);
+    if (!items.ok()) return items.status();
+    *resp->mutable_summary_items() = std::move(*items);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace sluice::access
