@@ -46,7 +46,8 @@ class FakePolicyRepository : public PolicyRepository {
     if (!found) return absl::NotFoundError("policy not found");
     return *found;
   }
-  absl::StatusOr<std::vector<pb::Policy>> ListLatest(const Page& page, int64_t* total) override {
+  absl::StatusOr<std::vector<pb::Policy>> ListLatest(const Page& page, int64_t* total,
+                                                     const std::vector<std::string>&) override {
     std::map<std::string, pb::Policy> latest;
     for (const auto& [k, p] : policies) latest[k.first] = p;
     std::vector<pb::Policy> all;
@@ -94,7 +95,8 @@ class FakeProviderRepository : public ProviderRepository {
     for (const auto& [id, p] : providers) out.push_back(p);
     return out;
   }
-  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total) override {
+  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total,
+                                                       const ProviderFilter&) override {
     return Slice(*List(), page, total);
   }
   absl::Status Delete(const std::string& id, const AuditEntry& a) override {

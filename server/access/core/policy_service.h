@@ -38,7 +38,8 @@ class PolicyService {
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version);
   // One page of the latest versions, masked, ordered by id; `total`
   // counts all policies.
-  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total);
+  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
+                                               const std::vector<std::string>& ids = {});
   // With IAM secrets decrypted (for the IAM call); NotFound. A given
   // (id, version ≥ 1) never changes, so these are cached in memory.
   absl::StatusOr<pb::Policy> GetDecrypted(const std::string& id, uint32_t version);

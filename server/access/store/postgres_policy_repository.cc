@@ -2,7 +2,11 @@
 
 #include <soci/soci.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "server/access/core/json.h"
 #include "server/access/store/sql_rows.h"
 
@@ -52,19 +56,53 @@ absl::StatusOr<pb::Policy> PostgresPolicyRepository::Get(const std::string& id,
   return out;
 }
 
-absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest(const Page& page,
-                                                                            int64_t* total) {
+absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest(
+    const Page& page, int64_t* total, const std::vector<std::string>& ids) {
+  // Guardian's applyPolicyIDsFilter: "<id>" every version, "<id>:0" the
+  // latest, "<id>:<n>" version n; malformed entries are skipped.
+  std::vector<std::string> all, latest, exact;
+  for (const std::string& raw : ids) {
+    std::vector<std::string> parts = absl::StrSplit(raw, ':');
+    if (parts.size() > 2) continue;
+    std::string id(absl::StripAsciiWhitespace(parts[0]));
+    if (id.empty()) continue;
+    if (parts.size() == 1) {
+      all.push_back(id);
+      continue;
+    }
+    int v = 0;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(parts[1]), &v) || v < 0) continue;
+    if (v == 0) {
+      latest.push_back(id);
+    } else {
+      exact.push_back(absl::StrCat(id, ":", v));
+    }
+  }
   std::vector<pb::Policy> out;
   absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
     out.clear();
-    long long count = 0;
-    sql << "SELECT count(DISTINCT id) FROM policies", soci::into(count);
-    *total = count;
-    PgRows rows = PgExec(sql,
-                         absl::StrCat("SELECT DISTINCT ON (id) data::text FROM policies "
-                                      "ORDER BY id, version DESC LIMIT ",
-                                      page.size, " OFFSET ", page.offset),
-                         {});
+    Query q;
+    std::string select;
+    if (ids.empty()) {
+      select = "SELECT DISTINCT ON (id) data::text, id, version FROM policies p";
+    } else {
+      std::vector<std::string> conds;
+      if (!all.empty()) conds.push_back(absl::StrCat("p.id = ANY(", q.ArrayParam(all), ")"));
+      if (!latest.empty()) {
+        conds.push_back(absl::StrCat("(p.id = ANY(", q.ArrayParam(latest),
+                                     ") AND p.version = (SELECT max(version) FROM policies p2 "
+                                     "WHERE p2.id = p.id))"));
+      }
+      if (!exact.empty()) {
+        conds.push_back(absl::StrCat("p.id || ':' || p.version = ANY(", q.ArrayParam(exact), ")"));
+      }
+      q.Where(conds.empty() ? "false" : absl::StrCat("(", absl::StrJoin(conds, " OR "), ")"));
+      select = "SELECT data::text, id, version FROM policies p";
+    }
+    *total = q.Count(sql, absl::StrCat("SELECT count(*) FROM (", select, q.WhereClause(), ") x"));
+    PgRows rows = q.Rows(sql, absl::StrCat(select, q.WhereClause(), " ORDER BY id, version ",
+                                           ids.empty() ? "DESC" : "ASC", " LIMIT ", page.size,
+                                           " OFFSET ", page.offset));
     for (const auto& r : rows) {
       pb::Policy p;
       if (auto s = JsonStringToProto(r.get<std::string>(0), &p); !s.ok()) return s;

@@ -49,7 +49,7 @@ TEST_F(RepositoriesTest, PolicyVersions) {
   EXPECT_TRUE(absl::IsNotFound(repo.Get("p1", 3).status()));
   EXPECT_TRUE(absl::IsNotFound(repo.Get("nope", 0).status()));
   int64_t count = 0;
-  auto list = repo.ListLatest(Page{}, &count);
+  auto list = repo.ListLatest(Page{}, &count, {});
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].version(), 2u);
@@ -283,7 +283,7 @@ TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
     }
   }
   int64_t total = 0;
-  auto pp = policies.ListLatest(Page{2, 1}, &total);
+  auto pp = policies.ListLatest(Page{2, 1}, &total, {});
   ASSERT_TRUE(pp.ok()) << pp.status();
   EXPECT_EQ(total, 3);
   ASSERT_EQ(pp->size(), 2u);
@@ -301,7 +301,7 @@ TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
     sp.provider.set_urn(urn);
     ASSERT_TRUE(providers.Create(sp, rs, {"provider.create", "a@x.com"}).ok());
   }
-  auto pv = providers.ListPage(Page{1, 1}, &total);
+  auto pv = providers.ListPage(Page{1, 1}, &total, {});
   ASSERT_TRUE(pv.ok()) << pv.status();
   EXPECT_EQ(total, 2);
   ASSERT_EQ(pv->size(), 1u);

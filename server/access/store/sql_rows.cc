@@ -1,8 +1,71 @@
 #include "server/access/store/sql_rows.h"
 
+#include <algorithm>
+
 #include "nlohmann/json.hpp"
 
 namespace sluice::access {
+
+namespace {
+std::string LikeEscaped(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
+void Query::Match(const std::string& col, const StringMatch& m,
+                  const std::vector<std::string>& in) {
+  std::vector<std::string> pos, neg;
+  auto like = [&](const std::string& pre, const std::string& v, const std::string& post) {
+    return Param(absl::StrCat(pre, LikeEscaped(v), post));
+  };
+  if (!m.starts_with.empty()) pos.push_back(absl::StrCat(col, " LIKE ", like("", m.starts_with, "%")));
+  if (!m.ends_with.empty()) pos.push_back(absl::StrCat(col, " LIKE ", like("%", m.ends_with, "")));
+  if (!m.contains.empty()) pos.push_back(absl::StrCat(col, " LIKE ", like("%", m.contains, "%")));
+  if (!in.empty()) pos.push_back(absl::StrCat(col, " = ANY(", ArrayParam(in), ")"));
+  if (!m.not_starts_with.empty()) {
+    neg.push_back(absl::StrCat(col, " NOT LIKE ", like("", m.not_starts_with, "%")));
+  }
+  if (!m.not_ends_with.empty()) {
+    neg.push_back(absl::StrCat(col, " NOT LIKE ", like("%", m.not_ends_with, "")));
+  }
+  if (!m.not_contains.empty()) {
+    neg.push_back(absl::StrCat(col, " NOT LIKE ", like("%", m.not_contains, "%")));
+  }
+  if (!pos.empty()) Where(absl::StrCat("(", absl::StrJoin(pos, " OR "), ")"));
+  for (auto& n : neg) Where(n);
+}
+
+void Query::Within(const std::string& col, const TimeRange& r) {
+  if (r.start_micros != 0) {
+    Where(absl::StrCat(col, " >= to_timestamp(CAST(", Param(absl::StrCat(r.start_micros)),
+                       " AS bigint) / 1000000.0)"));
+  }
+  if (r.end_micros != 0) {
+    Where(absl::StrCat(col, " <= to_timestamp(CAST(", Param(absl::StrCat(r.end_micros)),
+                       " AS bigint) / 1000000.0)"));
+  }
+}
+
+long long CappedCount(soci::session& sql, const Query& q, const std::string& from) {
+  std::string select = absl::StrCat("SELECT 1", from, q.WhereClause());
+  long long n = q.Count(sql, absl::StrCat("SELECT count(*) FROM (", select, " LIMIT ",
+                                          kExactTotalLimit + 1, ") x"));
+  if (n <= kExactTotalLimit) return n;
+  PgRows plan = q.Rows(sql, absl::StrCat("EXPLAIN (FORMAT JSON) ", select));
+  long long estimate = 0;
+  if (plan.size() > 0) {
+    auto j = nlohmann::json::parse(plan[0].get<std::string>(0), nullptr, false);
+    if (j.is_array() && !j.empty() && j[0].contains("Plan")) {
+      estimate = j[0]["Plan"].value("Plan Rows", 0LL);
+    }
+  }
+  return std::max<long long>(estimate, kExactTotalLimit + 1);
+}
 
 std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
                         const std::string& prefix, const std::string& fallback) {
