@@ -26,6 +26,13 @@ struct ApiAuth {
   Actor ActorOf(const auth::Caller& caller) const {
     return Actor{caller.identity, admins->Contains(caller)};
   }
+  // The actor of a read-only call (GetAppeal, GetGrant): under read_scope
+  // all it may read what an admin may; never pass it to a write.
+  Actor ReaderOf(const auth::Caller& caller) const {
+    Actor a = ActorOf(caller);
+    if (read_all) a.admin = true;
+    return a;
+  }
   // Whether `caller`'s lists of appeals, approvals and grants are narrowed
   // to what they hold, created or approve (a non-admin under read_scope own).
   bool NarrowReads(const auth::Caller& caller) const {

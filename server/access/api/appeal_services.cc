@@ -64,7 +64,7 @@ grpc::Status AppealGrpcService::GetAppeal(grpc::ServerContext* ctx,
                                           v1beta1::GetAppealResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/GetAppeal",
                     [&](const Caller& caller) -> absl::Status {
-    auto a = appeals_->GetFor(req->id(), auth_.ActorOf(caller));
+    auto a = appeals_->GetFor(req->id(), auth_.ReaderOf(caller));
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -212,7 +212,7 @@ grpc::Status GrantGrpcService::GetGrant(grpc::ServerContext* ctx,
                                         v1beta1::GetGrantResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/GetGrant",
                     [&](const Caller& caller) -> absl::Status {
-    auto g = appeals_->GetGrant(req->id(), auth_.ActorOf(caller));
+    auto g = appeals_->GetGrant(req->id(), auth_.ReaderOf(caller));
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();

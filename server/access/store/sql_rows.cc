@@ -73,7 +73,10 @@ std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
   for (const auto& [col, desc] : order) {
     parts.push_back(absl::StrCat(prefix, col, desc ? " DESC" : " ASC"));  // col is allow-listed
   }
-  parts.push_back(fallback);
+  // The tie-breaker runs the way the last column does, so that one index
+  // on (column, id) read forwards or backwards yields the whole order.
+  parts.push_back(!order.empty() && order.back().second ? absl::StrCat(fallback, " DESC")
+                                                        : fallback);
   return absl::StrCat(" ORDER BY ", absl::StrJoin(parts, ", "));
 }
 

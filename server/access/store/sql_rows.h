@@ -109,8 +109,9 @@ constexpr char kResourceCols[] =
 constexpr int kResourceColCount = 11;
 pb::Resource ResourceFromRow(const PgRows::Row& row, int o = 0);
 
-// " ORDER BY <prefix><col> ASC|DESC, ..., <fallback>". Columns must come
-// from an allow-list: they are spliced, not bound.
+// " ORDER BY <prefix><col> ASC|DESC, ..., <fallback> [DESC]" (the
+// fallback, a unique column, in the last column's direction). Columns must
+// come from an allow-list: they are spliced, not bound.
 std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
                         const std::string& prefix, const std::string& fallback);
 
