@@ -16,7 +16,7 @@
 // (hence sees the ~100 grants of those resources), creates 10 appeals.
 //
 //   scripts/with-postgres.sh bazel run -c opt //bench:access_lists_bench
-//   [-- --grants N --appeals N --resources N --calls N]
+//   [-- --grants N --appeals N --resources N --calls N --only <route substring>]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -116,12 +116,14 @@ struct Route {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int grants = 1000000, appeals = 1000000, resources = 100000, calls = 200;
+  std::string only;  // --only: run the routes whose name contains it
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--grants") grants = std::atoi(argv[i + 1]);
     if (k == "--appeals") appeals = std::atoi(argv[i + 1]);
     if (k == "--resources") resources = std::atoi(argv[i + 1]);
     if (k == "--calls") calls = std::atoi(argv[i + 1]);
+    if (k == "--only") only = argv[i + 1];
   }
   Stack::Options opts;
   opts.config_yaml = "db:\n  pool_size: 8\naccess:\n  grant_expiry_interval: 1h\n";
@@ -197,7 +199,17 @@ int main(int argc, char** argv) {
   prefix.set_urn_starts_with("res-42");
   pb::ListResourcesRequest by_name;
   by_name.add_order_by("name:desc");
+  pb::ListGrantsRequest grants100;
+  grants100.set_size(100);
+  pb::ListAppealsRequest appeals100;
+  appeals100.set_size(100);
+  pb::ListApprovalsRequest approvals100;
+  approvals100.set_size(100);
   std::vector<Route> routes = {
+      // The same lists with a page of 100: what the page's rows cost.
+      {"GET /grants?size=100", grants_call(grants100, false), "/grants?size=100"},
+      {"GET /appeals?size=100", appeals_call(appeals100, false), "/appeals?size=100"},
+      {"GET /approvals?size=100", approvals_call(approvals100, false), "/approvals?size=100"},
       {"GET /grants", grants_call({}, false), "/grants"},
       {"GET /grants?resource_urns=res-4242", grants_call(by_urn, false),
        "/grants?resource_urns=res-4242"},
@@ -243,6 +255,7 @@ int main(int argc, char** argv) {
   std::printf("| route | caller | rows | total | gRPC p50 ms | gRPC p99 ms | REST p50 ms | REST p99 ms |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (const Route& route : routes) {
+    if (!only.empty() && route.name.find(only) == std::string::npos) continue;
     for (bool admin : {true, false}) {
       std::vector<double> grpc_ms, rest_ms;
       long long rows_sum = 0, total_sum = 0;

@@ -1,6 +1,7 @@
 #include "server/access/store/sql_rows.h"
 
 #include <algorithm>
+#include <map>
 
 #include "nlohmann/json.hpp"
 
@@ -65,6 +66,37 @@ long long CappedCount(soci::session& sql, const Query& q, const std::string& fro
     }
   }
   return std::max<long long>(estimate, kExactTotalLimit + 1);
+}
+
+std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
+    soci::session& sql, const std::vector<std::string>& appeal_ids) {
+  std::map<std::string, std::vector<pb::Approval>> out;
+  if (appeal_ids.empty()) return out;
+  Query q;
+  // uuid[], not appeal_id::text: a cast column cannot use the index, and
+  // every appeal list read all approvals (found with finding F-L1's bench).
+  q.Where(absl::StrCat("p.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
+  for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
+                                                q.WhereClause(), " ORDER BY p.appeal_id, p.step_index"))) {
+    pb::Approval a = ApprovalFromRow(r);
+    out[a.appeal_id()].push_back(std::move(a));
+  }
+  return out;
+}
+
+std::map<std::string, pb::Grant> LoadGrants(soci::session& sql,
+                                            const std::vector<std::string>& appeal_ids) {
+  std::map<std::string, pb::Grant> out;
+  if (appeal_ids.empty()) return out;
+  Query q;
+  // uuid[] for grants_appeal_idx (appeal_id::text read every grant).
+  q.Where(absl::StrCat("g.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
+  for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), " FROM grants g",
+                                                q.WhereClause(), " ORDER BY g.created_at"))) {
+    pb::Grant g = GrantFromRow(r);
+    out[g.appeal_id()] = std::move(g);
+  }
+  return out;
 }
 
 std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,

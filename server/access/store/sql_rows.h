@@ -4,6 +4,7 @@
 #ifndef SLUICE_SERVER_ACCESS_STORE_SQL_ROWS_H_
 #define SLUICE_SERVER_ACCESS_STORE_SQL_ROWS_H_
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +109,14 @@ constexpr char kResourceCols[] =
     "(extract(epoch from r.updated_at) * 1000000)::bigint";
 constexpr int kResourceColCount = 11;
 pb::Resource ResourceFromRow(const PgRows::Row& row, int o = 0);
+
+// The approvals of `appeal_ids`, grouped by appeal id, in step order.
+std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
+    soci::session& sql, const std::vector<std::string>& appeal_ids);
+
+// The latest grant of each of `appeal_ids`.
+std::map<std::string, pb::Grant> LoadGrants(soci::session& sql,
+                                            const std::vector<std::string>& appeal_ids);
 
 // " ORDER BY <prefix><col> ASC|DESC, ..., <fallback> [DESC]" (the
 // fallback, a unique column, in the last column's direction). Columns must
