@@ -18,11 +18,14 @@ void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
   auto file = std::make_shared<std::string>();
   auto id = std::make_shared<std::string>();
   auto version = std::make_shared<uint32_t>(0);
+  auto dry_run = std::make_shared<bool>(false);
 
   auto* create = group->add_subcommand("create", "create version 1 of a policy from a file");
   create->add_option("-f,--file", *file, "policy YAML/JSON file ('-' for stdin)")->required();
-  create->callback([&options, exit_code, file] {
+  create->add_flag("--dry-run", *dry_run, "validate and show what would be stored; write nothing");
+  create->callback([&options, exit_code, file, dry_run] {
     pb::CreatePolicyRequest req;
+    req.set_dry_run(*dry_run);
     if (auto st = ReadMessageFile(*file, req.mutable_policy()); !st.ok()) {
       *exit_code = PrintError(st);
       return;
@@ -33,8 +36,10 @@ void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
   auto* update = group->add_subcommand("update", "create the next version of a policy from a file");
   update->add_option("-f,--file", *file, "policy YAML/JSON file ('-' for stdin)")->required();
   update->add_option("--id", *id, "policy id (default: the file's id)");
-  update->callback([&options, exit_code, file, id] {
+  update->add_flag("--dry-run", *dry_run, "validate and show what would be stored; write nothing");
+  update->callback([&options, exit_code, file, id, dry_run] {
     pb::UpdatePolicyRequest req;
+    req.set_dry_run(*dry_run);
     if (auto st = ReadMessageFile(*file, req.mutable_policy()); !st.ok()) {
       *exit_code = PrintError(st);
       return;
@@ -43,7 +48,7 @@ void AddPolicyCommands(CLI::App& app, const Options& options, int* exit_code) {
     CallAndPrint<pb::PolicyService>(options, exit_code, req, &pb::PolicyService::Stub::UpdatePolicy);
   });
 
-  auto* list = group->add_subcommand("list", "list the latest version of every policy");
+  auto* list = group->add_subcommand("list", "list every version of every policy, oldest first (as Guardian)");
   list->callback([&options, exit_code] {
     CallAndPrint<pb::PolicyService>(options, exit_code, pb::ListPoliciesRequest{},
                                &pb::PolicyService::Stub::ListPolicies);
@@ -65,11 +70,15 @@ void AddProviderCommands(CLI::App& app, const Options& options, int* exit_code) 
   group->require_subcommand(1);
   auto file = std::make_shared<std::string>();
   auto id = std::make_shared<std::string>();
+  auto dry_run = std::make_shared<bool>(false);
 
   auto* create = group->add_subcommand("create", "register a provider from a config file");
   create->add_option("-f,--file", *file, "provider config YAML/JSON file")->required();
-  create->callback([&options, exit_code, file] {
+  create->add_flag("--dry-run", *dry_run,
+                   "validate, fetch the resources and show what would be stored; write nothing");
+  create->callback([&options, exit_code, file, dry_run] {
     pb::CreateProviderRequest req;
+    req.set_dry_run(*dry_run);
     if (auto st = ReadMessageFile(*file, req.mutable_config()); !st.ok()) {
       *exit_code = PrintError(st);
       return;
@@ -80,8 +89,11 @@ void AddProviderCommands(CLI::App& app, const Options& options, int* exit_code) 
   auto* update = group->add_subcommand("update", "change a provider (set fields only)");
   update->add_option("id", *id, "provider id")->required();
   update->add_option("-f,--file", *file, "provider config YAML/JSON file")->required();
-  update->callback([&options, exit_code, file, id] {
+  update->add_flag("--dry-run", *dry_run,
+                   "validate, fetch the resources and show what would be stored; write nothing");
+  update->callback([&options, exit_code, file, id, dry_run] {
     pb::UpdateProviderRequest req;
+    req.set_dry_run(*dry_run);
     req.set_id(*id);
     if (auto st = ReadMessageFile(*file, req.mutable_config()); !st.ok()) {
       *exit_code = PrintError(st);

@@ -33,7 +33,8 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
   });
 
   auto* list = appeal->add_subcommand("list", "list appeals");
-  list->add_option("--status", *statuses, "filter by status (repeatable)");
+  list->add_option("--status", *statuses,
+                   "filter by status (repeatable): pending, approved, rejected, canceled");
   list->add_option("--account", *accounts, "filter by account id (repeatable)");
   list->add_option("--size", *size, "page size (default 50)");
   list->add_option("--offset", *offset, "page offset");
@@ -62,7 +63,7 @@ void AddAppealCommands(CLI::App& app, const Options& options, int* exit_code) {
     CallAndPrint<pb::AppealService>(options, exit_code, req, &pb::AppealService::Stub::CancelAppeal);
   });
 
-  auto* revoke = appeal->add_subcommand("revoke", "revoke an active appeal's access");
+  auto* revoke = appeal->add_subcommand("revoke", "revoke an approved appeal's access (its grant becomes inactive)");
   revoke->add_option("id", *id, "appeal id")->required();
   revoke->add_option("--reason", *reason, "revoke reason");
   revoke->callback([&options, exit_code, id, reason] {

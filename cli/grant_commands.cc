@@ -22,6 +22,8 @@ void AddRevoke(CLI::App& grant, const Options& options, int* exit_code) {
   auto id = std::make_shared<std::string>();
   auto reason = std::make_shared<std::string>();
   auto f = std::make_shared<RevokeFilters>();
+  auto skip_provider = std::make_shared<bool>(false);
+  auto skip_notification = std::make_shared<bool>(false);
   auto* revoke = grant.add_subcommand(
       "revoke", "revoke grant <id> (its owner or an admin), or, without an id, every active grant "
                 "matching the filters (admins; at least one filter)");
@@ -32,11 +34,17 @@ void AddRevoke(CLI::App& grant, const Options& options, int* exit_code) {
   revoke->add_option("--provider-urn", f->provider_urns, "bulk: provider urn (repeatable)");
   revoke->add_option("--resource-type", f->resource_types, "bulk: resource type (repeatable)");
   revoke->add_option("--resource-urn", f->resource_urns, "bulk: resource urn (repeatable)");
-  revoke->callback([&options, exit_code, id, reason, f] {
+  revoke->add_flag("--skip-revoke-in-provider", *skip_provider,
+                   "one grant: record the revoke without calling the provider (admins)");
+  revoke->add_flag("--skip-notification", *skip_notification,
+                   "one grant: send no grant.revoked notification");
+  revoke->callback([&options, exit_code, id, reason, f, skip_provider, skip_notification] {
     if (!id->empty()) {
       pb::RevokeGrantRequest req;
       req.set_id(*id);
       req.set_reason(*reason);
+      req.set_skip_revoke_in_provider(*skip_provider);
+      req.set_skip_notification(*skip_notification);
       CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::RevokeGrant);
       return;
     }
@@ -59,13 +67,27 @@ void AddGrantLifecycleCommands(CLI::App& grant, const Options& options, int* exi
   auto reason = std::make_shared<std::string>();
   auto expiration = std::make_shared<std::string>();
 
-  auto* update = grant.add_subcommand("update", "change a grant's owner (its owner or an admin)");
+  auto expiration_reason = std::make_shared<std::string>();
+  auto* update = grant.add_subcommand(
+      "update", "change a grant's owner (its owner or an admin) and/or shorten its expiration "
+                "(admins)");
   update->add_option("id", *id, "grant id")->required();
-  update->add_option("--owner", *owner, "the new owner's identity")->required();
-  update->callback([&options, exit_code, id, owner] {
+  update->add_option("--owner", *owner, "the new owner's identity");
+  update->add_option("--expiration", *expiration,
+                     "new expiration_date, RFC 3339 (admins; not after the current one)");
+  update->add_option("--expiration-reason", *expiration_reason,
+                     "expiration_date_reason (required with --expiration)");
+  update->callback([&options, exit_code, id, owner, expiration, expiration_reason] {
     pb::UpdateGrantRequest req;
     req.set_id(*id);
     req.set_owner(*owner);
+    req.set_expiration_date_reason(*expiration_reason);
+    if (!expiration->empty() &&
+        !google::protobuf::util::TimeUtil::FromString(*expiration, req.mutable_expiration_date())) {
+      *exit_code = PrintError(absl::InvalidArgumentError(
+          "--expiration: \"" + *expiration + "\" is not an RFC 3339 time"));
+      return;
+    }
     CallAndPrint<pb::GrantService>(options, exit_code, req, &pb::GrantService::Stub::UpdateGrant);
   });
 

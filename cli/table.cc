@@ -24,9 +24,11 @@ const std::map<std::string, std::vector<std::string>>& KnownColumns() {
       {"sluice.access.v1beta1.Grant",
        {"id", "status", "account_id", "role", "resource.provider_type", "resource.urn", "owner",
         "source", "expiration_date"}},
+      // grant.status: an approved appeal stays approved after its grant is
+      // revoked (Guardian's statuses), so the grant says if access is held.
       {"sluice.access.v1beta1.Appeal",
-       {"id", "status", "account_id", "role", "resource.provider_type", "resource.urn",
-        "created_by", "created_at"}},
+       {"id", "status", "grant.status", "account_id", "role", "resource.provider_type",
+        "resource.urn", "created_by", "created_at"}},
       {"sluice.access.v1beta1.Approval",
        {"id", "appeal_id", "name", "status", "actor", "appeal.account_id", "appeal.role"}},
       {"sluice.access.v1beta1.Provider", {"id", "type", "urn", "created_at"}},

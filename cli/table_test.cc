@@ -39,6 +39,24 @@ TEST(TableTest, GrantListAsAlignedColumnsWithTotal) {
             "total: 7\n");
 }
 
+// An appeal keeps "approved" after its grant is revoked; the grant's status
+// column tells whether the access is still held.
+TEST(TableTest, AppealListShowsTheGrantStatus) {
+  pb::ListAppealsResponse resp;
+  auto* a = resp.add_appeals();
+  a->set_id("a1");
+  a->set_status("approved");
+  a->mutable_grant()->set_status("inactive");
+  auto* b = resp.add_appeals();
+  b->set_id("a2");
+  b->set_status("pending");
+  std::ostringstream out;
+  ASSERT_TRUE(PrintTable(resp, out));
+  std::string text = out.str();
+  EXPECT_EQ(text.rfind("ID  STATUS    GRANT.STATUS  ACCOUNT_ID", 0), 0u) << text;
+  EXPECT_EQ(text.find("a1  approved  inactive"), text.find('\n') + 1) << text;
+}
+
 TEST(TableTest, CellsFollowPathsAndJoinRepeatedScalars) {
   pb::Grant g;
   g.add_permissions("SELECT");

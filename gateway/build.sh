@@ -77,6 +77,11 @@ cp "$ws"/gateway/*.go "$pkgdir/"
   done
   echo "	return nil"
   echo "}"
+  echo
+  echo "// gatewayProtoFiles: the proto files whose routes the gateway serves (strict.go reads their descriptors)."
+  echo "var gatewayProtoFiles = []string{"
+  for f in "$@"; do echo "	\"$f\","; done
+  echo "}"
 } > "$pkgdir/handlers_gen.go"
 
 # openapi_gen.go: the merged OpenAPI (swagger 2.0) document, base64-embedded.

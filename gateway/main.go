@@ -82,14 +82,19 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
+	routes, err := loadRoutes(gatewayProtoFiles)
+	if err != nil {
+		log.Fatalf("sluice-gateway: routes: %v", err)
+	}
 	conn, err := grpc.DialContext(ctx, o.backend, creds,
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)),
+		grpc.WithUnaryInterceptor(strictQueryInterceptor(routes)))
 	if err != nil {
 		log.Fatalf("sluice-gateway: dial %s: %v", o.backend, err)
 	}
 	defer conn.Close()
 
-	gw := newGatewayMux(o.authHeader, token)
+	gw := newGatewayMux(o.authHeader, token, routes.names)
 	if err := registerHandlers(ctx, gw, conn); err != nil {
 		log.Fatalf("sluice-gateway: register handlers: %v", err)
 	}
@@ -97,7 +102,8 @@ func main() {
 	root := http.NewServeMux()
 	root.HandleFunc("/api/openapi.json", serveOpenAPI)
 	root.Handle("/healthz", healthHandler(conn))
-	root.Handle("/", writeGuard(origins, limitBody(o.maxBodyBytes, gw)))
+	root.HandleFunc("/ping", pingHandler)
+	root.Handle("/", writeGuard(origins, limitBody(o.maxBodyBytes, withHTTPRequest(gw))))
 
 	srv := &http.Server{
 		Addr:              fmt.Sprintf("%s:%d", o.httpHost, o.httpPort),

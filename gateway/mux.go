@@ -22,11 +22,14 @@ const proxyTokenMetadata = "x-sluice-proxy-token"
 // default values emitted, only the allow-listed headers forwarded (see
 // headerMatcher), the proxy token added to every call, nothing sent back as
 // Grpc-Metadata-*.
-func newGatewayMux(authHeader, proxyToken string) *runtime.ServeMux {
+// Request bodies are decoded strictly (strictJSONPb: an unknown field is a
+// 400 naming it); `names` gives the messages' proto names for that error.
+func newGatewayMux(authHeader, proxyToken string, names *messageNames) *runtime.ServeMux {
 	runtime.HTTPError = writeGRPCError
 	runtime.OtherErrorHandler = writeOtherError
+	marshaler := &strictJSONPb{JSONPb: runtime.JSONPb{OrigName: true, EmitDefaults: true}, names: names}
 	opts := []runtime.ServeMuxOption{
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{OrigName: true, EmitDefaults: true}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
 		runtime.WithIncomingHeaderMatcher(headerMatcher(authHeader)),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 	}
@@ -35,6 +38,15 @@ func newGatewayMux(authHeader, proxyToken string) *runtime.ServeMux {
 		opts = append(opts, runtime.WithMetadata(func(context.Context, *http.Request) metadata.MD { return md }))
 	}
 	return runtime.NewServeMux(opts...)
+}
+
+// pingHandler answers every request to /ping with 200 and the body `pong`,
+// as Guardian's liveness path does (internal/server/server.go). It does not
+// ask the backend: /healthz does.
+func pingHandler(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("pong"))
 }
 
 // headerMatcher forwards exactly three request headers as gRPC metadata:

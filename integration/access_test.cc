@@ -112,17 +112,18 @@ TEST_F(AccessTest, SeedScenario) {
   auto latest = Call("GET", "/policies/seed-policy");
   EXPECT_EQ(latest.Json()["policy"]["version"], 2);
 
-  auto list = Call("GET", "/policies");
+  // Every version, oldest first (Guardian's ListPolicies).
+  auto list = Call("GET", "/policies?size=1000");
   ASSERT_EQ(list.status, 200);
-  bool found = false;
+  std::vector<int> versions;
   json policies = list.Json()["policies"];
   for (const auto& pol : policies) {
     if (pol["id"] == "seed-policy") {
-      found = true;
-      EXPECT_EQ(pol["version"], 2);  // latest only
+      versions.push_back(pol["version"].get<int>());
+      EXPECT_EQ(pol["description"], versions.back() == 1 ? "two steps" : "now three steps");
     }
   }
-  EXPECT_TRUE(found) << list.body;
+  EXPECT_EQ(versions, (std::vector<int>{1, 2})) << list.body;
   ExpectError(Call("GET", "/policies/seed-policy/versions/3"), 404, 5);
   ExpectError(Call("GET", "/policies/nope/versions/1"), 404, 5);
 
@@ -380,6 +381,18 @@ resources:
   std::tie(code, out) = Ctl(*stack_, {"policy", "list"});
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find("cli-policy"), std::string::npos);
+  // Every version is listed (as Guardian), so the table shows the version.
+  std::tie(code, out) = Ctl(*stack_, {"-o", "table", "policy", "list"});
+  ASSERT_EQ(code, 0) << out;
+  std::vector<std::string> lines = absl::StrSplit(out, '\n');
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("VERSION"), std::string::npos) << out;
+  std::vector<std::string> cli_versions;
+  for (const std::string& line : lines) {
+    std::vector<std::string> cells = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (cells.size() >= 2 && cells[0] == "cli-policy") cli_versions.push_back(cells[1]);
+  }
+  EXPECT_EQ(cli_versions, (std::vector<std::string>{"1", "2"})) << out;
   std::tie(code, out) = Ctl(*stack_, {"policy", "create", "-f", dir + "/policy.yaml"});
   EXPECT_EQ(code, 1);
   EXPECT_NE(out.find("error: 6:"), std::string::npos) << out;

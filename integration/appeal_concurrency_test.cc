@@ -110,7 +110,7 @@ TEST_F(AppealTest, PostgresProviderGrantIsRealAndRevoked) {
   EXPECT_FALSE(has("SELECT"));
   auto a = Appeal(rs[0]["id"], "editor", "", kAlice, "sluice_grantee");
   ASSERT_EQ(a.status, 200) << a.body;
-  EXPECT_EQ(a.Json()["appeals"][0]["status"], "active");
+  EXPECT_EQ(a.Json()["appeals"][0]["status"], "approved");
   EXPECT_TRUE(has("SELECT"));
   EXPECT_TRUE(has("INSERT"));
   EXPECT_FALSE(has("DELETE"));

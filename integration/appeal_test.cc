@@ -54,7 +54,7 @@ TEST_F(AppealTest, TwoStepManualFlowGrantAndRevoke) {
   ExpectCode(Call("POST", "/appeals/" + id + "/approvals/owner", json{{"action", "approve"}},
                   "owner@example.com"), 400, 9, "approved");
   json done = Act(id, "lead", "approve", "lead@example.com")["appeal"];
-  EXPECT_EQ(done["status"], "active");
+  EXPECT_EQ(done["status"], "approved");
   ASSERT_TRUE(done.contains("grant")) << done;
   std::string gid = done["grant"]["id"];
   EXPECT_EQ(done["grant"]["status"], "active");
@@ -73,13 +73,16 @@ TEST_F(AppealTest, TwoStepManualFlowGrantAndRevoke) {
              403, 7, "only admins");
   auto revoked = Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "done"}}, "admin@example.com");
   ASSERT_EQ(revoked.status, 200) << revoked.body;
-  EXPECT_EQ(revoked.Json()["appeal"]["status"], "terminated");
+  // Guardian's RevokeAppeal: the appeal stays approved; its grant is inactive.
+  EXPECT_EQ(revoked.Json()["appeal"]["status"], "approved");
+  EXPECT_EQ(revoked.Json()["appeal"]["grant"]["status"], "inactive");
   EXPECT_EQ(revoked.Json()["appeal"]["revoked_by"], "admin@example.com");
   json g = Call("GET", "/grants/" + gid).Json()["grant"];
   EXPECT_EQ(g["status"], "inactive");
   EXPECT_EQ(g["revoked_by"], "admin@example.com");
   EXPECT_EQ(g["revoke_reason"], "done");
-  ExpectCode(Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "again"}}), 400, 9, "terminated");
+  ExpectCode(Call("PUT", "/appeals/" + id + "/revoke", json{{"reason", "again"}}), 400, 9,
+             "no active grant");
 
   auto logs = Call("GET", "/audit-logs?action=appeal.approve&actor=lead@example.com");
   EXPECT_EQ(logs.Json()["total"], 1) << logs.body;
@@ -98,8 +101,19 @@ TEST_F(AppealTest, RejectCancelAndNotFound) {
   ExpectCode(Call("PUT", "/appeals/" + id2 + "/cancel", nullptr, "bob@example.com"), 403, 7);
   auto cancelled = Call("PUT", "/appeals/" + id2 + "/cancel");
   ASSERT_EQ(cancelled.status, 200) << cancelled.body;
-  EXPECT_EQ(cancelled.Json()["appeal"]["status"], "cancelled");
-  ExpectCode(Call("PUT", "/appeals/" + id2 + "/cancel"), 400, 9, "cancelled");
+  EXPECT_EQ(cancelled.Json()["appeal"]["status"], "canceled");  // Guardian's spelling
+  ExpectCode(Call("PUT", "/appeals/" + id2 + "/cancel"), 400, 9, "is canceled");
+  // Guardian's values filter; the old ones are aliases, "terminated" a 400.
+  const std::string mine = "/appeals?provider_urns=noop-reject-cancel&statuses=";
+  for (const char* s : {"canceled", "cancelled"}) {
+    json listed = Call("GET", mine + s).Json();
+    ASSERT_EQ(listed["total"], 1) << s << ": " << listed;
+    EXPECT_EQ(listed["appeals"][0]["id"], id2) << s;
+    EXPECT_EQ(listed["appeals"][0]["status"], "canceled") << s;
+  }
+  EXPECT_EQ(Call("GET", mine + "rejected").Json()["appeals"][0]["id"], id);
+  EXPECT_EQ(Call("GET", mine + "approved").Json()["total"], 0);
+  ExpectCode(Call("GET", mine + "terminated"), 400, 3, "statuses=inactive");
   ExpectCode(Call("GET", "/appeals/not-a-uuid"), 400, 3);
   ExpectCode(Call("GET", "/appeals/00000000-0000-0000-0000-000000000000"), 404, 5);
   ExpectCode(Call("GET", "/grants/00000000-0000-0000-0000-000000000000"), 404, 5);
@@ -117,7 +131,7 @@ TEST_F(AppealTest, AutoStepsAndWhen) {
   auto ok = Appeal(auto_rid, "viewer");
   ASSERT_EQ(ok.status, 200) << ok.body;
   json a = ok.Json()["appeals"][0];
-  EXPECT_EQ(a["status"], "active");  // fully approved at creation (Guardian #94, #390)
+  EXPECT_EQ(a["status"], "approved");  // fully approved at creation (Guardian #94, #390)
   EXPECT_EQ(a["approvals"][0]["status"], "approved");
   EXPECT_EQ(a["grant"]["status"], "active");
   json no = Appeal(auto_rid, "admin").Json()["appeals"][0];
@@ -139,7 +153,7 @@ TEST_F(AppealTest, AutoStepsAndWhen) {
   EXPECT_EQ(admin["approvals"][1]["status"], "pending");  // when true
   EXPECT_EQ(admin["approvals"][2]["status"], "blocked");
   json fin = Act(soft["id"], "owner", "approve", "owner@example.com")["appeal"];
-  EXPECT_EQ(fin["status"], "active");
+  EXPECT_EQ(fin["status"], "approved");
 }
 
 TEST_F(AppealTest, CreateValidationErrors) {
@@ -182,7 +196,7 @@ TEST_F(AppealTest, TemporaryGrantExpires) {
   std::string rid = Setup("expiring", json::parse(R"({"steps": [
       {"name": "auto", "strategy": "auto", "approve_if": "true"}]})"));
   json a = Appeal(rid, "viewer", "1s").Json()["appeals"][0];
-  ASSERT_EQ(a["status"], "active") << a;
+  ASSERT_EQ(a["status"], "approved") << a;
   EXPECT_EQ(a["grant"]["is_permanent"], false);
   ASSERT_TRUE(a["grant"].contains("expiration_date"));
   std::string gid = a["grant"]["id"];
@@ -195,7 +209,9 @@ TEST_F(AppealTest, TemporaryGrantExpires) {
   EXPECT_EQ(g["status"], "inactive") << g;
   EXPECT_EQ(g["revoke_reason"], "expired");
   EXPECT_EQ(g["revoked_by"], "system");
-  EXPECT_EQ(Call("GET", "/appeals/" + a["id"].get<std::string>()).Json()["appeal"]["status"], "terminated");
+  json expired = Call("GET", "/appeals/" + a["id"].get<std::string>()).Json()["appeal"];
+  EXPECT_EQ(expired["status"], "approved");  // stays approved; the grant expired
+  EXPECT_EQ(expired["grant"]["status"], "inactive");
   EXPECT_GE(Call("GET", "/audit-logs?action=grant.expire&actor=system").Json()["total"].get<int>(), 1);
 }
 
@@ -204,11 +220,11 @@ TEST_F(AppealTest, ExtensionInsideAndOutsideTheWindow) {
       {"name": "auto", "strategy": "auto", "approve_if": "true"}],
       "appeal": {"allow_active_access_extension_in": "1h"}})"));
   json first = Appeal(in, "viewer", "30m").Json()["appeals"][0];
-  ASSERT_EQ(first["status"], "active");
+  ASSERT_EQ(first["status"], "approved");
   auto second = Appeal(in, "viewer", "30m");
   ASSERT_EQ(second.status, 200) << second.body;
   json s = second.Json()["appeals"][0];
-  EXPECT_EQ(s["status"], "active");
+  EXPECT_EQ(s["status"], "approved");
   EXPECT_NE(s["grant"]["id"], first["grant"]["id"]);
   json old = Call("GET", "/grants/" + first["grant"]["id"].get<std::string>()).Json()["grant"];
   EXPECT_EQ(old["status"], "inactive");
@@ -219,7 +235,7 @@ TEST_F(AppealTest, ExtensionInsideAndOutsideTheWindow) {
   std::string out = Setup("ext-out", json::parse(R"({"steps": [
       {"name": "auto", "strategy": "auto", "approve_if": "true"}],
       "appeal": {"allow_active_access_extension_in": "10m"}})"));
-  ASSERT_EQ(Appeal(out, "viewer", "1h").Json()["appeals"][0]["status"], "active");
+  ASSERT_EQ(Appeal(out, "viewer", "1h").Json()["appeals"][0]["status"], "approved");
   ExpectCode(Appeal(out, "viewer", "1h"), 409, 6, "extension window");
 }
 
@@ -260,7 +276,8 @@ TEST_F(AppealTest, BulkRevokeGrantListAndApprovers) {
   EXPECT_EQ(bulk.Json()["appeals"].size(), 2u);
   json bulk_appeals = bulk.Json()["appeals"];
   for (const auto& a : bulk_appeals) {
-    EXPECT_EQ(a["status"], "terminated");
+    EXPECT_EQ(a["status"], "approved");
+    EXPECT_EQ(a["grant"]["status"], "inactive");
     EXPECT_EQ(a["revoke_reason"], "offboarding");
   }
   // Query parameters work too (the body is empty here); account_ids is required.
@@ -324,10 +341,14 @@ TEST_F(AppealTest, SluicectlAppealApprovalGrant) {
   EXPECT_NE(out.find("error: 7:"), std::string::npos) << out;
   std::tie(code, out) = Ctl(*stack_, "lead@example.com", {"approval", "approve", id, "lead", "--reason", "ok"});
   ASSERT_EQ(code, 0) << out;
-  EXPECT_EQ(json::parse(out)["appeal"]["status"], "active");
+  EXPECT_EQ(json::parse(out)["appeal"]["status"], "approved");
   std::string gid = json::parse(out)["appeal"]["grant"]["id"];
   std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "get", id});
   ASSERT_EQ(code, 0) << out;
+  std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "list", "--status", "approved", "--size", "500"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find(id), std::string::npos);
+  // The old value still selects it (alias of "approved").
   std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "list", "--status", "active", "--size", "500"});
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find(id), std::string::npos);
@@ -338,14 +359,15 @@ TEST_F(AppealTest, SluicectlAppealApprovalGrant) {
   EXPECT_NE(out.find(gid), std::string::npos);
   std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "revoke", id, "--reason", "cli"});
   ASSERT_EQ(code, 0) << out;
-  EXPECT_EQ(json::parse(out)["appeal"]["status"], "terminated");
+  EXPECT_EQ(json::parse(out)["appeal"]["status"], "approved");
+  EXPECT_EQ(json::parse(out)["appeal"]["grant"]["status"], "inactive");
   std::ofstream(dir + "/appeal2.yaml") << "resources:\n  - id: " << rid << "\n    role: admin\n";
   std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "create", "-f", dir + "/appeal2.yaml"});
   ASSERT_EQ(code, 0) << out;
   std::string id2 = json::parse(out)["appeals"][0]["id"];
   std::tie(code, out) = Ctl(*stack_, kAlice, {"appeal", "cancel", id2});
   ASSERT_EQ(code, 0) << out;
-  EXPECT_EQ(json::parse(out)["appeal"]["status"], "cancelled");
+  EXPECT_EQ(json::parse(out)["appeal"]["status"], "canceled");
 }
 
 // A one-connection-at-a-time HTTP server answering every request with `body`
@@ -429,7 +451,7 @@ TEST_F(AppealTest, RequirementsCreateAdditionalAppeals) {
                              {"appeals", {{{"resource", {{"id", extra}}}, {"role", "admin"}}}}}};
   std::string main_rid = Setup("req-main", policy);
   json a = Appeal(main_rid, "viewer").Json()["appeals"][0];
-  ASSERT_EQ(a["status"], "active") << a;
+  ASSERT_EQ(a["status"], "approved") << a;
   auto extra_appeals = Call("GET", "/appeals?provider_urns=noop-req-extra&account_ids=" + kAlice);
   ASSERT_EQ(extra_appeals.Json()["total"], 1) << extra_appeals.body;
   json e = extra_appeals.Json()["appeals"][0];
@@ -437,7 +459,7 @@ TEST_F(AppealTest, RequirementsCreateAdditionalAppeals) {
   EXPECT_EQ(e["role"], "admin");
   EXPECT_EQ(e["status"], "pending");
   // Not for other roles.
-  ASSERT_EQ(Appeal(main_rid, "admin").Json()["appeals"][0]["status"], "active");
+  ASSERT_EQ(Appeal(main_rid, "admin").Json()["appeals"][0]["status"], "approved");
   EXPECT_EQ(Call("GET", "/appeals?provider_urns=noop-req-extra&account_ids=" + kAlice).Json()["total"], 1);
 }
 
@@ -481,7 +503,8 @@ TEST_F(AppealTest, RequirementPolicyOverrideAndFailureModes) {
   auto main_with = [&](const std::string& id, const std::string& on_failure,
                        const std::string& override_id) {
     json policy = auto_policy;
-    policy["requirements"] = {{{"on_failure", on_failure},
+    policy["requirements"] = {{{"on", {{"role", "viewer"}}},
+                               {"on_failure", on_failure},
                                {"appeals", {{{"resource", {{"id", extra}}}, {"role", "viewer"},
                                              {"policy", {{"id", override_id}}}}}}}};
     return Setup(id, policy);
@@ -489,10 +512,10 @@ TEST_F(AppealTest, RequirementPolicyOverrideAndFailureModes) {
   // p17-override-main's own auto policy also serves as the override, so the
   // additional appeal on the two-step resource is approved at once.
   std::string main_rid = main_with("p17-override-main", "hard", "p17-override-main");
-  ASSERT_EQ(Appeal(main_rid).Json()["appeals"][0]["status"], "active");
+  ASSERT_EQ(Appeal(main_rid).Json()["appeals"][0]["status"], "approved");
   json extra_appeals = Call("GET", "/appeals?provider_urns=noop-p17-extra&account_ids=" + kAlice).Json();
   ASSERT_EQ(extra_appeals["total"], 1) << extra_appeals;
-  EXPECT_EQ(extra_appeals["appeals"][0]["status"], "active");
+  EXPECT_EQ(extra_appeals["appeals"][0]["status"], "approved");
   EXPECT_EQ(extra_appeals["appeals"][0]["policy_id"], "p17-override-main");
   // Hard, with an override naming no policy: nothing is created.
   std::string hard_rid = main_with("p17-hard", "hard", "p17-missing");
@@ -501,7 +524,7 @@ TEST_F(AppealTest, RequirementPolicyOverrideAndFailureModes) {
   // Soft: the appeal is granted and the failure recorded on it.
   std::string soft_rid = main_with("p17-soft", "soft", "p17-missing");
   json soft = Appeal(soft_rid).Json()["appeals"][0];
-  ASSERT_EQ(soft["status"], "active") << soft;
+  ASSERT_EQ(soft["status"], "approved") << soft;
   json again = Call("GET", "/appeals/" + soft["id"].get<std::string>()).Json()["appeal"];
   ASSERT_EQ(again["requirement_failures"].size(), 1u) << again;
   EXPECT_NE(again["requirement_failures"][0]["error"].get<std::string>().find("p17-missing"),

@@ -115,7 +115,7 @@ class BiProvidersTest : public AppealTest {
     if (a.status != 200) return "";
     std::string id = body["appeals"][0].value("id", "");
     json done = Act(id, "approver", "approve", kApprover);
-    EXPECT_EQ(done["appeal"]["status"], "active") << done.dump();
+    EXPECT_EQ(done["appeal"]["status"], "approved") << done.dump();
     return id;
   }
 

@@ -2,12 +2,16 @@
 // /me/grants, owner update, revoke, restore and bulk revoke with their
 // authorization, and import (dry run, then apply) against the postgres
 // provider on a real database.
+#include <cstdlib>
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/soci.h>
 
 #include "absl/time/clock.h"
 #include "integration/appeal_fixture.h"
+#include "integration/postgres_target.h"
 
 namespace sluice::integration {
 namespace {
@@ -201,12 +205,35 @@ TEST_F(GrantLifecycleTest, SluicectlGrantUpdateRevokeRestoreImportAndTables) {
   auto [rc, out] = Ctl(*stack_, kBob, {"--json", "grant", "update", id, "--owner", kDave});
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(json::parse(out)["grant"]["owner"], kDave);
+  // Issue 28: an admin shortens the expiration; the owner may not skip the
+  // provider revoke, but may skip the notification.
+  std::string soon = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now() + absl::Hours(24),
+                                      absl::UTCTimeZone());
+  std::tie(rc, out) = Ctl(*stack_, kAlice, {"--json", "grant", "update", id, "--expiration", soon,
+                                            "--expiration-reason", "project ends"});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(json::parse(out)["grant"]["expiration_date"], soon);
+  EXPECT_EQ(json::parse(out)["grant"]["expiration_date_reason"], "project ends");
+  std::tie(rc, out) = Ctl(*stack_, kDave, {"grant", "revoke", id, "--reason", "x",
+                                           "--skip-revoke-in-provider"});
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("skip_revoke_in_provider"), std::string::npos) << out;
   std::tie(rc, out) = Ctl(*stack_, kEve, {"grant", "revoke", id, "--reason", "x"});
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("error: 7:"), std::string::npos) << out;
-  std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "revoke", id, "--reason", "r"});
+  std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "revoke", id, "--reason", "r",
+                                           "--skip-notification"});
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(json::parse(out)["grant"]["status"], "inactive");
+  EXPECT_EQ(OutboxEvents(*stack_, "grant.revoked", id), 0);
+  // policy create --dry-run: validated and shown, not stored.
+  std::string file = std::string(std::getenv("TEST_TMPDIR")) + "/glcli-dry.json";
+  std::ofstream(file) << R"({"id": "glcli-dry", "steps": [{"name": "auto", "strategy": "auto",
+      "approve_if": "true"}]})";
+  std::tie(rc, out) = Ctl(*stack_, kAlice, {"--json", "policy", "create", "-f", file, "--dry-run"});
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(json::parse(out)["policy"]["version"], 1);
+  ExpectCode(Call("GET", "/policies/glcli-dry"), 404, 5);
   std::tie(rc, out) = Ctl(*stack_, kDave, {"--json", "grant", "restore", id, "--reason", "back"});
   ASSERT_EQ(rc, 0) << out;
   EXPECT_EQ(json::parse(out)["grant"]["restored_by"], kDave);
@@ -235,46 +262,6 @@ TEST_F(GrantLifecycleTest, SluicectlGrantUpdateRevokeRestoreImportAndTables) {
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("ListAccess"), std::string::npos) << out;
 }
-
-// The postgres provider's target: a second database on the test server, and
-// roles (server-wide, so uniquely named) dropped at the end.
-class PostgresTarget {
- public:
-  PostgresTarget() {
-    auto db = db::TestDatabase::Create();
-    EXPECT_TRUE(db.ok()) << db.status();
-    if (db.ok()) db_ = std::move(*db);
-  }
-  ~PostgresTarget() {
-    if (!db_) return;
-    std::string admin = db_->admin_dsn();
-    db_.reset();  // drops the database and with it every grant to the roles
-    soci::session sql(soci::postgresql, admin);
-    for (const auto& role : roles_) sql << "DROP ROLE IF EXISTS \"" + role + "\"";
-  }
-  void Run(const std::string& statement) {
-    soci::session s(soci::postgresql, db_->dsn());
-    s << statement;
-  }
-  std::string NewRole(const std::string& stem) {
-    std::string role = absl::StrCat("gl_", stem, "_", absl::ToUnixMicros(absl::Now()) % 1000000);
-    Run("CREATE ROLE \"" + role + "\"");
-    roles_.push_back(role);
-    return role;
-  }
-  bool Has(const std::string& role, const std::string& table, const std::string& privilege) {
-    soci::session s(soci::postgresql, db_->dsn());
-    int v = 0;
-    s << "SELECT has_table_privilege(:r, :t, :p)::int", soci::into(v), soci::use(role),
-        soci::use(table), soci::use(privilege);
-    return v != 0;
-  }
-  const db::TestDatabase& db() const { return *db_; }
-
- private:
-  std::unique_ptr<db::TestDatabase> db_;
-  std::vector<std::string> roles_;
-};
 
 TEST_F(GrantLifecycleTest, ImportDryRunThenApplyAgainstThePostgresProvider) {
   PostgresTarget target;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Fuzzes the JSON bodies of the access and notification APIs' write routes
-# (appeals, approvals, policies, providers, receivers, subscriptions,
-# templates, notifications, alerts) through the core services that their
-# gRPC handlers call, with libFuzzer, AddressSanitizer and
-# UndefinedBehaviorSanitizer. See server/fuzz/request_fuzzer.cc for the input
-# format and what counts as a failure.
+# Fuzzes the requests of every write route of the access and notification
+# APIs (every non-GET google.api.http binding in their protos: 13 through a
+# mirrored handler with follow-ups, the others through the real gRPC handler
+# served in-process), with libFuzzer, AddressSanitizer and
+# UndefinedBehaviorSanitizer. See server/fuzz/request_dispatch.h for the
+# input format and what counts as a failure; request_fuzzer_test checks that
+# each route has a seed in server/fuzz/corpus/.
 #
 #   scripts/fuzz-requests.sh [seconds]     (default 60; 0 only replays the corpus)
 #

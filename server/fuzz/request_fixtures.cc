@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -218,15 +219,25 @@ void AccessWorld::BuildBaseline() {
   }
 }
 
-std::unique_ptr<AccessWorld> AccessWorld::Fresh() {
+const AccessWorld& AccessWorld::Baseline() {
   static const AccessWorld* baseline = [] {
     auto* w = new AccessWorld();
     w->BuildBaseline();
     return w;
   }();
+  return *baseline;
+}
+
+std::unique_ptr<AccessWorld> AccessWorld::Fresh() {
   auto w = std::make_unique<AccessWorld>();
-  w->CopyStateFrom(*baseline);
+  w->CopyStateFrom(Baseline());
   return w;
+}
+
+void AccessWorld::Renew(AccessWorld* w) {
+  w->~AccessWorld();
+  new (w) AccessWorld();
+  w->CopyStateFrom(Baseline());
 }
 
 // ---- NotificationWorld ----
@@ -309,15 +320,25 @@ void NotificationWorld::BuildBaseline() {
   Must(templates.Upsert(deploy, kAdmin), "template deploy");
 }
 
-std::unique_ptr<NotificationWorld> NotificationWorld::Fresh() {
+const NotificationWorld& NotificationWorld::Baseline() {
   static const NotificationWorld* baseline = [] {
     auto* w = new NotificationWorld();
     w->BuildBaseline();
     return w;
   }();
+  return *baseline;
+}
+
+std::unique_ptr<NotificationWorld> NotificationWorld::Fresh() {
   auto w = std::make_unique<NotificationWorld>();
-  w->CopyStateFrom(*baseline);
+  w->CopyStateFrom(Baseline());
   return w;
+}
+
+void NotificationWorld::Renew(NotificationWorld* w) {
+  w->~NotificationWorld();
+  new (w) NotificationWorld();
+  w->CopyStateFrom(Baseline());
 }
 
 }  // namespace sluice::fuzz

@@ -65,6 +65,9 @@ class StoreLikeAlertRepository : public notification::testing::FakeAlertReposito
 struct AccessWorld {
   // A world holding a copy of the baseline's stored state.
   static std::unique_ptr<AccessWorld> Fresh();
+  // Makes *w what Fresh() returns, at the same address (the in-process gRPC
+  // handlers of grpc_routes.h keep pointers to its services).
+  static void Renew(AccessWorld* w);
 
   AccessWorld();
   AccessWorld(const AccessWorld&) = delete;
@@ -91,6 +94,7 @@ struct AccessWorld {
   access::AppealService appeals;
 
  private:
+  static const AccessWorld& Baseline();
   void CopyStateFrom(const AccessWorld& other);
   void BuildBaseline();
 };
@@ -101,6 +105,8 @@ struct AccessWorld {
 // pool (RunOnce) that renders and "sends" what was enqueued.
 struct NotificationWorld {
   static std::unique_ptr<NotificationWorld> Fresh();
+  // As AccessWorld::Renew.
+  static void Renew(NotificationWorld* w);
 
   NotificationWorld();
   NotificationWorld(const NotificationWorld&) = delete;
@@ -123,6 +129,7 @@ struct NotificationWorld {
   notification::DeliveryWorkerPool delivery;
 
  private:
+  static const NotificationWorld& Baseline();
   void CopyStateFrom(const NotificationWorld& other);
   void BuildBaseline();
 };

@@ -1,4 +1,4 @@
-// The one place where the sink decorators are composed (DESIGN.md convention
+// The one place where the sink decorators are composed (docs/architecture.md convention
 // 4), as Firehose composes SinkWithFailHandler(SinkWithDlq(SinkWithRetry(
 // SinkWithMetrics(sink)))):
 //

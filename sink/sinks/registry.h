@@ -1,4 +1,4 @@
-// The one table of sink types (DESIGN.md convention 3: plugins are folders in
+// The one table of sink types (docs/architecture.md convention 3: plugins are folders in
 // one explicit registry, no static self-registration). SINK_TYPE selects the
 // entry; names are Firehose's.
 #ifndef SLUICE_SINK_SINKS_REGISTRY_H_

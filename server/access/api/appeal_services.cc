@@ -19,6 +19,7 @@ grpc::Status AppealGrpcService::CreateAppeal(grpc::ServerContext* ctx,
     auto appeals = appeals_->Create(*req, caller.identity);
     if (!appeals.ok()) return appeals.status();
     for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
+    resp->set_dry_run(req->dry_run());
     return absl::OkStatus();
   });
 }

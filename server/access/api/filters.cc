@@ -90,6 +90,24 @@ GrantSelector SelectorFields(const Message& m) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::string>> AppealStatusesOf(
+    const google::protobuf::RepeatedPtrField<std::string>& statuses) {
+  std::vector<std::string> out;
+  for (const std::string& s : statuses) {
+    std::string v = s;
+    if (v == "active") v = "approved";
+    if (v == "cancelled") v = "canceled";
+    if (v == "terminated") {
+      return absl::InvalidArgumentError(
+          "statuses: \"terminated\" is no longer an appeal status (Guardian's are pending, "
+          "approved, rejected, canceled): a revoked or replaced appeal stays \"approved\" and "
+          "its grant becomes inactive; list those with GET /grants?statuses=inactive");
+    }
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
     const google::protobuf::RepeatedPtrField<std::string>& order_by,
     const std::vector<std::string>& allowed) {
@@ -123,7 +141,9 @@ absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& reques
   f.account_ids = Vec(request.account_ids());
   if (!request.account_id().empty()) f.account_ids.push_back(request.account_id());
   f.account_types = Vec(request.account_types());
-  f.statuses = Vec(request.statuses());
+  auto statuses = AppealStatusesOf(request.statuses());
+  if (!statuses.ok()) return statuses.status();
+  f.statuses = *std::move(statuses);
   f.role = request.role();
   f.roles = Vec(request.roles());
   f.resource_ids = Vec(request.resource_ids());
@@ -150,7 +170,12 @@ absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& 
   f.account_ids = Vec(request.account_ids());
   f.approver = request.created_by();
   f.statuses = Vec(request.statuses());
-  f.appeal_statuses = Vec(request.appeal_statuses());
+  auto appeal_statuses = AppealStatusesOf(request.appeal_statuses());
+  if (!appeal_statuses.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("appeal_", appeal_statuses.status().message()));
+  }
+  f.appeal_statuses = *std::move(appeal_statuses);
   f.account_types = Vec(request.account_types());
   f.resource_types = Vec(request.resource_types());
   f.resource_urns = Vec(request.resource_urns());

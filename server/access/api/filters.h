@@ -25,12 +25,20 @@ absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
     const google::protobuf::RepeatedPtrField<std::string>& order_by,
     const std::vector<std::string>& allowed);
 
+// An appeal `statuses` filter in Guardian's values (pending, approved,
+// rejected, canceled). The values before the rename stay accepted as
+// aliases: "active" → "approved", "cancelled" → "canceled". "terminated"
+// (an approved appeal whose grant was revoked or replaced) is
+// InvalidArgument naming `statuses` and the new way (the grant's status).
+// Other values pass through (they match nothing, as before).
+absl::StatusOr<std::vector<std::string>> AppealStatusesOf(
+    const google::protobuf::RepeatedPtrField<std::string>& statuses);
 // Every list below pages with ParseListPage(size, offset, max_page_size):
 // an unset size means up to max_page_size (access.max_page_size).
 
 // GET /appeals filters; `account_id` joins `account_ids`. The caller sets
 // visible_to / created_by for non-admins. InvalidArgument: order_by, size,
-// offset, an ids/resource_ids entry that is not a UUID, end_time before
+// offset, statuses (AppealStatusesOf), an ids/resource_ids entry that is not a UUID, end_time before
 // start_time.
 absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request,
                                             int max_page_size = kMaxPageSize);

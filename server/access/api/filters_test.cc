@@ -20,6 +20,37 @@ TEST(OrderByTest, ParsesAndRejects) {
   EXPECT_TRUE(absl::IsInvalidArgument(ParseOrderBy(dir, {"role"}).status()));
 }
 
+// Appeal statuses are Guardian's; the values before the rename are aliases.
+TEST(FiltersTest, AppealStatusesTakeTheOldValuesAsAliases) {
+  pb::ListAppealsRequest req;
+  req.add_statuses("active");
+  req.add_statuses("cancelled");
+  req.add_statuses("approved");  // duplicate of the alias: once
+  req.add_statuses("pending");
+  auto f = AppealFilterOf(req);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->statuses, (std::vector<std::string>{"approved", "canceled", "pending"}));
+  req.add_statuses("terminated");
+  auto refused = AppealFilterOf(req);
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status()));
+  EXPECT_NE(refused.status().message().find("statuses: \"terminated\""), std::string::npos);
+  EXPECT_NE(refused.status().message().find("statuses=inactive"), std::string::npos);
+}
+
+// Approval and grant statuses are not renamed.
+TEST(FiltersTest, ApprovalAndGrantStatusesPassUnchanged) {
+  pb::ListGrantsRequest grants;
+  grants.add_statuses("active");
+  auto g = GrantFilterOf(grants);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->statuses, (std::vector<std::string>{"active"}));
+  pb::ListApprovalsRequest approvals;
+  approvals.add_statuses("approved");
+  auto a = ApprovalFilterOf(approvals);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->statuses, (std::vector<std::string>{"approved"}));
+}
+
 TEST(FiltersTest, AppealFilterJoinsAccountIdAndReadsThePage) {
   pb::ListAppealsRequest req;
   req.add_account_ids("a@x.com");

@@ -43,7 +43,10 @@ grpc::Status GrantGrpcService::UpdateGrant(grpc::ServerContext* ctx,
                                            v1beta1::UpdateGrantResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/UpdateGrant",
                     [&](const Caller& caller) -> absl::Status {
-    auto g = appeals_->UpdateGrantOwner(req->id(), req->owner(), auth_.ActorOf(caller));
+    std::optional<absl::Time> expiration;
+    if (req->has_expiration_date()) expiration = FromTimestamp(req->expiration_date());
+    auto g = appeals_->UpdateGrant(req->id(), req->owner(), expiration,
+                                   req->expiration_date_reason(), auth_.ActorOf(caller));
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();
@@ -55,7 +58,10 @@ grpc::Status GrantGrpcService::RevokeGrant(grpc::ServerContext* ctx,
                                            v1beta1::RevokeGrantResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/RevokeGrant",
                     [&](const Caller& caller) -> absl::Status {
-    auto g = appeals_->RevokeGrant(req->id(), auth_.ActorOf(caller), req->reason());
+    RevokeOptions opts;
+    opts.skip_notification = req->skip_notification();
+    opts.skip_revoke_in_provider = req->skip_revoke_in_provider();
+    auto g = appeals_->RevokeGrant(req->id(), auth_.ActorOf(caller), req->reason(), opts);
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();

@@ -18,7 +18,7 @@ grpc::Status PolicyGrpcService::CreatePolicy(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "PolicyService/CreatePolicy",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "create policies"); !st.ok()) return st;
-    auto p = policies_->Create(req->policy(), caller.identity);
+    auto p = policies_->Create(req->policy(), caller.identity, req->dry_run());
     if (!p.ok()) return p.status();
     *resp->mutable_policy() = std::move(*p);
     return absl::OkStatus();
@@ -31,7 +31,7 @@ grpc::Status PolicyGrpcService::UpdatePolicy(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "PolicyService/UpdatePolicy",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "update policies"); !st.ok()) return st;
-    auto p = policies_->Update(req->id(), req->policy(), caller.identity);
+    auto p = policies_->Update(req->id(), req->policy(), caller.identity, req->dry_run());
     if (!p.ok()) return p.status();
     *resp->mutable_policy() = std::move(*p);
     return absl::OkStatus();
@@ -72,7 +72,7 @@ grpc::Status ProviderGrpcService::CreateProvider(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ProviderService/CreateProvider",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "create providers"); !st.ok()) return st;
-    auto p = providers_->Create(req->config(), caller.identity);
+    auto p = providers_->Create(req->config(), caller.identity, req->dry_run());
     if (!p.ok()) return p.status();
     *resp->mutable_provider() = std::move(*p);
     return absl::OkStatus();
@@ -85,7 +85,8 @@ grpc::Status ProviderGrpcService::UpdateProvider(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ProviderService/UpdateProvider",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "update providers"); !st.ok()) return st;
-    auto p = providers_->Update(req->id(), req->config(), caller.identity);
+    auto p = providers_->Update(req->id(), req->config(), caller.identity,
+                                 req->dry_run());
     if (!p.ok()) return p.status();
     *resp->mutable_provider() = std::move(*p);
     return absl::OkStatus();

@@ -213,7 +213,7 @@ std::vector<AccessEvent> CreatedEvents(const pb::Appeal& appeal) {
     if (step == nullptr) return {};
     return {ToApprovers(AppealEvent(kEventAppealCreated, appeal), *step)};
   }
-  if (appeal.status() == "active") return {ToRequester(AppealEvent(kEventAppealApproved, appeal), appeal)};
+  if (appeal.status() == "approved") return {ToRequester(AppealEvent(kEventAppealApproved, appeal), appeal)};
   if (appeal.status() == "rejected") {
     return {ToRequester(AppealEvent(kEventAppealRejected, appeal), appeal)};
   }
@@ -229,7 +229,7 @@ std::vector<AccessEvent> ActionEvents(const pb::Appeal& appeal, const std::strin
     e = ToApprovers(AppealEvent(kEventStepApproved, appeal), *next);
     e.id = absl::StrCat(e.id, ":", step);
     e.variables["approved_step"] = step;
-  } else if (appeal.status() == "active") {
+  } else if (appeal.status() == "approved") {
     e = ToRequester(AppealEvent(kEventAppealApproved, appeal), appeal);
   } else if (appeal.status() == "rejected") {
     e = ToRequester(AppealEvent(kEventAppealRejected, appeal), appeal);

@@ -74,7 +74,9 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
     auto appeal = tx.GetAppeal(id, /*for_update=*/true);
     if (!appeal.ok()) return appeal.status();
     *appeal->mutable_resource() = current->resource();
-    *appeal->mutable_creator() = current->creator();
+    // Only when present: an empty google.protobuf.Value (no kind) does not
+    // serialize to JSON (the gateway answers "nil Value").
+    if (current->has_creator()) *appeal->mutable_creator() = current->creator();
     pb::Approval* approval = FindApproval(&*appeal, approval_name);
     if (approval == nullptr) {
       return absl::NotFoundError(
@@ -124,7 +126,7 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
         !s.ok()) {
       return s;
     }
-    if (appeal->status() == "active") {
+    if (appeal->status() == "approved") {
       if (!config.ok()) return config.status();
       if (auto s = Activate(tx, &*appeal, *config, *policy, ops); !s.ok()) return s;
       if (auto s = InsertHardRequirements(tx, *appeal, &hard, ops); !s.ok()) return s;
@@ -137,7 +139,7 @@ absl::StatusOr<pb::Appeal> AppealService::Act(const std::string& id,
   });
   if (!st.ok()) return st;
   EventsCommitted();
-  if (result.status() == "active") CreateSoftRequirements(&result, *policy, &hard);
+  if (result.status() == "approved") CreateSoftRequirements(&result, *policy, &hard);
   return result;
 }
 
@@ -155,7 +157,7 @@ absl::StatusOr<pb::Appeal> AppealService::Cancel(const std::string& id, const st
       return absl::FailedPreconditionError(
           absl::StrCat("appeal ", id, " is ", appeal->status(), ", not pending"));
     }
-    appeal->set_status("cancelled");
+    appeal->set_status("canceled");  // Guardian's spelling
     SkipUndecided(&*appeal);
     *appeal->mutable_updated_at() = ToTimestamp(clock_());
     if (auto s = tx.UpdateAppeal(*appeal); !s.ok()) return s;
@@ -171,29 +173,31 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
                                        const pb::ProviderConfig& config, const std::string& actor,
                                        const std::string& reason,
                                        const std::string& audit_action,
-                                       std::vector<PendingOp>* ops) {
-  auto client = registry_->Find(config.type());
-  if (!client.ok()) return client.status();
-  AccessRequest req = RequestFor(*grant, grant->resource());
-  req.provider_state = grant->provider_state();
-  if (auto st = AddOtherGrants(tx, **client, config, grant->id(), &req); !st.ok()) return st;
-  auto op_id = JournalBegin({"", "revoke", req.account_id, req.account_type, grant->resource_id(),
-                             req.role, req.permissions, config.type(), config.urn(),
-                             grant->appeal_id(), grant->id(), absl::Time()});
-  if (!op_id.ok()) return op_id.status();
-  if (auto st = (*client)->RevokeAccess(config, req); !st.ok()) {
-    JournalFinish(*op_id, kOpFailed);
-    return absl::Status(st.code(), absl::StrCat("revoking access in provider ", config.urn(),
-                                                " failed: ", st.message()));
+                                       std::vector<PendingOp>* ops, RevokeOptions opts) {
+  if (!opts.skip_revoke_in_provider) {
+    auto client = registry_->Find(config.type());
+    if (!client.ok()) return client.status();
+    AccessRequest req = RequestFor(*grant, grant->resource());
+    req.provider_state = grant->provider_state();
+    if (auto st = AddOtherGrants(tx, **client, config, grant->id(), &req); !st.ok()) return st;
+    auto op_id = JournalBegin({"", "revoke", req.account_id, req.account_type,
+                               grant->resource_id(), req.role, req.permissions, config.type(),
+                               config.urn(), grant->appeal_id(), grant->id(), absl::Time()});
+    if (!op_id.ok()) return op_id.status();
+    if (auto st = (*client)->RevokeAccess(config, req); !st.ok()) {
+      JournalFinish(*op_id, kOpFailed);
+      return absl::Status(st.code(), absl::StrCat("revoking access in provider ", config.urn(),
+                                                  " failed: ", st.message()));
+    }
+    FaultPoint("crash_after_provider_revoke");
+    // If the records below do not commit, the access comes back: the grant
+    // stays active here, so it must stay active in the provider too.
+    ProviderClient* plugin = *client;
+    ops->push_back({*op_id, [plugin, config, req] { return plugin->GrantAccess(config, req); }});
+    grant->set_status_in_provider("inactive");
   }
-  FaultPoint("crash_after_provider_revoke");
-  // If the records below do not commit, the access comes back: the grant
-  // stays active here, so it must stay active in the provider too.
-  ProviderClient* plugin = *client;
-  ops->push_back({*op_id, [plugin, config, req] { return plugin->GrantAccess(config, req); }});
   auto now = ToTimestamp(clock_());
   grant->set_status("inactive");
-  grant->set_status_in_provider("inactive");
   grant->set_revoked_by(actor);
   *grant->mutable_revoked_at() = now;
   grant->set_revoke_reason(reason);
@@ -201,21 +205,27 @@ absl::Status AppealService::Deactivate(AccessTx& tx, pb::Grant* grant,
   if (auto st = tx.UpdateGrant(*grant); !st.ok()) return st;
   // Every revoke (single, bulk, expiry) tells the holder, as Guardian's
   // grant Revoke does (also for its expiry job).
-  if (auto st = EmitEvents(tx, {RevokedEvent(*grant)}); !st.ok()) return st;
+  if (!opts.skip_notification) {
+    if (auto st = EmitEvents(tx, {RevokedEvent(*grant)}); !st.ok()) return st;
+  }
   // An imported grant has no appeal (and an empty id is no UUID to look up).
   absl::StatusOr<pb::Appeal> appeal = absl::NotFoundError("no appeal");
   if (!grant->appeal_id().empty()) appeal = tx.GetAppeal(grant->appeal_id(), true);
-  if (appeal.ok() && appeal->status() == "active") {
-    appeal->set_status("terminated");
+  // The appeal stays "approved", as in Guardian (RevokeGrant leaves it so);
+  // the grant now inactive is what says the access is gone.
+  if (appeal.ok() && appeal->status() == "approved") {
     appeal->set_revoked_by(actor);
     *appeal->mutable_revoked_at() = now;
     appeal->set_revoke_reason(reason);
     *appeal->mutable_updated_at() = now;
     if (auto st = tx.UpdateAppeal(*appeal); !st.ok()) return st;
   }
-  return tx.Audit({audit_action, actor,
+  AuditEntry audit{audit_action, actor,
                    {{"grant_id", grant->id()}, {"appeal_id", grant->appeal_id()},
-                    {"reason", reason}}});
+                    {"reason", reason}}};
+  if (opts.skip_revoke_in_provider) audit.data["skip_revoke_in_provider"] = true;
+  if (opts.skip_notification) audit.data["skip_notification"] = true;
+  return tx.Audit(std::move(audit));
 }
 
 absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Actor& who,
@@ -243,14 +253,17 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
     }
     auto appeal = tx.GetAppeal(id, true);
     if (!appeal.ok()) return appeal.status();
-    if (appeal->status() != "active") {
+    if (appeal->status() != "approved") {
       return absl::FailedPreconditionError(
-          absl::StrCat("appeal ", id, " is ", appeal->status(), ", not active"));
+          absl::StrCat("appeal ", id, " is ", appeal->status(), ", not approved"));
     }
+    // An approved appeal holds access only while its grant is active (a
+    // revoked or replaced one keeps "approved", as in Guardian).
     auto grant = tx.FindActiveGrant(appeal->account_id(), appeal->resource_id(), appeal->role(), true);
     if (!grant.ok()) return grant.status();
     if (!grant->has_value() || (*grant)->appeal_id() != id) {
-      return absl::FailedPreconditionError(absl::StrCat("appeal ", id, " has no active grant"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "appeal ", id, " has no active grant (already revoked, expired or replaced)"));
     }
     if (!config.ok()) return config.status();
     pb::Grant g = **grant;
@@ -265,7 +278,7 @@ absl::StatusOr<pb::Appeal> AppealService::Revoke(const std::string& id, const Ac
 absl::Status AppealService::RevokeOne(const pb::Grant& candidate,
                                       const std::map<std::string, pb::ProviderConfig>& configs,
                                       const std::string& actor, const std::string& reason,
-                                      const std::string& audit_action) {
+                                      const std::string& audit_action, RevokeOptions opts) {
   absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     if (auto l = tx.LockAccess(candidate.account_id(), candidate.resource_id(), candidate.role());
         !l.ok()) {
@@ -282,7 +295,7 @@ absl::Status AppealService::RevokeOne(const pb::Grant& candidate,
     if (it == configs.end()) return absl::FailedPreconditionError("its provider is not registered");
     pb::Grant g = **current;
     *g.mutable_resource() = candidate.resource();
-    return Deactivate(tx, &g, it->second, actor, reason, audit_action, ops);
+    return Deactivate(tx, &g, it->second, actor, reason, audit_action, ops, opts);
   });
   if (st.ok()) EventsCommitted();
   return st;

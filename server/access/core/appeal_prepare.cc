@@ -174,7 +174,7 @@ absl::Status AddCreatorProfile(IamClient* iam, const pb::Policy& policy,
   if (iam == nullptr) return absl::FailedPreconditionError("IAM client not configured");
   auto profile = iam->GetUser(policy.iam(), creator);
   if (!profile.ok()) return profile.status();
-  *a->mutable_creator() = *profile;
+  *a->mutable_creator()->mutable_struct_value() = *profile;
   return absl::OkStatus();
 }
 
@@ -201,7 +201,28 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
   auto role = FindRole(**rc, resource->type(), r.role());
   if (!role.ok()) return role.status();
   if (auto st = CheckAccountType(*config, account_type); !st.ok()) return st;
-  auto policy = LoadPolicy(*policies_, policy_override ? *policy_override : (*rc)->policy());
+  pb::PolicyRef policy_ref = (*rc)->policy();
+  if (policy_override != nullptr) {
+    policy_ref = *policy_override;
+  } else if (!config->policies().empty()) {
+    // Guardian's getPolicy: the provider's policies[] pick by `when` over
+    // the appeal as requested (its resource, account, role, options,
+    // details, creator id), before the policy shapes it.
+    pb::Appeal draft;
+    draft.set_resource_id(resource->id());
+    *draft.mutable_resource() = *resource;
+    draft.set_account_id(account_id);
+    draft.set_account_type(account_type);
+    draft.set_role(r.role());
+    *draft.mutable_options() = r.options();
+    *draft.mutable_details() = r.details();
+    draft.set_description(description);
+    draft.set_created_by(creator);
+    auto picked = SelectProviderPolicy(*config, draft);
+    if (!picked.ok()) return picked.status();
+    if (picked->has_value()) policy_ref = **picked;
+  }
+  auto policy = LoadPolicy(*policies_, policy_ref);
   if (!policy.ok()) return policy.status();
   if (!system) {
     if (auto st = CheckOnBehalf(*policy, account_id, creator); !st.ok()) return st;

@@ -127,7 +127,7 @@ absl::Status AppealService::InsertHardRequirements(AccessTx& tx, const pb::Appea
       ra.prepared.reset();
       continue;
     }
-    if (a.status() == "active") {
+    if (a.status() == "approved") {
       if (auto st = Activate(tx, &a, p.config, p.policy, ops); !st.ok()) {
         return HardFailure(ra.requirement, ra.index, st);
       }
@@ -166,7 +166,7 @@ void AppealService::CreateSoftRequirements(pb::Appeal* appeal, const pb::Policy&
   if (appeal->requirement_failures_size() > failures_before) RecordRequirementFailures(*appeal);
   // The requirements of hard additional appeals activated with this one.
   for (RequiredAppeal& ra : *hard) {
-    if (ra.prepared == nullptr || ra.prepared->appeal.status() != "active") continue;
+    if (ra.prepared == nullptr || ra.prepared->appeal.status() != "approved") continue;
     std::vector<RequiredAppeal> none;
     CreateSoftRequirements(&ra.prepared->appeal, ra.prepared->policy, &none);
   }

@@ -38,8 +38,19 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::Create(
       return absl::Status(p.status().code(),
                           absl::StrCat("resources[", i, "]: ", p.status().message()));
     }
-    if (p->appeal.status() == "active") p->hard = PrepareHardRequirements(p->appeal, p->policy);
+    if (!request.dry_run() && p->appeal.status() == "approved") {
+      p->hard = PrepareHardRequirements(p->appeal, p->policy);
+    }
     prepared.push_back(std::move(*p));
+  }
+  if (request.dry_run()) {
+    // Guardian's CreateWithDryRun: everything above ran (the provider's
+    // account check and the flow included); nothing below does, so nothing
+    // is stored, granted, emitted or audited. Like Guardian, the pending
+    // appeal and active grant checks (made by the writes) are skipped.
+    std::vector<pb::Appeal> out;
+    for (Prepared& p : prepared) out.push_back(std::move(p.appeal));
+    return out;
   }
   return CreatePrepared(std::move(prepared), creator);
 }
@@ -158,7 +169,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
       if (!*inserted) {
         if (auto b = InsertBesideGrant(tx, p, creator, now); !b.ok()) return b;
       }
-      if (p.appeal.status() == "active") {
+      if (p.appeal.status() == "approved") {
         if (auto ac = Activate(tx, &p.appeal, p.config, p.policy, ops); !ac.ok()) return ac;
         if (auto h = InsertHardRequirements(tx, p.appeal, &p.hard, ops); !h.ok()) return h;
       }
@@ -170,7 +181,7 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
   EventsCommitted();
   std::vector<pb::Appeal> out;
   for (Prepared& p : prepared) {
-    if (p.appeal.status() == "active") CreateSoftRequirements(&p.appeal, p.policy, &p.hard);
+    if (p.appeal.status() == "approved") CreateSoftRequirements(&p.appeal, p.policy, &p.hard);
     out.push_back(std::move(p.appeal));
   }
   return out;
@@ -220,8 +231,9 @@ absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
     old.clear_pending_appeal_id();
     if (auto st = tx.UpdateGrant(old); !st.ok()) return st;
     auto old_appeal = tx.GetAppeal(old.appeal_id(), true);
-    if (old_appeal.ok() && old_appeal->status() == "active") {
-      old_appeal->set_status("terminated");
+    // The replaced appeal stays "approved" (as in Guardian); its grant,
+    // inactive now, says the access moved to the new appeal.
+    if (old_appeal.ok() && old_appeal->status() == "approved") {
       old_appeal->set_revoked_by("system");
       *old_appeal->mutable_revoked_at() = ToTimestamp(now);
       old_appeal->set_revoke_reason(old.revoke_reason());

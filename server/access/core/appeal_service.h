@@ -46,6 +46,15 @@ struct ImportResult {
   bool applied = false;
 };
 
+// How one grant revoke is carried out (Guardian's grant.Option).
+struct RevokeOptions {
+  // No grant.revoked event (Guardian's SkipNotifications).
+  bool skip_notification = false;
+  // The provider is not called; the grant is recorded inactive here with
+  // status_in_provider unchanged (Guardian's SkipRevokeAccessInProvider).
+  bool skip_revoke_in_provider = false;
+};
+
 // At most this many grants are revoked by one bulk revoke call; the caller
 // repeats the call for the rest.
 inline constexpr int kMaxBulkRevoke = 1000;
@@ -103,7 +112,9 @@ class AppealService {
   // duration_options, or longer than limits.max_grant_duration when the
   // policy has none; approvers), AlreadyExists (pending appeal, active
   // grant outside the extension window), PermissionDenied (on behalf
-  // without allow_on_behalf).
+  // without allow_on_behalf). With request.dry_run the appeals that would
+  // be stored are returned (no ids) and nothing is written, granted,
+  // emitted or audited (Guardian's CreateWithDryRun).
   absl::StatusOr<std::vector<pb::Appeal>> Create(const pb::CreateAppealRequest& request,
                                                  const std::string& creator);
   // InvalidArgument for a malformed UUID, NotFound. No authorization: for
@@ -165,10 +176,28 @@ class AppealService {
   // when the owner changes.
   absl::StatusOr<pb::Grant> UpdateGrantOwner(const std::string& id, const std::string& owner,
                                              const Actor& actor);
+  // PATCH /grants/{id} (grant_update.cc): the owner (as UpdateGrantOwner)
+  // and/or a new expiration_date with its reason. The expiration is for
+  // admins only (PermissionDenied naming expiration_date) and follows
+  // Guardian's GrantUpdate.Validate: the grant active (FailedPrecondition),
+  // the date in the future and not after the current one, the reason
+  // required; and within RestoreCapOf's cap, counted from now
+  // (InvalidArgument naming expiration_date or expiration_date_reason).
+  // The grant becomes non-permanent; an audit row "grant.update_expiration"
+  // keeps the previous and new dates and the reason. InvalidArgument naming
+  // owner when neither is given.
+  absl::StatusOr<pb::Grant> UpdateGrant(const std::string& id, const std::string& owner,
+                                        std::optional<absl::Time> expiration,
+                                        const std::string& expiration_reason,
+                                        const Actor& actor);
   // Revokes one active grant in the provider and here (FailedPrecondition
-  // unless active); its appeal, if still active, becomes terminated.
+  // unless active). Its appeal stays `approved` (as Guardian's RevokeGrant)
+  // and records revoked_by/at/reason; the grant's status says the access is
+  // gone.
+  // opts.skip_revoke_in_provider needs an admin (PermissionDenied naming
+  // it).
   absl::StatusOr<pb::Grant> RevokeGrant(const std::string& id, const Actor& actor,
-                                        const std::string& reason);
+                                        const std::string& reason, RevokeOptions opts = {});
   // Bulk revoke by filters (POST /grants/revoke): like RevokeMany, but any
   // one filter suffices; none is InvalidArgument naming the filters.
   // Authorization (admins only) is the caller's job.
@@ -313,18 +342,20 @@ class AppealService {
   // role, and runs inside RunAndSettle (the call is added to `ops`).
   absl::Status Activate(AccessTx& tx, pb::Appeal* appeal, const pb::ProviderConfig& config,
                         const pb::Policy& policy, std::vector<PendingOp>* ops);
-  // Revokes in the provider and records it (grant inactive, appeal
-  // terminated, audit row); the call is added to `ops`.
+  // Revokes in the provider and records it (grant inactive; its approved
+  // appeal keeps its status and gets revoked_by/at/reason; audit row); the
+  // call is added to `ops`.
   absl::Status Deactivate(AccessTx& tx, pb::Grant* grant, const pb::ProviderConfig& config,
                           const std::string& actor, const std::string& reason,
-                          const std::string& audit_action, std::vector<PendingOp>* ops);
+                          const std::string& audit_action, std::vector<PendingOp>* ops,
+                          RevokeOptions opts = {});
   // Revokes `candidate` (an active grant with its resource) in its own
   // transaction under the access's lock; FailedPrecondition when it is no
   // longer the active grant. `configs` by "<provider type>/<urn>".
   absl::Status RevokeOne(const pb::Grant& candidate,
                          const std::map<std::string, pb::ProviderConfig>& configs,
                          const std::string& actor, const std::string& reason,
-                         const std::string& audit_action);
+                         const std::string& audit_action, RevokeOptions opts = {});
   // The revoke loop of RevokeMany and RevokeGrants (selector validated).
   absl::StatusOr<RevokeManyResult> RevokeSelected(const GrantSelector& selector,
                                                   const std::string& actor,

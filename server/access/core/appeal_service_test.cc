@@ -120,7 +120,8 @@ TEST_F(AppealServiceTest, ApproveGrantsOnceWithPermissions) {
   EXPECT_TRUE(absl::IsPermissionDenied(Service().Act(id, "owner", "approve", "z@x.com", "").status()));
   auto done = Service().Act(id, "owner", "approve", "o@x.com", "ok");
   ASSERT_TRUE(done.ok()) << done.status();
-  EXPECT_EQ(done->status(), "active");
+  EXPECT_EQ(done->status(), "approved");  // Guardian's value (was "active")
+  EXPECT_EQ(done->grant().status(), "active");
   ASSERT_EQ(client_->granted.size(), 1u);
   EXPECT_EQ(client_->granted[0].permissions, std::vector<std::string>{"read"});
   EXPECT_EQ(client_->granted[0].account_id, "u@x.com");
@@ -151,7 +152,11 @@ TEST_F(AppealServiceTest, ExpiryRetriesProviderFailures) {
   const auto& g = appeals_.state.grants.begin()->second;
   EXPECT_EQ(g.status(), "inactive");
   EXPECT_EQ(g.revoke_reason(), "expired");
-  EXPECT_EQ(appeals_.state.appeals.begin()->second.status(), "terminated");
+  // The appeal stays approved (as in Guardian); the grant says it expired.
+  const auto& appeal = appeals_.state.appeals.begin()->second;
+  EXPECT_EQ(appeal.status(), "approved");
+  EXPECT_EQ(appeal.revoked_by(), "system");
+  EXPECT_EQ(appeal.revoke_reason(), "expired");
   EXPECT_EQ(appeals_.state.audit.back().action, "grant.expire");
 }
 
@@ -165,6 +170,26 @@ TEST_F(AppealServiceTest, ExtensionWindow) {
   int active = 0;
   for (auto& [id, g] : appeals_.state.grants) active += g.status() == "active";
   EXPECT_EQ(active, 1);
+  // Both appeals stay approved (no "terminated"): the replaced one's grant
+  // is inactive, so it can no longer be revoked, and the new one holds it.
+  std::string old_id;
+  for (auto& [id, a] : appeals_.state.appeals) {
+    EXPECT_EQ(a.status(), "approved") << id;
+    if (id != (*ext)[0].id()) old_id = id;
+  }
+  ASSERT_FALSE(old_id.empty());
+  auto old = Service().Get(old_id);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->grant().status(), "inactive");
+  EXPECT_EQ(old->revoked_by(), "system");
+  auto again = Service().Revoke(old_id, {"s@x.com", true}, "r");
+  EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
+  EXPECT_NE(again.status().message().find("no active grant"), std::string::npos);
+  EXPECT_EQ(client_->revoked.size(), 0u);
+  auto current = Service().Revoke((*ext)[0].id(), {"s@x.com", true}, "r");
+  ASSERT_TRUE(current.ok()) << current.status();
+  EXPECT_EQ(current->status(), "approved");
+  EXPECT_EQ(current->grant().status(), "inactive");
 }
 
 TEST_F(AppealServiceTest, CancelRevokeAndBulkRules) {
@@ -173,8 +198,12 @@ TEST_F(AppealServiceTest, CancelRevokeAndBulkRules) {
   std::string id = (*created)[0].id();
   EXPECT_TRUE(absl::IsPermissionDenied(Service().Cancel(id, "other@x.com").status()));
   EXPECT_TRUE(absl::IsFailedPrecondition(Service().Revoke(id, {"s@x.com", true}, "r").status()));
-  EXPECT_TRUE(Service().Cancel(id, "u@x.com").ok());
-  EXPECT_TRUE(absl::IsFailedPrecondition(Service().Cancel(id, "u@x.com").status()));
+  auto canceled = Service().Cancel(id, "u@x.com");
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  EXPECT_EQ(canceled->status(), "canceled");  // Guardian's spelling (was "cancelled")
+  auto twice = Service().Cancel(id, "u@x.com");
+  EXPECT_TRUE(absl::IsFailedPrecondition(twice.status()));
+  EXPECT_NE(twice.status().message().find("is canceled"), std::string::npos) << twice.status();
   EXPECT_TRUE(absl::IsInvalidArgument(Service().RevokeMany({}, "s@x.com", "r").status()));
   GrantSelector by_type;
   by_type.provider_types = {"fake"};  // finding H3: every grant of a provider type at once
@@ -210,7 +239,17 @@ TEST_F(AppealServiceTest, RevokeIsForAdminsAndTheGrantsOwnAccount) {
   EXPECT_TRUE(client_->revoked.empty());
   auto own = Service().Revoke(id, {"u@x.com", false}, "done");
   ASSERT_TRUE(own.ok()) << own.status();
-  EXPECT_EQ(own->status(), "terminated");
+  // Guardian's RevokeAppeal: the appeal stays approved, its grant inactive.
+  EXPECT_EQ(own->status(), "approved");
+  EXPECT_EQ(own->grant().status(), "inactive");
+  EXPECT_EQ(own->revoked_by(), "u@x.com");
+  EXPECT_EQ(own->revoke_reason(), "done");
+  EXPECT_EQ(client_->revoked.size(), 1u);
+  // Revoking again is refused (the access is gone), naming why.
+  auto again = Service().Revoke(id, {"u@x.com", false}, "again");
+  EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
+  EXPECT_NE(again.status().message().find("no active grant"), std::string::npos);
+  EXPECT_EQ(client_->revoked.size(), 1u);
 }
 
 TEST_F(AppealServiceTest, ReadsAreScopedToCreatorAccountApproversAndAdmins) {
@@ -479,7 +518,7 @@ TEST_F(AppealServiceTest, RequirementPolicyOverrideAndSoftFailure) {
   ASSERT_TRUE(created.ok()) << created.status();
   auto done = Service().Act((*created)[0].id(), "owner", "approve", "o@x.com", "");
   ASSERT_TRUE(done.ok()) << done.status();
-  EXPECT_EQ(done->status(), "active");
+  EXPECT_EQ(done->status(), "approved");
   // The auto resource's own policy would approve at once; "pol" v1 waits.
   auto additional = AppealsOn(kAuto);
   ASSERT_EQ(additional.size(), 1u);
@@ -496,7 +535,7 @@ TEST_F(AppealServiceTest, RequirementPolicyOverrideAndSoftFailure) {
 TEST_F(AppealServiceTest, HardRequirementFailsTheApproval) {
   SetManualPolicy(R"({"steps": [{"name": "owner", "strategy": "manual",
       "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true},
-      "requirements": [{"on_failure": "hard", "appeals": [
+      "requirements": [{"on": {"role": "viewer"}, "on_failure": "hard", "appeals": [
         {"resource": {"id": "00000000-0000-0000-0000-000000000009"}, "role": "viewer"}]}]})");
   auto created = Service().Create(Request(kManual), "u@x.com");
   ASSERT_TRUE(created.ok()) << created.status();
@@ -511,7 +550,7 @@ TEST_F(AppealServiceTest, HardRequirementFailsTheApproval) {
   ASSERT_TRUE(Service().Cancel(id, "u@x.com").ok());
   SetManualPolicy(absl::StrCat(R"({"steps": [{"name": "owner", "strategy": "manual",
       "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true},
-      "requirements": [{"on_failure": "hard", "appeals": [
+      "requirements": [{"on": {"role": "viewer"}, "on_failure": "hard", "appeals": [
         {"resource": {"id": ")", kAuto, R"("}, "role": "viewer", "options": {"duration": "24h"}}]}]})"));
   auto again = Service().Create(Request(kManual), "u@x.com");
   ASSERT_TRUE(again.ok()) << again.status();
@@ -519,7 +558,7 @@ TEST_F(AppealServiceTest, HardRequirementFailsTheApproval) {
   ASSERT_TRUE(done.ok()) << done.status();
   auto additional = AppealsOn(kAuto);
   ASSERT_EQ(additional.size(), 1u);
-  EXPECT_EQ(additional[0].status(), "active");
+  EXPECT_EQ(additional[0].status(), "approved");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #define SLUICE_SERVER_ACCESS_CORE_FAKES_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,7 @@ class FakePolicyRepository : public PolicyRepository {
     auto key = std::make_pair(p.id(), p.version());
     if (policies.count(key)) return absl::AlreadyExistsError("dup");
     policies[key] = p;
+    inserted.push_back(key);
     audit.push_back(a);
     return absl::OkStatus();
   }
@@ -46,15 +48,22 @@ class FakePolicyRepository : public PolicyRepository {
     if (!found) return absl::NotFoundError("policy not found");
     return *found;
   }
-  absl::StatusOr<std::vector<pb::Policy>> ListLatest(const Page& page, int64_t* total,
-                                                     const std::vector<std::string>&) override {
-    std::map<std::string, pb::Policy> latest;
-    for (const auto& [k, p] : policies) latest[k.first] = p;
+  // Every version in insertion order (the store's row created_at), then
+  // any put into `policies` directly, by key.
+  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
+                                                const std::vector<std::string>&) override {
     std::vector<pb::Policy> all;
-    for (auto& [k, p] : latest) all.push_back(p);
+    std::set<std::pair<std::string, uint32_t>> seen;
+    for (const auto& key : inserted) {
+      if (policies.count(key) && seen.insert(key).second) all.push_back(policies.at(key));
+    }
+    for (const auto& [k, p] : policies) {
+      if (!seen.count(k)) all.push_back(p);
+    }
     return Slice(all, page, total);
   }
   std::map<std::pair<std::string, uint32_t>, pb::Policy> policies;
+  std::vector<std::pair<std::string, uint32_t>> inserted;
   std::vector<AuditEntry> audit;
 };
 

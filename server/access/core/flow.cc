@@ -153,7 +153,7 @@ absl::Status AdvanceFlow(pb::Appeal* appeal, const pb::Policy& policy) {
     a->set_status("pending");
     return absl::OkStatus();  // later steps stay blocked
   }
-  appeal->set_status("active");
+  appeal->set_status("approved");
   return absl::OkStatus();
 }
 

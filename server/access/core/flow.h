@@ -6,8 +6,10 @@
 //   - an auto step evaluates `approve_if`: true → approved; false → skipped
 //     with allow_failed, otherwise rejected (with rejection_reason) and the
 //     appeal is rejected;
-//   - when every step is approved or skipped the appeal becomes `active`
-//     (also right at creation: Guardian issues #94 and #390).
+//   - when every step is approved or skipped the appeal becomes `approved`
+//     (also right at creation: Guardian issues #94 and #390). Appeal
+//     statuses are Guardian's (domain/appeal.go): pending, approved,
+//     rejected, canceled.
 #ifndef SLUICE_SERVER_ACCESS_CORE_FLOW_H_
 #define SLUICE_SERVER_ACCESS_CORE_FLOW_H_
 
@@ -31,7 +33,7 @@ nlohmann::json AppealDocument(const pb::Appeal& appeal);
 absl::Status InitApprovals(pb::Appeal* appeal, const pb::Policy& policy);
 
 // Moves the flow on from the first undecided step (see the file comment).
-// Sets appeal->status to rejected or active when the flow ends. Expression
+// Sets appeal->status to rejected or approved when the flow ends. Expression
 // errors are InvalidArgument naming the step.
 absl::Status AdvanceFlow(pb::Appeal* appeal, const pb::Policy& policy);
 

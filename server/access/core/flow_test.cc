@@ -46,7 +46,7 @@ TEST(FlowTest, ManualStepsResolveApproversAndBlockLaterSteps) {
   EXPECT_EQ(a.status(), "pending");
   a.mutable_approvals(1)->set_status("approved");
   ASSERT_TRUE(AdvanceFlow(&a, policy).ok());
-  EXPECT_EQ(a.status(), "active");
+  EXPECT_EQ(a.status(), "approved");
 }
 
 TEST(FlowTest, ApproverListsAndNonEmails) {
@@ -87,12 +87,12 @@ TEST(FlowTest, FullyAutomaticAppealIsActiveAtCreation) {
   auto a = NewAppeal("viewer");
   ASSERT_TRUE(InitApprovals(&a, policy).ok());
   ASSERT_TRUE(AdvanceFlow(&a, policy).ok());
-  EXPECT_EQ(a.status(), "active");
+  EXPECT_EQ(a.status(), "approved");
   auto none = PolicyFrom("[]");
   auto b = NewAppeal("viewer");
   ASSERT_TRUE(InitApprovals(&b, none).ok());
   ASSERT_TRUE(AdvanceFlow(&b, none).ok());
-  EXPECT_EQ(b.status(), "active");
+  EXPECT_EQ(b.status(), "approved");
 }
 
 TEST(FlowTest, ExpressionErrorsNameTheStep) {

@@ -1,5 +1,5 @@
-// The grant lifecycle beyond the appeal routes (Guardian's grant API): owner
-// update, revoke by grant id, bulk revoke by filters, restore, and import of
+// The grant lifecycle beyond the appeal routes (Guardian's grant API): revoke
+// by grant id, bulk revoke by filters, restore, and import of
 // access made outside Sluice.
 #include <algorithm>
 #include <map>
@@ -18,11 +18,6 @@
 
 namespace sluice::access {
 namespace {
-
-absl::Status CheckGrantId(const std::string& id) {
-  if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
-  return absl::OkStatus();
-}
 
 AccessRequest RequestOf(const pb::Grant& g) {
   return AccessRequest{g.account_id(), g.account_type(), g.resource(), g.role(),
@@ -45,21 +40,6 @@ AccessKey KeyOf(const pb::Grant& g, const ProviderClient& client) {
           absl::StrCat(g.account_type(), ":",
                        client.NormalizeAccountId(g.account_type(), g.account_id())),
           PermissionsKey({g.permissions().begin(), g.permissions().end()})};
-}
-
-// A C0 control (incl. ESC), DEL, or a C1 control (U+0080..U+009F, UTF-8
-// C2 80..C2 9F) in `s`: terminal escapes in a field printed by sluicectl or
-// shown in a notification (security review F-L7).
-bool HasControlCharacter(absl::string_view s) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) return true;
-    if (c == 0xc2 && i + 1 < s.size()) {
-      unsigned char n = static_cast<unsigned char>(s[i + 1]);
-      if (n >= 0x80 && n <= 0x9f) return true;
-    }
-  }
-  return false;
 }
 
 bool Selected(const std::vector<std::string>& allowed, const std::string& value) {
@@ -106,7 +86,7 @@ std::vector<pb::Grant> ReduceByRole(const pb::ResourceConfig& rc, std::set<std::
 
 absl::StatusOr<pb::Grant> AppealService::GrantForOwner(const std::string& id, const Actor& actor,
                                                        const char* what) {
-  if (auto st = CheckGrantId(id); !st.ok()) return st;
+  if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
   auto grant = appeals_->GetGrant(id);
   if (!grant.ok()) return grant.status();
   if (!actor.admin && (grant->owner().empty() || grant->owner() != actor.identity)) {
@@ -117,42 +97,16 @@ absl::StatusOr<pb::Grant> AppealService::GrantForOwner(const std::string& id, co
   return grant;
 }
 
-absl::StatusOr<pb::Grant> AppealService::UpdateGrantOwner(const std::string& id,
-                                                          const std::string& owner,
-                                                          const Actor& actor) {
-  if (auto st = CheckGrantId(id); !st.ok()) return st;
-  if (owner.empty()) return absl::InvalidArgumentError("owner: required");
-  if (HasControlCharacter(owner)) {
-    return absl::InvalidArgumentError("owner: must not contain control characters");
-  }
-  auto current = GrantForOwner(id, actor, "update");
-  if (!current.ok()) return current.status();
-  // An email address (whom grant.owner_changed and /me/grants address), or
-  // the grant's own account (e.g. a service account owning its grant).
-  if (!IsEmailAddress(owner) && owner != current->account_id()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "owner: \"", owner, "\" is neither an email address nor the grant's account id"));
-  }
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
-    auto g = tx.GetGrant(id, /*for_update=*/true);
-    if (!g.ok()) return g.status();
-    std::string previous = g->owner();
-    g->set_owner(owner);
-    *g->mutable_updated_at() = ToTimestamp(clock_());
-    if (auto s = tx.UpdateGrant(*g); !s.ok()) return s;
-    // grant.owner_changed to the previous and the new owner, in this
-    // transaction (nothing when the owner is unchanged).
-    if (auto s = RecordOwnerChange(tx, *g, previous, actor.identity); !s.ok()) return s;
-    return tx.Audit({"grant.update", actor.identity,
-                     {{"grant_id", id}, {"previous_owner", previous}, {"owner", owner}}});
-  });
-  if (!st.ok()) return st;
-  EventsCommitted();
-  return appeals_->GetGrant(id);
-}
-
 absl::StatusOr<pb::Grant> AppealService::RevokeGrant(const std::string& id, const Actor& actor,
-                                                     const std::string& reason) {
+                                                     const std::string& reason,
+                                                     RevokeOptions opts) {
+  // Leaving access in the provider while the record says revoked is an
+  // admin's call (e.g. the access is already gone there).
+  if (opts.skip_revoke_in_provider && !actor.admin) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "skip_revoke_in_provider: only an access admin may revoke a grant without revoking it "
+        "in the provider; ", actor.identity, " is not one"));
+  }
   auto current = GrantForOwner(id, actor, "revoke");
   if (!current.ok()) return current.status();
   if (current->status() != "active") {
@@ -161,7 +115,7 @@ absl::StatusOr<pb::Grant> AppealService::RevokeGrant(const std::string& id, cons
   }
   auto configs = providers_->PlainConfigs();
   if (!configs.ok()) return configs.status();
-  absl::Status st = RevokeOne(*current, *configs, actor.identity, reason, "grant.revoke");
+  absl::Status st = RevokeOne(*current, *configs, actor.identity, reason, "grant.revoke", opts);
   if (!st.ok()) return st;
   return appeals_->GetGrant(id);
 }
@@ -278,7 +232,6 @@ absl::Status CheckRestore(const pb::Grant& g, const Actor& actor,
 absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, const Actor& actor,
                                                       const std::string& reason,
                                                       std::optional<absl::Time> expiration) {
-  if (auto st = CheckGrantId(id); !st.ok()) return st;
   if (reason.empty()) return absl::InvalidArgumentError("reason: required");
   auto current = GrantForOwner(id, actor, "restore");
   if (!current.ok()) return current.status();

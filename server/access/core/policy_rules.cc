@@ -2,9 +2,14 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/expr/expr.h"
 #include "server/access/core/flow.h"
+#include "server/access/core/json.h"
+#include "server/access/core/validation.h"
 
 namespace sluice::access {
 
@@ -80,6 +85,10 @@ bool RequirementMatches(const pb::Requirement& req, const pb::Appeal& appeal) {
       (!on.role().empty() && on.role() != appeal.role())) {
     return false;
   }
+  for (const auto& condition : on.conditions()) {
+    auto match = ConditionMatches(condition, appeal);
+    if (!match.ok() || !*match) return false;
+  }
   if (on.expression().empty()) return true;
   auto program = expr::Program::Compile(on.expression());
   if (!program.ok()) return false;
@@ -88,6 +97,101 @@ bool RequirementMatches(const pb::Requirement& req, const pb::Appeal& appeal) {
   env.BindJson("$appeal", &doc);
   auto match = (*program)->EvaluateTruthy(env);
   return match.ok() && *match;
+}
+
+namespace {
+constexpr char kResourcePrefix[] = "$resource.";  // Guardian's ApproversKeyResource + "."
+}  // namespace
+
+absl::StatusOr<bool> ConditionMatches(const pb::Condition& condition, const pb::Appeal& appeal) {
+  const std::string& field = condition.field();
+  if (!absl::StartsWith(field, kResourcePrefix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "field: \"", field, "\" is not a path into the resource (write $resource.<path>)"));
+  }
+  nlohmann::json doc = ProtoToJson(appeal.resource());
+  const nlohmann::json* at = &doc;
+  for (absl::string_view part :
+       absl::StrSplit(absl::string_view(field).substr(sizeof(kResourcePrefix) - 1), '.')) {
+    if (!at->is_object() || !at->contains(std::string(part))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("field: \"", field, "\" is absent from resource ", appeal.resource().id()));
+    }
+    at = &(*at)[std::string(part)];
+  }
+  nlohmann::json want = ProtoToJson(condition.match().eq());
+  return *at == want;
+}
+
+absl::Status ValidateTrigger(const pb::RequirementTrigger& on, const std::string& field) {
+  if (on.provider_type().empty() && on.provider_urn().empty() && on.resource_type().empty() &&
+      on.resource_urn().empty() && on.role().empty() && on.conditions().empty() &&
+      on.expression().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": set at least one of provider_type, provider_urn, resource_type, resource_urn, "
+               "role, conditions, expression (an empty trigger would fire for every appeal)"));
+  }
+  for (int i = 0; i < on.conditions_size(); ++i) {
+    const auto& c = on.conditions(i);
+    std::string fc = absl::StrCat(field, ".conditions[", i, "]");
+    if (!absl::StartsWith(c.field(), kResourcePrefix) ||
+        c.field().size() <= sizeof(kResourcePrefix) - 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(fc, ".field: \"", c.field(),
+                       "\" must be a path into the appeal's resource, $resource.<path>"));
+    }
+    if (!c.has_match() || !c.match().has_eq()) {
+      return absl::InvalidArgumentError(fc + ".match.eq: required");
+    }
+  }
+  if (!on.expression().empty()) return CheckExpression(field + ".expression", on.expression());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<pb::PolicyRef> ParsePolicySpec(const std::string& field, const std::string& spec) {
+  std::vector<std::string> parts = absl::StrSplit(spec, absl::MaxSplits('@', 1));
+  pb::PolicyRef ref;
+  ref.set_id(parts[0]);
+  if (!IsValidId(ref.id())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": \"", spec, "\" is not <policy id>@<version> (id must match ^[A-Za-z0-9_-]+$)"));
+  }
+  if (parts.size() > 1 && parts[1] != "latest") {
+    uint32_t version = 0;
+    if (!absl::SimpleAtoi(parts[1], &version) || version == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": \"", spec, "\" has no valid version (a positive number, or \"latest\")"));
+    }
+    ref.set_version(version);
+  }
+  return ref;
+}
+
+absl::StatusOr<std::optional<pb::PolicyRef>> SelectProviderPolicy(
+    const pb::ProviderConfig& config, const pb::Appeal& appeal) {
+  if (config.policies().empty()) return std::optional<pb::PolicyRef>();
+  nlohmann::json doc = AppealDocument(appeal);
+  expr::Environment env;
+  env.BindJson("$appeal", &doc);
+  for (int i = 0; i < config.policies_size(); ++i) {
+    const auto& entry = config.policies(i);
+    std::string field = absl::StrCat("provider ", config.urn(), " policies[", i, "]");
+    if (entry.when().empty()) continue;  // Guardian skips an entry without `when`
+    auto program = expr::Program::Compile(entry.when());
+    if (!program.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(field, ".when: ", program.status().message()));
+    }
+    auto hit = (*program)->EvaluateTruthy(env);
+    if (!hit.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(field, ".when: ", hit.status().message()));
+    }
+    if (!*hit) continue;
+    auto ref = ParsePolicySpec(field + ".policy", entry.policy());
+    if (!ref.ok()) return absl::FailedPreconditionError(ref.status().message());
+    return std::optional<pb::PolicyRef>(*ref);
+  }
+  return std::optional<pb::PolicyRef>();
 }
 
 }  // namespace sluice::access

@@ -4,9 +4,11 @@
 #ifndef SLUICE_SERVER_ACCESS_CORE_POLICY_RULES_H_
 #define SLUICE_SERVER_ACCESS_CORE_POLICY_RULES_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "google/protobuf/struct.pb.h"
 #include "proto/sluice/access/v1beta1/access.pb.h"
 #include "proto/sluice/access/v1beta1/appeal.pb.h"
@@ -42,9 +44,35 @@ const pb::Step* FindStep(const pb::Policy& policy, const std::string& name);
 absl::Status CheckApproversLeft(const pb::Appeal& appeal, const pb::Policy& policy);
 
 // Whether `appeal` (with its resource expanded) triggers requirement `req`:
-// every non-empty field of req.on equals the appeal's, and req.on.expression
-// (over $appeal) is truthy. An expression error counts as no match.
+// every non-empty field of req.on equals the appeal's, every condition of
+// req.on.conditions holds (ConditionMatches), and req.on.expression (over
+// $appeal) is truthy. An expression or condition error counts as no match.
 bool RequirementMatches(const pb::Requirement& req, const pb::Appeal& appeal);
+
+// Guardian's Condition.IsMatch (domain/policy.go): the value at `field`
+// ("$resource.<dot path>") of the appeal's resource, as JSON, equals
+// match.eq. InvalidArgument naming `field` when it is not under $resource
+// or the path is absent (Guardian errors there too).
+absl::StatusOr<bool> ConditionMatches(const pb::Condition& condition, const pb::Appeal& appeal);
+
+// The checks of a requirement trigger at policy create/update, `field` being
+// "requirements[i].on": at least one of its fields set (Guardian's
+// required_without_all), each condition with a `$resource.` field and a
+// match.eq, and the expression compiling. InvalidArgument naming the field.
+absl::Status ValidateTrigger(const pb::RequirementTrigger& on, const std::string& field);
+
+// "<id>@<version>" of ProviderConfig.policies (Guardian's getPolicy):
+// "<id>" and "<id>@latest" give version 0, the latest. InvalidArgument
+// naming `field` for an empty or malformed id or version.
+absl::StatusOr<pb::PolicyRef> ParsePolicySpec(const std::string& field, const std::string& spec);
+
+// The policy config.policies picks for `appeal` (the new appeal, with its
+// resource): the first entry whose `when` (over $appeal) is truthy, as
+// Guardian's getPolicy; nullopt when none is (the resource type's policy
+// applies). FailedPrecondition naming policies[i] when a `when` fails to
+// evaluate or a spec is malformed (the provider config is at fault).
+absl::StatusOr<std::optional<pb::PolicyRef>> SelectProviderPolicy(
+    const pb::ProviderConfig& config, const pb::Appeal& appeal);
 
 // Whether `req` fails the approval when one of its appeals fails.
 inline bool IsHardRequirement(const pb::Requirement& req) { return req.on_failure() == "hard"; }

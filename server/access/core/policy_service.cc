@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/outbound.h"
 #include "absl/time/clock.h"
+#include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {
@@ -118,9 +119,7 @@ absl::Status ValidatePolicy(const pb::Policy& policy) {
   for (int i = 0; i < policy.requirements_size(); ++i) {
     const auto& r = policy.requirements(i);
     std::string f = absl::StrCat("requirements[", i, "]");
-    if (!r.on().expression().empty()) {
-      if (auto st = CheckExpression(f + ".on.expression", r.on().expression()); !st.ok()) return st;
-    }
+    if (auto st = ValidateTrigger(r.on(), f + ".on"); !st.ok()) return st;
     if (r.appeals().empty()) return absl::InvalidArgumentError(f + ".appeals: required");
     if (!r.on_failure().empty() && r.on_failure() != "soft" && r.on_failure() != "hard") {
       return absl::InvalidArgumentError(absl::StrCat(f, ".on_failure: \"", r.on_failure(),
@@ -231,7 +230,8 @@ absl::Status PolicyService::EncryptSecrets(pb::Policy* policy, const pb::Policy*
   return absl::OkStatus();
 }
 
-absl::StatusOr<pb::Policy> PolicyService::Create(pb::Policy policy, const std::string& actor) {
+absl::StatusOr<pb::Policy> PolicyService::Create(pb::Policy policy, const std::string& actor,
+                                                 bool dry_run) {
   if (auto st = ValidatePolicy(policy); !st.ok()) return st;
   policy.set_version(1);
   policy.set_created_by(actor);
@@ -239,6 +239,17 @@ absl::StatusOr<pb::Policy> PolicyService::Create(pb::Policy policy, const std::s
   *policy.mutable_created_at() = now;
   *policy.mutable_updated_at() = now;
   if (auto st = EncryptSecrets(&policy, nullptr); !st.ok()) return st;
+  if (dry_run) {
+    // What the insert would refuse, without inserting (Guardian's dry run
+    // skips only the write).
+    auto existing = repo_->Get(policy.id(), 0);
+    if (existing.ok()) {
+      return absl::AlreadyExistsError(absl::StrCat("policy \"", policy.id(), "\" already exists"));
+    }
+    if (!absl::IsNotFound(existing.status())) return existing.status();
+    MaskPolicySecrets(&policy);
+    return policy;
+  }
   auto st = repo_->Insert(policy, {"policy.create", actor, {{"id", policy.id()}, {"version", 1}}});
   if (absl::IsAlreadyExists(st)) {
     return absl::AlreadyExistsError(absl::StrCat("policy \"", policy.id(), "\" already exists"));
@@ -249,7 +260,7 @@ absl::StatusOr<pb::Policy> PolicyService::Create(pb::Policy policy, const std::s
 }
 
 absl::StatusOr<pb::Policy> PolicyService::Update(const std::string& id, pb::Policy policy,
-                                                 const std::string& actor) {
+                                                 const std::string& actor, bool dry_run) {
   auto latest = repo_->Get(id, 0);
   if (!latest.ok()) return latest.status();
   if (!policy.id().empty() && policy.id() != id) {
@@ -263,6 +274,10 @@ absl::StatusOr<pb::Policy> PolicyService::Update(const std::string& id, pb::Poli
   *policy.mutable_created_at() = latest->created_at();
   *policy.mutable_updated_at() = ToTimestamp(absl::Now());
   if (auto st = EncryptSecrets(&policy, &*latest); !st.ok()) return st;
+  if (dry_run) {
+    MaskPolicySecrets(&policy);
+    return policy;
+  }
   auto st = repo_->Insert(
       policy, {"policy.update", actor, {{"id", id}, {"version", policy.version()}}});
   if (absl::IsAlreadyExists(st)) {
@@ -282,7 +297,7 @@ absl::StatusOr<pb::Policy> PolicyService::Get(const std::string& id, uint32_t ve
 
 absl::StatusOr<std::vector<pb::Policy>> PolicyService::List(const Page& page, int64_t* total,
                                                             const std::vector<std::string>& ids) {
-  auto ps = repo_->ListLatest(page, total, ids);
+  auto ps = repo_->List(page, total, ids);
   if (!ps.ok()) return ps.status();
   for (auto& p : *ps) MaskPolicySecrets(&p);
   return ps;

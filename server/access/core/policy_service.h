@@ -29,15 +29,20 @@ class PolicyService {
   PolicyService(PolicyRepository* repo, const Crypter* crypter) : repo_(repo), crypter_(crypter) {}
 
   // Creates version 1 by `actor`. InvalidArgument, AlreadyExists.
-  absl::StatusOr<pb::Policy> Create(pb::Policy policy, const std::string& actor);
+  // `dry_run` (Guardian's WithDryRun): every check runs, the policy that
+  // would be stored is returned, and nothing is written or audited.
+  absl::StatusOr<pb::Policy> Create(pb::Policy policy, const std::string& actor,
+                                    bool dry_run = false);
   // Creates version latest+1 of `id` from `policy`. NotFound, InvalidArgument.
   // A masked secret ("*****") in iam.config.auth keeps the previous value.
+  // `dry_run` as for Create.
   absl::StatusOr<pb::Policy> Update(const std::string& id, pb::Policy policy,
-                                    const std::string& actor);
+                                    const std::string& actor, bool dry_run = false);
   // Masked. version 0 = latest. NotFound.
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version);
-  // One page of the latest versions, masked, ordered by id; `total`
-  // counts all policies.
+  // One page of every version of every policy, masked, oldest first (as
+  // Guardian's ListPolicies); `total` counts all versions. `ids` as in
+  // PolicyRepository::List.
   absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
                                                const std::vector<std::string>& ids = {});
   // With IAM secrets decrypted (for the IAM call); NotFound. A given

@@ -110,6 +110,45 @@ TEST_F(PolicyServiceTest, ListIsPagedWithATotal) {
   EXPECT_EQ(all->size(), 3u);  // default page: 50
 }
 
+// Issue 28: dry_run validates and returns what would be stored; nothing is
+// written or audited (Guardian's WithDryRun).
+TEST_F(PolicyServiceTest, DryRunWritesNothing) {
+  auto dry = service_.Create(Valid("p1"), "admin@x.com", /*dry_run=*/true);
+  ASSERT_TRUE(dry.ok()) << dry.status();
+  EXPECT_EQ(dry->version(), 1u);
+  EXPECT_EQ(dry->created_by(), "admin@x.com");
+  EXPECT_TRUE(repo_.policies.empty());
+  EXPECT_TRUE(repo_.audit.empty());
+  pb::Policy bad = Valid("p1");
+  bad.mutable_steps(0)->set_strategy("sometimes");
+  EXPECT_TRUE(absl::IsInvalidArgument(service_.Create(bad, "admin@x.com", true).status()));
+  ASSERT_TRUE(service_.Create(Valid("p1"), "admin@x.com").ok());
+  // What the real create would refuse, the dry run refuses too.
+  EXPECT_TRUE(absl::IsAlreadyExists(service_.Create(Valid("p1"), "admin@x.com", true).status()));
+  auto dry_update = service_.Update("p1", Valid("p1"), "admin@x.com", /*dry_run=*/true);
+  ASSERT_TRUE(dry_update.ok()) << dry_update.status();
+  EXPECT_EQ(dry_update->version(), 2u);
+  EXPECT_EQ(repo_.policies.size(), 1u);
+  EXPECT_EQ(repo_.audit.size(), 1u);
+  EXPECT_TRUE(absl::IsNotFound(service_.Update("nope", Valid("nope"), "a@x.com", true).status()));
+}
+
+// Guardian's ListPolicies returns every version of every policy, oldest
+// first (policy_repository.go Find: ORDER BY created_at ASC).
+TEST_F(PolicyServiceTest, ListReturnsEveryVersionOldestFirst) {
+  ASSERT_TRUE(service_.Create(Valid("b"), "x@x.com").ok());
+  ASSERT_TRUE(service_.Create(Valid("a"), "x@x.com").ok());
+  ASSERT_TRUE(service_.Update("b", Valid("b"), "x@x.com").ok());
+  int64_t total = 0;
+  auto all = service_.List(Page{}, &total);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(total, 3);
+  std::vector<std::pair<std::string, uint32_t>> got;
+  for (const auto& p : *all) got.push_back({p.id(), p.version()});
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, uint32_t>>{{"b", 1}, {"a", 1}, {"b", 2}}));
+  for (const auto& p : *all) EXPECT_EQ(p.iam().config().auth().password(), kMaskedSecret);
+}
+
 TEST(ValidatePolicyTest, NamesTheField) {
   auto expect = [](pb::Policy p, absl::string_view field) {
     auto st = ValidatePolicy(p);
@@ -180,6 +219,7 @@ TEST(ValidatePolicyTest, QuestionsSelfApprovalAndRequirementFields) {
   no_key.mutable_appeal()->mutable_questions(0)->clear_key();
   expect(no_key, "appeal.questions[0].key");
   auto* req = p.add_requirements();
+  req->mutable_on()->set_role("viewer");
   auto* add = req->add_appeals();
   add->set_role("viewer");
   add->mutable_resource()->set_id("r1");
@@ -190,6 +230,33 @@ TEST(ValidatePolicyTest, QuestionsSelfApprovalAndRequirementFields) {
   req->set_on_failure("soft");
   add->mutable_policy()->set_id("bad id");
   expect(p, "requirements[0].appeals[0].policy.id");
+}
+
+// Issue 28: a trigger with no field set would fire for every appeal
+// (Guardian's required_without_all); conditions need a $resource path and
+// a match.eq.
+TEST(ValidatePolicyTest, RequirementTriggersNeedAFieldAndWellFormedConditions) {
+  auto expect = [](const pb::Policy& p, absl::string_view field) {
+    auto st = ValidatePolicy(p);
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << field;
+    EXPECT_NE(st.message().find(std::string(field)), std::string::npos) << st.message();
+  };
+  pb::Policy p = Valid("x");
+  auto* req = p.add_requirements();
+  auto* add = req->add_appeals();
+  add->set_role("viewer");
+  add->mutable_resource()->set_id("r1");
+  expect(p, "requirements[0].on:");
+  req->mutable_on();  // present but empty: the same
+  expect(p, "requirements[0].on:");
+  auto* c = req->mutable_on()->add_conditions();
+  c->set_field("$appeal.resource.details.team");
+  c->mutable_match()->mutable_eq()->set_string_value("data");
+  expect(p, "requirements[0].on.conditions[0].field");
+  c->set_field("$resource.details.team");
+  EXPECT_TRUE(ValidatePolicy(p).ok()) << ValidatePolicy(p);
+  c->mutable_match()->clear_eq();
+  expect(p, "requirements[0].on.conditions[0].match.eq");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "common/expr/expr.h"
 #include "server/access/core/json.h"
+#include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"
 
@@ -138,8 +139,26 @@ absl::Status ProviderService::Validate(const pb::ProviderConfig& config,
       if (auto st = CheckExpression(f + ".filter", rc.filter()); !st.ok()) return st;
     }
   }
+  std::vector<pb::PolicyRef> picked;  // the policies[] specs, parsed
+  for (int i = 0; i < config.policies_size(); ++i) {
+    const auto& entry = config.policies(i);
+    std::string f = absl::StrCat("policies[", i, "]");
+    if (entry.when().empty()) return absl::InvalidArgumentError(f + ".when: required");
+    if (auto st = CheckExpression(f + ".when", entry.when()); !st.ok()) return st;
+    auto ref = ParsePolicySpec(f + ".policy", entry.policy());
+    if (!ref.ok()) return ref.status();
+    picked.push_back(*ref);
+  }
   if (auto st = (*client)->ValidateConfig(config); !st.ok()) return st;
   // Referenced policies must exist (after the cheap checks).
+  for (size_t i = 0; i < picked.size(); ++i) {
+    auto p = policies_->Get(picked[i].id(), picked[i].version());
+    if (absl::IsNotFound(p.status())) {
+      return absl::NotFoundError(absl::StrCat("policies[", i, "].policy: policy \"",
+                                              config.policies(i).policy(), "\" not found"));
+    }
+    if (!p.ok()) return p.status();
+  }
   for (int i = 0; i < config.resources_size(); ++i) {
     const auto& ref = config.resources(i).policy();
     auto p = policies_->Get(ref.id(), ref.version());
@@ -220,8 +239,21 @@ pb::Provider ProviderService::Masked(const StoredProvider& stored) {
   return p;
 }
 
+namespace {
+
+// The provider a dry run would have stored, with masked credentials.
+pb::Provider DryRunResult(pb::Provider provider) {
+  MaskCredentials(provider.mutable_config()->mutable_credentials());
+  if (provider.config().credentials().fields().empty()) {
+    provider.mutable_config()->clear_credentials();
+  }
+  return provider;
+}
+
+}  // namespace
+
 absl::StatusOr<pb::Provider> ProviderService::Create(pb::ProviderConfig config,
-                                                     const std::string& actor) {
+                                                     const std::string& actor, bool dry_run) {
   // Guardian's default (core/provider/service.go): a config without
   // allowed_account_types allows every account type its plugin supports.
   if (config.allowed_account_types().empty()) {
@@ -248,6 +280,7 @@ absl::StatusOr<pb::Provider> ProviderService::Create(pb::ProviderConfig config,
   auto now = ToTimestamp(absl::Now());
   *provider.mutable_created_at() = now;
   *provider.mutable_updated_at() = now;
+  if (dry_run) return DryRunResult(std::move(provider));
   auto stored = Seal(provider);
   if (!stored.ok()) return stored.status();
   auto created = providers_->Create(
@@ -265,7 +298,7 @@ absl::StatusOr<pb::Provider> ProviderService::Create(pb::ProviderConfig config,
 
 absl::StatusOr<pb::Provider> ProviderService::Update(const std::string& id,
                                                      const pb::ProviderConfig& changes,
-                                                     const std::string& actor) {
+                                                     const std::string& actor, bool dry_run) {
   auto stored = providers_->Get(id);
   if (!stored.ok()) return stored.status();
   auto current = Unseal(*stored);
@@ -283,6 +316,7 @@ absl::StatusOr<pb::Provider> ProviderService::Update(const std::string& id,
   }
   if (changes.has_appeal()) *merged.mutable_appeal() = changes.appeal();
   if (!changes.resources().empty()) *merged.mutable_resources() = changes.resources();
+  if (!changes.policies().empty()) *merged.mutable_policies() = changes.policies();
   if (changes.has_credentials()) {
     if (auto st = RejectCiphertexts(changes.credentials()); !st.ok()) return st;
     if (auto st = SecretsFollowDestination(current->credentials(), changes.credentials());
@@ -301,6 +335,7 @@ absl::StatusOr<pb::Provider> ProviderService::Update(const std::string& id,
   pb::Provider provider = stored->provider;
   *provider.mutable_config() = merged;
   *provider.mutable_updated_at() = ToTimestamp(absl::Now());
+  if (dry_run) return DryRunResult(std::move(provider));
   auto sealed = Seal(provider);
   if (!sealed.ok()) return sealed.status();
   auto updated = providers_->Update(

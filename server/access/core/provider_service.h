@@ -33,12 +33,19 @@ class ProviderService {
   // Validates (plugin + common rules), checks referenced policies (NotFound),
   // rejects a duplicate (type, urn) (AlreadyExists), fetches the resources
   // (the plugin's error on failure; nothing stored) and stores all in one
-  // transaction. Returns the provider with masked credentials.
-  absl::StatusOr<pb::Provider> Create(pb::ProviderConfig config, const std::string& actor);
+  // transaction. Returns the provider with masked credentials. `dry_run`
+  // (Guardian's WithDryRun): validates and fetches the resources as above,
+  // returns the provider that would be stored (no id) and writes nothing.
+  // config.policies: each `when` required and compiling, each policy
+  // "<id>@<version>" existing (InvalidArgument / NotFound naming
+  // policies[i]).
+  absl::StatusOr<pb::Provider> Create(pb::ProviderConfig config, const std::string& actor,
+                                      bool dry_run = false);
   // Applies the non-empty fields of `changes` (credentials merged key by key;
-  // masked values keep the stored secret), validates, re-fetches. NotFound.
+  // masked values keep the stored secret; policies replaced when given),
+  // validates, re-fetches. NotFound. `dry_run` as for Create.
   absl::StatusOr<pb::Provider> Update(const std::string& id, const pb::ProviderConfig& changes,
-                                      const std::string& actor);
+                                      const std::string& actor, bool dry_run = false);
   // Masked. NotFound.
   absl::StatusOr<pb::Provider> Get(const std::string& id);
   // One page, masked, oldest first; `total` counts all providers.

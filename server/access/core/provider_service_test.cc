@@ -190,6 +190,67 @@ TEST_F(ProviderServiceTest, MissingAllowedAccountTypesDefaultToThePlugins) {
 }
 
 // The BI plugins' secrets: password, Grafana's api_key, a session token.
+// Issue 28: dry_run validates (the plugin's config check included), fetches
+// the resources and returns the provider that would be stored, masked;
+// nothing is written.
+TEST_F(ProviderServiceTest, DryRunFetchesButWritesNothing) {
+  auto dry = service_->Create(Config(), "admin@x.com", /*dry_run=*/true);
+  ASSERT_TRUE(dry.ok()) << dry.status();
+  EXPECT_TRUE(dry->id().empty());
+  EXPECT_EQ(dry->urn(), "f1");
+  EXPECT_EQ(dry->config().credentials().fields().at("password").string_value(), kMaskedSecret);
+  EXPECT_EQ(client_->fetches, 1);
+  EXPECT_TRUE(providers_.providers.empty());
+  EXPECT_TRUE(providers_.audit.empty());
+  client_->validate = absl::InvalidArgumentError("credentials.host: unreachable");
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->Create(Config(), "a@x.com", true).status()));
+  client_->validate = absl::OkStatus();
+  auto created = service_->Create(Config(), "admin@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_TRUE(absl::IsAlreadyExists(service_->Create(Config(), "a@x.com", true).status()));
+  pb::ProviderConfig change;
+  (*change.mutable_labels())["team"] = "data";
+  auto dry_update = service_->Update(created->id(), change, "admin@x.com", /*dry_run=*/true);
+  ASSERT_TRUE(dry_update.ok()) << dry_update.status();
+  EXPECT_EQ(dry_update->config().labels().at("team"), "data");
+  auto stored = service_->Get(created->id());
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE(stored->config().labels().empty());
+  EXPECT_EQ(providers_.audit.size(), 1u);
+}
+
+// Issue 28: ProviderConfig.policies is checked at create/update (when
+// required and compiling, "<id>@<version>" naming an existing policy) and
+// kept with the config.
+TEST_F(ProviderServiceTest, PoliciesAreValidatedAndKept) {
+  auto with = [&](const std::string& when, const std::string& policy) {
+    pb::ProviderConfig c = Config();
+    auto* entry = c.add_policies();
+    entry->set_when(when);
+    entry->set_policy(policy);
+    return c;
+  };
+  auto expect = [&](const pb::ProviderConfig& c, absl::StatusCode code, const std::string& field) {
+    auto st = service_->Create(c, "admin@x.com", /*dry_run=*/true).status();
+    EXPECT_EQ(st.code(), code) << st;
+    EXPECT_NE(st.message().find(field), std::string::npos) << st.message();
+  };
+  expect(with("", "pol@1"), absl::StatusCode::kInvalidArgument, "policies[0].when");
+  expect(with("$appeal.role ==", "pol@1"), absl::StatusCode::kInvalidArgument,
+         "policies[0].when");
+  expect(with("true", "pol@x"), absl::StatusCode::kInvalidArgument, "policies[0].policy");
+  expect(with("true", "bad id@1"), absl::StatusCode::kInvalidArgument, "policies[0].policy");
+  expect(with("true", "pol@2"), absl::StatusCode::kNotFound, "policies[0].policy");
+  expect(with("true", "other"), absl::StatusCode::kNotFound, "policies[0].policy");
+  auto created = service_->Create(with("$appeal.role == 'editor'", "pol@latest"), "admin@x.com");
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto got = service_->Get(created->id());
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->config().policies_size(), 1);
+  EXPECT_EQ(got->config().policies(0).policy(), "pol@latest");
+  EXPECT_EQ(got->config().policies(0).when(), "$appeal.role == 'editor'");
+}
+
 TEST(MaskCredentialsTest, MasksTheBiProvidersSecrets) {
   google::protobuf::Struct creds = JsonToStruct(
       {{"host", "http://h"}, {"username", "u"}, {"password", "p"}, {"api_key", "k"},

@@ -36,13 +36,12 @@ class PolicyRepository {
   virtual absl::Status Insert(const pb::Policy& policy, const AuditEntry& audit) = 0;
   // Version `version` of `id`, or the latest when version == 0. NotFound.
   virtual absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version) = 0;
-  // One page of the latest version of every policy, ordered by id; `total`
-  // counts all policies.
-  // With `ids` (Guardian's ListPolicies ids: "<id>" every version, "<id>:0"
-  // the latest, "<id>:<n>" version n) only those, ordered by id, version.
-  virtual absl::StatusOr<std::vector<pb::Policy>> ListLatest(const Page& page,
-                                                             int64_t* total,
-                                                             const std::vector<std::string>& ids) = 0;
+  // One page of every version of every policy, oldest first (created_at,
+  // then id, version), as Guardian's policy_repository.go Find; `total`
+  // counts all versions. With `ids` (Guardian's ListPolicies ids: "<id>"
+  // every version, "<id>:0" the latest, "<id>:<n>" version n) only those.
+  virtual absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
+                                                       const std::vector<std::string>& ids) = 0;
 };
 
 // A provider as stored: config without credentials, plus the credentials

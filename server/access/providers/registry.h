@@ -1,4 +1,4 @@
-// The one table of provider plugins (DESIGN.md: plugins are folders listed in
+// The one table of provider plugins (docs/architecture.md: plugins are folders listed in
 // one registry, no static self-registration).
 #ifndef SLUICE_SERVER_ACCESS_PROVIDERS_REGISTRY_H_
 #define SLUICE_SERVER_ACCESS_PROVIDERS_REGISTRY_H_

@@ -499,7 +499,7 @@ TEST_F(ListFiltersTest, ProviderAndPolicyFilters) {
     }
   }
   auto versions = [&](const std::vector<std::string>& ids, int64_t* total) {
-    auto got = policies.ListLatest(Page{100, 0}, total, ids);
+    auto got = policies.List(Page{100, 0}, total, ids);
     EXPECT_TRUE(got.ok()) << got.status();
     std::vector<std::string> out;
     for (const auto& p : *got) out.push_back(absl::StrCat(p.id(), ":", p.version()));
@@ -507,8 +507,8 @@ TEST_F(ListFiltersTest, ProviderAndPolicyFilters) {
   };
   using V = std::vector<std::string>;
   int64_t total = 0;
-  EXPECT_EQ(versions({}, &total), (V{"p1:3", "p2:3", "p3:3"}));
-  EXPECT_EQ(total, 3);
+  EXPECT_EQ(versions({}, &total).size(), 9u);  // every version, as Guardian
+  EXPECT_EQ(total, 9);
   // Guardian: "<id>" every version, "<id>:0" the latest, "<id>:<n>" one.
   EXPECT_EQ(versions({"p1", "p2:0", "p3:2", "bad:x:y"}, &total),
             (V{"p1:1", "p1:2", "p1:3", "p2:3", "p3:2"}));

@@ -56,7 +56,7 @@ absl::StatusOr<pb::Policy> PostgresPolicyRepository::Get(const std::string& id,
   return out;
 }
 
-absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest(
+absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::List(
     const Page& page, int64_t* total, const std::vector<std::string>& ids) {
   // Guardian's applyPolicyIDsFilter: "<id>" every version, "<id>:0" the
   // latest, "<id>:<n>" version n; malformed entries are skipped.
@@ -82,10 +82,8 @@ absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest(
   absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
     out.clear();
     Query q;
-    std::string select;
-    if (ids.empty()) {
-      select = "SELECT DISTINCT ON (id) data::text, id, version FROM policies p";
-    } else {
+    std::string select = "SELECT data::text FROM policies p";
+    if (!ids.empty()) {
       std::vector<std::string> conds;
       if (!all.empty()) conds.push_back(absl::StrCat("p.id = ANY(", q.ArrayParam(all), ")"));
       if (!latest.empty()) {
@@ -97,12 +95,13 @@ absl::StatusOr<std::vector<pb::Policy>> PostgresPolicyRepository::ListLatest(
         conds.push_back(absl::StrCat("p.id || ':' || p.version = ANY(", q.ArrayParam(exact), ")"));
       }
       q.Where(conds.empty() ? "false" : absl::StrCat("(", absl::StrJoin(conds, " OR "), ")"));
-      select = "SELECT data::text, id, version FROM policies p";
     }
-    *total = q.Count(sql, absl::StrCat("SELECT count(*) FROM (", select, q.WhereClause(), ") x"));
-    PgRows rows = q.Rows(sql, absl::StrCat(select, q.WhereClause(), " ORDER BY id, version ",
-                                           ids.empty() ? "DESC" : "ASC", " LIMIT ", page.size,
-                                           " OFFSET ", page.offset));
+    *total = q.Count(sql, absl::StrCat("SELECT count(*) FROM policies p", q.WhereClause()));
+    // Guardian's Find: every version, ORDER BY created_at ASC; id and
+    // version make the order total, so pages never overlap.
+    PgRows rows = q.Rows(sql, absl::StrCat(select, q.WhereClause(),
+                                           " ORDER BY p.created_at, p.id, p.version LIMIT ",
+                                           page.size, " OFFSET ", page.offset));
     for (const auto& r : rows) {
       pb::Policy p;
       if (auto s = JsonStringToProto(r.get<std::string>(0), &p); !s.ok()) return s;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 
 #include "server/access/store/testing/store_test.h"
@@ -49,11 +50,14 @@ TEST_F(RepositoriesTest, PolicyVersions) {
   EXPECT_TRUE(absl::IsNotFound(repo.Get("p1", 3).status()));
   EXPECT_TRUE(absl::IsNotFound(repo.Get("nope", 0).status()));
   int64_t count = 0;
-  auto list = repo.ListLatest(Page{}, &count, {});
+  // Every version, oldest first (Guardian's ListPolicies).
+  auto list = repo.List(Page{}, &count, {});
   ASSERT_TRUE(list.ok());
-  ASSERT_EQ(list->size(), 1u);
-  EXPECT_EQ((*list)[0].version(), 2u);
-  EXPECT_EQ(count, 1);
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].version(), 1u);
+  EXPECT_EQ((*list)[0].description(), "first");
+  EXPECT_EQ((*list)[1].version(), 2u);
+  EXPECT_EQ(count, 2);
 
   PostgresAuditLogRepository audit(pool_.get());
   int64_t total = 0;
@@ -271,6 +275,61 @@ TEST_F(RepositoriesTest, InsertAppealAuditedWritesApprovalsAndAudit) {
   EXPECT_EQ(n, 2);
 }
 
+// Issue 28: Appeal.creator is any JSON value, as Guardian's; the appeal's
+// data column keeps strings, numbers, arrays and objects as they are
+// (before, creator was a Struct and only objects could be held).
+TEST_F(RepositoriesTest, AppealCreatorRoundTripsAnyJsonValue) {
+  PostgresProviderRepository providers(pool_.get());
+  StoredProvider sp;
+  sp.provider.set_type("noop");
+  sp.provider.set_urn("urn-creator");
+  sp.provider.mutable_config()->set_type("noop");
+  ASSERT_TRUE(providers.Create(sp, {Res("t", "c")}, {"provider.create", "a@x.com"}).ok());
+  PostgresResourceRepository resources(pool_.get());
+  auto list = resources.List(ResourceFilter{}, Page{}, nullptr);
+  ASSERT_TRUE(list.ok() && list->size() == 1u);
+  PostgresAppealRepository appeals(pool_.get());
+  int n = 0;
+  for (const char* creator : {R"("c@x.com")", "42.5", R"(["a", 1, true, null])",
+                              R"({"email": "c@x.com", "manager": {"email": "m@x.com"}})"}) {
+    pb::Appeal a;
+    a.set_resource_id((*list)[0].id());
+    a.set_policy_id("p1");
+    a.set_policy_version(1);
+    a.set_status("pending");
+    a.set_account_id("u@x.com");
+    a.set_account_type("user");
+    a.set_role(absl::StrCat("role", n++));  // one pending appeal per role
+    a.set_created_by("c@x.com");
+    ASSERT_TRUE(JsonStringToProto(creator, a.mutable_creator()).ok()) << creator;
+    ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertAppeal(&a); }).ok());
+    absl::StatusOr<pb::Appeal> got = absl::NotFoundError("");
+    ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+      got = tx.GetAppeal(a.id(), false);
+      return got.status();
+    }).ok());
+    EXPECT_EQ(ProtoToJson(got->creator()), nlohmann::json::parse(creator)) << creator;
+  }
+}
+
+// Guardian's Find orders by created_at ASC, not by id.
+TEST_F(RepositoriesTest, PolicyListIsOldestFirstNotById) {
+  PostgresPolicyRepository policies(pool_.get());
+  for (auto [id, v] : {std::pair{"zz", 1u}, std::pair{"aa", 1u}, std::pair{"zz", 2u}}) {
+    pb::Policy p;
+    p.set_id(id);
+    p.set_version(v);
+    ASSERT_TRUE(policies.Insert(p, {"policy.create", "a@x.com"}).ok());
+  }
+  int64_t total = 0;
+  auto all = policies.List(Page{}, &total, {});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(total, 3);
+  std::vector<std::pair<std::string, uint32_t>> got;
+  for (const auto& p : *all) got.push_back({p.id(), p.version()});
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, uint32_t>>{{"zz", 1}, {"aa", 1}, {"zz", 2}}));
+}
+
 // Finding L2: resources, providers and policies were listed without LIMIT.
 TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
   PostgresPolicyRepository policies(pool_.get());
@@ -283,13 +342,15 @@ TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
     }
   }
   int64_t total = 0;
-  auto pp = policies.ListLatest(Page{2, 1}, &total, {});
+  // Every version, in creation order: p1 v1, p1 v2, p2 v1, p2 v2, ...
+  auto pp = policies.List(Page{2, 1}, &total, {});
   ASSERT_TRUE(pp.ok()) << pp.status();
-  EXPECT_EQ(total, 3);
+  EXPECT_EQ(total, 6);
   ASSERT_EQ(pp->size(), 2u);
-  EXPECT_EQ((*pp)[0].id(), "p2");
+  EXPECT_EQ((*pp)[0].id(), "p1");
   EXPECT_EQ((*pp)[0].version(), 2u);
-  EXPECT_EQ((*pp)[1].id(), "p3");
+  EXPECT_EQ((*pp)[1].id(), "p2");
+  EXPECT_EQ((*pp)[1].version(), 1u);
 
   PostgresProviderRepository providers(pool_.get());
   PostgresResourceRepository resources(pool_.get());
