@@ -68,7 +68,7 @@ class AccessModule : public server::Module {
         iam_(NewHttpIamClient()),
         appeals_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get(),
                  &absl::Now, AppealLimits{config_.max_grant_duration}),
-        api_auth_{ctx.auth, &config_.admins},
+        api_auth_{ctx.auth, &config_.admins, config_.max_page_size, config_.read_scope_all},
         policy_grpc_(&policies_, api_auth_),
         provider_grpc_(&providers_, api_auth_),
         resource_grpc_(&resources_, api_auth_),
@@ -350,6 +350,24 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       if (auto st = ParseNotifications(kv.second, &config.notifications); !st.ok()) return st;
       continue;
     }
+    if (key == "max_page_size") {
+      int n = 0;
+      if (!kv.second.IsScalar() || !absl::SimpleAtoi(kv.second.Scalar(), &n) || n < 1 ||
+          n > kMaxListPageSize) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("access.max_page_size: want an integer from 1 to ", kMaxListPageSize));
+      }
+      config.max_page_size = n;
+      continue;
+    }
+    if (key == "read_scope") {
+      std::string v = kv.second.IsScalar() ? kv.second.Scalar() : "";
+      if (v != "own" && v != "all") {
+        return absl::InvalidArgumentError("access.read_scope: want own or all");
+      }
+      config.read_scope_all = v == "all";
+      continue;
+    }
     absl::Duration* target = nullptr;
     if (key == "resource_sync_interval") {
       target = &config.resource_sync_interval;
@@ -363,7 +381,8 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       return absl::InvalidArgumentError(absl::StrCat(
           "access.", key,
           ": unknown key (known: resource_sync_interval, grant_expiry_interval, "
-          "reconcile_interval, max_grant_duration, admins, admin_groups, notifications)"));
+          "reconcile_interval, max_grant_duration, admins, admin_groups, notifications, "
+          "max_page_size, read_scope)"));
     }
     if (!kv.second.IsScalar()) {
       return absl::InvalidArgumentError(absl::StrCat("access.", key, ": want a duration"));

@@ -9,6 +9,8 @@
 //                                #   has no duration_options (90 days)
 //   admins: [ops@example.com]    # may change policies, providers, resources,
 //   admin_groups: [sre]          #   approvers, and bulk-revoke (JWT groups claim)
+//   max_page_size: 1000          # list page when size is unset, and its largest
+//   read_scope: own              # own | all: who lists every appeal/approval/grant
 //   notifications:               # access events → notifications (issue 17, section 1)
 //     disabled_events: [appeal.approved]  # event types never sent (default: none)
 //     expiring_grant_days: [7, 3, 1]      # job expiring_grant_notification's thresholds
@@ -53,7 +55,16 @@ struct AccessConfig {
   absl::Duration max_grant_duration = absl::Hours(2160);
   auth::AdminList admins;  // `admins` (identities) and `admin_groups`
   AccessNotificationConfig notifications;
+  // A list's page when `size` is unset, and the largest `size` accepted.
+  int max_page_size = 1000;
+  // read_scope: all → every authenticated caller lists every appeal,
+  // approval and grant (Guardian); own (default) → non-admins list their
+  // own and what they approve.
+  bool read_scope_all = false;
 };
+
+// The largest access.max_page_size accepted.
+inline constexpr int kMaxListPageSize = 100000;
 
 // Parses the section (Null → defaults). InvalidArgument naming the key for an
 // unknown key, a bad duration, an admins entry that is not a string list, an

@@ -22,6 +22,28 @@ TEST(AccessConfigTest, DefaultsAndOverrides) {
   EXPECT_NE(zero.status().message().find("access.max_grant_duration"), std::string::npos);
 }
 
+TEST(AccessConfigTest, MaxPageSizeAndReadScope) {
+  auto d = ParseAccessConfig(YAML::Node());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->max_page_size, 1000);
+  EXPECT_FALSE(d->read_scope_all);
+  auto c = ParseAccessConfig(YAML::Load("max_page_size: 200\nread_scope: all"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_page_size, 200);
+  EXPECT_TRUE(c->read_scope_all);
+  auto own = ParseAccessConfig(YAML::Load("read_scope: own"));
+  ASSERT_TRUE(own.ok());
+  EXPECT_FALSE(own->read_scope_all);
+  for (const char* bad : {"max_page_size: 0", "max_page_size: lots", "max_page_size: 100001",
+                          "read_scope: everyone", "read_scope: [all]"}) {
+    auto st = ParseAccessConfig(YAML::Load(bad)).status();
+    EXPECT_TRUE(absl::IsInvalidArgument(st)) << bad;
+    EXPECT_NE(st.message().find(std::string(bad).substr(0, std::string(bad).find(':'))),
+              std::string::npos)
+        << st;
+  }
+}
+
 TEST(AccessConfigTest, RejectsUnknownKeysAndBadDurations) {
   EXPECT_TRUE(absl::IsInvalidArgument(ParseAccessConfig(YAML::Load("sync: 2s")).status()));
   auto bad = ParseAccessConfig(YAML::Load("resource_sync_interval: soon"));

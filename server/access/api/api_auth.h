@@ -7,6 +7,7 @@
 
 #include "common/auth/authenticator.h"
 #include "common/auth/caller.h"
+#include "common/paging.h"
 #include "server/access/core/actor.h"
 
 namespace sluice::access {
@@ -14,10 +15,28 @@ namespace sluice::access {
 struct ApiAuth {
   const auth::Authenticator* authenticator;  // borrowed
   const auth::AdminList* admins;             // borrowed: access.admins / admin_groups
+  // access.max_page_size: a list's page when `size` is unset, and its largest.
+  int max_page_size = kMaxPageSize;
+  // access.read_scope: all → every authenticated caller lists every appeal,
+  // approval and grant (Guardian's visibility); own (false) → non-admins
+  // list only their own and those they approve.
+  bool read_all = false;
 
   // The core's view of `caller`.
   Actor ActorOf(const auth::Caller& caller) const {
     return Actor{caller.identity, admins->Contains(caller)};
+  }
+  // The actor of a read-only call (GetAppeal, GetGrant): under read_scope
+  // all it may read what an admin may; never pass it to a write.
+  Actor ReaderOf(const auth::Caller& caller) const {
+    Actor a = ActorOf(caller);
+    if (read_all) a.admin = true;
+    return a;
+  }
+  // Whether `caller`'s lists of appeals, approvals and grants are narrowed
+  // to what they hold, created or approve (a non-admin under read_scope own).
+  bool NarrowReads(const auth::Caller& caller) const {
+    return !read_all && !admins->Contains(caller);
   }
   // PermissionDenied "<who> may not <what>: admins only (access.admins)"
   // unless `caller` is an access admin.

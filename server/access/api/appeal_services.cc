@@ -29,12 +29,12 @@ grpc::Status AppealGrpcService::ListAppeals(grpc::ServerContext* ctx,
                                             v1beta1::ListAppealsResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ListAppeals",
                     [&](const Caller& caller) -> absl::Status {
-    // Admins list everything; anyone else what they created, requested or approve.
-    Actor actor = auth_.ActorOf(caller);
+    // Admins (and everyone under access.read_scope: all) list everything;
+    // anyone else what they created, requested or approve.
     int total = 0;
-    auto filter = AppealFilterOf(*req);
+    auto filter = AppealFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
-    if (!actor.admin) filter->visible_to = actor.identity;
+    if (auth_.NarrowReads(caller)) filter->visible_to = caller.identity;
     auto appeals = appeals_->List(*filter, &total);
     if (!appeals.ok()) return appeals.status();
     for (auto& a : *appeals) *resp->add_appeals() = std::move(a);
@@ -49,7 +49,7 @@ grpc::Status AppealGrpcService::ListUserAppeals(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ListUserAppeals",
                     [&](const Caller& caller) -> absl::Status {
     int total = 0;
-    auto filter = AppealFilterOf(*req);
+    auto filter = AppealFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
     filter->created_by = caller.identity;
     auto appeals = appeals_->List(*filter, &total);
@@ -65,7 +65,7 @@ grpc::Status AppealGrpcService::GetAppeal(grpc::ServerContext* ctx,
                                           v1beta1::GetAppealResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/GetAppeal",
                     [&](const Caller& caller) -> absl::Status {
-    auto a = appeals_->GetFor(req->id(), auth_.ActorOf(caller));
+    auto a = appeals_->GetFor(req->id(), auth_.ReaderOf(caller));
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -130,12 +130,12 @@ grpc::Status ApprovalGrpcService::ListApprovals(grpc::ServerContext* ctx,
                                                 v1beta1::ListApprovalsResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/ListApprovals",
                     [&](const Caller& caller) -> absl::Status {
-    // Admins list every approval; anyone else the approvals they are asked for.
-    Actor actor = auth_.ActorOf(caller);
+    // Admins (and everyone under access.read_scope: all) list every
+    // approval; anyone else the approvals they are asked for.
     int total = 0;
-    auto filter = ApprovalFilterOf(*req);
+    auto filter = ApprovalFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
-    if (!actor.admin) filter->approver = actor.identity;
+    if (auth_.NarrowReads(caller)) filter->approver = caller.identity;
     auto list = appeals_->ListApprovals(*filter, &total);
     if (!list.ok()) return list.status();
     for (auto& a : *list) *resp->add_approvals() = std::move(a);
@@ -150,7 +150,7 @@ grpc::Status ApprovalGrpcService::ListUserApprovals(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/ListUserApprovals",
                     [&](const Caller& caller) -> absl::Status {
     int total = 0;
-    auto filter = ApprovalFilterOf(*req);
+    auto filter = ApprovalFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
     filter->approver = caller.identity;
     auto list = appeals_->ListApprovals(*filter, &total);
@@ -194,12 +194,12 @@ grpc::Status GrantGrpcService::ListGrants(grpc::ServerContext* ctx,
                                           v1beta1::ListGrantsResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/ListGrants",
                     [&](const Caller& caller) -> absl::Status {
-    // Other accounts' grants only for admins and the resources' approvers.
-    Actor actor = auth_.ActorOf(caller);
+    // Other accounts' grants only for admins and the resources' approvers
+    // (everyone under access.read_scope: all).
     int total = 0;
-    auto filter = GrantFilterOf(*req);
+    auto filter = GrantFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
-    if (!actor.admin) filter->visible_to = actor.identity;
+    if (auth_.NarrowReads(caller)) filter->visible_to = caller.identity;
     auto grants = appeals_->ListGrants(*filter, &total);
     if (!grants.ok()) return grants.status();
     for (auto& g : *grants) *resp->add_grants() = std::move(g);
@@ -213,7 +213,7 @@ grpc::Status GrantGrpcService::GetGrant(grpc::ServerContext* ctx,
                                         v1beta1::GetGrantResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/GetGrant",
                     [&](const Caller& caller) -> absl::Status {
-    auto g = appeals_->GetGrant(req->id(), auth_.ActorOf(caller));
+    auto g = appeals_->GetGrant(req->id(), auth_.ReaderOf(caller));
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();

@@ -12,8 +12,8 @@ namespace {
 
 // The page of a list request into a filter's size and offset (ParsePage).
 template <typename Request, typename Filter>
-absl::Status SetPage(const Request& request, Filter* f) {
-  auto page = ParsePage(request.size(), request.offset());
+absl::Status SetPage(const Request& request, int max_page_size, Filter* f) {
+  auto page = ParseListPage(request.size(), request.offset(), max_page_size);
   if (!page.ok()) return page.status();
   f->size = page->size;
   f->offset = page->offset;
@@ -23,11 +23,52 @@ absl::Status SetPage(const Request& request, Filter* f) {
 // order_by (against `allowed`) and the page into `f`.
 template <typename Request, typename Filter>
 absl::Status SetOrderAndPage(const Request& request, const std::vector<std::string>& allowed,
-                             Filter* f) {
+                             int max_page_size, Filter* f) {
   auto order = ParseOrderBy(request.order_by(), allowed);
   if (!order.ok()) return order.status();
   f->order_by = *std::move(order);
-  return SetPage(request, f);
+  return SetPage(request, max_page_size, f);
+}
+
+int64_t MicrosOf(const google::protobuf::Timestamp& ts) {
+  return ts.seconds() * 1000000 + ts.nanos() / 1000;
+}
+
+// start_time/end_time (Guardian: created_at BETWEEN, both inclusive).
+template <typename Request>
+absl::StatusOr<TimeRange> RangeOf(const Request& request) {
+  TimeRange r;
+  if (request.has_start_time()) r.start_micros = MicrosOf(request.start_time());
+  if (request.has_end_time()) r.end_micros = MicrosOf(request.end_time());
+  if (r.start_micros != 0 && r.end_micros != 0 && r.end_micros < r.start_micros) {
+    return absl::InvalidArgumentError("end_time: before start_time");
+  }
+  return r;
+}
+
+// InvalidArgument naming `field` for an entry that is not a UUID.
+absl::Status RequireUuids(const std::vector<std::string>& ids, const char* field) {
+  for (const auto& id : ids) {
+    if (!IsUuid(id)) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": \"", id, "\" is not a UUID"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Guardian's rule (utils.go applyLikeAndInFilter): contains excludes
+// starts_with/ends_with, and likewise for the not_ forms.
+absl::Status CheckMatch(const StringMatch& m, const std::string& field) {
+  if (!m.contains.empty() && (!m.starts_with.empty() || !m.ends_with.empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(field, "_contains: cannot be used together with ",
+                                                   field, "_starts_with or ", field, "_ends_with"));
+  }
+  if (!m.not_contains.empty() && (!m.not_starts_with.empty() || !m.not_ends_with.empty())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, "_not_contains: cannot be used together with ", field,
+                     "_not_starts_with or ", field, "_not_ends_with"));
+  }
+  return absl::OkStatus();
 }
 
 std::vector<std::string> Vec(const google::protobuf::RepeatedPtrField<std::string>& r) {
@@ -92,54 +133,91 @@ absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
   return out;
 }
 
-absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request) {
+absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request,
+                                            int max_page_size) {
   AppealFilter f;
+  f.ids = Vec(request.ids());
+  if (auto st = RequireUuids(f.ids, "ids"); !st.ok()) return st;
   f.account_ids = Vec(request.account_ids());
   if (!request.account_id().empty()) f.account_ids.push_back(request.account_id());
+  f.account_types = Vec(request.account_types());
   auto statuses = AppealStatusesOf(request.statuses());
   if (!statuses.ok()) return statuses.status();
   f.statuses = *std::move(statuses);
   f.role = request.role();
+  f.roles = Vec(request.roles());
+  f.resource_ids = Vec(request.resource_ids());
+  if (auto st = RequireUuids(f.resource_ids, "resource_ids"); !st.ok()) return st;
   f.provider_types = Vec(request.provider_types());
   f.provider_urns = Vec(request.provider_urns());
   f.resource_types = Vec(request.resource_types());
   f.resource_urns = Vec(request.resource_urns());
   f.created_by = request.created_by();
+  f.q = request.q();
+  auto range = RangeOf(request);
+  if (!range.ok()) return range.status();
+  f.created = *range;
   auto st = SetOrderAndPage(request, {"created_at", "updated_at", "status", "account_id", "role"},
-                            &f);
+                            max_page_size, &f);
   if (!st.ok()) return st;
   return f;
 }
 
-absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& request) {
+absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& request,
+                                                int max_page_size) {
   ApprovalFilter f;
   f.account_id = request.account_id();
+  f.account_ids = Vec(request.account_ids());
   f.approver = request.created_by();
   f.statuses = Vec(request.statuses());
-  auto st = SetOrderAndPage(request, {"created_at", "updated_at", "status", "name"}, &f);
+  auto appeal_statuses = AppealStatusesOf(request.appeal_statuses());
+  if (!appeal_statuses.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("appeal_", appeal_statuses.status().message()));
+  }
+  f.appeal_statuses = *std::move(appeal_statuses);
+  f.account_types = Vec(request.account_types());
+  f.resource_types = Vec(request.resource_types());
+  f.resource_urns = Vec(request.resource_urns());
+  f.provider_types = Vec(request.provider_types());
+  f.provider_urns = Vec(request.provider_urns());
+  f.roles = Vec(request.roles());
+  f.q = request.q();
+  auto range = RangeOf(request);
+  if (!range.ok()) return range.status();
+  f.created = *range;
+  auto st = SetOrderAndPage(request, {"created_at", "updated_at", "status", "name"},
+                            max_page_size, &f);
   if (!st.ok()) return st;
   return f;
 }
 
-absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request) {
+absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request,
+                                          int max_page_size) {
   GrantFilter f;
   f.q = request.q();
-  f.owner = !request.owner().empty() ? request.owner() : request.created_by();
+  f.owners = Vec(request.owners());
+  for (const std::string* o : {&request.owner(), &request.created_by()}) {
+    if (!o->empty()) f.owners.push_back(*o);
+  }
   f.statuses = Vec(request.statuses());
   f.account_ids = Vec(request.account_ids());
   f.account_types = Vec(request.account_types());
   f.resource_ids = Vec(request.resource_ids());
-  for (const auto& id : f.resource_ids) {
-    if (!IsUuid(id)) {
-      return absl::InvalidArgumentError(absl::StrCat("resource_ids: \"", id, "\" is not a UUID"));
-    }
-  }
+  if (auto st = RequireUuids(f.resource_ids, "resource_ids"); !st.ok()) return st;
   f.roles = Vec(request.roles());
   f.provider_types = Vec(request.provider_types());
   f.provider_urns = Vec(request.provider_urns());
   f.resource_types = Vec(request.resource_types());
+  f.resource_urns = Vec(request.resource_urns());
+  f.expiring_in_days = static_cast<int>(std::min<uint32_t>(request.expiring_in_days(), 36500));
+  f.with_pending_appeal = request.with_pending_appeal();
+  auto range = RangeOf(request);
+  if (!range.ok()) return range.status();
+  f.created = *range;
   auto st = SetOrderAndPage(
-      request, {"created_at", "updated_at", "expiration_date", "account_id", "role", "status"}, &f);
+      request, {"created_at", "updated_at", "expiration_date", "account_id", "role", "status"},
+      max_page_size, &f);
   if (!st.ok()) return st;
   return f;
 }
@@ -152,6 +230,25 @@ absl::StatusOr<ResourceFilter> ResourceFilterOf(const pb::ListResourcesRequest& 
   filter.urn = request.urn();
   filter.name = request.name();
   filter.is_deleted = request.is_deleted();
+  filter.ids = Vec(request.ids());
+  if (auto st = RequireUuids(filter.ids, "ids"); !st.ok()) return st;
+  filter.provider_types = Vec(request.provider_types());
+  filter.provider_urns = Vec(request.provider_urns());
+  filter.types = Vec(request.types());
+  filter.urns = Vec(request.urns());
+  filter.q = request.q();
+  filter.provider_urn_match = {request.provider_urn_starts_with(), request.provider_urn_ends_with(),
+                               request.provider_urn_contains(), request.provider_urn_not_starts_with(),
+                               request.provider_urn_not_ends_with(),
+                               request.provider_urn_not_contains()};
+  filter.urn_match = {request.urn_starts_with(),     request.urn_ends_with(),
+                      request.urn_contains(),        request.urn_not_starts_with(),
+                      request.urn_not_ends_with(),   request.urn_not_contains()};
+  if (auto st = CheckMatch(filter.provider_urn_match, "provider_urn"); !st.ok()) return st;
+  if (auto st = CheckMatch(filter.urn_match, "urn"); !st.ok()) return st;
+  auto order = ParseOrderBy(request.order_by(), {"updated_at", "created_at", "name", "urn"});
+  if (!order.ok()) return order.status();
+  filter.order_by = *std::move(order);
   for (const auto& d : request.details()) {
     auto colon = d.find(':');
     if (colon == std::string::npos || colon == 0) {

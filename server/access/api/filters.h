@@ -33,19 +33,31 @@ absl::StatusOr<std::vector<std::pair<std::string, bool>>> ParseOrderBy(
 // Other values pass through (they match nothing, as before).
 absl::StatusOr<std::vector<std::string>> AppealStatusesOf(
     const google::protobuf::RepeatedPtrField<std::string>& statuses);
+// Every list below pages with ParseListPage(size, offset, max_page_size):
+// an unset size means up to max_page_size (access.max_page_size).
+
 // GET /appeals filters; `account_id` joins `account_ids`. The caller sets
-// visible_to / created_by for non-admins. `statuses` through
-// AppealStatusesOf. InvalidArgument: statuses, order_by, size, offset.
-absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request);
+// visible_to / created_by for non-admins. InvalidArgument: order_by, size,
+// offset, statuses (AppealStatusesOf), an ids/resource_ids entry that is not a UUID, end_time before
+// start_time.
+absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request,
+                                            int max_page_size = kMaxPageSize);
 // GET /approvals filters; approver = request.created_by (the caller
-// overrides it for non-admins). InvalidArgument: order_by, size, offset.
-absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& request);
-// GET /grants filters; owner = owner, else created_by (Guardian's alias).
-// InvalidArgument: a resource_ids entry that is not a UUID, order_by,
-// size, offset.
-absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request);
-// GET /resources filters; each `details` entry is "path.to.key:value".
-// InvalidArgument naming a malformed details entry.
+// overrides it for non-admins); account_id joins account_ids.
+// InvalidArgument: order_by, size, offset, end_time before start_time.
+absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& request,
+                                                int max_page_size = kMaxPageSize);
+// GET /grants filters; owners, owner and created_by form one list (any of
+// them, as Guardian's grant_repository.go). InvalidArgument: a resource_ids
+// entry that is not a UUID, order_by, size, offset, end_time before
+// start_time.
+absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request,
+                                          int max_page_size = kMaxPageSize);
+// GET /resources filters; each `details` entry is "path.to.key:value"; the
+// singular provider_type/provider_urn/type/urn join their lists.
+// InvalidArgument naming a malformed details entry, an ids entry that is
+// not a UUID, an unknown order_by field, or *_contains together with
+// *_starts_with/*_ends_with of the same field (Guardian's rule).
 absl::StatusOr<ResourceFilter> ResourceFilterOf(const pb::ListResourcesRequest& request);
 // The grants of a bulk revoke (POST /grants/revoke). Which filters are
 // required is the core's rule (RevokeGrants / RevokeMany).

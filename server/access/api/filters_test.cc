@@ -87,13 +87,82 @@ TEST(FiltersTest, PageBoundsNameTheField) {
 TEST(FiltersTest, GrantFilterRefusesANonUuidResourceAndAliasesCreatedBy) {
   pb::ListGrantsRequest req;
   req.set_created_by("o@x.com");
+  req.set_owner("p@x.com");
+  req.add_owners("q@x.com");
   auto f = GrantFilterOf(req);
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ(f->owner, "o@x.com");
+  // Guardian: owners, owner and created_by are one list, any of them.
+  EXPECT_EQ(f->owners, (std::vector<std::string>{"q@x.com", "p@x.com", "o@x.com"}));
   req.add_resource_ids("not-a-uuid");
   auto bad = GrantFilterOf(req).status();
   EXPECT_TRUE(absl::IsInvalidArgument(bad));
   EXPECT_NE(bad.message().find("resource_ids"), std::string::npos);
+}
+
+TEST(FiltersTest, UnsetSizeIsTheMaxPageSize) {
+  auto g = GrantFilterOf(pb::ListGrantsRequest(), 1000);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->size, 1000);
+  auto a = AppealFilterOf(pb::ListAppealsRequest(), 7);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->size, 7);
+  pb::ListApprovalsRequest big;
+  big.set_size(8);
+  auto bad = ApprovalFilterOf(big, 7).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(bad));
+  EXPECT_NE(bad.message().find("size"), std::string::npos);
+}
+
+TEST(FiltersTest, GuardianGrantFieldsAndTimeRange) {
+  pb::ListGrantsRequest req;
+  req.add_resource_urns("x");
+  req.add_statuses("active");
+  req.set_expiring_in_days(7);
+  req.set_with_pending_appeal(true);
+  req.mutable_start_time()->set_seconds(100);
+  req.mutable_end_time()->set_seconds(200);
+  req.add_order_by("updated_at:desc");
+  auto f = GrantFilterOf(req);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->resource_urns, std::vector<std::string>{"x"});
+  EXPECT_EQ(f->expiring_in_days, 7);
+  EXPECT_TRUE(f->with_pending_appeal);
+  EXPECT_EQ(f->created.start_micros, 100000000);
+  EXPECT_EQ(f->created.end_micros, 200000000);
+  ASSERT_EQ(f->order_by.size(), 1u);
+  EXPECT_EQ(f->order_by[0], (std::pair<std::string, bool>{"updated_at", true}));
+  req.mutable_end_time()->set_seconds(50);
+  auto bad = GrantFilterOf(req).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(bad));
+  EXPECT_NE(bad.message().find("end_time"), std::string::npos);
+
+  pb::ListAppealsRequest ar;
+  ar.add_ids("nope");
+  EXPECT_NE(AppealFilterOf(ar).status().message().find("ids"), std::string::npos);
+}
+
+TEST(FiltersTest, ResourceMatchersFollowGuardiansRules) {
+  pb::ListResourcesRequest req;
+  req.set_urn_starts_with("a");
+  req.set_urn_not_contains("b");
+  req.add_urns("c");
+  req.set_provider_urn_ends_with("d");
+  req.set_q("e");
+  req.add_order_by("name:desc");
+  auto f = ResourceFilterOf(req);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->urn_match.starts_with, "a");
+  EXPECT_EQ(f->urn_match.not_contains, "b");
+  EXPECT_EQ(f->urns, std::vector<std::string>{"c"});
+  EXPECT_EQ(f->provider_urn_match.ends_with, "d");
+  EXPECT_EQ(f->q, "e");
+  req.set_urn_contains("x");  // contains with starts_with: refused
+  auto bad = ResourceFilterOf(req).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(bad));
+  EXPECT_NE(bad.message().find("urn_contains"), std::string::npos);
+  pb::ListResourcesRequest order;
+  order.add_order_by("provider_type");
+  EXPECT_TRUE(absl::IsInvalidArgument(ResourceFilterOf(order).status()));
 }
 
 TEST(FiltersTest, ResourceFilterParsesDetailPaths) {

@@ -27,6 +27,7 @@ grpc::Status GrantGrpcService::ListUserGrants(grpc::ServerContext* ctx,
     // owner and created_by are ignored).
     auto filter = GrantFilterOf(*req);
     if (!filter.ok()) return filter.status();
+    filter->owners.clear();
     filter->owner = caller.identity;
     int total = 0;
     auto grants = appeals_->ListGrants(*filter, &total);

@@ -44,9 +44,9 @@ grpc::Status PolicyGrpcService::ListPolicies(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "PolicyService/ListPolicies",
                     [&](const Caller&) -> absl::Status {
     int64_t total = 0;
-    auto page = ParsePage(req->size(), req->offset());
+    auto page = ParseListPage(req->size(), req->offset(), auth_.max_page_size);
     if (!page.ok()) return page.status();
-    auto ps = policies_->List(*page, &total);
+    auto ps = policies_->List(*page, &total, {req->ids().begin(), req->ids().end()});
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_policies() = std::move(p);
     resp->set_total(static_cast<int32_t>(total));
@@ -103,9 +103,12 @@ grpc::Status ProviderGrpcService::ListProviders(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ProviderService/ListProviders",
                     [&](const Caller&) -> absl::Status {
     int64_t total = 0;
-    auto page = ParsePage(req->size(), req->offset());
+    auto page = ParseListPage(req->size(), req->offset(), auth_.max_page_size);
     if (!page.ok()) return page.status();
-    auto ps = providers_->List(*page, &total);
+    ProviderFilter filter{{req->ids().begin(), req->ids().end()},
+                          {req->urns().begin(), req->urns().end()},
+                          {req->types().begin(), req->types().end()}};
+    auto ps = providers_->List(*page, &total, filter);
     if (!ps.ok()) return ps.status();
     for (auto& p : *ps) *resp->add_providers() = std::move(p);
     resp->set_total(static_cast<int32_t>(total));
@@ -153,7 +156,7 @@ grpc::Status ResourceGrpcService::ListResources(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ResourceService/ListResources",
                     [&](const Caller&) -> absl::Status {
     int64_t total = 0;
-    auto page = ParsePage(req->size(), req->offset());
+    auto page = ParseListPage(req->size(), req->offset(), auth_.max_page_size);
     if (!page.ok()) return page.status();
     auto filter = ResourceFilterOf(*req);
     if (!filter.ok()) return filter.status();
@@ -213,7 +216,7 @@ grpc::Status AuditLogGrpcService::ListAuditLogs(grpc::ServerContext* ctx,
     f.actor = auth_.admins->Contains(caller) ? req->actor() : caller.identity;
     f.start_time = req->start_time();
     f.end_time = req->end_time();
-    auto page = ParsePage(req->size(), req->offset());
+    auto page = ParseListPage(req->size(), req->offset(), auth_.max_page_size);
     if (!page.ok()) return page.status();
     f.size = page->size;
     f.offset = page->offset;

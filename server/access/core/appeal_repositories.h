@@ -131,17 +131,26 @@ struct AppealFilter {
   // Non-empty: only appeals this identity created, is the account of, or is
   // an approver of (a non-admin caller's view).
   std::string visible_to;
-  std::vector<std::string> account_ids, statuses, provider_types, provider_urns, resource_types,
-      resource_urns;
+  std::vector<std::string> ids, account_ids, account_types, statuses, provider_types,
+      provider_urns, resource_types, resource_urns, resource_ids, roles;
   std::string role, created_by;
+  // Substring of account_id, role, resource urn or name (Guardian: LIKE).
+  std::string q;
+  TimeRange created;
   // (column, descending) pairs, validated by the core.
   std::vector<std::pair<std::string, bool>> order_by;
   int size = 50, offset = 0;
 };
 
 struct ApprovalFilter {
+  // approver: only approvals listing this identity (empty: every one).
   std::string account_id, approver;
   std::vector<std::string> statuses;
+  // On the approval's appeal and its resource (Guardian's ListApprovals).
+  std::vector<std::string> appeal_statuses, account_ids, account_types, resource_types,
+      resource_urns, provider_types, provider_urns, roles;
+  std::string q;
+  TimeRange created;  // the appeal's created_at
   std::vector<std::pair<std::string, bool>> order_by;
   int size = 50, offset = 0;
 };
@@ -152,7 +161,14 @@ struct GrantFilter {
   std::string visible_to;
   std::string q, owner;
   std::vector<std::string> statuses, account_ids, account_types, resource_ids, roles,
-      provider_types, provider_urns, resource_types;
+      provider_types, provider_urns, resource_types, resource_urns, owners;
+  // > 0 and statuses contains "active": expiration_date within now .. now+N
+  // days (Guardian's grant_repository.go).
+  int expiring_in_days = 0;
+  // Fill each returned grant's pending_appeal_id from a pending appeal of
+  // the same account, resource and role (Guardian's core/grant List).
+  bool with_pending_appeal = false;
+  TimeRange created;
   std::vector<std::pair<std::string, bool>> order_by;
   int size = 50, offset = 0;
 };

@@ -51,7 +51,8 @@ class FakePolicyRepository : public PolicyRepository {
   }
   // Every version in insertion order (the store's row created_at), then
   // any put into `policies` directly, by key.
-  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total) override {
+  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
+                                                const std::vector<std::string>&) override {
     std::vector<pb::Policy> all;
     std::set<std::pair<std::string, uint32_t>> seen;
     for (const auto& key : inserted) {
@@ -104,7 +105,8 @@ class FakeProviderRepository : public ProviderRepository {
     for (const auto& [id, p] : providers) out.push_back(p);
     return out;
   }
-  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total) override {
+  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total,
+                                                       const ProviderFilter&) override {
     return Slice(*List(), page, total);
   }
   absl::Status Delete(const std::string& id, const AuditEntry& a) override {

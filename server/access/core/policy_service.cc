@@ -295,8 +295,9 @@ absl::StatusOr<pb::Policy> PolicyService::Get(const std::string& id, uint32_t ve
   return p;
 }
 
-absl::StatusOr<std::vector<pb::Policy>> PolicyService::List(const Page& page, int64_t* total) {
-  auto ps = repo_->List(page, total);
+absl::StatusOr<std::vector<pb::Policy>> PolicyService::List(const Page& page, int64_t* total,
+                                                            const std::vector<std::string>& ids) {
+  auto ps = repo_->List(page, total, ids);
   if (!ps.ok()) return ps.status();
   for (auto& p : *ps) MaskPolicySecrets(&p);
   return ps;

@@ -41,8 +41,10 @@ class PolicyService {
   // Masked. version 0 = latest. NotFound.
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version);
   // One page of every version of every policy, masked, oldest first (as
-  // Guardian's ListPolicies); `total` counts all versions.
-  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total);
+  // Guardian's ListPolicies); `total` counts all versions. `ids` as in
+  // PolicyRepository::List.
+  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
+                                               const std::vector<std::string>& ids = {});
   // With IAM secrets decrypted (for the IAM call); NotFound. A given
   // (id, version ≥ 1) never changes, so these are cached in memory.
   absl::StatusOr<pb::Policy> GetDecrypted(const std::string& id, uint32_t version);

@@ -355,8 +355,9 @@ absl::StatusOr<pb::Provider> ProviderService::Get(const std::string& id) {
 }
 
 absl::StatusOr<std::vector<pb::Provider>> ProviderService::List(const Page& page,
-                                                                int64_t* total) {
-  auto stored = providers_->ListPage(page, total);
+                                                                int64_t* total,
+                                                                const ProviderFilter& filter) {
+  auto stored = providers_->ListPage(page, total, filter);
   if (!stored.ok()) return stored.status();
   std::vector<pb::Provider> out;
   for (const auto& s : *stored) out.push_back(Masked(s));

@@ -49,7 +49,8 @@ class ProviderService {
   // Masked. NotFound.
   absl::StatusOr<pb::Provider> Get(const std::string& id);
   // One page, masked, oldest first; `total` counts all providers.
-  absl::StatusOr<std::vector<pb::Provider>> List(const Page& page, int64_t* total);
+  absl::StatusOr<std::vector<pb::Provider>> List(const Page& page, int64_t* total,
+                                                 const ProviderFilter& filter = {});
   // Deletes the provider and soft-deletes its resources. NotFound.
   absl::Status Delete(const std::string& id, const std::string& actor);
   // Update of the provider registered as (type, urn) (Guardian's second

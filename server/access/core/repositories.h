@@ -39,8 +39,10 @@ class PolicyRepository {
   virtual absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version) = 0;
   // One page of every version of every policy, oldest first (created_at,
   // then id, version), as Guardian's policy_repository.go Find; `total`
-  // counts all versions.
-  virtual absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total) = 0;
+  // counts all versions. With `ids` (Guardian's ListPolicies ids: "<id>"
+  // every version, "<id>:0" the latest, "<id>:<n>" version n) only those.
+  virtual absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
+                                                       const std::vector<std::string>& ids) = 0;
 };
 
 // A provider as stored: config without credentials, plus the credentials
@@ -48,6 +50,30 @@ class PolicyRepository {
 struct StoredProvider {
   pb::Provider provider;
   std::string encrypted_credentials;
+};
+
+// Guardian's string matchers on one column (internal/store/postgres/utils.go
+// applyLikeAndInFilter): the positive ones (and the column's IN list) are
+// ORed, the negative ones ANDed; LIKE, case-sensitive.
+struct StringMatch {
+  std::string starts_with, ends_with, contains;
+  std::string not_starts_with, not_ends_with, not_contains;
+  bool empty() const {
+    return starts_with.empty() && ends_with.empty() && contains.empty() &&
+           not_starts_with.empty() && not_ends_with.empty() && not_contains.empty();
+  }
+};
+
+// A created_at window in microseconds since the epoch; 0 = unbounded.
+// Both ends inclusive (Guardian's BETWEEN).
+struct TimeRange {
+  int64_t start_micros = 0, end_micros = 0;
+};
+
+// Guardian's ListProviders filters; a urns entry is "<urn>" or
+// "<urn>:<type>" (internal/store/postgres/provider_repository.go).
+struct ProviderFilter {
+  std::vector<std::string> ids, urns, types;
 };
 
 class ProviderRepository {
@@ -71,8 +97,10 @@ class ProviderRepository {
   // All providers, ordered by creation (for the background jobs).
   virtual absl::StatusOr<std::vector<StoredProvider>> List() = 0;
   // One page of them in the same order; `total` counts all providers.
+  // Filtered by `filter` (empty lists match everything).
   virtual absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page,
-                                                               int64_t* total) = 0;
+                                                               int64_t* total,
+                                                               const ProviderFilter& filter) = 0;
   // Deletes the provider and soft-deletes its resources. NotFound.
   virtual absl::Status Delete(const std::string& id, const AuditEntry& audit) = 0;
   // Sync semantics for one provider: upsert on (provider_type, provider_urn,
@@ -88,12 +116,20 @@ class ProviderRepository {
   }
 };
 
-// Filters of ListResources; empty strings match everything.
+// Filters of ListResources; empty strings/lists match everything. The
+// singular fields are folded into the lists by the API.
 struct ResourceFilter {
   std::string provider_type, provider_urn, type, urn, name;
+  std::vector<std::string> ids, provider_types, provider_urns, types, urns;
+  // Guardian's matchers, ORed with provider_urns / urns respectively.
+  StringMatch provider_urn_match, urn_match;
+  // ILIKE substring of urn or name; exact matches sort first.
+  std::string q;
   // (dot path, value) pairs matched against details as strings.
   std::vector<std::pair<std::vector<std::string>, std::string>> details;
   bool is_deleted = false;
+  // (column, descending): updated_at, created_at, name, urn.
+  std::vector<std::pair<std::string, bool>> order_by;
 };
 
 class ResourceRepository {

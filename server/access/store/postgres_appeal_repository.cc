@@ -1,6 +1,8 @@
 #include "server/access/store/postgres_appeal_repository.h"
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 
 #include <soci/soci.h>
 
@@ -16,40 +18,6 @@ namespace sluice::access {
 namespace {
 
 using soci::use;
-
-// Approvals of `appeal_ids`, grouped by appeal id, in step order.
-std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
-    soci::session& sql, const std::vector<std::string>& appeal_ids) {
-  std::map<std::string, std::vector<pb::Approval>> out;
-  if (appeal_ids.empty()) return out;
-  Query q;
-  // uuid[], not appeal_id::text: a cast column cannot use the index, and
-  // every appeal list read all approvals (found with finding F-L1's bench).
-  q.Where(absl::StrCat("p.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
-  q.Where("NOT p.is_stale");  // earlier revisions' approvals (PatchAppeal)
-  for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
-                                                q.WhereClause(), " ORDER BY p.appeal_id, p.step_index"))) {
-    pb::Approval a = ApprovalFromRow(r);
-    out[a.appeal_id()].push_back(std::move(a));
-  }
-  return out;
-}
-
-// The latest grant of each of `appeal_ids`.
-std::map<std::string, pb::Grant> LoadGrants(soci::session& sql,
-                                            const std::vector<std::string>& appeal_ids) {
-  std::map<std::string, pb::Grant> out;
-  if (appeal_ids.empty()) return out;
-  Query q;
-  // uuid[] for grants_appeal_idx (appeal_id::text read every grant).
-  q.Where(absl::StrCat("g.appeal_id = ANY(CAST(", q.ArrayParam(appeal_ids), " AS uuid[]))"));
-  for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), " FROM grants g",
-                                                q.WhereClause(), " ORDER BY g.created_at"))) {
-    pb::Grant g = GrantFromRow(r);
-    out[g.appeal_id()] = std::move(g);
-  }
-  return out;
-}
 
 std::string AppealData(const pb::Appeal& appeal) {
   pb::Appeal copy = appeal;
@@ -388,158 +356,6 @@ absl::StatusOr<bool> PostgresAppealRepository::InsertAppealUnlessActiveGrant(
   });
   if (!st.ok()) return st;
   return inserted;
-}
-
-absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
-    const AppealFilter& f, int* total) {
-  std::vector<pb::Appeal> out;
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    Query q;
-    q.In("a.account_id", f.account_ids);
-    q.In("a.status", f.statuses);
-    q.Eq("a.role", f.role);
-    q.Eq("a.created_by", f.created_by);
-    if (!f.visible_to.empty()) {
-      // Finding F-L1: an OR of the three conditions (one a correlated
-      // EXISTS) was a sequential scan of every appeal, twice per call. Each
-      // branch here is an index scan: appeals_created_by_idx,
-      // appeals_account_idx and the approvers GIN index.
-      std::string v = q.Param(f.visible_to);
-      q.Where(absl::StrCat("a.id IN (SELECT id FROM appeals WHERE created_by = ", v,
-                           " UNION ALL SELECT id FROM appeals WHERE account_id = ", v,
-                           " UNION ALL SELECT appeal_id FROM approvals WHERE approvers ? ", v, ")"));
-    }
-    q.In("r.provider_type", f.provider_types);
-    q.In("r.provider_urn", f.provider_urns);
-    q.In("r.type", f.resource_types);
-    q.In("r.urn", f.resource_urns);
-    std::string from = " FROM appeals a JOIN resources r ON r.id = a.resource_id";
-    *total = static_cast<int>(q.Count(sql, absl::StrCat("SELECT count(*)", from, q.WhereClause())));
-    std::vector<std::string> ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kResourceCols, from,
-                                                  q.WhereClause(),
-                                                  OrderClause(f.order_by.empty()
-                                                                  ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
-                                                                  : f.order_by,
-                                                              "a.", "a.id"),
-                                                  " LIMIT ", f.size, " OFFSET ", f.offset))) {
-      pb::Appeal a = AppealFromRow(r);
-      *a.mutable_resource() = ResourceFromRow(r, kAppealColCount);
-      ids.push_back(a.id());
-      out.push_back(std::move(a));
-    }
-    auto approvals = LoadApprovals(sql, ids);
-    auto grants = LoadGrants(sql, ids);
-    for (auto& a : out) {
-      for (auto& p : approvals[a.id()]) *a.add_approvals() = p;
-      if (grants.count(a.id())) *a.mutable_grant() = grants[a.id()];
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
-}
-
-absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApprovals(
-    const ApprovalFilter& f, int* total) {
-  std::vector<pb::Approval> out;
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    Query q;
-    q.Where("NOT p.is_stale");
-    q.Eq("a.account_id", f.account_id);
-    q.In("p.status", f.statuses);
-    if (!f.approver.empty()) q.Where(absl::StrCat("p.approvers ? ", q.Param(f.approver)));
-    std::string from = " FROM approvals p JOIN appeals a ON a.id = p.appeal_id JOIN resources r ON r.id = a.resource_id";
-    *total = static_cast<int>(q.Count(sql, absl::StrCat("SELECT count(*)", from, q.WhereClause())));
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), ", ", AppealCols(), ", ",
-                                                  kResourceCols, from, q.WhereClause(),
-                                                  OrderClause(f.order_by.empty()
-                                                                  ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
-                                                                  : f.order_by,
-                                                              "p.", "p.id"),
-                                                  " LIMIT ", f.size, " OFFSET ", f.offset))) {
-      pb::Approval p = ApprovalFromRow(r);
-      pb::Appeal* a = p.mutable_appeal();
-      *a = AppealFromRow(r, kApprovalColCount);
-      *a->mutable_resource() = ResourceFromRow(r, kApprovalColCount + kAppealColCount);
-      out.push_back(std::move(p));
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
-}
-
-absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(const GrantFilter& f,
-                                                                            int* total) {
-  std::vector<pb::Grant> out;
-  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
-    Query q;
-    bool need_resource = !f.q.empty() || !f.provider_types.empty() || !f.provider_urns.empty() ||
-                         !f.resource_types.empty();
-    q.In("g.status", f.statuses);
-    q.In("g.account_id", f.account_ids);
-    q.In("g.account_type", f.account_types);
-    if (!f.resource_ids.empty()) {
-      q.Where(absl::StrCat("g.resource_id = ANY(CAST(", q.ArrayParam(f.resource_ids), " AS uuid[]))"));
-    }
-    q.In("g.role", f.roles);
-    q.Eq("g.owner", f.owner);
-    if (!f.visible_to.empty()) {
-      // Finding F-L1: an OR of the three conditions (one a correlated
-      // EXISTS per grant) was a sequential scan of every grant, twice per
-      // call. Each branch here is index-driven: grants_account_idx,
-      // grants_owner_idx, and the approvers GIN index -> appeals by id ->
-      // grants_resource_id_idx (index-only, migration 0005) for the
-      // resources the caller approves.
-      std::string v = q.Param(f.visible_to);
-      q.Where(absl::StrCat("g.id IN (SELECT id FROM grants WHERE account_id = ", v,
-                           " UNION ALL SELECT id FROM grants WHERE owner = ", v,
-                           " UNION ALL SELECT vg.id FROM grants vg WHERE vg.resource_id IN "
-                           "(SELECT va.resource_id FROM approvals vp JOIN appeals va ON va.id = "
-                           "vp.appeal_id WHERE vp.approvers ? ", v, "))"));
-    }
-    q.In("r.provider_type", f.provider_types);
-    q.In("r.provider_urn", f.provider_urns);
-    q.In("r.type", f.resource_types);
-    if (!f.q.empty()) {
-      std::string like = q.Param(absl::StrCat("%", f.q, "%"));
-      q.Where(absl::StrCat("(g.account_id ILIKE ", like, " OR g.role ILIKE ", like,
-                           " OR r.urn ILIKE ", like, " OR r.name ILIKE ", like, ")"));
-    }
-    std::string join = " JOIN resources r ON r.id = g.resource_id";
-    *total = static_cast<int>(q.Count(
-        sql, absl::StrCat("SELECT count(*) FROM grants g", need_resource ? join : "", q.WhereClause())));
-    std::vector<std::string> appeal_ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
-                                                  " FROM grants g", join, q.WhereClause(),
-                                                  OrderClause(f.order_by.empty()
-                                                                  ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
-                                                                  : f.order_by,
-                                                              "g.", "g.id"),
-                                                  " LIMIT ", f.size, " OFFSET ", f.offset))) {
-      pb::Grant g = GrantFromRow(r);
-      *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
-      if (!g.appeal_id().empty()) appeal_ids.push_back(g.appeal_id());
-      out.push_back(std::move(g));
-    }
-    if (!appeal_ids.empty()) {
-      Query aq;
-      aq.Where(absl::StrCat("a.id = ANY(CAST(", aq.ArrayParam(appeal_ids), " AS uuid[]))"));
-      std::map<std::string, pb::Appeal> appeals;
-      for (const auto& r : aq.Rows(sql, absl::StrCat("SELECT ", AppealCols(), " FROM appeals a",
-                                                     aq.WhereClause()))) {
-        pb::Appeal a = AppealFromRow(r);
-        appeals[a.id()] = std::move(a);
-      }
-      for (auto& g : out) {
-        if (appeals.count(g.appeal_id())) *g.mutable_appeal() = appeals[g.appeal_id()];
-      }
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<pb::Grant> PostgresAppealRepository::GetGrant(const std::string& id) {

@@ -13,7 +13,8 @@ class PostgresPolicyRepository : public PolicyRepository {
   explicit PostgresPolicyRepository(db::Pool* pool) : pool_(pool) {}
   absl::Status Insert(const pb::Policy& policy, const AuditEntry& audit) override;
   absl::StatusOr<pb::Policy> Get(const std::string& id, uint32_t version) override;
-  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total) override;
+  absl::StatusOr<std::vector<pb::Policy>> List(const Page& page, int64_t* total,
+                                               const std::vector<std::string>& ids) override;
 
  private:
   db::Pool* pool_;

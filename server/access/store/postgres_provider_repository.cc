@@ -2,7 +2,10 @@
 
 #include <soci/soci.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 #include "server/access/store/sql_rows.h"
@@ -18,17 +21,18 @@ constexpr char kProviderCols[] =
     "(extract(epoch from created_at) * 1000000)::bigint, "
     "(extract(epoch from updated_at) * 1000000)::bigint";
 
-absl::StatusOr<StoredProvider> ProviderFromRow(const soci::row& r) {
+template <typename Row>
+absl::StatusOr<StoredProvider> ProviderFromRow(const Row& r) {
   StoredProvider s;
-  s.provider.set_id(r.get<std::string>(0));
-  s.provider.set_type(r.get<std::string>(1));
-  s.provider.set_urn(r.get<std::string>(2));
-  if (auto st = JsonStringToProto(r.get<std::string>(3), s.provider.mutable_config()); !st.ok()) {
+  s.provider.set_id(r.template get<std::string>(0));
+  s.provider.set_type(r.template get<std::string>(1));
+  s.provider.set_urn(r.template get<std::string>(2));
+  if (auto st = JsonStringToProto(r.template get<std::string>(3), s.provider.mutable_config()); !st.ok()) {
     return st;
   }
-  s.encrypted_credentials = r.get<std::string>(4);
-  *s.provider.mutable_created_at() = FromMicros(r.get<long long>(5));
-  *s.provider.mutable_updated_at() = FromMicros(r.get<long long>(6));
+  s.encrypted_credentials = r.template get<std::string>(4);
+  *s.provider.mutable_created_at() = FromMicros(r.template get<long long>(5));
+  *s.provider.mutable_updated_at() = FromMicros(r.template get<long long>(6));
   return s;
 }
 
@@ -159,25 +163,44 @@ absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::List() {
 }
 
 absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::ListPage(
-    const Page& page, int64_t* total) {
-  return Load(&page, total);
+    const Page& page, int64_t* total, const ProviderFilter& filter) {
+  return Load(&page, total, &filter);
 }
 
-absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::Load(const Page* page,
-                                                                            int64_t* total) {
+absl::StatusOr<std::vector<StoredProvider>> PostgresProviderRepository::Load(
+    const Page* page, int64_t* total, const ProviderFilter* filter) {
   std::vector<StoredProvider> out;
   absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
     out.clear();
+    Query q;
+    if (filter != nullptr) {
+      q.In("id::text", filter->ids);
+      q.In("type", filter->types);
+      // Guardian: "<urn>" matches the urn, "<urn>:<type>" both; entries with
+      // more colons or an empty part are skipped.
+      std::vector<std::string> conds;
+      for (const std::string& raw : filter->urns) {
+        std::vector<std::string> parts = absl::StrSplit(raw, ':');
+        if (parts.size() > 2) continue;
+        std::string urn(absl::StripAsciiWhitespace(parts[0]));
+        if (urn.empty()) continue;
+        if (parts.size() == 1) {
+          conds.push_back(absl::StrCat("urn = ", q.Param(urn)));
+          continue;
+        }
+        std::string type(absl::StripAsciiWhitespace(parts[1]));
+        if (type.empty()) continue;
+        conds.push_back(absl::StrCat("(urn = ", q.Param(urn), " AND type = ", q.Param(type), ")"));
+      }
+      if (!conds.empty()) q.Where(absl::StrCat("(", absl::StrJoin(conds, " OR "), ")"));
+    }
     if (total != nullptr) {
-      long long count = 0;
-      sql << "SELECT count(*) FROM providers", soci::into(count);
-      *total = count;
+      *total = q.Count(sql, absl::StrCat("SELECT count(*) FROM providers", q.WhereClause()));
     }
     std::string tail =
         page ? absl::StrCat(" LIMIT ", page->size, " OFFSET ", page->offset) : std::string();
-    soci::rowset<soci::row> rows =
-        (sql.prepare << absl::StrCat("SELECT ", kProviderCols,
-                                     " FROM providers ORDER BY created_at, id", tail));
+    PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", kProviderCols, " FROM providers",
+                                           q.WhereClause(), " ORDER BY created_at, id", tail));
     for (const auto& r : rows) {
       auto p = ProviderFromRow(r);
       if (!p.ok()) return p.status();

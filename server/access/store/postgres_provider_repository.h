@@ -21,7 +21,8 @@ class PostgresProviderRepository : public ProviderRepository {
   absl::StatusOr<StoredProvider> GetByTypeUrn(const std::string& type,
                                               const std::string& urn) override;
   absl::StatusOr<std::vector<StoredProvider>> List() override;
-  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total) override;
+  absl::StatusOr<std::vector<StoredProvider>> ListPage(const Page& page, int64_t* total,
+                                                       const ProviderFilter& filter) override;
   absl::Status Delete(const std::string& id, const AuditEntry& audit) override;
   absl::StatusOr<std::map<std::string, std::vector<std::string>>> ResourceTypes() override;
   absl::Status SyncResources(const pb::Provider& provider,
@@ -30,7 +31,8 @@ class PostgresProviderRepository : public ProviderRepository {
 
  private:
   // Every provider (`page` null) or one page; `total` (may be null) counts all.
-  absl::StatusOr<std::vector<StoredProvider>> Load(const Page* page, int64_t* total);
+  absl::StatusOr<std::vector<StoredProvider>> Load(const Page* page, int64_t* total,
+                                                   const ProviderFilter* filter = nullptr);
   db::Pool* pool_;
 };
 

@@ -51,7 +51,7 @@ TEST_F(RepositoriesTest, PolicyVersions) {
   EXPECT_TRUE(absl::IsNotFound(repo.Get("nope", 0).status()));
   int64_t count = 0;
   // Every version, oldest first (Guardian's ListPolicies).
-  auto list = repo.List(Page{}, &count);
+  auto list = repo.List(Page{}, &count, {});
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].version(), 1u);
@@ -322,7 +322,7 @@ TEST_F(RepositoriesTest, PolicyListIsOldestFirstNotById) {
     ASSERT_TRUE(policies.Insert(p, {"policy.create", "a@x.com"}).ok());
   }
   int64_t total = 0;
-  auto all = policies.List(Page{}, &total);
+  auto all = policies.List(Page{}, &total, {});
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(total, 3);
   std::vector<std::pair<std::string, uint32_t>> got;
@@ -343,7 +343,7 @@ TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
   }
   int64_t total = 0;
   // Every version, in creation order: p1 v1, p1 v2, p2 v1, p2 v2, ...
-  auto pp = policies.List(Page{2, 1}, &total);
+  auto pp = policies.List(Page{2, 1}, &total, {});
   ASSERT_TRUE(pp.ok()) << pp.status();
   EXPECT_EQ(total, 6);
   ASSERT_EQ(pp->size(), 2u);
@@ -362,7 +362,7 @@ TEST_F(RepositoriesTest, ListsArePagedWithTotals) {
     sp.provider.set_urn(urn);
     ASSERT_TRUE(providers.Create(sp, rs, {"provider.create", "a@x.com"}).ok());
   }
-  auto pv = providers.ListPage(Page{1, 1}, &total);
+  auto pv = providers.ListPage(Page{1, 1}, &total, {});
   ASSERT_TRUE(pv.ok()) << pv.status();
   EXPECT_EQ(total, 2);
   ASSERT_EQ(pv->size(), 1u);

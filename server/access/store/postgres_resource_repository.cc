@@ -31,21 +31,40 @@ absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     Query q;
     q.Where(f.is_deleted ? "r.is_deleted" : "NOT r.is_deleted");
+    if (!f.ids.empty()) {
+      q.Where(absl::StrCat("r.id = ANY(CAST(", q.ArrayParam(f.ids), " AS uuid[]))"));
+    }
+    q.In("r.provider_type", f.provider_types);
     q.Eq("r.provider_type", f.provider_type);
-    q.Eq("r.provider_urn", f.provider_urn);
+    q.In("r.type", f.types);
     q.Eq("r.type", f.type);
+    q.Match("r.provider_urn", f.provider_urn_match, f.provider_urns);
+    q.Eq("r.provider_urn", f.provider_urn);
+    q.Match("r.urn", f.urn_match, f.urns);
     q.Eq("r.urn", f.urn);
     q.Eq("r.name", f.name);
     if (!f.details.empty()) {
       q.Where(absl::StrCat("r.details @> CAST(", q.Param(contains.dump()), " AS jsonb)"));
     }
-    if (total != nullptr) {
-      *total = q.Count(sql, absl::StrCat("SELECT count(*) FROM resources r", q.WhereClause()));
+    std::string order = " ORDER BY r.provider_type, r.provider_urn, r.type, r.urn";
+    if (!f.q.empty()) {
+      // Guardian: ILIKE on urn or name, exact matches first.
+      std::string like = q.Param(absl::StrCat("%", f.q, "%"));
+      // q itself, from the same parameter: the count query binds the same
+      // values, and PostgreSQL refuses a parameter a statement never uses.
+      std::string exact = absl::StrCat("substr(", like, ", 2, length(", like, ") - 2)");
+      q.Where(absl::StrCat("(r.urn ILIKE ", like, " OR r.name ILIKE ", like, ")"));
+      order = absl::StrCat(" ORDER BY CASE WHEN r.urn = ", exact, " OR r.name = ", exact,
+                           " THEN 0 ELSE 1 END");
+      order += f.order_by.empty() ? ", r.provider_type, r.provider_urn, r.type, r.urn"
+                                  : OrderClause(f.order_by, "r.", "r.id").replace(0, 9, ",");
+    } else if (!f.order_by.empty()) {
+      order = OrderClause(f.order_by, "r.", "r.id");
     }
+    if (total != nullptr) *total = CappedCount(sql, q, " FROM resources r");
     PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", kResourceCols, " FROM resources r",
-                                           q.WhereClause(),
-                                           " ORDER BY r.provider_type, r.provider_urn, r.type, "
-                                           "r.urn LIMIT ", page.size, " OFFSET ", page.offset));
+                                           q.WhereClause(), order, " LIMIT ", page.size,
+                                           " OFFSET ", page.offset));
     out.clear();
     for (const auto& r : rows) out.push_back(ResourceFromRow(r));
     return absl::OkStatus();

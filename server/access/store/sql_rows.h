@@ -4,6 +4,7 @@
 #ifndef SLUICE_SERVER_ACCESS_STORE_SQL_ROWS_H_
 #define SLUICE_SERVER_ACCESS_STORE_SQL_ROWS_H_
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,12 @@ class Query {
   void Eq(const std::string& col, const std::string& value) {
     if (!value.empty()) Where(absl::StrCat(col, " = ", Param(value)));
   }
+  // Guardian's applyLikeAndInFilter on `col`: the positive matchers of `m`
+  // and `col = ANY(in)` ORed, the negative ones ANDed. Matchers are LIKE
+  // patterns with the value's own % _ \ escaped (matched literally).
+  void Match(const std::string& col, const StringMatch& m, const std::vector<std::string>& in);
+  // `col` within `r` (inclusive ends; 0 = unbounded), as microseconds.
+  void Within(const std::string& col, const TimeRange& r);
   std::string WhereClause() const {
     return where_.empty() ? "" : absl::StrCat(" WHERE ", absl::StrJoin(where_, " AND "));
   }
@@ -71,6 +78,15 @@ class Query {
  private:
   std::vector<std::string> values_, where_;
 };
+
+// Matches counted exactly before `total` becomes an estimate.
+inline constexpr int kExactTotalLimit = 10000;
+
+// The `total` of a list: the exact number of rows of "SELECT 1 <from>
+// <q's WHERE>" when at most kExactTotalLimit; beyond that PostgreSQL's
+// planner estimate for the same query, but never below kExactTotalLimit + 1.
+// Counting a million matches exactly costs more than listing a page of them.
+long long CappedCount(soci::session& sql, const Query& q, const std::string& from);
 
 // Column lists (SELECT fragments) with their counts, and the decoders that
 // read a row starting at column `o`. Counts let a query join several lists.
@@ -100,10 +116,25 @@ pb::Resource ResourceFromRow(const PgRows::Row& row, int o = 0);
 // PatchAppeal and AddApprovalStep).
 void InsertApprovalRows(soci::session& sql, pb::Appeal* appeal, int first);
 
-// " ORDER BY <prefix><col> ASC|DESC, ..., <fallback>". Columns must come
-// from an allow-list: they are spliced, not bound.
+// The approvals of `appeal_ids`, grouped by appeal id, in step order.
+std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
+    soci::session& sql, const std::vector<std::string>& appeal_ids);
+
+// The latest grant of each of `appeal_ids`.
+std::map<std::string, pb::Grant> LoadGrants(soci::session& sql,
+                                            const std::vector<std::string>& appeal_ids);
+
+// " ORDER BY <prefix><col> ASC|DESC, ..., <fallback> [DESC]" (the
+// fallback, a unique column, in the last column's direction). Columns must
+// come from an allow-list: they are spliced, not bound.
 std::string OrderClause(const std::vector<std::pair<std::string, bool>>& order,
                         const std::string& prefix, const std::string& fallback);
+
+// `order_clause` (from OrderClause) with `prefix` ("<expr>, ") put first.
+inline std::string WithPrefix(const std::string& prefix, const std::string& order_clause) {
+  if (prefix.empty()) return order_clause;
+  return absl::StrCat(" ORDER BY ", prefix, order_clause.substr(10));  // after " ORDER BY "
+}
 
 // Timestamp from microseconds since the epoch.
 google::protobuf::Timestamp FromMicros(long long micros);
