@@ -95,14 +95,17 @@ namespace {
 
 // Firehose's consumer defaults (its KafkaConsumerConfig), where librdkafka's
 // differ: a dead member leaves the group after 10 s, new partitions are seen
-// within half a second, and partitions are assigned by the cooperative-sticky
+// within half a second (Java's metadata.max.age.ms=500 is a refresh
+// interval: librdkafka's topic.metadata.refresh.interval.ms; librdkafka's own
+// metadata.max.age.ms is a cache lifetime, and 500 ms of it made
+// cooperative-sticky members rejoin forever), and partitions are assigned by the cooperative-sticky
 // protocol (Java's CooperativeStickyAssignor has the same protocol name), so
 // that sluice-sink and Firehose members can share a group during a rolling
 // swap. SOURCE_KAFKA_CONSUMER_CONFIG_* still override.
 const std::map<std::string, std::string>& FirehoseConsumerDefaults() {
   static const auto* d = new std::map<std::string, std::string>{
       {"session.timeout.ms", "10000"},
-      {"metadata.max.age.ms", "500"},
+      {"topic.metadata.refresh.interval.ms", "500"},
       {"partition.assignment.strategy", "cooperative-sticky"},
   };
   return *d;

@@ -44,7 +44,8 @@ struct SourceConfig {
   // ms passed since the last one. Revokes and shutdown commit regardless.
   int64_t manual_commit_min_interval_ms = -1;
   // Firehose's consumer defaults (session.timeout.ms=10000,
-  // metadata.max.age.ms=500, partition.assignment.strategy=cooperative-sticky),
+  // METADATA_MAX_AGE_MS=500 as topic.metadata.refresh.interval.ms,
+  // partition.assignment.strategy=cooperative-sticky),
   // then every other SOURCE_KAFKA_CONSUMER_CONFIG_<X> translated from its Java
   // client name (TranslateKafkaProperties), e.g. SASL/SSL and fetch tuning,
   // which override them.

@@ -398,6 +398,9 @@ const std::map<std::string, Rule>& Rules() {
       // Renamed (same value).
       {"fetch.max.wait.ms", {kC, Rule::kRename, "fetch.wait.max.ms", nullptr}},
       {"max.request.size", {kP, Rule::kRename, "message.max.bytes", nullptr}},
+      // Java: how often metadata is refreshed. librdkafka's metadata.max.age.ms
+      // is a cache lifetime; short values keep group members rejoining.
+      {"metadata.max.age.ms", {kBoth, Rule::kRename, "topic.metadata.refresh.interval.ms", nullptr}},
       // Translated.
       {"receive.buffer.bytes", {kBoth, Rule::kCustom, nullptr, SocketBuffer("socket.receive.buffer.bytes")}},
       {"send.buffer.bytes", {kBoth, Rule::kCustom, nullptr, SocketBuffer("socket.send.buffer.bytes")}},

@@ -71,6 +71,7 @@ TEST(KafkaProperties, FirehoseConsumerNamesAreTranslated) {
       {"SEND_BUFFER_BYTES", "-1"},
       {"PARTITION_ASSIGNMENT_STRATEGY", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"},
       {"SESSION_TIMEOUT_MS", "10000"},  // librdkafka's own name: passed as is
+      {"METADATA_MAX_AGE_MS", "500"},
       {"LOG_LEVEL", "6"},
   });
   EXPECT_EQ(kp.properties.at("fetch.wait.max.ms"), "100");
@@ -78,6 +79,9 @@ TEST(KafkaProperties, FirehoseConsumerNamesAreTranslated) {
   EXPECT_EQ(kp.properties.at("socket.send.buffer.bytes"), "0") << "Java -1 is the OS default";
   EXPECT_EQ(kp.properties.at("partition.assignment.strategy"), "cooperative-sticky");
   EXPECT_EQ(kp.properties.at("session.timeout.ms"), "10000");
+  EXPECT_EQ(kp.properties.at("topic.metadata.refresh.interval.ms"), "500")
+      << "Java's metadata.max.age.ms is a refresh interval";
+  EXPECT_EQ(kp.properties.count("metadata.max.age.ms"), 0u);
   EXPECT_EQ(kp.properties.at("log_level"), "6");
   EXPECT_EQ(kp.properties.count("fetch.max.wait.ms"), 0u);
   EXPECT_TRUE(Has(kp, KafkaPropertyNote::Kind::kTranslated,
