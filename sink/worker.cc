@@ -90,6 +90,14 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
                partitions.size(), HeldNames());
 }
 
+void Worker::OnPartitionsLost(const std::vector<TopicPartition>& partitions) {
+  tracker_.Forget(partitions);
+  for (const TopicPartition& tp : partitions) held_.erase(tp);
+  spdlog::warn("worker {}: {} partition(s) lost (this member left the group; their uncommitted "
+               "records are redelivered to the new owner), now assigned [{}]",
+               options_.id, partitions.size(), HeldNames());
+}
+
 void Worker::OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
   // Eager protocols hand over the whole assignment, cooperative-sticky only
   // what is added; the log line always shows everything held.

@@ -114,6 +114,7 @@ class Worker : public RebalanceListener {
 
   void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) override;
   void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
+  void OnPartitionsLost(const std::vector<TopicPartition>& partitions) override;
 
  private:
   absl::Status Loop();

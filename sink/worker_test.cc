@@ -36,6 +36,7 @@ class FakeConsumer : public Consumer {
     EXPECT_LE(static_cast<int>(batches_.front().size()), max_records);
     // A revoke scripted before this batch.
     if (revoke_before_poll == polls && listener_) listener_->OnPartitionsRevoked({{"t", 0}});
+    if (lose_before_poll == polls && listener_) listener_->OnPartitionsLost({{"t", 0}});
     *out = std::move(batches_.front());
     batches_.pop_front();
     return absl::OkStatus();
@@ -73,6 +74,7 @@ class FakeConsumer : public Consumer {
   bool closed = false;
   int polls = 0;
   int revoke_before_poll = -1;
+  int lose_before_poll = -1;
   bool paused_now = false;
   std::vector<bool> pause_calls;
   int keep_alives = 0;
@@ -234,6 +236,17 @@ TEST(Worker, CommitMinIntervalCommitsAtMostThatOften) {
   EXPECT_LE(periodic, static_cast<int>(ms / 100) + 1) << ms << " ms";
   EXPECT_GE(periodic, 2);
   EXPECT_EQ(h.consumer->commits.back().offsets[0].offset, 20);
+}
+
+TEST(Worker, LostPartitionsAreForgottenWithoutACommit) {
+  Harness h({{Msg(0, 0)}, {Msg(0, 1)}}, /*async=*/true, absl::Hours(1));
+  h.consumer->lose_before_poll = 2;
+  ASSERT_TRUE(h.worker->Run().ok());
+  // The first batch's periodic commit, then only the shutdown commit of
+  // what came after the loss: nothing is committed for the lost partition.
+  ASSERT_EQ(h.consumer->commits.size(), 2u);
+  EXPECT_TRUE(h.consumer->commits[0].async);
+  EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 2);
 }
 
 TEST(Worker, AnExceptionEscapingTheSinkStopsCleanlyAndNamesTheBatch) {

@@ -152,8 +152,14 @@ void KafkaConsumer::OnRebalance(rd_kafka_resp_err_t err,
     if (listener_) listener_->OnPartitionsAssigned(FromList(partitions));
   } else {
     // Commit what is done before the partitions go (the listener commits
-    // synchronously), then give them up.
-    if (listener_) listener_->OnPartitionsRevoked(FromList(partitions));
+    // synchronously), then give them up. Under the cooperative protocol
+    // only the partitions that move are revoked. Lost partitions (this
+    // member was expelled) cannot be committed any more.
+    if (listener_ && rd_kafka_assignment_lost(rk_)) {
+      listener_->OnPartitionsLost(FromList(partitions));
+    } else if (listener_) {
+      listener_->OnPartitionsRevoked(FromList(partitions));
+    }
     if (cooperative) {
       rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_, partitions);
       if (e) rd_kafka_error_destroy(e);
