@@ -94,18 +94,23 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParsePairs(
 namespace {
 
 // Firehose's consumer defaults (its KafkaConsumerConfig), where librdkafka's
-// differ: a dead member leaves the group after 10 s, new partitions are seen
-// within half a second (Java's metadata.max.age.ms=500 is a refresh
-// interval: librdkafka's topic.metadata.refresh.interval.ms; librdkafka's own
-// metadata.max.age.ms is a cache lifetime, and 500 ms of it made
-// cooperative-sticky members rejoin forever), and partitions are assigned by the cooperative-sticky
-// protocol (Java's CooperativeStickyAssignor has the same protocol name), so
-// that sluice-sink and Firehose members can share a group during a rolling
-// swap. SOURCE_KAFKA_CONSUMER_CONFIG_* still override.
+// differ: a dead member leaves the group after 10 s, and partitions are
+// assigned by the cooperative-sticky protocol (Java's
+// CooperativeStickyAssignor has the same protocol name), so that sluice-sink
+// and Firehose members can share a group during a rolling swap.
+// Firehose's METADATA_MAX_AGE_MS=500 is a refresh interval in Java
+// (librdkafka's topic.metadata.refresh.interval.ms; librdkafka's own
+// metadata.max.age.ms is a cache lifetime, and 500 ms of it kept
+// cooperative-sticky members rejoining forever). The default here is 5 s, not
+// 0.5 s: with librdkafka 2.0.2's cooperative protocol a 0.5 s or 1 s refresh
+// doubled the time a restarted member waits for its partitions after a
+// kill -9 (18 s against 9 s on the dev broker). New partitions and topics
+// matching SOURCE_KAFKA_TOPIC are seen within 5 s. SOURCE_KAFKA_CONSUMER_CONFIG_*
+// still override.
 const std::map<std::string, std::string>& FirehoseConsumerDefaults() {
   static const auto* d = new std::map<std::string, std::string>{
       {"session.timeout.ms", "10000"},
-      {"topic.metadata.refresh.interval.ms", "500"},
+      {"topic.metadata.refresh.interval.ms", "5000"},
       {"partition.assignment.strategy", "cooperative-sticky"},
   };
   return *d;

@@ -44,7 +44,7 @@ struct SourceConfig {
   // ms passed since the last one. Revokes and shutdown commit regardless.
   int64_t manual_commit_min_interval_ms = -1;
   // Firehose's consumer defaults (session.timeout.ms=10000,
-  // METADATA_MAX_AGE_MS=500 as topic.metadata.refresh.interval.ms,
+  // topic.metadata.refresh.interval.ms=5000 (see FirehoseConsumerDefaults),
   // partition.assignment.strategy=cooperative-sticky),
   // then every other SOURCE_KAFKA_CONSUMER_CONFIG_<X> translated from its Java
   // client name (TranslateKafkaProperties), e.g. SASL/SSL and fetch tuning,

@@ -41,7 +41,7 @@ TEST(Config, DefaultsAreFirehoses) {
   EXPECT_FALSE(c->schema.parse_key);
   // Firehose's KafkaConsumerConfig and Stencil AppConfig defaults.
   EXPECT_EQ(c->source.kafka_properties.at("session.timeout.ms"), "10000");
-  EXPECT_EQ(c->source.kafka_properties.at("topic.metadata.refresh.interval.ms"), "500");
+  EXPECT_EQ(c->source.kafka_properties.at("topic.metadata.refresh.interval.ms"), "5000");
   EXPECT_EQ(c->source.kafka_properties.at("partition.assignment.strategy"), "cooperative-sticky")
       << "Firehose's CooperativeStickyAssignor: a rolling swap shares the group protocol";
   EXPECT_EQ(c->source.manual_commit_min_interval_ms, -1);
@@ -65,7 +65,7 @@ TEST(Config, ConsumerDefaultsYieldToTheVariablesAndTheInstanceIdIsPerWorker) {
   auto c = ParseSinkConfig(Env(vars));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->source.kafka_properties.at("session.timeout.ms"), "6000");
-  EXPECT_EQ(c->source.kafka_properties.at("topic.metadata.refresh.interval.ms"), "500");
+  EXPECT_EQ(c->source.kafka_properties.at("topic.metadata.refresh.interval.ms"), "5000");
   EXPECT_EQ(c->source.group_instance_id, "sink-a");
   EXPECT_EQ(c->source.kafka_properties.count("group.instance.id"), 0u)
       << "one id shared by every worker would fence them against each other";
@@ -127,7 +127,7 @@ TEST(Config, KafkaPropertiesAreTranslatedAndMappedOnesSkipped) {
                                              {"fetch.wait.max.ms", "200"},
                                              {"partition.assignment.strategy", "range"},
                                              {"session.timeout.ms", "10000"},
-                                             {"topic.metadata.refresh.interval.ms", "500"}};
+                                             {"topic.metadata.refresh.interval.ms", "5000"}};
   EXPECT_EQ(c->source.kafka_properties, want);
   EXPECT_EQ(c->source.max_poll_records, 20);
   EXPECT_EQ(c->source.auto_offset_reset, "earliest");
