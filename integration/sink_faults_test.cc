@@ -89,7 +89,17 @@ TEST(SinkFaults, KillNineThenRestartConsumesAgainWithinTheSessionTimeout) {
               seconds);
   RecordProperty("resume_ms", static_cast<int>(seconds * 1000));
   EXPECT_GE(seconds, 0);
-  EXPECT_LT(seconds, 15);
+  // The bound is the dev broker's (librdkafka 2.0.2's mock), not Kafka's:
+  // the mock keeps the killed member as the group's leader until its session
+  // (10 s) expires, and the new members' SyncGroup then fails once more
+  // ("rebalance in progress"), one more join round (~9 s): 18.9 s measured,
+  // with cooperative-sticky and with range,roundrobin alike. Before issue 29
+  // this test measured 9.1 s, with librdkafka's metadata cache living 0.5 s
+  // (metadata.max.age.ms=500, Firehose's value under librdkafka's name),
+  // which made members rejoin often and cooperative-sticky members rejoin
+  // without end; that build's binary, killed right after its assignment as
+  // here, also waited 18.6 s by hand.
+  EXPECT_LT(seconds, 25);
 }
 
 TEST(SinkFaults, KillNineThenRestartWithStaticMembership) {

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -119,9 +120,27 @@ absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
                        ? absl::InfiniteDuration()
                        : absl::Milliseconds(cfg.source.poll_timeout_ms);
   o.async_commit = cfg.source.async_commit;
+  o.commit_min_interval = absl::Milliseconds(std::max<int64_t>(
+      -1, cfg.source.manual_commit_min_interval_ms));
   p->worker = std::make_unique<Worker>(o, *std::move(consumer), p->decoder.get(), p->filter.get(),
                                        p->dispatcher.get(), sh.metrics, sh.control);
   return absl::OkStatus();
+}
+
+// One line per Java-client Kafka property: translated ones as info, ignored
+// ones as a warning ("kafka property ... ignored: why").
+void LogKafkaNotes(const SinkConfig& cfg) {
+  for (const KafkaPropertyNote& n : cfg.kafka_notes) {
+    if (n.kind == KafkaPropertyNote::Kind::kTranslated) {
+      spdlog::info("kafka property {}: translated {}", n.variable, n.text);
+    } else {
+      spdlog::warn("kafka property {}: {}", n.variable, n.text);
+    }
+  }
+  if (cfg.source.subscription != cfg.source.topic) {
+    spdlog::info("SOURCE_KAFKA_TOPIC={} is a pattern: subscribing to topics matching {}",
+                 cfg.source.topic, cfg.source.subscription);
+  }
 }
 
 // "NO_OP", "JEXL <expression>" or "JSON <schema>" for the start-up line.
@@ -235,6 +254,7 @@ int RunSinkApp(const Env& env) {
   auto cfg_or = ParseSinkConfig(env);
   if (!cfg_or.ok()) return ConfigError(cfg_or.status());
   const SinkConfig cfg = *std::move(cfg_or);
+  LogKafkaNotes(cfg);
   auto metrics = BuildMetrics(cfg.metrics);
   if (!metrics.ok()) return ConfigError(metrics.status());
 

@@ -27,15 +27,6 @@ namespace {
     lhs = *std::move(_v);               \
   } while (0)
 
-// Lower-cases `k` and turns '_' into '.': the librdkafka name of a suffix.
-std::string LibrdkafkaName(absl::string_view k) {
-  std::string name = absl::AsciiStrToLower(k);
-  for (char& c : name) {
-    if (c == '_') c = '.';
-  }
-  return name;
-}
-
 // SINK_CONTROL_HOST, _TOKEN(_FILE) and _TLS_*. The API pauses the pipeline
 // and reads topic data (TestFilter), so off loopback it needs a credential.
 absl::Status ParseControlSecurity(const Env& env, ControlConfig* c) {
@@ -72,16 +63,6 @@ absl::Status ParseControlSecurity(const Env& env, ControlConfig* c) {
 
 }  // namespace
 
-std::map<std::string, std::string> KafkaPassThrough(
-    const std::map<std::string, std::string>& suffixes) {
-  std::map<std::string, std::string> out;
-  for (const auto& [k, v] : suffixes) {
-    if (k == "MAX_POLL_RECORDS" || k == "AUTO_OFFSET_RESET" || v.empty()) continue;
-    out[LibrdkafkaName(k)] = v;
-  }
-  return out;
-}
-
 absl::StatusOr<std::set<ErrorType>> ParseErrorTypes(absl::string_view variable,
                                                     absl::string_view value) {
   std::set<ErrorType> out;
@@ -113,19 +94,53 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParsePairs(
 namespace {
 
 // Firehose's consumer defaults (its KafkaConsumerConfig), where librdkafka's
-// differ: a dead member leaves the group after 10 s, and new partitions are
-// seen within half a second. SOURCE_KAFKA_CONSUMER_CONFIG_* still override.
+// differ: a dead member leaves the group after 10 s, and partitions are
+// assigned by the cooperative-sticky protocol (Java's
+// CooperativeStickyAssignor has the same protocol name), so that sluice-sink
+// and Firehose members can share a group during a rolling swap.
+// Firehose's METADATA_MAX_AGE_MS=500 is a refresh interval in Java
+// (librdkafka's topic.metadata.refresh.interval.ms; librdkafka's own
+// metadata.max.age.ms is a cache lifetime, and 500 ms of it kept
+// cooperative-sticky members rejoining forever). The default here is 5 s, not
+// 0.5 s: with librdkafka 2.0.2's cooperative protocol a 0.5 s or 1 s refresh
+// doubled the time a restarted member waits for its partitions after a
+// kill -9 (18 s against 9 s on the dev broker). New partitions and topics
+// matching SOURCE_KAFKA_TOPIC are seen within 5 s. SOURCE_KAFKA_CONSUMER_CONFIG_*
+// still override.
 const std::map<std::string, std::string>& FirehoseConsumerDefaults() {
   static const auto* d = new std::map<std::string, std::string>{
       {"session.timeout.ms", "10000"},
-      {"metadata.max.age.ms", "500"},
+      {"topic.metadata.refresh.interval.ms", "5000"},
+      {"partition.assignment.strategy", "cooperative-sticky"},
   };
   return *d;
 }
 
-absl::Status ParseSource(const Env& env, SourceConfig* s) {
+// SOURCE_KAFKA_CONSUMER_CONFIG_* suffixes read here rather than translated.
+constexpr const char* kSourceOwnSuffixes[] = {"MAX_POLL_RECORDS", "AUTO_OFFSET_RESET",
+                                              "MANUAL_COMMIT_MIN_INTERVAL_MS"};
+
+absl::Status ParseSourceKafkaProperties(const Env& env, SourceConfig* s,
+                                        std::vector<KafkaPropertyNote>* notes) {
+  constexpr char kPrefix[] = "SOURCE_KAFKA_CONSUMER_CONFIG_";
+  auto suffixes = env.WithPrefix(kPrefix);
+  for (const char* own : kSourceOwnSuffixes) suffixes.erase(own);
+  auto translated = TranslateKafkaProperties(kPrefix, suffixes, KafkaClient::kConsumer);
+  if (!translated.ok()) return translated.status();
+  s->kafka_properties = FirehoseConsumerDefaults();
+  for (auto& [k, v] : translated->properties) s->kafka_properties[k] = v;
+  notes->insert(notes->end(), translated->notes.begin(), translated->notes.end());
+  if (auto it = s->kafka_properties.find("group.instance.id"); it != s->kafka_properties.end()) {
+    s->group_instance_id = it->second;  // made per worker by ConsumerProperties
+    s->kafka_properties.erase(it);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseSource(const Env& env, SourceConfig* s, std::vector<KafkaPropertyNote>* notes) {
   ASSIGN_OR_RETURN_CFG(s->brokers, env.Require("SOURCE_KAFKA_BROKERS"));
   ASSIGN_OR_RETURN_CFG(s->topic, env.Require("SOURCE_KAFKA_TOPIC"));
+  ASSIGN_OR_RETURN_CFG(s->subscription, TopicSubscription(s->topic));
   ASSIGN_OR_RETURN_CFG(s->group_id, env.Require("SOURCE_KAFKA_CONSUMER_GROUP_ID"));
   ASSIGN_OR_RETURN_CFG(s->max_poll_records,
                        env.GetPositiveInt("SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS", 500));
@@ -138,14 +153,9 @@ absl::Status ParseSource(const Env& env, SourceConfig* s) {
   ASSIGN_OR_RETURN_CFG(reset, env.GetEnum("SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET",
                                           "latest", {"LATEST", "EARLIEST", "NONE"}));
   s->auto_offset_reset = absl::AsciiStrToLower(reset);
-  s->kafka_properties = FirehoseConsumerDefaults();
-  for (const auto& [k, v] : KafkaPassThrough(env.WithPrefix("SOURCE_KAFKA_CONSUMER_CONFIG_"))) {
-    s->kafka_properties[k] = v;
-  }
-  if (auto it = s->kafka_properties.find("group.instance.id"); it != s->kafka_properties.end()) {
-    s->group_instance_id = it->second;  // made per worker by ConsumerProperties
-    s->kafka_properties.erase(it);
-  }
+  ASSIGN_OR_RETURN_CFG(s->manual_commit_min_interval_ms,
+                       env.GetInt("SOURCE_KAFKA_CONSUMER_CONFIG_MANUAL_COMMIT_MIN_INTERVAL_MS", -1));
+  RETURN_IF_ERROR_CFG(ParseSourceKafkaProperties(env, s, notes));
   ASSIGN_OR_RETURN_CFG(s->thread_count, env.GetPositiveInt("APPLICATION_THREAD_COUNT", 1));
   return absl::OkStatus();
 }
@@ -351,7 +361,7 @@ absl::Status ParseDlqBlob(const Env& env, ErrorConfig* e) {
   return e->dlq_blob_type == "S3" ? ParseDlqS3(env, &e->dlq_s3) : ParseDlqGcs(env, &e->dlq_gcs);
 }
 
-absl::Status ParseDlq(const Env& env, ErrorConfig* e) {
+absl::Status ParseDlq(const Env& env, ErrorConfig* e, std::vector<KafkaPropertyNote>* notes) {
   ASSIGN_OR_RETURN_CFG(e->dlq_enable, env.GetBool("DLQ_SINK_ENABLE", false));
   ASSIGN_OR_RETURN_CFG(e->dlq_writer,
                        env.GetEnum("DLQ_WRITER_TYPE", "LOG", {"KAFKA", "LOG", "BLOB_STORAGE"}));
@@ -364,10 +374,13 @@ absl::Status ParseDlq(const Env& env, ErrorConfig* e) {
   ASSIGN_OR_RETURN_CFG(e->dlq_retry_max_attempts, env.GetInt("DLQ_RETRY_MAX_ATTEMPTS", INT32_MAX));
   ASSIGN_OR_RETURN_CFG(e->dlq_fail_after_max_attempts,
                        env.GetBool("DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE", false));
-  for (const auto& [k, v] : env.WithPrefix("DLQ_KAFKA_")) {
-    if (k == "BROKERS" || k == "TOPIC" || k == "ACKS" || v.empty()) continue;
-    e->dlq_kafka_properties[LibrdkafkaName(k)] = v;
-  }
+  if (!e->dlq_enable || e->dlq_writer != "KAFKA") return absl::OkStatus();
+  auto suffixes = env.WithPrefix("DLQ_KAFKA_");
+  for (const char* own : {"BROKERS", "TOPIC", "ACKS"}) suffixes.erase(own);
+  auto translated = TranslateKafkaProperties("DLQ_KAFKA_", suffixes, KafkaClient::kProducer);
+  if (!translated.ok()) return translated.status();
+  e->dlq_kafka_properties = std::move(translated->properties);
+  notes->insert(notes->end(), translated->notes.begin(), translated->notes.end());
   return absl::OkStatus();
 }
 
@@ -387,11 +400,11 @@ absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env) {
   ASSIGN_OR_RETURN_CFG(c.sink_type, env.Require("SINK_TYPE"));
   c.sink_type = absl::AsciiStrToLower(c.sink_type);
   // Sections in order; the first error is reported.
-  absl::Status s = ParseSource(env, &c.source);
+  absl::Status s = ParseSource(env, &c.source, &c.kafka_notes);
   if (s.ok()) s = ParseSchema(env, &c.schema);
   if (s.ok()) s = ParseFilter(env, c.schema, &c.filter);
   if (s.ok()) s = ParseRetry(env, &c.errors);
-  if (s.ok()) s = ParseDlq(env, &c.errors);
+  if (s.ok()) s = ParseDlq(env, &c.errors, &c.kafka_notes);
   if (s.ok()) s = ParseMetrics(env, &c.metrics);
   if (!s.ok()) return s;
   ASSIGN_OR_RETURN_CFG(c.control.port, env.GetPort("SINK_CONTROL_PORT", 8082));

@@ -15,13 +15,20 @@
 #include "absl/status/statusor.h"
 #include "sink/env.h"
 #include "sink/message.h"
+#include "sink/source/kafka_properties.h"
 
 namespace sluice::sink {
 
 // SOURCE_KAFKA_* and APPLICATION_THREAD_COUNT.
 struct SourceConfig {
   std::string brokers;   // SOURCE_KAFKA_BROKERS (required)
-  std::string topic;     // SOURCE_KAFKA_TOPIC (required); regex when it starts with '^'
+  // SOURCE_KAFKA_TOPIC (required): a Java regular expression matched against
+  // whole topic names, as Firehose's Pattern.compile subscription.
+  std::string topic;
+  // What librdkafka subscribes to (TopicSubscription in
+  // sink/source/kafka_properties.h): `topic` itself when it is a plain name,
+  // else an anchored POSIX regex "^(...)$".
+  std::string subscription;
   std::string group_id;  // SOURCE_KAFKA_CONSUMER_GROUP_ID (required)
   int max_poll_records = 500;  // SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS
   bool async_commit = true;    // SOURCE_KAFKA_ASYNC_COMMIT_ENABLE
@@ -30,10 +37,18 @@ struct SourceConfig {
   int64_t poll_timeout_ms = INT64_MAX;
   // SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET (Firehose default "latest").
   std::string auto_offset_reset = "latest";
+  // SOURCE_KAFKA_CONSUMER_CONFIG_MANUAL_COMMIT_MIN_INTERVAL_MS (Firehose's
+  // own, default -1): offsets are committed at most this often; -1 (any
+  // negative) commits after every batch. As Firehose's
+  // ConsumerAndOffsetManager.commit: a commit is due when more than this many
+  // ms passed since the last one. Revokes and shutdown commit regardless.
+  int64_t manual_commit_min_interval_ms = -1;
   // Firehose's consumer defaults (session.timeout.ms=10000,
-  // metadata.max.age.ms=500), then every other SOURCE_KAFKA_CONSUMER_CONFIG_<X>
-  // as librdkafka property "<x>" (lower-cased, '_' -> '.'), e.g. SASL/SSL and
-  // fetch tuning, which override them.
+  // topic.metadata.refresh.interval.ms=5000 (see FirehoseConsumerDefaults),
+  // partition.assignment.strategy=cooperative-sticky),
+  // then every other SOURCE_KAFKA_CONSUMER_CONFIG_<X> translated from its Java
+  // client name (TranslateKafkaProperties), e.g. SASL/SSL and fetch tuning,
+  // which override them.
   std::map<std::string, std::string> kafka_properties;
   // SOURCE_KAFKA_CONSUMER_CONFIG_GROUP_INSTANCE_ID (static membership): worker
   // N joins as "<id>-N", so that the workers of one process never fence each
@@ -88,7 +103,9 @@ struct FilterConfig {
 
 // ERROR_TYPES_FOR_*, RETRY_* and DLQ_*.
 struct ErrorConfig {
-  std::set<ErrorType> retry = {ErrorType::kDefaultError};  // ERROR_TYPES_FOR_RETRY
+  // ERROR_TYPES_FOR_RETRY: goto Firehose's default (ErrorConfig.java since
+  // e021eebf), which also retries SINK_RETRYABLE_ERROR (e.g. HTTP 429).
+  std::set<ErrorType> retry = {ErrorType::kDefaultError, ErrorType::kSinkRetryableError};
   std::set<ErrorType> dlq;                                 // ERROR_TYPES_FOR_DLQ
   std::set<ErrorType> failing = {ErrorType::kDeserializationError,
                                  ErrorType::kInvalidMessageError,
@@ -105,7 +122,9 @@ struct ErrorConfig {
   std::string dlq_kafka_acks = "all";              // DLQ_KAFKA_ACKS
   int64_t dlq_retry_max_attempts = INT32_MAX;      // DLQ_RETRY_MAX_ATTEMPTS
   bool dlq_fail_after_max_attempts = false;        // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE
-  // Other DLQ_KAFKA_<X> as librdkafka producer properties (e.g. linger.ms).
+  // Other DLQ_KAFKA_<X> translated from Java producer names to librdkafka's
+  // (e.g. linger.ms, BUFFER_MEMORY -> queue.buffering.max.kbytes); read only
+  // with DLQ_SINK_ENABLE=true and DLQ_WRITER_TYPE=KAFKA.
   std::map<std::string, std::string> dlq_kafka_properties;
   // DLQ_BLOB_STORAGE_TYPE for DLQ_WRITER_TYPE=BLOB_STORAGE: GCS (Firehose's
   // default) or S3.
@@ -180,6 +199,9 @@ struct SinkConfig {
   ErrorConfig errors;
   MetricConfig metrics;
   ControlConfig control;
+  // What was done with Java-client Kafka properties (translated, ignored),
+  // for one start-up log line each.
+  std::vector<KafkaPropertyNote> kafka_notes;
 };
 
 // Parses `env`. InvalidArgument naming the variable when one is missing or
@@ -187,11 +209,6 @@ struct SinkConfig {
 // listen on a non-loopback SINK_CONTROL_HOST without a token or mTLS
 // (InvalidArgument naming the variables to set).
 absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env);
-
-// Maps SOURCE_KAFKA_CONSUMER_CONFIG_<X> suffixes to librdkafka names: "<x>"
-// lower-cased with '_' -> '.'. MAX_POLL_RECORDS and AUTO_OFFSET_RESET are
-// skipped (they are mapped explicitly).
-std::map<std::string, std::string> KafkaPassThrough(const std::map<std::string, std::string>& suffixes);
 
 // Parses "A,B" into error types; InvalidArgument naming `variable`.
 absl::StatusOr<std::set<ErrorType>> ParseErrorTypes(absl::string_view variable,

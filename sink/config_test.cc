@@ -22,7 +22,10 @@ TEST(Config, DefaultsAreFirehoses) {
   EXPECT_TRUE(c->source.async_commit);
   EXPECT_EQ(c->source.auto_offset_reset, "latest");
   EXPECT_EQ(c->source.thread_count, 1);
-  EXPECT_EQ(c->errors.retry, std::set<ErrorType>{ErrorType::kDefaultError});
+  // goto Firehose's ErrorConfig default: a 429 (SINK_RETRYABLE_ERROR) is
+  // retried, not dead-lettered.
+  EXPECT_EQ(c->errors.retry,
+            (std::set<ErrorType>{ErrorType::kDefaultError, ErrorType::kSinkRetryableError}));
   EXPECT_TRUE(c->errors.dlq.empty());
   EXPECT_EQ(c->errors.failing.size(), 3u);
   EXPECT_EQ(c->errors.backoff_initial_ms, 10);
@@ -38,7 +41,12 @@ TEST(Config, DefaultsAreFirehoses) {
   EXPECT_FALSE(c->schema.parse_key);
   // Firehose's KafkaConsumerConfig and Stencil AppConfig defaults.
   EXPECT_EQ(c->source.kafka_properties.at("session.timeout.ms"), "10000");
-  EXPECT_EQ(c->source.kafka_properties.at("metadata.max.age.ms"), "500");
+  EXPECT_EQ(c->source.kafka_properties.at("topic.metadata.refresh.interval.ms"), "5000");
+  EXPECT_EQ(c->source.kafka_properties.at("partition.assignment.strategy"), "cooperative-sticky")
+      << "Firehose's CooperativeStickyAssignor: a rolling swap shares the group protocol";
+  EXPECT_EQ(c->source.manual_commit_min_interval_ms, -1);
+  EXPECT_EQ(c->source.subscription, "t");
+  EXPECT_TRUE(c->kafka_notes.empty());
   EXPECT_TRUE(c->source.group_instance_id.empty());
   EXPECT_FALSE(c->schema.stencil_enable);
   EXPECT_EQ(c->schema.fetch_timeout_ms, 10000);
@@ -57,7 +65,7 @@ TEST(Config, ConsumerDefaultsYieldToTheVariablesAndTheInstanceIdIsPerWorker) {
   auto c = ParseSinkConfig(Env(vars));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->source.kafka_properties.at("session.timeout.ms"), "6000");
-  EXPECT_EQ(c->source.kafka_properties.at("metadata.max.age.ms"), "500");
+  EXPECT_EQ(c->source.kafka_properties.at("topic.metadata.refresh.interval.ms"), "5000");
   EXPECT_EQ(c->source.group_instance_id, "sink-a");
   EXPECT_EQ(c->source.kafka_properties.count("group.instance.id"), 0u)
       << "one id shared by every worker would fence them against each other";
@@ -101,21 +109,74 @@ TEST(Config, MissingRequiredVariableIsNamed) {
   }
 }
 
-TEST(Config, KafkaPassThroughLowerCasesAndSkipsMappedOnes) {
+TEST(Config, KafkaPropertiesAreTranslatedAndMappedOnesSkipped) {
   auto vars = Base();
   vars["SOURCE_KAFKA_CONSUMER_CONFIG_SASL_MECHANISM"] = "PLAIN";
   vars["SOURCE_KAFKA_CONSUMER_CONFIG_FETCH_MIN_BYTES"] = "1";
   vars["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS"] = "20";
   vars["SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET"] = "EARLIEST";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_MANUAL_COMMIT_MIN_INTERVAL_MS"] = "30000";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_FETCH_MAX_WAIT_MS"] = "200";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_DEFAULT_API_TIMEOUT_MS"] = "60000";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_PARTITION_ASSIGNMENT_STRATEGY"] =
+      "org.apache.kafka.clients.consumer.RangeAssignor";
   auto c = ParseSinkConfig(Env(vars));
   ASSERT_TRUE(c.ok()) << c.status();
   std::map<std::string, std::string> want = {{"sasl.mechanism", "PLAIN"},
                                              {"fetch.min.bytes", "1"},
+                                             {"fetch.wait.max.ms", "200"},
+                                             {"partition.assignment.strategy", "range"},
                                              {"session.timeout.ms", "10000"},
-                                             {"metadata.max.age.ms", "500"}};
+                                             {"topic.metadata.refresh.interval.ms", "5000"}};
   EXPECT_EQ(c->source.kafka_properties, want);
   EXPECT_EQ(c->source.max_poll_records, 20);
   EXPECT_EQ(c->source.auto_offset_reset, "earliest");
+  EXPECT_EQ(c->source.manual_commit_min_interval_ms, 30000);
+  ASSERT_EQ(c->kafka_notes.size(), 3u);
+  EXPECT_EQ(c->kafka_notes[0].variable, "SOURCE_KAFKA_CONSUMER_CONFIG_DEFAULT_API_TIMEOUT_MS");
+  EXPECT_EQ(c->kafka_notes[0].kind, KafkaPropertyNote::Kind::kIgnored);
+  EXPECT_EQ(c->kafka_notes[1].variable, "SOURCE_KAFKA_CONSUMER_CONFIG_FETCH_MAX_WAIT_MS");
+  EXPECT_EQ(c->kafka_notes[1].kind, KafkaPropertyNote::Kind::kTranslated);
+}
+
+TEST(Config, JavaOnlyKafkaPropertiesAreRefusedNamingTheVariable) {
+  auto vars = Base();
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_SSL_TRUSTSTORE_LOCATION"] = "/etc/kafka/truststore.jks";
+  vars["SOURCE_KAFKA_CONSUMER_CONFIG_SSL_TRUSTSTORE_TYPE"] = "JKS";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("SOURCE_KAFKA_CONSUMER_CONFIG_SSL_TRUSTSTORE_LOCATION"),
+            std::string::npos) << c.status();
+  vars = Base();
+  vars["SOURCE_KAFKA_TOPIC"] = "orders(?=-v1)";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("SOURCE_KAFKA_TOPIC"), std::string::npos) << c.status();
+  vars = Base();
+  vars["SOURCE_KAFKA_TOPIC"] = "orders.v1";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->source.subscription, "^(orders.v1)$") << "a Java regex, as Firehose's Pattern.compile";
+}
+
+TEST(Config, DlqKafkaPropertiesAreTranslatedOnlyForTheKafkaWriter) {
+  auto vars = Base();
+  vars["DLQ_KAFKA_BUFFER_MEMORY"] = "33554432";
+  vars["DLQ_KAFKA_KEY_SERIALIZER"] = "org.apache.kafka.common.serialization.StringSerializer";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << "DLQ off: DLQ_KAFKA_* are not used " << c.status();
+  EXPECT_TRUE(c->errors.dlq_kafka_properties.empty());
+  vars["DLQ_SINK_ENABLE"] = "true";
+  vars["DLQ_WRITER_TYPE"] = "KAFKA";
+  vars["DLQ_KAFKA_BROKERS"] = "b:1";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("DLQ_KAFKA_KEY_SERIALIZER"), std::string::npos) << c.status();
+  vars["DLQ_KAFKA_KEY_SERIALIZER"] = "org.apache.kafka.common.serialization.ByteArraySerializer";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->errors.dlq_kafka_properties.at("queue.buffering.max.kbytes"), "32768");
+  EXPECT_EQ(c->errors.dlq_kafka_properties.count("key.serializer"), 0u);
 }
 
 TEST(Config, JexlNamesEachMissingVariable) {

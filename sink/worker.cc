@@ -83,14 +83,33 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
   absl::Status s = consumer_->Commit(todo.empty() ? offsets : todo, /*async=*/false);
   if (!s.ok()) spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
   tracker_.Forget(partitions);
-  spdlog::info("worker {}: {} partition(s) revoked", options_.id, partitions.size());
+  for (const TopicPartition& tp : partitions) held_.erase(tp);
+  // With cooperative-sticky only the moving partitions are revoked: say what
+  // is kept.
+  spdlog::info("worker {}: {} partition(s) revoked, now assigned [{}]", options_.id,
+               partitions.size(), HeldNames());
+}
+
+void Worker::OnPartitionsLost(const std::vector<TopicPartition>& partitions) {
+  tracker_.Forget(partitions);
+  for (const TopicPartition& tp : partitions) held_.erase(tp);
+  spdlog::warn("worker {}: {} partition(s) lost (this member left the group; their uncommitted "
+               "records are redelivered to the new owner), now assigned [{}]",
+               options_.id, partitions.size(), HeldNames());
 }
 
 void Worker::OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
-  std::string names;
-  for (const auto& tp : partitions) absl::StrAppend(&names, names.empty() ? "" : ",", tp.topic, "-", tp.partition);
-  spdlog::info("worker {}: assigned [{}]", options_.id, names);
+  // Eager protocols hand over the whole assignment, cooperative-sticky only
+  // what is added; the log line always shows everything held.
+  held_.insert(partitions.begin(), partitions.end());
+  spdlog::info("worker {}: assigned [{}] (+{})", options_.id, HeldNames(), partitions.size());
   next_report_ = absl::InfinitePast();
+}
+
+std::string Worker::HeldNames() const {
+  std::string names;
+  for (const auto& tp : held_) absl::StrAppend(&names, names.empty() ? "" : ",", tp.topic, "-", tp.partition);
+  return names;
 }
 
 absl::Status Worker::CommitPending(bool async) {
@@ -102,6 +121,17 @@ absl::Status Worker::CommitPending(bool async) {
     return absl::Status(s.code(), absl::StrCat("synchronous offset commit failed: ", s.message()));
   }
   return absl::OkStatus();
+}
+
+absl::Status Worker::CommitIfDue() {
+  if (options_.commit_min_interval >= absl::ZeroDuration()) {
+    if (!uncommitted_) return absl::OkStatus();
+    const absl::Time now = absl::Now();
+    if (now - last_commit_ <= options_.commit_min_interval) return absl::OkStatus();
+    last_commit_ = now;
+  }
+  uncommitted_ = false;
+  return CommitPending(options_.async_commit);
 }
 
 void Worker::Report() {
@@ -185,7 +215,8 @@ absl::Status Worker::ProcessBatch() {
     CommitPending(/*async=*/false).IgnoreError();
     return result.fatal;
   }
-  return CommitPending(options_.async_commit);
+  uncommitted_ = true;
+  return CommitIfDue();
 }
 
 void Worker::DescribeBatchInHand() {
@@ -267,8 +298,12 @@ absl::Status Worker::Loop() {
     if (!batch_.empty()) {
       // Stop requests during the batch are honoured after it is committed.
       status = ProcessBatch();
-      if (!status.ok()) break;
+    } else {
+      // With MANUAL_COMMIT_MIN_INTERVAL_MS, what is done is committed once
+      // the interval has passed, even when no more records come.
+      status = CommitIfDue();
     }
+    if (!status.ok()) break;
     Report();
   }
   return status;

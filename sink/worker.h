@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +73,12 @@ struct WorkerOptions {
   // slices so that SIGTERM is noticed quickly.
   absl::Duration poll_timeout = absl::InfiniteDuration();
   bool async_commit = true;
+  // SOURCE_KAFKA_CONSUMER_CONFIG_MANUAL_COMMIT_MIN_INTERVAL_MS: a commit is
+  // due when more than this has passed since the last one (Firehose's
+  // ConsumerAndOffsetManager.commit); negative: after every batch. Offsets
+  // not yet due are committed by a later poll cycle (with or without
+  // records), a revoke, a fatal error or shutdown.
+  absl::Duration commit_min_interval = absl::Milliseconds(-1);
   // How often partitions and lag are reported.
   absl::Duration report_interval = absl::Seconds(1);
   // Once the loop ends, the final commit and the consumer's close (its
@@ -107,6 +114,7 @@ class Worker : public RebalanceListener {
 
   void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) override;
   void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
+  void OnPartitionsLost(const std::vector<TopicPartition>& partitions) override;
 
  private:
   absl::Status Loop();
@@ -116,6 +124,10 @@ class Worker : public RebalanceListener {
   // The fatal status for an exception that escaped Loop().
   absl::Status Escaped(absl::string_view what);
   absl::Status CommitPending(bool async);
+  // "topic-0,topic-1" of held_.
+  std::string HeldNames() const;
+  // CommitPending(options_.async_commit) when commit_min_interval allows.
+  absl::Status CommitIfDue();
   void Report();
 
   WorkerOptions options_;
@@ -130,6 +142,9 @@ class Worker : public RebalanceListener {
   std::vector<FailedMessage> prefailed_;
   std::string in_hand_;  // the batch being handled, for logs ("" between batches)
   absl::Time next_report_ = absl::InfinitePast();
+  std::set<TopicPartition> held_;  // assigned partitions, from the rebalance callbacks
+  absl::Time last_commit_ = absl::InfinitePast();  // last periodic commit (CommitIfDue)
+  bool uncommitted_ = false;  // a batch ended since the last CommitIfDue commit
   bool paused_ = false;            // paused through the control API
   bool keepalive_paused_ = false;  // paused by KeepAlive for the batch in hand
 };

@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "absl/time/clock.h"
+
 #include <gtest/gtest.h>
 
 namespace sluice::sink {
@@ -26,6 +28,7 @@ class FakeConsumer : public Consumer {
       : batches_(std::move(batches)), control_(control) {}
   absl::Status Poll(int max_records, absl::Duration, std::vector<Message>* out) override {
     ++polls;
+    if (poll_delay > absl::ZeroDuration()) absl::SleepFor(poll_delay);
     if (batches_.empty()) {
       control_->RequestStop();
       return absl::OkStatus();
@@ -33,6 +36,7 @@ class FakeConsumer : public Consumer {
     EXPECT_LE(static_cast<int>(batches_.front().size()), max_records);
     // A revoke scripted before this batch.
     if (revoke_before_poll == polls && listener_) listener_->OnPartitionsRevoked({{"t", 0}});
+    if (lose_before_poll == polls && listener_) listener_->OnPartitionsLost({{"t", 0}});
     *out = std::move(batches_.front());
     batches_.pop_front();
     return absl::OkStatus();
@@ -70,10 +74,12 @@ class FakeConsumer : public Consumer {
   bool closed = false;
   int polls = 0;
   int revoke_before_poll = -1;
+  int lose_before_poll = -1;
   bool paused_now = false;
   std::vector<bool> pause_calls;
   int keep_alives = 0;
   bool revoke_in_keepalive = false;
+  absl::Duration poll_delay;
 
  private:
   std::deque<std::vector<Message>> batches_;
@@ -125,11 +131,13 @@ struct Harness {
   FakeConsumer* consumer = nullptr;
   std::unique_ptr<Worker> worker;
 
-  explicit Harness(std::deque<std::vector<Message>> batches, bool async = true) {
+  explicit Harness(std::deque<std::vector<Message>> batches, bool async = true,
+                   absl::Duration commit_min_interval = absl::Milliseconds(-1)) {
     auto c = std::make_unique<FakeConsumer>(std::move(batches), &control);
     consumer = c.get();
     WorkerOptions o;
     o.async_commit = async;
+    o.commit_min_interval = commit_min_interval;
     o.max_poll_records = 10;
     worker = std::make_unique<Worker>(o, std::move(c), nullptr, &filter, &dispatcher, &metrics,
                                       &control);
@@ -191,6 +199,53 @@ TEST(Worker, RevokeCommitsSynchronouslyFirst) {
   ASSERT_GE(h.consumer->commits.size(), 2u);
   EXPECT_TRUE(h.consumer->commits[0].async);
   EXPECT_FALSE(h.consumer->commits[1].async);
+  EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 2);
+}
+
+// SOURCE_KAFKA_CONSUMER_CONFIG_MANUAL_COMMIT_MIN_INTERVAL_MS: commits at most
+// that often; what is done is still committed on revoke and at shutdown.
+TEST(Worker, CommitMinIntervalSpacesCommitsButShutdownCommitsEverything) {
+  Harness h({{Msg(0, 0)}, {Msg(0, 1)}, {Msg(0, 2)}}, /*async=*/true, absl::Hours(1));
+  ASSERT_TRUE(h.worker->Run().ok());
+  ASSERT_EQ(h.consumer->commits.size(), 2u);
+  EXPECT_TRUE(h.consumer->commits[0].async) << "the first batch: nothing committed before";
+  EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 1);
+  EXPECT_FALSE(h.consumer->commits[1].async) << "the final commit at shutdown";
+  EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 3);
+}
+
+TEST(Worker, CommitMinIntervalStillCommitsBeforeARevoke) {
+  Harness h({{Msg(0, 0)}, {Msg(0, 1)}, {Msg(0, 5)}}, /*async=*/true, absl::Hours(1));
+  h.consumer->revoke_before_poll = 3;
+  ASSERT_TRUE(h.worker->Run().ok());
+  ASSERT_GE(h.consumer->commits.size(), 2u);
+  EXPECT_FALSE(h.consumer->commits[1].async) << "the revoke's synchronous commit";
+  EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 2) << "includes the batch not yet due";
+}
+
+TEST(Worker, CommitMinIntervalCommitsAtMostThatOften) {
+  std::deque<std::vector<Message>> batches;
+  for (int i = 0; i < 20; ++i) batches.push_back({Msg(0, i)});
+  Harness h(std::move(batches), /*async=*/true, absl::Milliseconds(100));
+  h.consumer->poll_delay = absl::Milliseconds(20);  // ~400 ms of batches
+  const absl::Time start = absl::Now();
+  ASSERT_TRUE(h.worker->Run().ok());
+  const double ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+  int periodic = 0;
+  for (const auto& c : h.consumer->commits) periodic += c.async ? 1 : 0;
+  EXPECT_LE(periodic, static_cast<int>(ms / 100) + 1) << ms << " ms";
+  EXPECT_GE(periodic, 2);
+  EXPECT_EQ(h.consumer->commits.back().offsets[0].offset, 20);
+}
+
+TEST(Worker, LostPartitionsAreForgottenWithoutACommit) {
+  Harness h({{Msg(0, 0)}, {Msg(0, 1)}}, /*async=*/true, absl::Hours(1));
+  h.consumer->lose_before_poll = 2;
+  ASSERT_TRUE(h.worker->Run().ok());
+  // The first batch's periodic commit, then only the shutdown commit of
+  // what came after the loss: nothing is committed for the lost partition.
+  ASSERT_EQ(h.consumer->commits.size(), 2u);
+  EXPECT_TRUE(h.consumer->commits[0].async);
   EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 2);
 }
 

@@ -183,6 +183,20 @@ TEST(Dispatcher, DlqTakesFailuresAfterRetriesAndTheyCountAsHandled) {
   EXPECT_EQ(metrics.Sum("firehose_dlq_messages_total", {"type", "SUCCESS"}), 2);
 }
 
+// goto Firehose's ERROR_TYPES_FOR_RETRY default (DEFAULT_ERROR,
+// SINK_RETRYABLE_ERROR): a 429 is retried, not dead-lettered at once.
+TEST(Dispatcher, ARetryableErrorIsRetriedByDefaultEvenWithTheDlqOn) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;
+  Built b = Build(e, 2, ErrorType::kSinkRetryableError, &metrics);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(0), Msg(1)}, {});
+  EXPECT_TRUE(r.fatal.ok());
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_EQ(*b.sizes, (std::vector<int>{2, 2, 2})) << "two retries, then delivered";
+  EXPECT_TRUE(b.dlq->written.empty()) << "nothing went to the DLQ";
+}
+
 TEST(Dispatcher, DlqTypesRestrictRouting) {
   testing::RecordingMetrics metrics;
   ErrorConfig e;

@@ -51,6 +51,10 @@ class RebalanceListener {
   virtual void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) = 0;
   // After `partitions` were assigned.
   virtual void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) = 0;
+  // `partitions` were lost (this member was expelled from the group, e.g.
+  // after session.timeout.ms): another member may already own them, so
+  // nothing can be committed for them. The default forgets nothing.
+  virtual void OnPartitionsLost(const std::vector<TopicPartition>& partitions) { (void)partitions; }
 };
 
 // One group member. Owned and used by a single worker thread.

@@ -122,11 +122,14 @@ absl::StatusOr<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(const Sourc
   rd_kafka_poll_set_consumer(rk);
   self->queue_ = rd_kafka_queue_get_consumer(rk);
 
+  // The plain name, or the Java pattern translated to an anchored POSIX
+  // regex (librdkafka subscribes by regex when the name starts with '^').
+  const std::string& subscription = config.subscription.empty() ? config.topic : config.subscription;
   auto* topics = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(topics, config.topic.c_str(), RD_KAFKA_PARTITION_UA);
+  rd_kafka_topic_partition_list_add(topics, subscription.c_str(), RD_KAFKA_PARTITION_UA);
   rd_kafka_resp_err_t err = rd_kafka_subscribe(rk, topics);
   rd_kafka_topic_partition_list_destroy(topics);
-  if (err) return KafkaError(err, absl::StrCat("subscribing to ", config.topic));
+  if (err) return KafkaError(err, absl::StrCat("subscribing to ", subscription));
   return self;
 }
 
@@ -149,8 +152,14 @@ void KafkaConsumer::OnRebalance(rd_kafka_resp_err_t err,
     if (listener_) listener_->OnPartitionsAssigned(FromList(partitions));
   } else {
     // Commit what is done before the partitions go (the listener commits
-    // synchronously), then give them up.
-    if (listener_) listener_->OnPartitionsRevoked(FromList(partitions));
+    // synchronously), then give them up. Under the cooperative protocol
+    // only the partitions that move are revoked. Lost partitions (this
+    // member was expelled) cannot be committed any more.
+    if (listener_ && rd_kafka_assignment_lost(rk_)) {
+      listener_->OnPartitionsLost(FromList(partitions));
+    } else if (listener_) {
+      listener_->OnPartitionsRevoked(FromList(partitions));
+    }
     if (cooperative) {
       rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_, partitions);
       if (e) rd_kafka_error_destroy(e);

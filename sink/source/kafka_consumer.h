@@ -27,8 +27,8 @@ std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config
 
 class KafkaConsumer : public Consumer {
  public:
-  // Creates the consumer and subscribes to config.topic (a regex when it
-  // starts with '^'). InvalidArgument names a rejected librdkafka property.
+  // Creates the consumer and subscribes to config.subscription (config.topic
+  // when empty; a regex when it starts with '^'). InvalidArgument names a rejected librdkafka property.
   // `metrics` (not owned) receives the async commit outcomes. `worker` is
   // the worker's index (see ConsumerProperties).
   static absl::StatusOr<std::unique_ptr<KafkaConsumer>> Create(const SourceConfig& config,

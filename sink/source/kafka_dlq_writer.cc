@@ -44,11 +44,13 @@ absl::StatusOr<std::unique_ptr<KafkaDlqWriter>> KafkaDlqWriter::Create(
       {{"bootstrap.servers", brokers}, {"acks", acks}, {"log_level", "4"}}, "DLQ Kafka producer");
   if (!conf_or.ok()) return conf_or.status();
   rd_kafka_conf_t* conf = *conf_or;
-  // Extra DLQ_KAFKA_<X> properties are best effort: an unknown one is skipped
-  // with a warning, as Firehose ignores unknown producer settings.
+  // Extra DLQ_KAFKA_<X> properties were translated from Java's names (and
+  // Java-only ones accepted with a warning) by the configuration; what is
+  // left must be librdkafka's.
   for (const auto& [k, v] : properties) {
     if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
-      spdlog::warn("DLQ Kafka producer: skipping property {}: {}", k, err);
+      rd_kafka_conf_destroy(conf);
+      return absl::InvalidArgumentError(absl::StrCat("DLQ Kafka producer property ", k, ": ", err));
     }
   }
   rd_kafka_conf_set_opaque(conf, w->impl_.get());

@@ -22,8 +22,10 @@ namespace sluice::sink {
 // by the next Write (review M6).
 class KafkaDlqWriter : public DlqWriter {
  public:
-  // `properties` are extra librdkafka producer properties (DLQ_KAFKA_<X>);
-  // unknown ones are skipped with a warning. InvalidArgument on bad brokers/acks.
+  // `properties` are extra librdkafka producer properties (DLQ_KAFKA_<X>,
+  // already translated from Java's names and checked by
+  // TranslateKafkaProperties); InvalidArgument names one librdkafka still
+  // rejects, and bad brokers/acks.
   // `flush_timeout`: how long one Write waits for its delivery reports;
   // messages without a report by then are returned as not written.
   static absl::StatusOr<std::unique_ptr<KafkaDlqWriter>> Create(

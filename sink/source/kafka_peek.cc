@@ -11,7 +11,7 @@ namespace sluice::sink {
 
 absl::StatusOr<std::vector<Message>> PeekRecords(const SourceConfig& config, int n,
                                                  absl::Duration timeout) {
-  if (absl::StartsWith(config.topic, "^")) {
+  if (absl::StartsWith(config.topic, "^") || absl::StartsWith(config.subscription, "^")) {
     return absl::InvalidArgumentError("next_records needs a plain topic, not a regex subscription");
   }
   char err[512];

@@ -53,8 +53,8 @@ struct RedisSinkConfig {
   std::vector<HashField> hash_fields;
   Ttl ttl = Ttl::kDisable;  // SINK_REDIS_TTL_TYPE (DISABLE)
   int64_t ttl_value = 0;    // SINK_REDIS_TTL_VALUE: seconds, or a unix time (s)
-  int64_t socket_timeout_ms = 2000;   // SINK_REDIS_SOCKET_TIMEOUT_MS
-  int64_t connect_timeout_ms = 2000;  // SINK_REDIS_CONNECTION_TIMEOUT_MS
+  int64_t socket_timeout_ms = 10000;  // SINK_REDIS_SOCKET_TIMEOUT_MS (depot default)
+  int64_t connect_timeout_ms = 5000;  // SINK_REDIS_CONNECTION_TIMEOUT_MS (depot default)
 
   // InvalidArgument naming the variable: a missing or malformed value, a
   // field the input class lacks, or a template whose %s count differs from

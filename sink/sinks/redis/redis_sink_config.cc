@@ -72,10 +72,10 @@ absl::Status ParseTtlAndTimeouts(const Env& env, RedisSinkConfig* c) {
         c->ttl == RedisSinkConfig::Ttl::kDuration ? " (seconds)" : " (a unix time in seconds)"));
   }
   c->ttl_value = *value;
-  auto socket = env.GetPositiveInt("SINK_REDIS_SOCKET_TIMEOUT_MS", 2000);
+  auto socket = env.GetPositiveInt("SINK_REDIS_SOCKET_TIMEOUT_MS", 10000);
   if (!socket.ok()) return socket.status();
   c->socket_timeout_ms = *socket;
-  auto connect = env.GetPositiveInt("SINK_REDIS_CONNECTION_TIMEOUT_MS", 2000);
+  auto connect = env.GetPositiveInt("SINK_REDIS_CONNECTION_TIMEOUT_MS", 5000);
   if (!connect.ok()) return connect.status();
   c->connect_timeout_ms = *connect;
   return absl::OkStatus();

@@ -235,5 +235,27 @@ TEST(RedisSinkConfigTest, ErrorsNameTheVariable) {
               HasSubstr("SINK_REDIS_KEY_TEMPLATE: \"nope\" names no field of sluice.sink.testing.TestMessage"));
 }
 
+// depot's RedisSinkConfig defaults (goto/depot, where goto and raystack
+// Firehose differ): connect 5000 ms, socket 10000 ms.
+TEST(RedisSinkConfigTest, TimeoutsDefaultToDepots) {
+  NoopMetrics metrics;
+  std::map<std::string, std::string> vars = {{"SINK_REDIS_URLS", "h:1"},
+                                             {"SINK_REDIS_KEY_TEMPLATE", "k"},
+                                             {"SINK_REDIS_DATA_TYPE", "LIST"},
+                                             {"SINK_REDIS_LIST_DATA_FIELD_NAME", "v"}};
+  Env env(vars);
+  auto config = RedisSinkConfig::FromEnv(env, SinkContext{&env, &metrics, nullptr});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->connect_timeout_ms, 5000);
+  EXPECT_EQ(config->socket_timeout_ms, 10000);
+  vars["SINK_REDIS_CONNECTION_TIMEOUT_MS"] = "700";
+  vars["SINK_REDIS_SOCKET_TIMEOUT_MS"] = "900";
+  Env set(vars);
+  config = RedisSinkConfig::FromEnv(set, SinkContext{&set, &metrics, nullptr});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->connect_timeout_ms, 700);
+  EXPECT_EQ(config->socket_timeout_ms, 900);
+}
+
 }  // namespace
 }  // namespace sluice::sink
