@@ -1,9 +1,16 @@
 #include "sink/sinks/grpc/grpc_sink.h"
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -11,6 +18,9 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/byte_buffer.h"
+#include "openssl/err.h"
+#include "openssl/pem.h"
+#include "openssl/x509.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::sink {
@@ -47,7 +57,102 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
   return out;
 }
 
+// How many X.509 certificates `pem` holds (blocks of other kinds skipped);
+// -1 when a CERTIFICATE block does not parse.
+int CountCertificates(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  if (bio == nullptr) return -1;
+  int n = 0;
+  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    X509_free(cert);
+    ++n;
+  }
+  // The loop ends with PEM_R_NO_START_LINE at the end of the text; any
+  // other error is a block that did not parse.
+  unsigned long err = ERR_peek_last_error();  // NOLINT(runtime/int): OpenSSL's type
+  bool clean = err == 0 || (ERR_GET_LIB(err) == ERR_LIB_PEM &&
+                            ERR_GET_REASON(err) == PEM_R_NO_START_LINE);
+  ERR_clear_error();
+  BIO_free(bio);
+  return clean ? n : -1;
+}
+
+// SINK_GRPC_ROOT_CA as PEM text. Firehose's GrpcSinkFactory base64-decodes
+// it; PEM text and a file path are accepted too (a mounted secret).
+absl::StatusOr<std::string> RootCaPem(absl::string_view value) {
+  constexpr absl::string_view kVar = "SINK_GRPC_ROOT_CA";
+  value = absl::StripAsciiWhitespace(value);
+  std::string pem;
+  std::string decoded;
+  if (absl::StartsWith(value, "-----BEGIN")) {
+    pem = std::string(value);
+  } else if (absl::Base64Unescape(value, &decoded) && absl::StrContains(decoded, "-----BEGIN")) {
+    pem = std::move(decoded);
+  } else {
+    std::ifstream in{std::string(value), std::ios::binary};
+    if (!in) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          kVar, " must be the base64 of a PEM CA certificate (as Firehose), PEM text, or a ",
+          "readable PEM file; "", value.substr(0, 64), "" is none of these"));
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    pem = ss.str();
+  }
+  int n = CountCertificates(pem);
+  if (n <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kVar, ": ", n < 0 ? "a PEM CERTIFICATE block does not parse" : "no PEM CERTIFICATE found"));
+  }
+  return pem;
+}
+
+// A positive number of ms from `name`, or `def` when unset.
+absl::StatusOr<int64_t> PositiveMs(const Env& env, absl::string_view name, int64_t def) {
+  auto v = env.GetInt(name, def);
+  if (!v.ok()) return v.status();
+  if (*v <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " must be a positive number of ms"));
+  }
+  return *v;
+}
+
+// The TLS and keepalive variables, as Firehose's GrpcSinkFactory reads them.
+absl::Status ReadChannelSettings(const Env& env, GrpcSinkConfig& c) {
+  auto tls = env.GetBool("SINK_GRPC_TLS_ENABLE", false);
+  if (!tls.ok()) return tls.status();
+  c.tls = *tls;
+  std::optional<std::string> root_ca = env.Get("SINK_GRPC_ROOT_CA");
+  if (c.tls && root_ca.has_value()) {
+    auto pem = RootCaPem(*root_ca);
+    if (!pem.ok()) return pem.status();
+    c.root_ca_pem = *std::move(pem);
+  } else if (root_ca.has_value()) {
+    spdlog::warn("SINK_GRPC_ROOT_CA is ignored: SINK_GRPC_TLS_ENABLE is false (plaintext), "
+                 "as in Firehose");
+  }
+  auto time = PositiveMs(env, "SINK_GRPC_ARG_KEEPALIVE_TIME_MS", kGrpcKeepaliveOff);
+  if (!time.ok()) return time.status();
+  c.keepalive_time_ms = *time;
+  auto timeout =
+      PositiveMs(env, "SINK_GRPC_ARG_KEEPALIVE_TIMEOUT_MS", kDefaultGrpcKeepaliveTimeoutMs);
+  if (!timeout.ok()) return timeout.status();
+  c.keepalive_timeout_ms = *timeout;
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+grpc::ChannelArguments GrpcChannelArguments(const GrpcSinkConfig& config) {
+  grpc::ChannelArguments args;
+  auto clamp = [](int64_t ms) { return static_cast<int>(std::min<int64_t>(ms, INT_MAX)); };
+  if (config.keepalive_time_ms < INT_MAX) {
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS,
+                clamp(std::max(config.keepalive_time_ms, kGrpcMinKeepaliveTimeMs)));
+  }
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, clamp(config.keepalive_timeout_ms));
+  return args;
+}
 
 absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
   GrpcSinkConfig c;
@@ -109,6 +214,7 @@ absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const Sin
         absl::AsciiStrToLower(absl::StripAsciiWhitespace(kv.substr(0, colon))),
         std::string(absl::StripAsciiWhitespace(kv.substr(colon + 1))));
   }
+  if (absl::Status s = ReadChannelSettings(env, c); !s.ok()) return s;
   return c;
 }
 
@@ -118,8 +224,15 @@ GrpcSink::GrpcSink(GrpcSinkConfig config, Metrics* metrics)
 absl::StatusOr<std::unique_ptr<GrpcSink>> GrpcSink::Create(GrpcSinkConfig config,
                                                            Metrics* metrics) {
   std::unique_ptr<GrpcSink> sink(new GrpcSink(std::move(config), metrics));
-  sink->channel_ = grpc::CreateChannel(absl::StrCat(sink->config_.host, ":", sink->config_.port),
-                                       grpc::InsecureChannelCredentials());
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (sink->config_.tls) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = sink->config_.root_ca_pem;  // empty: the system roots
+    credentials = grpc::SslCredentials(ssl);
+  }
+  sink->channel_ = grpc::CreateCustomChannel(
+      absl::StrCat(sink->config_.host, ":", sink->config_.port), credentials,
+      GrpcChannelArguments(sink->config_));
   sink->stub_ = std::make_unique<grpc::GenericStub>(sink->channel_);
   sink->success_field_ = sink->config_.response->FindFieldByName("success");
   return sink;

@@ -2,7 +2,9 @@
 // gRPC method (Firehose's gRPC sink, firehose: sink/grpc) through a generic
 // stub, so that no generated code of the target service is needed. The
 // response is decoded with SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS and its
-// boolean `success` field decides the outcome.
+// boolean `success` field decides the outcome. SINK_GRPC_TLS_ENABLE and
+// SINK_GRPC_ROOT_CA choose TLS, and the keepalive variables become channel
+// arguments, as Firehose's GrpcSinkFactory builds its Netty channel.
 #ifndef SLUICE_SINK_SINKS_GRPC_GRPC_SINK_H_
 #define SLUICE_SINK_SINKS_GRPC_GRPC_SINK_H_
 
@@ -17,6 +19,7 @@
 #include "google/protobuf/dynamic_message.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/support/channel_arguments.h"
 #include "sink/message.h"
 #include "sink/metrics.h"
 #include "sink/sinks/common/proto_values.h"
@@ -28,6 +31,14 @@ namespace sluice::sink {
 // deadline"; sluice always sets one so that a hung call cannot stall the
 // worker forever.
 inline constexpr int64_t kDefaultGrpcDeadlineMs = 10000;
+
+// SINK_GRPC_ARG_KEEPALIVE_TIME_MS default (Firehose's Long.MAX_VALUE): no
+// keepalive pings. Values up to 10000 are raised to 10000, as grpc-java's
+// keepAliveTime does.
+inline constexpr int64_t kGrpcKeepaliveOff = INT64_MAX;
+inline constexpr int64_t kGrpcMinKeepaliveTimeMs = 10000;
+// SINK_GRPC_ARG_KEEPALIVE_TIMEOUT_MS default, as Firehose's GrpcSinkConfig.
+inline constexpr int64_t kDefaultGrpcKeepaliveTimeoutMs = 20000;
 
 // Parsed SINK_GRPC_* configuration.
 struct GrpcSinkConfig {
@@ -42,12 +53,29 @@ struct GrpcSinkConfig {
   // kDefaultGrpcDeadlineMs (not Firehose's "none").
   int64_t deadline_ms = kDefaultGrpcDeadlineMs;
   std::vector<std::pair<std::string, std::string>> metadata;  // SINK_GRPC_METADATA "k:v,k2:v2"
+  // SINK_GRPC_TLS_ENABLE (default false, as Firehose): TLS instead of plaintext.
+  bool tls = false;
+  // SINK_GRPC_ROOT_CA, as PEM text: the CA certificates trusted with TLS;
+  // empty means the system roots. Firehose takes the base64 of the PEM;
+  // sluice also takes the PEM text itself or the path of a PEM file.
+  std::string root_ca_pem;
+  // SINK_GRPC_ARG_KEEPALIVE_TIME_MS (kGrpcKeepaliveOff = no pings) and
+  // SINK_GRPC_ARG_KEEPALIVE_TIMEOUT_MS, in ms; both must be positive.
+  int64_t keepalive_time_ms = kGrpcKeepaliveOff;
+  int64_t keepalive_timeout_ms = kDefaultGrpcKeepaliveTimeoutMs;
 
   // InvalidArgument naming the variable when missing or malformed (a
-  // negative deadline included), or when the response class has no boolean
-  // `success` field.
+  // negative deadline or keepalive included), when the response class has no
+  // boolean `success` field, or when TLS is on and SINK_GRPC_ROOT_CA is set
+  // but holds no readable PEM certificate (bad base64, unreadable path, not a
+  // certificate).
   static absl::StatusOr<GrpcSinkConfig> FromEnv(const Env& env, const SinkContext& ctx);
 };
+
+// The channel arguments of `config`: GRPC_ARG_KEEPALIVE_TIME_MS (raised to
+// kGrpcMinKeepaliveTimeMs; left unset when off) and
+// GRPC_ARG_KEEPALIVE_TIMEOUT_MS, both capped at INT32_MAX.
+grpc::ChannelArguments GrpcChannelArguments(const GrpcSinkConfig& config);
 
 // The sink. The calls of a batch run concurrently on one channel.
 class GrpcSink : public TwoStageSink {

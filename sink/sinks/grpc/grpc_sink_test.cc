@@ -177,5 +177,53 @@ TEST(GrpcSinkConfigTest, CallsAlwaysHaveADeadline) {
   EXPECT_THAT(negative.status().message(), HasSubstr("SINK_GRPC_ARG_DEADLINE_MS"));
 }
 
+// Firehose's SINK_GRPC_ARG_KEEPALIVE_TIME_MS (default Long.MAX_VALUE = off,
+// at least 10000 as grpc-java) and _TIMEOUT_MS (default 20000) become
+// channel arguments.
+TEST(GrpcSinkConfigTest, KeepaliveBecomesChannelArguments) {
+  NoopMetrics metrics;
+  auto args_of = [&](std::map<std::string, std::string> extra)
+      -> absl::StatusOr<std::map<std::string, int>> {
+    std::map<std::string, std::string> vars = {
+        {"SINK_GRPC_SERVICE_HOST", "h"},
+        {"SINK_GRPC_SERVICE_PORT", "1"},
+        {"SINK_GRPC_METHOD_URL", "a.B/C"},
+        {"SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS", "sluice.sink.testing.PushResponse"}};
+    for (auto& [k, v] : extra) vars[k] = v;
+    Env env(vars);
+    auto c = GrpcSinkConfig::FromEnv(env, SinkContext{&env, &metrics, &FindGenerated});
+    if (!c.ok()) return c.status();
+    grpc::ChannelArguments args = GrpcChannelArguments(*c);
+    grpc_channel_args raw = args.c_channel_args();
+    std::map<std::string, int> out;
+    for (size_t i = 0; i < raw.num_args; ++i) {
+      if (raw.args[i].type == GRPC_ARG_INTEGER) out[raw.args[i].key] = raw.args[i].value.integer;
+    }
+    return out;
+  };
+  auto defaults = args_of({});
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->count(GRPC_ARG_KEEPALIVE_TIME_MS), 0u) << "no pings by default";
+  EXPECT_EQ((*defaults)[GRPC_ARG_KEEPALIVE_TIMEOUT_MS], 20000);
+  auto set = args_of({{"SINK_GRPC_ARG_KEEPALIVE_TIME_MS", "30000"},
+                      {"SINK_GRPC_ARG_KEEPALIVE_TIMEOUT_MS", "5000"}});
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ((*set)[GRPC_ARG_KEEPALIVE_TIME_MS], 30000);
+  EXPECT_EQ((*set)[GRPC_ARG_KEEPALIVE_TIMEOUT_MS], 5000);
+  auto small = args_of({{"SINK_GRPC_ARG_KEEPALIVE_TIME_MS", "500"}});
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ((*small)[GRPC_ARG_KEEPALIVE_TIME_MS], 10000);
+  auto firehose_max = args_of({{"SINK_GRPC_ARG_KEEPALIVE_TIME_MS", "9223372036854775807"}});
+  ASSERT_TRUE(firehose_max.ok()) << firehose_max.status();
+  EXPECT_EQ(firehose_max->count(GRPC_ARG_KEEPALIVE_TIME_MS), 0u);
+  for (const char* var : {"SINK_GRPC_ARG_KEEPALIVE_TIME_MS", "SINK_GRPC_ARG_KEEPALIVE_TIMEOUT_MS"}) {
+    for (const char* bad : {"0", "-5", "soon"}) {
+      auto r = args_of({{var, bad}});
+      ASSERT_FALSE(r.ok()) << var << "=" << bad;
+      EXPECT_THAT(r.status().message(), HasSubstr(var));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::sink
