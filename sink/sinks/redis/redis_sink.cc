@@ -36,7 +36,7 @@ RedisSink::RedisSink(RedisSinkConfig config)
     : ttl_text_(std::to_string(config.ttl_value)),
       config_(std::move(config)),
       nodes_(std::make_unique<RedisNodes>(config_.urls, config_.cluster, config_.connect_timeout_ms,
-                                          config_.socket_timeout_ms)) {}
+                                          config_.socket_timeout_ms, config_.auth)) {}
 
 RedisSink::~RedisSink() = default;
 

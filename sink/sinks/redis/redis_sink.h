@@ -55,6 +55,10 @@ struct RedisSinkConfig {
   int64_t ttl_value = 0;    // SINK_REDIS_TTL_VALUE: seconds, or a unix time (s)
   int64_t socket_timeout_ms = 10000;  // SINK_REDIS_SOCKET_TIMEOUT_MS (depot default)
   int64_t connect_timeout_ms = 5000;  // SINK_REDIS_CONNECTION_TIMEOUT_MS (depot default)
+  // SINK_REDIS_AUTH_USERNAME / SINK_REDIS_AUTH_PASSWORD, trimmed; empty
+  // means unset (depot's Trim and EmptyStringToNull). Sent on every
+  // connection (RedisAuth).
+  RedisAuth auth;
 
   // InvalidArgument naming the variable: a missing or malformed value, a
   // field the input class lacks, or a template whose %s count differs from
@@ -68,7 +72,9 @@ struct RedisSinkConfig {
 class RedisSink : public TwoStageSink {
  public:
   using Config = RedisSinkConfig;  // for CreateFromContext<RedisSink>
-  // Connects; Unavailable naming the addresses when Redis cannot be reached.
+  // Connects (and authenticates); Unavailable naming the addresses when
+  // Redis cannot be reached, PermissionDenied naming SINK_REDIS_AUTH_PASSWORD
+  // (never its value) when it refuses the credentials or needs some.
   // `metrics` is unused (the decorators count pushes and failures).
   static absl::StatusOr<std::unique_ptr<RedisSink>> Create(RedisSinkConfig config, Metrics* metrics);
   ~RedisSink() override;
@@ -81,8 +87,10 @@ class RedisSink : public TwoStageSink {
   // ones (LOADING, BUSY, TRYAGAIN, OOM, MASTERDOWN, READONLY, CLUSTERDOWN),
   // SINK_4XX_ERROR otherwise (WRONGTYPE, ERR ...). A transport error or
   // timeout fails every message whose replies were not all read as
-  // SINK_RETRYABLE_ERROR and reconnects on the next batch. CLUSTER: a MOVED
-  // or ASK reply is followed (at most kMaxRedirects hops per command) and the
+  // SINK_RETRYABLE_ERROR and reconnects on the next batch; a reconnect whose
+  // AUTH is refused fails the batch as SINK_RETRYABLE_ERROR naming the
+  // variable. CLUSTER: a MOVED or ASK reply is followed (at most
+  // kMaxRedirects hops per command, each new node authenticated) and the
   // slot map is reloaded before the next batch.
   std::vector<FailedMessage> Execute() override;
   static constexpr int kMaxRedirects = 5;

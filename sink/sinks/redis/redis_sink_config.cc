@@ -78,6 +78,12 @@ absl::Status ParseTtlAndTimeouts(const Env& env, RedisSinkConfig* c) {
   auto connect = env.GetPositiveInt("SINK_REDIS_CONNECTION_TIMEOUT_MS", 5000);
   if (!connect.ok()) return connect.status();
   c->connect_timeout_ms = *connect;
+  // depot trims every value and reads an empty one as unset.
+  auto trimmed = [&](const char* name) {
+    return std::string(absl::StripAsciiWhitespace(env.Get(name).value_or("")));
+  };
+  c->auth.username = trimmed("SINK_REDIS_AUTH_USERNAME");
+  c->auth.password = trimmed("SINK_REDIS_AUTH_PASSWORD");
   return absl::OkStatus();
 }
 
