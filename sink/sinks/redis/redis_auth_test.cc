@@ -149,7 +149,9 @@ TEST_F(RedisAuthTest, AReconnectAuthenticatesAgainAndARefusalThenIsRetryable) {
   for (int attempt = 0; attempt < 2 && !written; ++attempt) {  // lost connection, then reconnect
     auto failed = (*sink)->Push({Json(1, R"({"id":3,"v":"three"})")});
     written = failed.empty();
-    if (!written) EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+    if (!written) {
+      EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+    }
   }
   EXPECT_TRUE(written);
   EXPECT_EQ(AuthCli(*server_, {"GET", "k_3"}), "three");
