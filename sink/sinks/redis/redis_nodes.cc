@@ -2,6 +2,9 @@
 
 #include <hiredis/hiredis.h>
 
+#include <memory>
+
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -45,11 +48,12 @@ int KeySlot(absl::string_view key) {
 }
 
 RedisNodes::RedisNodes(std::vector<std::string> seeds, bool cluster, int64_t connect_timeout_ms,
-                       int64_t socket_timeout_ms)
+                       int64_t socket_timeout_ms, RedisAuth auth)
     : seeds_(std::move(seeds)),
       cluster_(cluster),
       connect_timeout_ms_(connect_timeout_ms),
-      socket_timeout_ms_(socket_timeout_ms) {}
+      socket_timeout_ms_(socket_timeout_ms),
+      auth_(std::move(auth)) {}
 
 RedisNodes::~RedisNodes() {
   for (auto& [address, c] : contexts_) redisFree(c);
@@ -81,8 +85,44 @@ absl::StatusOr<redisContext*> RedisNodes::Get(const std::string& address) {
     return absl::UnavailableError(absl::StrCat("redis sink: cannot connect to ", address, ": ", why));
   }
   redisSetTimeout(c, ToTimeval(socket_timeout_ms_));
+  if (absl::Status s = Authenticate(c, address); !s.ok()) {
+    redisFree(c);
+    return s;
+  }
   contexts_[address] = c;
   return c;
+}
+
+absl::Status RedisNodes::Authenticate(redisContext* c, const std::string& address) const {
+  const bool with_user = !auth_.username.empty() && !auth_.password.empty();
+  std::unique_ptr<redisReply, ReplyDeleter> r;
+  if (auth_.password.empty()) {
+    r.reset(static_cast<redisReply*>(redisCommand(c, "PING")));
+  } else if (with_user) {
+    r.reset(static_cast<redisReply*>(redisCommand(c, "AUTH %b %b", auth_.username.data(),
+                                                  auth_.username.size(), auth_.password.data(),
+                                                  auth_.password.size())));
+  } else {
+    r.reset(static_cast<redisReply*>(
+        redisCommand(c, "AUTH %b", auth_.password.data(), auth_.password.size())));
+  }
+  if (r == nullptr) {
+    return absl::UnavailableError(absl::StrCat("redis sink: cannot connect to ", address, ": ",
+                                               c->errstr[0] ? c->errstr : "connection lost"));
+  }
+  if (r->type != REDIS_REPLY_ERROR) return absl::OkStatus();
+  // Redis's error texts never echo the password; quoted for the operator.
+  std::string error(r->str, r->len);
+  if (auth_.password.empty()) {
+    if (!absl::StartsWith(error, "NOAUTH")) return absl::OkStatus();  // e.g. NOPERM on PING
+    return absl::PermissionDeniedError(absl::StrCat(
+        "redis sink: ", address, " requires authentication (", error,
+        "): set SINK_REDIS_AUTH_PASSWORD (and SINK_REDIS_AUTH_USERNAME for an ACL user)"));
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "redis sink: ", address, " refused ",
+      with_user ? "SINK_REDIS_AUTH_USERNAME/SINK_REDIS_AUTH_PASSWORD" : "SINK_REDIS_AUTH_PASSWORD",
+      " (", error, ")"));
 }
 
 void RedisNodes::Drop(const std::string& address) {
@@ -109,9 +149,11 @@ absl::Status RedisNodes::LoadSlots() {
   for (const auto& [address, c] : contexts_) candidates.push_back(address);
   candidates.insert(candidates.end(), seeds_.begin(), seeds_.end());
   std::vector<std::string> errors;
+  bool refused = false;  // a node refused the credentials (or wanted some)
   for (const std::string& address : candidates) {
     auto c = Get(address);
     if (!c.ok()) {
+      refused = refused || absl::IsPermissionDenied(c.status());
       errors.push_back(std::string(c.status().message()));
       continue;
     }
@@ -143,8 +185,9 @@ absl::Status RedisNodes::LoadSlots() {
     stale_ = false;
     return absl::OkStatus();
   }
-  return absl::UnavailableError(
-      absl::StrCat("redis sink: no cluster node answered CLUSTER SLOTS: ", absl::StrJoin(errors, "; ")));
+  std::string why =
+      absl::StrCat("redis sink: no cluster node answered CLUSTER SLOTS: ", absl::StrJoin(errors, "; "));
+  return refused ? absl::PermissionDeniedError(why) : absl::UnavailableError(why);
 }
 
 }  // namespace sluice::sink

@@ -22,6 +22,16 @@ namespace sluice::sink {
 // not empty), modulo 16384, as the cluster spec defines.
 int KeySlot(absl::string_view key);
 
+// Credentials sent on every new connection (SINK_REDIS_AUTH_USERNAME /
+// SINK_REDIS_AUTH_PASSWORD, as depot's RedisSinkUtils.getJedisConfig hands
+// them to Jedis): with a password, `AUTH <password>`, or `AUTH <username>
+// <password>` for an ACL user; without one, nothing (a username alone is
+// ignored, as Jedis ignores it).
+struct RedisAuth {
+  std::string username;  // empty: the default user
+  std::string password;  // empty: no AUTH
+};
+
 class RedisNodes {
  public:
   static constexpr int kSlots = 16384;
@@ -29,7 +39,7 @@ class RedisNodes {
   // `seeds` are "host:port" addresses; STANDALONE uses the first only.
   // Timeouts in milliseconds. Nothing is connected until Init.
   RedisNodes(std::vector<std::string> seeds, bool cluster, int64_t connect_timeout_ms,
-             int64_t socket_timeout_ms);
+             int64_t socket_timeout_ms, RedisAuth auth = {});
   ~RedisNodes();
   RedisNodes(const RedisNodes&) = delete;
   RedisNodes& operator=(const RedisNodes&) = delete;
@@ -41,7 +51,11 @@ class RedisNodes {
   // The address ("host:port") that serves `key`.
   std::string NodeFor(absl::string_view key) const;
 
-  // The connection to `address`, opened on demand. Unavailable on failure.
+  // The connection to `address`, opened on demand and authenticated (see
+  // RedisAuth; without a password a PING checks that the server needs none).
+  // Unavailable when it cannot connect; PermissionDenied naming
+  // SINK_REDIS_AUTH_PASSWORD (and _USERNAME when set), never the password,
+  // when the server refuses the credentials or needs some (NOAUTH).
   absl::StatusOr<redisContext*> Get(const std::string& address);
 
   // Closes `address`'s connection after a transport error or timeout; the
@@ -61,10 +75,13 @@ class RedisNodes {
 
  private:
   absl::Status LoadSlots();
+  // AUTH (or PING) on the new connection `c` to `address`.
+  absl::Status Authenticate(redisContext* c, const std::string& address) const;
 
   std::vector<std::string> seeds_;
   bool cluster_;
   int64_t connect_timeout_ms_, socket_timeout_ms_;
+  RedisAuth auth_;
   std::map<std::string, redisContext*> contexts_;
   std::vector<std::string> slots_;  // CLUSTER: slot -> address
   bool stale_ = false;

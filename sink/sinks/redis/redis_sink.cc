@@ -9,6 +9,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "google/protobuf/message.h"
+#include "nlohmann/json.hpp"
+#include "sink/sinks/common/proto_values.h"
 
 namespace sluice::sink {
 namespace {
@@ -25,6 +28,38 @@ ErrorType ClassifyReplyError(absl::string_view error) {
 
 }  // namespace
 
+absl::StatusOr<std::optional<std::string>> RedisSink::ReadValue(const RecordField& f, bool is_message,
+                                                                const Message& m) const {
+  if (!is_message || !config_.default_field_values || m.decoded == nullptr) return f.Read(m);
+  // Walk the path on the record's own descriptor (any pool), as Read does.
+  const google::protobuf::Message* cur = m.decoded.get();
+  const google::protobuf::FieldDescriptor* fd = nullptr;
+  std::vector<absl::string_view> parts = absl::StrSplit(f.spec(), '.');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const google::protobuf::Descriptor* d = cur->GetDescriptor();
+    int number = 0;
+    fd = absl::SimpleAtoi(parts[i], &number) ? d->FindFieldByNumber(number)
+                                             : d->FindFieldByName(std::string(parts[i]));
+    if (fd == nullptr || fd->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE ||
+        fd->is_map() || (i + 1 < parts.size() && fd->is_repeated())) {
+      return f.Read(m);  // not (or no longer) a message value
+    }
+    if (i + 1 < parts.size()) cur = &cur->GetReflection()->GetMessage(*cur, fd);
+  }
+  const google::protobuf::Reflection* r = cur->GetReflection();
+  if (IsTimestamp(fd->message_type())) return f.Read(m);
+  if (!fd->is_repeated()) {
+    if (!r->HasField(*cur, fd)) return f.Read(m);  // absent, as Read says
+    return std::optional<std::string>(MessageJson(r->GetMessage(*cur, fd), /*with_defaults=*/true));
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0, n = r->FieldSize(*cur, fd); i < n; ++i) {
+    out.push_back(nlohmann::json::parse(MessageJson(r->GetRepeatedMessage(*cur, fd, i), true),
+                                        nullptr, /*allow_exceptions=*/false));
+  }
+  return std::optional<std::string>(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 void RedisSink::Clear() {
   arena_.clear();
   args_.clear();
@@ -36,7 +71,7 @@ RedisSink::RedisSink(RedisSinkConfig config)
     : ttl_text_(std::to_string(config.ttl_value)),
       config_(std::move(config)),
       nodes_(std::make_unique<RedisNodes>(config_.urls, config_.cluster, config_.connect_timeout_ms,
-                                          config_.socket_timeout_ms)) {}
+                                          config_.socket_timeout_ms, config_.auth)) {}
 
 RedisSink::~RedisSink() = default;
 
@@ -73,8 +108,8 @@ absl::Status RedisSink::AddCommands(const Message& m) {
   if (!key.ok()) return absl::InvalidArgumentError(absl::StrCat("key: ", key.status().message()));
   const size_t first = commands_.size(), first_arg = args_.size(), arena_size = arena_.size();
   const size_t message = messages_.size();
-  auto value_of = [&](const RecordField& f) -> absl::StatusOr<std::string> {
-    auto v = f.Read(m);
+  auto value_of = [&](const RecordField& f, bool is_message) -> absl::StatusOr<std::string> {
+    auto v = ReadValue(f, is_message, m);
     if (!v.ok()) return v.status();
     if (!v->has_value()) {
       return absl::InvalidArgumentError(absl::StrCat("field \"", f.spec(), "\" is absent"));
@@ -85,7 +120,7 @@ absl::Status RedisSink::AddCommands(const Message& m) {
   if (config_.data_type == RedisSinkConfig::DataType::kHashSet) {
     for (const RedisSinkConfig::HashField& h : config_.hash_fields) {
       auto name = h.name.Render(m);
-      auto value = value_of(h.value);
+      auto value = value_of(h.value, h.value_is_message);
       if (!name.ok() || !value.ok()) {
         failed = name.ok() ? value.status() : name.status();
         break;
@@ -93,7 +128,7 @@ absl::Status RedisSink::AddCommands(const Message& m) {
       AddCommand({"HSET", *key, *name, *value}, message);
     }
   } else {
-    auto value = value_of(*config_.value);
+    auto value = value_of(*config_.value, config_.value_is_message);
     if (value.ok()) {
       AddCommand({config_.data_type == RedisSinkConfig::DataType::kList ? "LPUSH" : "SET", *key,
                   *value},

@@ -43,18 +43,30 @@ struct RedisSinkConfig {
   // LIST: SINK_REDIS_LIST_DATA_FIELD_NAME (or SINK_REDIS_LIST_DATA_PROTO_INDEX);
   // KEYVALUE: SINK_REDIS_KEY_VALUE_DATA_FIELD_NAME (or _PROTO_INDEX).
   std::shared_ptr<const RecordField> value;
+  bool value_is_message = false;  // protobuf: `value` is a message or repeated message field
   // HASHSET: SINK_REDIS_HASHSET_FIELD_TO_COLUMN_MAPPING, {"<field>": "<hash
   // field template>"} (or INPUT_SCHEMA_PROTO_TO_COLUMN_MAPPING, {"<number>":
   // "<hash field>"}), in the mapping's key order.
   struct HashField {
     RecordField value;
     FieldTemplate name;
+    bool value_is_message = false;  // as value_is_message above
   };
   std::vector<HashField> hash_fields;
   Ttl ttl = Ttl::kDisable;  // SINK_REDIS_TTL_TYPE (DISABLE)
   int64_t ttl_value = 0;    // SINK_REDIS_TTL_VALUE: seconds, or a unix time (s)
   int64_t socket_timeout_ms = 10000;  // SINK_REDIS_SOCKET_TIMEOUT_MS (depot default)
   int64_t connect_timeout_ms = 5000;  // SINK_REDIS_CONNECTION_TIMEOUT_MS (depot default)
+  // SINK_REDIS_DEFAULT_FIELD_VALUE_ENABLE (true), as depot's
+  // ProtoJsonProvider: a message-typed value (singular, or each element of a
+  // repeated one; not map values) is printed with its unset scalar, repeated
+  // and map fields at their defaults ({"city":"Pune","zip":0}); false omits
+  // them. Timestamps and scalars are unaffected; key templates too.
+  bool default_field_values = true;
+  // SINK_REDIS_AUTH_USERNAME / SINK_REDIS_AUTH_PASSWORD, trimmed; empty
+  // means unset (depot's Trim and EmptyStringToNull). Sent on every
+  // connection (RedisAuth).
+  RedisAuth auth;
 
   // InvalidArgument naming the variable: a missing or malformed value, a
   // field the input class lacks, or a template whose %s count differs from
@@ -68,7 +80,9 @@ struct RedisSinkConfig {
 class RedisSink : public TwoStageSink {
  public:
   using Config = RedisSinkConfig;  // for CreateFromContext<RedisSink>
-  // Connects; Unavailable naming the addresses when Redis cannot be reached.
+  // Connects (and authenticates); Unavailable naming the addresses when
+  // Redis cannot be reached, PermissionDenied naming SINK_REDIS_AUTH_PASSWORD
+  // (never its value) when it refuses the credentials or needs some.
   // `metrics` is unused (the decorators count pushes and failures).
   static absl::StatusOr<std::unique_ptr<RedisSink>> Create(RedisSinkConfig config, Metrics* metrics);
   ~RedisSink() override;
@@ -81,8 +95,10 @@ class RedisSink : public TwoStageSink {
   // ones (LOADING, BUSY, TRYAGAIN, OOM, MASTERDOWN, READONLY, CLUSTERDOWN),
   // SINK_4XX_ERROR otherwise (WRONGTYPE, ERR ...). A transport error or
   // timeout fails every message whose replies were not all read as
-  // SINK_RETRYABLE_ERROR and reconnects on the next batch. CLUSTER: a MOVED
-  // or ASK reply is followed (at most kMaxRedirects hops per command) and the
+  // SINK_RETRYABLE_ERROR and reconnects on the next batch; a reconnect whose
+  // AUTH is refused fails the batch as SINK_RETRYABLE_ERROR naming the
+  // variable. CLUSTER: a MOVED or ASK reply is followed (at most
+  // kMaxRedirects hops per command, each new node authenticated) and the
   // slot map is reloaded before the next batch.
   std::vector<FailedMessage> Execute() override;
   static constexpr int kMaxRedirects = 5;
@@ -92,6 +108,10 @@ class RedisSink : public TwoStageSink {
 
  private:
   explicit RedisSink(RedisSinkConfig config);
+  // `f` of `m` as RecordField::Read renders it, except that a message value
+  // (`is_message`) includes default values when default_field_values.
+  absl::StatusOr<std::optional<std::string>> ReadValue(const RecordField& f, bool is_message,
+                                                       const Message& m) const;
   // Appends `m`'s commands to `commands_`; InvalidArgument when a field fails.
   absl::Status AddCommands(const Message& m);
   // Pipelines the commands `indices` to `address` and records each reply's

@@ -8,6 +8,23 @@
 namespace sluice::sink {
 namespace {
 
+// True when `spec` (names or numbers, dot-separated; already checked by
+// RecordField::Parse) ends at a message-typed field, singular or repeated
+// (not a map), other than a Timestamp.
+bool IsMessageValued(absl::string_view spec, const google::protobuf::Descriptor* d) {
+  const google::protobuf::FieldDescriptor* f = nullptr;
+  for (absl::string_view part : absl::StrSplit(spec, '.')) {
+    if (d == nullptr) return false;
+    int number = 0;
+    f = absl::SimpleAtoi(part, &number) ? d->FindFieldByNumber(number)
+                                        : d->FindFieldByName(std::string(part));
+    if (f == nullptr) return false;
+    d = f->message_type();
+  }
+  return f != nullptr && f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE &&
+         !f->is_map() && !IsTimestamp(f->message_type());
+}
+
 // The value field of LIST / KEYVALUE: depot's *_DATA_FIELD_NAME or older
 // Firehose's *_DATA_PROTO_INDEX.
 absl::Status ParseValueField(const Env& env, const std::string& prefix,
@@ -23,6 +40,7 @@ absl::Status ParseValueField(const Env& env, const std::string& prefix,
   auto f = RecordField::Parse(*spec, d, variable);
   if (!f.ok()) return f.status();
   c->value = std::make_shared<const RecordField>(*std::move(f));
+  c->value_is_message = IsMessageValued(*spec, d);
   return absl::OkStatus();
 }
 
@@ -53,7 +71,7 @@ absl::Status ParseHashFields(const Env& env, const google::protobuf::Descriptor*
     if (!value.ok()) return value.status();
     auto name = FieldTemplate::Parse(it.value().get<std::string>(), d, variable);
     if (!name.ok()) return name.status();
-    c->hash_fields.push_back({*std::move(value), *std::move(name)});
+    c->hash_fields.push_back({*std::move(value), *std::move(name), IsMessageValued(it.key(), d)});
   }
   return absl::OkStatus();
 }
@@ -78,6 +96,15 @@ absl::Status ParseTtlAndTimeouts(const Env& env, RedisSinkConfig* c) {
   auto connect = env.GetPositiveInt("SINK_REDIS_CONNECTION_TIMEOUT_MS", 5000);
   if (!connect.ok()) return connect.status();
   c->connect_timeout_ms = *connect;
+  auto defaults = env.GetBool("SINK_REDIS_DEFAULT_FIELD_VALUE_ENABLE", true);
+  if (!defaults.ok()) return defaults.status();
+  c->default_field_values = *defaults;
+  // depot trims every value and reads an empty one as unset.
+  auto trimmed = [&](const char* name) {
+    return std::string(absl::StripAsciiWhitespace(env.Get(name).value_or("")));
+  };
+  c->auth.username = trimmed("SINK_REDIS_AUTH_USERNAME");
+  c->auth.password = trimmed("SINK_REDIS_AUTH_PASSWORD");
   return absl::OkStatus();
 }
 

@@ -158,6 +158,40 @@ TEST_F(RedisSinkTest, ALostServerIsRetryableAndNeverHangs) {
   }
 }
 
+// SINK_REDIS_DEFAULT_FIELD_VALUE_ENABLE (default true), as depot's
+// ProtoJsonProvider: a message-typed value is printed with
+// includingDefaultValueFields, so unset scalars appear with their defaults.
+TEST_F(RedisSinkTest, DefaultFieldValuesInMessageValuesFollowTheVariable) {
+  Message m = Proto(1, "A", "Pune");
+  auto pb = std::make_shared<TestMessage>(static_cast<const TestMessage&>(*m.decoded));
+  pb->add_past_addresses()->set_city("Goa");
+  m.decoded = pb;
+  for (const char* enable : {"", "true", "false"}) {
+    std::map<std::string, std::string> vars = {
+        {"SINK_REDIS_DATA_TYPE", "HASHSET"},
+        {"SINK_REDIS_KEY_TEMPLATE", absl::StrCat("d_", enable)},
+        {"SINK_REDIS_HASHSET_FIELD_TO_COLUMN_MAPPING",
+         R"({"address":"ADDRESS","past_addresses":"PAST","amount":"AMOUNT"})"}};
+    if (*enable) vars["SINK_REDIS_DEFAULT_FIELD_VALUE_ENABLE"] = enable;
+    auto sink = MakeSink(vars);
+    ASSERT_TRUE(sink.ok()) << sink.status();
+    ASSERT_TRUE((*sink)->Push({m}).empty()) << enable;
+    std::string key = absl::StrCat("d_", enable);
+    bool with = std::string(enable) != "false";
+    EXPECT_EQ(server_->Cli({"HGET", key, "ADDRESS"}),
+              with ? R"({"city":"Pune","zip":0})" : R"({"city":"Pune"})") << enable;
+    EXPECT_EQ(server_->Cli({"HGET", key, "PAST"}),
+              with ? R"([{"city":"Goa","zip":0}])" : R"([{"city":"Goa"}])") << enable;
+    EXPECT_EQ(server_->Cli({"HGET", key, "AMOUNT"}), "10") << enable;
+  }
+  auto bad = MakeSink({{"SINK_REDIS_DATA_TYPE", "HASHSET"},
+                       {"SINK_REDIS_KEY_TEMPLATE", "d"},
+                       {"SINK_REDIS_HASHSET_FIELD_TO_COLUMN_MAPPING", R"({"amount":"AMOUNT"})"},
+                       {"SINK_REDIS_DEFAULT_FIELD_VALUE_ENABLE", "maybe"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("SINK_REDIS_DEFAULT_FIELD_VALUE_ENABLE"));
+}
+
 TEST(RedisClusterTest, KeysAreRoutedBySlotAndAMovedSlotIsFollowed) {
   auto cluster = ::sluice::sink::testing::RedisTestCluster::Start(3);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
