@@ -126,20 +126,7 @@ absl::StatusOr<pb::Appeal> AppealService::Patch(const pb::PatchAppealRequest& re
     // inside the window (Guardian's checkExtensionEligibility).
     auto grant = ActiveGrantOf(tx, a);
     if (!grant.ok()) return grant.status();
-    if (grant->has_value()) {
-      const pb::Grant& g = **grant;
-      bool in_window = false;
-      if (!g.is_permanent() && g.has_expiration_date() && !p.extension_window.empty()) {
-        auto window = ParseDurationField("allow_active_access_extension_in", p.extension_window);
-        in_window = window.ok() && FromTimestamp(g.expiration_date()) - now <= *window;
-      }
-      if (!in_window) {
-        return absl::AlreadyExistsError(absl::StrCat(
-            "account ", a.account_id(), " already has an active grant ", g.id(), " for role ",
-            a.role(), " on resource ", a.resource_id(),
-            p.extension_window.empty() ? "" : " (outside the extension window)"));
-      }
-    }
+    if (auto s = CheckExtensionEligibility(a, *grant, p.extension_window, now); !s.ok()) return s;
     absl::Status replaced = tx.ReplaceAppeal(&a);
     if (absl::IsAlreadyExists(replaced)) {
       return absl::AlreadyExistsError(absl::StrCat(

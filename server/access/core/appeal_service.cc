@@ -104,25 +104,30 @@ absl::StatusOr<bool> AppealService::InsertUnlessGranted(AccessTx* tx, pb::Appeal
   return inserted;
 }
 
+absl::Status AppealService::CheckExtensionEligibility(const pb::Appeal& a,
+                                                     const std::optional<pb::Grant>& active,
+                                                     const std::string& extension_window,
+                                                     absl::Time now) {
+  if (!active.has_value()) return absl::OkStatus();
+  const pb::Grant& g = *active;
+  bool in_window = false;
+  if (!g.is_permanent() && g.has_expiration_date() && !extension_window.empty()) {
+    auto window = ParseDurationField("allow_active_access_extension_in", extension_window);
+    in_window = window.ok() && FromTimestamp(g.expiration_date()) - now <= *window;
+  }
+  if (in_window) return absl::OkStatus();
+  return absl::AlreadyExistsError(absl::StrCat(
+      "account ", a.account_id(), " already has an active grant ", g.id(), " for role ", a.role(),
+      " on resource ", a.resource_id(),
+      extension_window.empty() ? "" : " (outside the extension window)"));
+}
+
 absl::Status AppealService::InsertBesideGrant(AccessTx& tx, Prepared& p,
                                               const std::string& creator, absl::Time now) {
   pb::Appeal& a = p.appeal;
   auto existing = tx.FindActiveGrant(a.account_id(), a.resource_id(), a.role(), true);
   if (!existing.ok()) return existing.status();
-  if (existing->has_value()) {
-    const pb::Grant& g = **existing;
-    bool in_window = false;
-    if (!g.is_permanent() && g.has_expiration_date() && !p.extension_window.empty()) {
-      auto window = ParseDurationField("allow_active_access_extension_in", p.extension_window);
-      in_window = window.ok() && FromTimestamp(g.expiration_date()) - now <= *window;
-    }
-    if (!in_window) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          "account ", a.account_id(), " already has an active grant ", g.id(), " for role ",
-          a.role(), " on resource ", a.resource_id(),
-          p.extension_window.empty() ? "" : " (outside the extension window)"));
-    }
-  }
+  if (auto s = CheckExtensionEligibility(a, *existing, p.extension_window, now); !s.ok()) return s;
   auto ins = tx.InsertAppealAudited(&a, CreateAudit(a, creator));
   if (absl::IsAlreadyExists(ins)) return PendingExists(a);
   if (!ins.ok()) return ins;

@@ -340,6 +340,15 @@ class AppealService {
   absl::StatusOr<ReconcileReport> Reconcile(absl::Duration min_age);
 
  private:
+  // Guardian's checkExtensionEligibility: OK when `active` is empty, or when
+  // it expires within `extension_window` (the policy's
+  // allow_active_access_extension_in) from `now`; AlreadyExists naming the
+  // grant otherwise (permanent grants are never inside the window). Serves
+  // appeal creation and PatchAppeal.
+  static absl::Status CheckExtensionEligibility(const pb::Appeal& a,
+                                                const std::optional<pb::Grant>& active,
+                                                const std::string& extension_window,
+                                                absl::Time now);
   struct Prepared;
   // One additional appeal of a hard requirement (Requirement.on_failure
   // "hard"), prepared before the transaction that activates the appeal

@@ -12,6 +12,32 @@
 #include "server/access/store/sql_rows.h"
 
 namespace sluice::access {
+namespace {
+
+// The resource filters and Guardian's `q` search that the appeal and
+// approval lists share (appeal_repository.go, approval_repository.go: LIKE
+// on the appeal's account_id, role, resource urn or name, exact matches
+// first). `f` is an AppealFilter or an ApprovalFilter; the query joins
+// appeals as `a` and resources as `r`. Returns the ORDER BY prefix that puts
+// exact matches first ("" without q).
+template <typename Filter>
+std::string AddResourceAndSearchFilters(Query& q, const Filter& f) {
+  q.In("r.provider_type", f.provider_types);
+  q.In("r.provider_urn", f.provider_urns);
+  q.In("r.type", f.resource_types);
+  q.In("r.urn", f.resource_urns);
+  if (f.q.empty()) return "";
+  std::string like = q.Param(absl::StrCat("%", f.q, "%"));
+  // q itself, from the same parameter: the count query binds the same
+  // values, and PostgreSQL refuses a parameter a statement never uses.
+  std::string exact = absl::StrCat("substr(", like, ", 2, length(", like, ") - 2)");
+  q.Where(absl::StrCat("(a.account_id LIKE ", like, " OR a.role LIKE ", like, " OR r.urn LIKE ",
+                       like, " OR r.name LIKE ", like, ")"));
+  return absl::StrCat("CASE WHEN a.account_id = ", exact, " OR a.role = ", exact, " OR r.urn = ",
+                      exact, " OR r.name = ", exact, " THEN 0 ELSE 1 END, ");
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     const AppealFilter& f, int* total) {
@@ -39,24 +65,7 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
                            " UNION ALL SELECT id FROM appeals WHERE account_id = ", v,
                            " UNION ALL SELECT appeal_id FROM approvals WHERE approvers ? ", v, ")"));
     }
-    q.In("r.provider_type", f.provider_types);
-    q.In("r.provider_urn", f.provider_urns);
-    q.In("r.type", f.resource_types);
-    q.In("r.urn", f.resource_urns);
-    std::string order_prefix;
-    if (!f.q.empty()) {
-      // Guardian's appeal_repository.go: LIKE on account_id, role, resource
-      // urn or name; exact matches first.
-      std::string like = q.Param(absl::StrCat("%", f.q, "%"));
-      // q itself, from the same parameter: the count query binds the same
-      // values, and PostgreSQL refuses a parameter a statement never uses.
-      std::string exact = absl::StrCat("substr(", like, ", 2, length(", like, ") - 2)");
-      q.Where(absl::StrCat("(a.account_id LIKE ", like, " OR a.role LIKE ", like,
-                           " OR r.urn LIKE ", like, " OR r.name LIKE ", like, ")"));
-      order_prefix = absl::StrCat("CASE WHEN a.account_id = ", exact, " OR a.role = ", exact,
-                                  " OR r.urn = ", exact, " OR r.name = ", exact,
-                                  " THEN 0 ELSE 1 END, ");
-    }
+    std::string order_prefix = AddResourceAndSearchFilters(q, f);
     bool need_resource = !f.q.empty() || !f.provider_types.empty() || !f.provider_urns.empty() ||
                          !f.resource_types.empty() || !f.resource_urns.empty();
     std::string from = " FROM appeals a JOIN resources r ON r.id = a.resource_id";
@@ -100,24 +109,7 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
     q.Within("a.created_at", f.created);
     q.In("p.status", f.statuses);
     if (!f.approver.empty()) q.Where(absl::StrCat("p.approvers ? ", q.Param(f.approver)));
-    q.In("r.provider_type", f.provider_types);
-    q.In("r.provider_urn", f.provider_urns);
-    q.In("r.type", f.resource_types);
-    q.In("r.urn", f.resource_urns);
-    std::string order_prefix;
-    if (!f.q.empty()) {
-      // Guardian's approval_repository.go: LIKE on the appeal's account_id,
-      // role, resource urn or name; exact matches first.
-      std::string like = q.Param(absl::StrCat("%", f.q, "%"));
-      // q itself, from the same parameter: the count query binds the same
-      // values, and PostgreSQL refuses a parameter a statement never uses.
-      std::string exact = absl::StrCat("substr(", like, ", 2, length(", like, ") - 2)");
-      q.Where(absl::StrCat("(a.account_id LIKE ", like, " OR a.role LIKE ", like,
-                           " OR r.urn LIKE ", like, " OR r.name LIKE ", like, ")"));
-      order_prefix = absl::StrCat("CASE WHEN a.account_id = ", exact, " OR a.role = ", exact,
-                                  " OR r.urn = ", exact, " OR r.name = ", exact,
-                                  " THEN 0 ELSE 1 END, ");
-    }
+    std::string order_prefix = AddResourceAndSearchFilters(q, f);
     bool need_resource = !f.q.empty() || !f.provider_types.empty() || !f.provider_urns.empty() ||
                          !f.resource_types.empty() || !f.resource_urns.empty();
     bool need_appeal = need_resource || !f.account_id.empty() || !f.account_ids.empty() ||
