@@ -55,13 +55,15 @@ TEST(SinkBlobDlq, APoisonRecordIsStoredInS3AndTheRestIsDelivered) {
   env["DLQ_S3_ACCESS_KEY"] = S3TestServer::kAccessKey;
   env["DLQ_S3_SECRET_KEY"] = S3TestServer::kSecretKey;
   env["DLQ_S3_ENDPOINT_URL"] = (*s3)->endpoint();
+  // Firehose's S3.createPath: Paths.get(prefix, "<topic>/<date>/<uuid>").
+  env["DLQ_S3_DIRECTORY_PREFIX"] = "dlq/firehose-a/";
   auto sink = StartSink(env, dir + "/sink");
   ASSERT_TRUE(WaitFor([&] { return Committed(broker.bootstrap, "s3-dlq-group", "rides", 1)[0] == 3; },
                       absl::Seconds(30)))
       << sink->Stderr();
   std::vector<std::string> objects = (*s3)->Objects();
   ASSERT_EQ(objects.size(), 1u);
-  EXPECT_EQ(objects[0].rfind("rides/", 0), 0u) << objects[0];
+  EXPECT_EQ(objects[0].rfind("dlq/firehose-a/rides/", 0), 0u) << objects[0];
   ExpectDeadLetterAndDelivery((*s3)->Object(objects[0]), sink.get());
 }
 
@@ -79,6 +81,8 @@ TEST(SinkBlobDlq, OnGcsNothingIsCommittedUntilTheObjectIsStored) {
   env["DLQ_GCS_BUCKET_NAME"] = "firehose-dlq";
   env["DLQ_GCS_CREDENTIAL_PATH"] = dir + "/key.json";
   env["DLQ_GCS_API_BASE_URL"] = (*gcs)->base_url();
+  // Firehose's GoogleCloudStorage.createPath, as for S3.
+  env["DLQ_GCS_DIRECTORY_PREFIX"] = "dlq";
   env["DLQ_GCS_RETRY_INITIAL_DELAY_MS"] = "50";
   env["DLQ_GCS_RETRY_MAX_DELAY_MS"] = "100";
   env["RETRY_EXPONENTIAL_BACKOFF_MAX_MS"] = "200";
@@ -97,7 +101,7 @@ TEST(SinkBlobDlq, OnGcsNothingIsCommittedUntilTheObjectIsStored) {
       << sink->Stderr();
   nlohmann::json objects = (*gcs)->Objects("firehose-dlq");
   ASSERT_EQ(objects.size(), 1u) << objects.dump();
-  EXPECT_EQ(objects.begin().key().rfind("rides/", 0), 0u) << objects.dump();
+  EXPECT_EQ(objects.begin().key().rfind("dlq/rides/", 0), 0u) << objects.dump();
   ExpectDeadLetterAndDelivery(objects.begin().value(), sink.get());
 }
 

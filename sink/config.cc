@@ -315,6 +315,29 @@ absl::Status BaseUrl(absl::string_view name, std::string* url) {
   return absl::OkStatus();
 }
 
+// A DLQ_{S3,GCS}_DIRECTORY_PREFIX value made an object-name prefix: empty
+// and repeated '/' collapse and a trailing '/' goes, as java.nio Paths.get
+// does in Firehose's createPath. Refused (InvalidArgument naming `name`): a
+// leading '/' (Firehose would write keys starting with '/') and '.' or '..'
+// segments (object stores do not resolve them; the key would hold them).
+absl::Status DirectoryPrefix(const Env& env, absl::string_view name, std::string* prefix) {
+  std::string value = env.GetOr(name, "");
+  if (absl::StartsWith(value, "/")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be relative (no leading /): \"", value, "\""));
+  }
+  std::vector<std::string> parts;
+  for (absl::string_view part : absl::StrSplit(value, '/', absl::SkipEmpty())) {
+    if (part == "." || part == "..") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " may not hold a '", part, "' segment: \"", value, "\""));
+    }
+    parts.emplace_back(part);
+  }
+  *prefix = absl::StrJoin(parts, "/");
+  return absl::OkStatus();
+}
+
 absl::Status ParseDlqS3(const Env& env, ErrorConfig::S3* s3) {
   for (auto [name, field] : {std::pair{"DLQ_S3_REGION", &s3->region},
                              std::pair{"DLQ_S3_BUCKET_NAME", &s3->bucket},
@@ -327,7 +350,7 @@ absl::Status ParseDlqS3(const Env& env, ErrorConfig::S3* s3) {
   int timeout = 0;
   ASSIGN_OR_RETURN_CFG(timeout, env.GetPositiveInt("DLQ_S3_API_TIMEOUT_MS", 40000));
   s3->api_timeout_ms = timeout;
-  return absl::OkStatus();
+  return DirectoryPrefix(env, "DLQ_S3_DIRECTORY_PREFIX", &s3->directory_prefix);
 }
 
 absl::Status ParseDlqGcs(const Env& env, ErrorConfig::Gcs* g) {
@@ -353,7 +376,7 @@ absl::Status ParseDlqGcs(const Env& env, ErrorConfig::Gcs* g) {
     ASSIGN_OR_RETURN_CFG(*field, env.GetDouble(name, *field));
     if (*field < 1) return absl::InvalidArgumentError(absl::StrCat(name, " must be at least 1"));
   }
-  return absl::OkStatus();
+  return DirectoryPrefix(env, "DLQ_GCS_DIRECTORY_PREFIX", &g->directory_prefix);
 }
 
 absl::Status ParseDlqBlob(const Env& env, ErrorConfig* e) {

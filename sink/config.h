@@ -139,6 +139,10 @@ struct ErrorConfig {
     // objects are addressed path-style, <endpoint>/<bucket>/<name>.
     std::string endpoint;
     int64_t api_timeout_ms = 40000;  // DLQ_S3_API_TIMEOUT_MS
+    // DLQ_S3_DIRECTORY_PREFIX (unset: none): object names become
+    // <prefix>/<topic>/<date>/<uuid>, as Firehose's S3.createPath. Normalised
+    // by DirectoryPrefix in config.cc.
+    std::string directory_prefix;
   } dlq_s3;
   // DLQ_BLOB_STORAGE_TYPE=GCS, Firehose's DLQ_GCS_* names (docs/advance/dlq.md)
   // and defaults, which are google-cloud-java's RetrySettings for one upload.
@@ -157,6 +161,9 @@ struct ErrorConfig {
     int64_t initial_rpc_timeout_ms = 5000;    // DLQ_GCS_RETRY_INITIAL_RPC_TIMEOUT_MS
     double rpc_timeout_multiplier = 1;        // DLQ_GCS_RETRY_RPC_TIMEOUT_MULTIPLIER
     int64_t rpc_max_timeout_ms = 5000;        // DLQ_GCS_RETRY_RPC_MAX_TIMEOUT_MS
+    // DLQ_GCS_DIRECTORY_PREFIX (unset: none), as DLQ_S3_DIRECTORY_PREFIX
+    // (Firehose's GoogleCloudStorage.createPath).
+    std::string directory_prefix;
   } dlq_gcs;
 };
 

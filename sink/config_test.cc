@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 namespace sluice::sink {
 namespace {
 
@@ -254,8 +256,44 @@ TEST(Config, BlobStorageDlqOnS3NamesEachMissingVariable) {
   c = ParseSinkConfig(Env(vars));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->errors.dlq_s3.endpoint, "https://s3.x.amazonaws.com");
+  EXPECT_EQ(c->errors.dlq_s3.directory_prefix, "") << "Firehose's default: none";
   vars["DLQ_S3_ENDPOINT_URL"] = "file:///tmp";
   EXPECT_FALSE(ParseSinkConfig(Env(vars)).ok());
+}
+
+TEST(Config, DlqDirectoryPrefixIsNormalisedOrRefusedNamingTheVariable) {
+  auto vars = Base();
+  vars["DLQ_SINK_ENABLE"] = "true";
+  vars["DLQ_WRITER_TYPE"] = "BLOB_STORAGE";
+  for (const char* name : {"DLQ_GCS_GOOGLE_CLOUD_PROJECT_ID", "DLQ_GCS_BUCKET_NAME",
+                           "DLQ_GCS_CREDENTIAL_PATH", "DLQ_S3_REGION", "DLQ_S3_BUCKET_NAME",
+                           "DLQ_S3_ACCESS_KEY", "DLQ_S3_SECRET_KEY"}) {
+    vars[name] = "x";
+  }
+  for (const char* type : {"S3", "GCS"}) {
+    const std::string name = absl::StrCat("DLQ_", type, "_DIRECTORY_PREFIX");
+    auto prefix = [&](const SinkConfig& c) {
+      return std::string(type) == "S3" ? c.errors.dlq_s3.directory_prefix
+                                       : c.errors.dlq_gcs.directory_prefix;
+    };
+    auto v = vars;
+    v["DLQ_BLOB_STORAGE_TYPE"] = type;
+    // Repeated and trailing '/' collapse, as java.nio Paths.get in Firehose.
+    for (auto [given, want] : {std::pair{"dlq", "dlq"}, std::pair{"dlq/a/", "dlq/a"},
+                               std::pair{"dlq//a", "dlq/a"}, std::pair{"", ""}}) {
+      v[name] = given;
+      auto c = ParseSinkConfig(Env(v));
+      ASSERT_TRUE(c.ok()) << c.status();
+      EXPECT_EQ(prefix(*c), want) << type << " " << given;
+    }
+    for (const char* bad : {"/dlq", "dlq/../other", "./dlq", ".."}) {
+      v[name] = bad;
+      auto c = ParseSinkConfig(Env(v));
+      ASSERT_FALSE(c.ok()) << type << " " << bad;
+      EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_NE(c.status().message().find(name), std::string::npos) << c.status();
+    }
+  }
 }
 
 TEST(Config, BlobStorageDlqOnGcsIsTheDefaultWithFirehoseRetrySettings) {

@@ -82,6 +82,11 @@ std::string BlobStorageDlqWriter::Line(const FailedMessage& f) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string BlobStorageDlqWriter::ObjectName(const std::string& prefix, const std::string& topic,
+                                             const std::string& date, const std::string& uuid) {
+  return absl::StrCat(prefix, prefix.empty() ? "" : "/", topic, "/", date, "/", uuid);
+}
+
 std::vector<FailedMessage> BlobStorageDlqWriter::Write(const std::vector<FailedMessage>& messages) {
   // (topic, consume date) -> indices, in order.
   std::map<std::pair<std::string, std::string>, std::vector<size_t>> groups;
@@ -95,7 +100,7 @@ std::vector<FailedMessage> BlobStorageDlqWriter::Write(const std::vector<FailedM
   for (const auto& [where, indices] : groups) {
     std::string data;
     for (size_t i : indices) absl::StrAppend(&data, data.empty() ? "" : "\n", Line(messages[i]));
-    std::string name = absl::StrCat(where.first, "/", where.second, "/", Uuid());
+    std::string name = ObjectName(prefix_, where.first, where.second, Uuid());
     if (absl::Status s = store_->Put(name, data); !s.ok()) {
       for (size_t i : indices) {
         FailedMessage f = messages[i];

@@ -1,6 +1,8 @@
 // DLQ_WRITER_TYPE=BLOB_STORAGE (Firehose's BlobStorageDlqWriter): failed
 // messages grouped by topic and consume date (UTC) are written as one object
-// per group, `<topic>/<yyyy-mm-dd>/<uuid>`, holding one JSON line per
+// per group, `[<prefix>/]<topic>/<yyyy-mm-dd>/<uuid>` (the prefix is
+// DLQ_{S3,GCS}_DIRECTORY_PREFIX, as Firehose's S3/GoogleCloudStorage
+// createPath), holding one JSON line per
 // message: {"key","value" (base64), "topic","partition","offset",
 // "timestamp","error"} as Firehose writes them, plus "error_type" (sluice).
 // S3 goes through common/http_client signed with AWS SigV4 by libcurl.
@@ -41,16 +43,23 @@ class S3BlobStore : public BlobStore {
 
 class BlobStorageDlqWriter : public DlqWriter {
  public:
-  explicit BlobStorageDlqWriter(std::unique_ptr<BlobStore> store) : store_(std::move(store)) {}
+  // `prefix`: a normalised DLQ_{S3,GCS}_DIRECTORY_PREFIX (no leading or
+  // trailing '/'), or empty for none.
+  explicit BlobStorageDlqWriter(std::unique_ptr<BlobStore> store, std::string prefix = "")
+      : store_(std::move(store)), prefix_(std::move(prefix)) {}
   // One object per (topic, consume date); the messages of an object that
   // could not be stored are returned (so they are not committed).
   std::vector<FailedMessage> Write(const std::vector<FailedMessage>& messages) override;
 
   // The JSON line of one dead letter (exposed for tests).
   static std::string Line(const FailedMessage& m);
+  // The object name `[<prefix>/]<topic>/<date>/<uuid>` (exposed for tests).
+  static std::string ObjectName(const std::string& prefix, const std::string& topic,
+                                const std::string& date, const std::string& uuid);
 
  private:
   std::unique_ptr<BlobStore> store_;
+  std::string prefix_;
 };
 
 }  // namespace sluice::sink

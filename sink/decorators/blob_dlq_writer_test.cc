@@ -82,6 +82,25 @@ TEST(BlobDlqWriter, OneObjectPerTopicAndDayWithFirehosesJsonLines) {
   EXPECT_THAT(j["error"].get<std::string>(), HasSubstr("bytes do not parse"));
 }
 
+TEST(BlobDlqWriter, ObjectNamesGoUnderTheDirectoryPrefix) {
+  // Firehose: Paths.get(prefix, "<topic>/<date>/<uuid>"); no prefix, no '/'.
+  EXPECT_EQ(BlobStorageDlqWriter::ObjectName("", "orders", "2026-11-25", "u"), "orders/2026-11-25/u");
+  EXPECT_EQ(BlobStorageDlqWriter::ObjectName("dlq/team-a", "orders", "2026-11-25", "u"),
+            "dlq/team-a/orders/2026-11-25/u");
+}
+
+TEST(BlobDlqWriter, AStoredObjectLandsUnderThePrefix) {
+  auto s3 = S3TestServer::Start("dlq-bucket");
+  ASSERT_TRUE(s3.ok()) << s3.status();
+  BlobStorageDlqWriter writer(std::make_unique<S3BlobStore>(Config(**s3)), "dlq/team-a");
+  const int64_t day1 = 1795564800000;  // 2026-11-25T00:00:00Z
+  EXPECT_TRUE(writer.Write({Dead("orders", 5, day1)}).empty());
+  std::vector<std::string> objects = (*s3)->Objects();
+  ASSERT_EQ(objects.size(), 1u);
+  EXPECT_EQ(objects[0].rfind("dlq/team-a/orders/2026-11-25/", 0), 0u) << objects[0];
+  EXPECT_EQ(objects[0].size(), std::string("dlq/team-a/orders/2026-11-25/").size() + 36) << objects[0];
+}
+
 TEST(BlobDlqWriter, WhenTheStoreIsDownNothingCountsAsWritten) {
   auto s3 = S3TestServer::Start("dlq-bucket");
   ASSERT_TRUE(s3.ok()) << s3.status();
