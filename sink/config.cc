@@ -278,6 +278,8 @@ absl::Status ParseFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f
   std::string engine;
   ASSIGN_OR_RETURN_CFG(engine, env.GetEnum("FILTER_ENGINE", "NO_OP", {"NO_OP", "JEXL", "JSON"}));
   if (engine == "NO_OP") return absl::OkStatus();
+  ASSIGN_OR_RETURN_CFG(f->drop_deserialization_error,
+                       env.GetBool("FILTER_DROP_DESERIALIZATION_ERROR", false));
   if (engine == "JEXL") {
     f->engine = FilterConfig::Engine::kJexl;
     return ParseJexlFilter(env, sc, f);

@@ -99,6 +99,10 @@ struct FilterConfig {
   // JEXL reads JSON records (INPUT_SCHEMA_DATA_TYPE=json): the record is bound
   // as `message` (or `key` for FILTER_DATA_SOURCE=KEY), no proto class.
   bool jexl_json = false;
+  // FILTER_DROP_DESERIALIZATION_ERROR (Firehose's FilterConfig, default
+  // false): a record the filter cannot decode as FILTER_SCHEMA_PROTO_CLASS is
+  // dropped (counted and logged) instead of failing as DESERIALIZATION_ERROR.
+  bool drop_deserialization_error = false;
 };
 
 // ERROR_TYPES_FOR_*, RETRY_* and DLQ_*.

@@ -241,6 +241,25 @@ TEST(Config, JexlOverJsonNeedsNoProtoClass) {
   EXPECT_TRUE(c->filter.jexl_json);
 }
 
+TEST(Config, FilterDropDeserializationErrorDefaultsToFirehosesFalse) {
+  auto vars = Base();
+  vars["INPUT_SCHEMA_DATA_TYPE"] = "json";
+  vars["FILTER_ENGINE"] = "JEXL";
+  vars["FILTER_DATA_SOURCE"] = "MESSAGE";
+  vars["FILTER_JEXL_EXPRESSION"] = "message.a == 1";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->filter.drop_deserialization_error);
+  vars["FILTER_DROP_DESERIALIZATION_ERROR"] = "true";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->filter.drop_deserialization_error);
+  vars["FILTER_DROP_DESERIALIZATION_ERROR"] = "maybe";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("FILTER_DROP_DESERIALIZATION_ERROR"), std::string::npos);
+}
+
 TEST(Config, BlobStorageDlqOnS3NamesEachMissingVariable) {
   auto vars = Base();
   vars["DLQ_SINK_ENABLE"] = "true";

@@ -6,6 +6,7 @@
 #ifndef SLUICE_SINK_STAGES_H_
 #define SLUICE_SINK_STAGES_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -28,6 +29,11 @@ class Filter {
  public:
   virtual ~Filter() = default;
   virtual int Apply(std::vector<Message>* batch, std::vector<FailedMessage>* failed) = 0;
+  // Of the records the last Apply dropped, those dropped because they did not
+  // decode (FILTER_DROP_DESERIALIZATION_ERROR=true), and the counter Firehose
+  // gives them (e.g. firehose_jexl_filter_deserialization_errors_total).
+  virtual int DeserializationDrops() const { return 0; }
+  virtual std::string DeserializationDropMetric() const { return ""; }
 };
 
 // What the sink chain made of a batch.

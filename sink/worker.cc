@@ -168,6 +168,9 @@ absl::Status Worker::ProcessBatch() {
       metrics_->Increment("firehose_global_messages_total",
                           {{"scope", "FILTERED"}, {"type", "TOTAL"}}, filtered);
     }
+    if (int drops = filter_->DeserializationDrops(); drops > 0) {
+      metrics_->Increment(filter_->DeserializationDropMetric(), {}, drops);
+    }
   }
   DispatchResult result = dispatcher_->Dispatch(batch_, std::move(prefailed_));
   prefailed_.clear();

@@ -20,6 +20,8 @@ absl::StatusOr<std::unique_ptr<JexlFilter>> JexlFilter::Create(const FilterConfi
   if (!program.ok()) return ExpressionError(program.status().message());
   f->program_ = *std::move(program);
   f->json_ = filter.jexl_json;
+  f->SetDropDeserializationError(filter.drop_deserialization_error,
+                                 "firehose_jexl_filter_deserialization_errors_total");
   const google::protobuf::Descriptor* desc = nullptr;
   if (f->json_) {
     f->variable_ = filter.data_source_key ? "key" : "message";

@@ -90,6 +90,37 @@ TEST(JexlFilter, EvaluationErrorsAreInvalidMessagesNotCrashes) {
   EXPECT_FALSE((*g)->Evaluate(Batch(1)[0]).ok());
 }
 
+// FILTER_DROP_DESERIALIZATION_ERROR (Firehose's FilterConfig, default false):
+// false fails the record as DESERIALIZATION_ERROR (Firehose throws
+// FilterException); true drops it as filtered and counts it.
+TEST(JexlFilter, UndecodableRecordsFailUnlessDropDeserializationErrorIsSet) {
+  Fixture fx;
+  FilterConfig fc = fx.Filter("sampleLogMessage.getDriverId() != \"\"");
+  EXPECT_FALSE(fc.drop_deserialization_error) << "Firehose's default";
+  for (bool drop : {false, true}) {
+    fc.drop_deserialization_error = drop;
+    auto f = JexlFilter::Create(fc, fx.schema, fx.registry.get());
+    ASSERT_TRUE(f.ok()) << f.status();
+    std::vector<Message> batch = Batch(3);
+    batch[1].value = "\xff\xff not proto";
+    batch[1].topic = "rides";
+    std::vector<FailedMessage> failed;
+    int dropped = (*f)->Apply(&batch, &failed);
+    ASSERT_EQ(batch.size(), 2u) << drop;
+    if (!drop) {
+      EXPECT_EQ(dropped, 0);
+      ASSERT_EQ(failed.size(), 1u);
+      EXPECT_EQ(failed[0].error_type, ErrorType::kDeserializationError);
+      EXPECT_EQ((*f)->DeserializationDrops(), 0);
+    } else {
+      EXPECT_EQ(dropped, 1);
+      EXPECT_TRUE(failed.empty());
+      EXPECT_EQ((*f)->DeserializationDrops(), 1);
+      EXPECT_EQ((*f)->DeserializationDropMetric(), "firehose_jexl_filter_deserialization_errors_total");
+    }
+  }
+}
+
 TEST(JexlFilter, StartUpErrorsNameTheVariableAndColumn) {
   Fixture fx;
   auto syntax = JexlFilter::Create(fx.Filter("sampleLogMessage.getDriverId() == )"), fx.schema,

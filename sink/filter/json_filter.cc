@@ -19,6 +19,8 @@ absl::StatusOr<std::unique_ptr<JsonFilter>> JsonFilter::Create(const FilterConfi
   }
   f->schema_ = *std::move(compiled);
   f->protobuf_ = filter.esb_protobuf;
+  f->SetDropDeserializationError(filter.drop_deserialization_error,
+                                 "firehose_json_filter_deserialization_errors_total");
   if (f->protobuf_) {
     auto reader = RecordReader::ForProto(filter, schema, registry);
     if (!reader.ok()) return reader.status();

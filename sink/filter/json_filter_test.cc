@@ -111,6 +111,48 @@ TEST(JsonFilter, PrintsProtobufRecordsAsFirehoseDoes) {
   EXPECT_EQ(failed[0].error_type, ErrorType::kDeserializationError);
 }
 
+// FILTER_DROP_DESERIALIZATION_ERROR=true drops a protobuf record that does
+// not decode (Firehose's JsonFilter.deserialize); JSON that does not parse
+// still fails, as Firehose's readTree throws FilterException either way.
+TEST(JsonFilter, DropDeserializationErrorDropsUndecodableProtobufOnly) {
+  SchemaConfig schema;
+  schema.urls = {"file://sink/sample/sample_cc.desc"};
+  schema.proto_class = "sluice.sample.SampleLogMessage";
+  auto registry = SchemaRegistry::Create(schema);
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  FilterConfig fc = JsonFilterConfig(R"({"required":["driver_id"]})");
+  fc.esb_protobuf = true;
+  fc.proto_class = schema.proto_class;
+  for (bool drop : {false, true}) {
+    fc.drop_deserialization_error = drop;
+    auto f = JsonFilter::Create(fc, schema, registry->get());
+    ASSERT_TRUE(f.ok()) << f.status();
+    std::vector<Message> batch(3);
+    for (int i = 0; i < 3; ++i) {
+      batch[i].offset = i;
+      batch[i].value = i == 1 ? std::string("\xff\xff not proto") : sample::SampleBytes(i, 1000);
+    }
+    std::vector<FailedMessage> failed;
+    int dropped = (*f)->Apply(&batch, &failed);
+    EXPECT_EQ(Offsets(batch), (std::vector<int64_t>{0, 2})) << drop;
+    EXPECT_EQ(dropped, drop ? 1 : 0);
+    EXPECT_EQ(failed.size(), drop ? 0u : 1u);
+    EXPECT_EQ((*f)->DeserializationDrops(), drop ? 1 : 0);
+    EXPECT_EQ((*f)->DeserializationDropMetric(), "firehose_json_filter_deserialization_errors_total");
+  }
+  SchemaConfig json_input;
+  json_input.data_type = SchemaConfig::DataType::kJson;
+  FilterConfig jc = JsonFilterConfig("{}");
+  jc.drop_deserialization_error = true;
+  auto j = JsonFilter::Create(jc, json_input, nullptr);
+  ASSERT_TRUE(j.ok()) << j.status();
+  std::vector<Message> batch = JsonBatch({"[1,"});
+  std::vector<FailedMessage> failed;
+  EXPECT_EQ((*j)->Apply(&batch, &failed), 0);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kDeserializationError);
+}
+
 TEST(JsonFilter, StartUpErrorsNameTheVariable) {
   SchemaConfig schema;
   schema.data_type = SchemaConfig::DataType::kJson;

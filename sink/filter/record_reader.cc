@@ -1,6 +1,7 @@
 #include "sink/filter/record_reader.h"
 
 #include "absl/strings/str_cat.h"
+#include "spdlog/spdlog.h"
 #include "sink/schema/json_decoder.h"
 
 namespace sluice::sink {
@@ -75,9 +76,19 @@ int RecordFilter::Apply(std::vector<Message>* batch, std::vector<FailedMessage>*
   google::protobuf::Arena arena;
   size_t out = 0;
   int dropped = 0;
+  deserialization_drops_ = 0;
   for (size_t i = 0; i < batch->size(); ++i) {
     Message& m = (*batch)[i];
     absl::StatusOr<bool> keep = EvaluateOne(m, &arena, /*allow_reuse=*/true);
+    if (!keep.ok() && absl::IsDataLoss(keep.status()) && drop_deserialization_error_ &&
+        reader_->proto()) {
+      spdlog::warn(
+          "filter: dropped topic={} partition={} offset={}: {} (FILTER_DROP_DESERIALIZATION_ERROR=true)",
+          m.topic, m.partition, m.offset, std::string(keep.status().message()));
+      ++deserialization_drops_;
+      ++dropped;
+      continue;
+    }
     if (!keep.ok()) {
       failed->push_back({std::move(m),
                          absl::IsDataLoss(keep.status()) ? ErrorType::kDeserializationError

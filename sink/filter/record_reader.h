@@ -46,6 +46,9 @@ class RecordReader {
   absl::StatusOr<const nlohmann::json*> Json(const Message& m, nlohmann::json* slot,
                                              bool allow_reuse = true);
 
+  // True when records are decoded as protobuf (ForProto).
+  bool proto() const { return decoder_ != nullptr; }
+
  private:
   RecordReader() = default;
   absl::StatusOr<const std::string*> Bytes(const Message& m) const;
@@ -59,7 +62,11 @@ class RecordReader {
 // Base of the filters that judge each record alone (JEXL, JSON): Apply keeps
 // a record when EvaluateOne is true, drops it when false, and moves it to
 // `failed` on an error: DESERIALIZATION_ERROR for DataLoss (does not decode),
-// INVALID_MESSAGE_ERROR otherwise. The order of `batch` is kept.
+// INVALID_MESSAGE_ERROR otherwise. With FILTER_DROP_DESERIALIZATION_ERROR=true
+// a protobuf record that does not decode is dropped instead, with a warning
+// naming topic/partition/offset, as Firehose's JexlFilter/JsonFilter (which
+// drop only InvalidProtocolBufferException; JSON that does not parse still
+// fails). The order of `batch` is kept.
 class RecordFilter : public Filter {
  public:
   int Apply(std::vector<Message>* batch, std::vector<FailedMessage>* failed) override;
@@ -68,13 +75,28 @@ class RecordFilter : public Filter {
   // TestFilter and for tests); never touches offsets.
   absl::StatusOr<bool> Evaluate(const Message& record);
 
+  int DeserializationDrops() const override { return deserialization_drops_; }
+  std::string DeserializationDropMetric() const override { return drop_metric_; }
+
  protected:
   // `arena` holds what had to be decoded; `allow_reuse` lets the reader use
   // the decode stage's result.
   virtual absl::StatusOr<bool> EvaluateOne(const Message& m, google::protobuf::Arena* arena,
                                            bool allow_reuse) = 0;
 
+  // Called by Create: FILTER_DROP_DESERIALIZATION_ERROR and the counter name
+  // (Firehose's firehose_<engine>_filter_deserialization_errors_total).
+  void SetDropDeserializationError(bool drop, std::string metric) {
+    drop_deserialization_error_ = drop;
+    drop_metric_ = std::move(metric);
+  }
+
   std::unique_ptr<RecordReader> reader_;
+
+ private:
+  bool drop_deserialization_error_ = false;
+  std::string drop_metric_;
+  int deserialization_drops_ = 0;  // in the last Apply
 };
 
 }  // namespace sluice::sink
