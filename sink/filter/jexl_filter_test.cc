@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "spdlog/sinks/ostream_sink.h"
+#include "spdlog/spdlog.h"
+
 #include "sink/sample/sample_gen.h"
 #include "sink/schema/json_decoder.h"
 
@@ -23,6 +28,21 @@ struct Fixture {
     f.proto_class = "sluice.sample.SampleLogMessage";
     return f;
   }
+};
+
+// Captures what the default spdlog logger writes while alive.
+class CapturedLog {
+ public:
+  CapturedLog() : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+  std::string text() const { return out_.str(); }
+
+ private:
+  std::shared_ptr<spdlog::logger> previous_;
+  std::ostringstream out_;
 };
 
 std::vector<Message> Batch(int n) {
@@ -104,7 +124,9 @@ TEST(JexlFilter, UndecodableRecordsFailUnlessDropDeserializationErrorIsSet) {
     std::vector<Message> batch = Batch(3);
     batch[1].value = "\xff\xff not proto";
     batch[1].topic = "rides";
+    batch[1].partition = 4;
     std::vector<FailedMessage> failed;
+    CapturedLog log;
     int dropped = (*f)->Apply(&batch, &failed);
     ASSERT_EQ(batch.size(), 2u) << drop;
     if (!drop) {
@@ -117,6 +139,8 @@ TEST(JexlFilter, UndecodableRecordsFailUnlessDropDeserializationErrorIsSet) {
       EXPECT_TRUE(failed.empty());
       EXPECT_EQ((*f)->DeserializationDrops(), 1);
       EXPECT_EQ((*f)->DeserializationDropMetric(), "firehose_jexl_filter_deserialization_errors_total");
+      EXPECT_NE(log.text().find("dropped topic=rides partition=4 offset=1"), std::string::npos)
+          << log.text();
     }
   }
 }
