@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -111,21 +112,40 @@ class FakeDispatcher : public Dispatcher {
   std::function<void()> keep_alive;
 };
 
-// Drops values "drop".
+// Drops values "drop" and "undecodable"; the latter as deserialization drops
+// (FILTER_DROP_DESERIALIZATION_ERROR=true).
 class DropFilter : public Filter {
  public:
   int Apply(std::vector<Message>* batch, std::vector<FailedMessage>*) override {
     size_t before = batch->size();
+    undecodable_ = static_cast<int>(std::count_if(
+        batch->begin(), batch->end(), [](const Message& m) { return m.value == "undecodable"; }));
     batch->erase(std::remove_if(batch->begin(), batch->end(),
-                                [](const Message& m) { return m.value == "drop"; }),
+                                [](const Message& m) {
+                                  return m.value == "drop" || m.value == "undecodable";
+                                }),
                  batch->end());
     return static_cast<int>(before - batch->size());
   }
+  int DeserializationDrops() const override { return undecodable_; }
+  std::string DeserializationDropMetric() const override { return "test_deserialization_errors_total"; }
+
+ private:
+  int undecodable_ = 0;
+};
+
+// Sums every counter by name.
+class CountingMetrics : public NoopMetrics {
+ public:
+  void Increment(absl::string_view name, const Tags&, double n) override {
+    counts[std::string(name)] += n;
+  }
+  std::map<std::string, double> counts;
 };
 
 struct Harness {
   WorkerControl control;
-  NoopMetrics metrics;
+  CountingMetrics metrics;
   FakeDispatcher dispatcher;
   DropFilter filter;
   FakeConsumer* consumer = nullptr;
@@ -160,6 +180,14 @@ TEST(Worker, CommitsAfterEachBatchIncludingFilteredOut) {
   auto counts = h.control.GetCounters();
   EXPECT_EQ(counts.consumed, 4);
   EXPECT_EQ(counts.filtered, 2);
+}
+
+TEST(Worker, DeserializationDropsOfTheFilterAreCountedUnderItsMetric) {
+  Harness h({{Msg(0, 0, "undecodable"), Msg(0, 1, "drop"), Msg(0, 2)}, {Msg(0, 3, "undecodable")}});
+  ASSERT_TRUE(h.worker->Run().ok());
+  EXPECT_EQ(h.metrics.counts["test_deserialization_errors_total"], 2);
+  EXPECT_EQ(h.metrics.counts["firehose_source_kafka_messages_filter_total"], 3);
+  EXPECT_EQ(h.control.GetCounters().filtered, 3);
 }
 
 TEST(Worker, FailedMessagesAreNeverCommitted) {
