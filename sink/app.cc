@@ -258,9 +258,21 @@ int RunSinkApp(const Env& env) {
   auto metrics = BuildMetrics(cfg.metrics);
   if (!metrics.ok()) return ConfigError(metrics.status());
 
+  // Stop signals are honoured from here on, also while the start-up schema
+  // fetch retries (issue 29); the watchdog also covers the teardown below.
+  WorkerControl control;
+  auto signals = std::make_unique<SignalWatcher>(&stop_signals, &control);
+
   std::unique_ptr<SchemaRegistry> registry;
   if (cfg.schema.data_type == SchemaConfig::DataType::kProtobuf) {
-    auto r = SchemaRegistry::Create(cfg.schema);
+    auto r = SchemaRegistry::Create(
+        cfg.schema,
+        MakeFetcher(cfg.schema, nullptr, [&control] { return control.StopRequested(); }));
+    if (!r.ok() && control.StopRequested()) {
+      spdlog::info("sluice-sink stopped during the start-up schema fetch: {}",
+                   std::string(r.status().message()));
+      return 0;
+    }
     if (!r.ok()) return ConfigError(r.status());
     registry = *std::move(r);
   }
@@ -271,7 +283,6 @@ int RunSinkApp(const Env& env) {
     };
   }
 
-  WorkerControl control;
   const Shared shared{&cfg, &ctx, registry.get(), metrics->fanout.get(), &control};
   std::vector<WorkerParts> parts(cfg.source.thread_count);
   for (int i = 0; i < cfg.source.thread_count; ++i) {
@@ -285,15 +296,11 @@ int RunSinkApp(const Env& env) {
   }
   LogStarted(cfg, control_server.get());
 
-  int failures;
-  {
-    // The watchdog also covers the teardown below.
-    SignalWatcher signals(&stop_signals, &control);
-    failures = RunWorkers(parts, control);
-    if (control_server) control_server->Shutdown();
-    // Destroy workers (and their consumers) before the shared services.
-    parts.clear();
-  }
+  const int failures = RunWorkers(parts, control);
+  if (control_server) control_server->Shutdown();
+  // Destroy workers (and their consumers) before the shared services.
+  parts.clear();
+  signals.reset();
   if (failures > 0) {
     spdlog::error("sluice-sink stopped after a fatal error: {}", control.LastError());
     return 1;

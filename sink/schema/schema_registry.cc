@@ -63,6 +63,16 @@ absl::Status TooLarge(const std::string& url) {
                                                    kMaxSchemaResponseBytes, " bytes"));
 }
 
+// For a failed Stencil "<url>/versions" listing: what to set when the URL is
+// a plain descriptor file (Stencil's rule: VERSION_BASED_REFRESH needs a
+// Stencil server; a file on a web server needs LONG_POLLING). "" otherwise.
+std::string VersionsHint(const std::string& url) {
+  if (!absl::EndsWith(url, "/versions")) return "";
+  return "; SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY=VERSION_BASED_REFRESH (the default) needs a "
+         "Stencil server answering <url>/versions; if the URL is a plain descriptor file, set "
+         "SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY=LONG_POLLING";
+}
+
 absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, HttpClient* http,
                                       const std::string& url) {
   if (absl::StartsWith(url, "file://")) {
@@ -87,8 +97,8 @@ absl::StatusOr<std::string> FetchOnce(const SchemaConfig& config, HttpClient* ht
     return absl::UnavailableError(absl::StrCat("schema registry: ", res.status().message()));
   }
   if (res->status < 200 || res->status >= 300) {
-    return absl::UnavailableError(
-        absl::StrCat("schema registry: fetching ", url, ": HTTP ", res->status));
+    return absl::UnavailableError(absl::StrCat("schema registry: fetching ", url, ": HTTP ",
+                                               res->status, VersionsHint(url)));
   }
   return std::move(res->body);
 }
@@ -165,12 +175,19 @@ const google::protobuf::Message* Schema::Prototype(
   return factory_.GetPrototype(descriptor);
 }
 
-Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http) {
+Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http,
+                    std::function<bool()> stop_requested) {
   if (http == nullptr) http = NewCurlHttpClient();
-  return [config, http](const std::string& url) -> absl::StatusOr<std::string> {
+  return [config, http, stop_requested](const std::string& url) -> absl::StatusOr<std::string> {
+    auto stopped = [&stop_requested] { return stop_requested && stop_requested(); };
+    auto cancelled = [&url] {
+      return absl::CancelledError(
+          absl::StrCat("schema registry: stop requested while fetching ", url));
+    };
     absl::Status last;
     int64_t backoff_ms = std::min<int64_t>(config.fetch_backoff_min_ms, 60000);
     for (int attempt = 0; attempt <= config.fetch_retries; ++attempt) {
+      if (stopped()) return cancelled();
       auto body = FetchOnce(config, http.get(), url);
       // Not retried: a missing file, or an answer over the size cap.
       if (body.ok() || absl::IsNotFound(body.status()) ||
@@ -180,7 +197,12 @@ Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http
       last = body.status();
       if (attempt < config.fetch_retries) {
         spdlog::warn("{} (retrying in {} ms)", std::string(last.message()), backoff_ms);
-        absl::SleepFor(absl::Milliseconds(backoff_ms));
+        // Sleep in slices so that a stop request ends the wait within 100 ms.
+        const absl::Time until = absl::Now() + absl::Milliseconds(backoff_ms);
+        while (absl::Now() < until) {
+          if (stopped()) return cancelled();
+          absl::SleepFor(std::min(absl::Milliseconds(100), until - absl::Now()));
+        }
         backoff_ms = std::min<int64_t>(backoff_ms * 2, 600000);
       }
     }

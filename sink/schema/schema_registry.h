@@ -79,8 +79,12 @@ inline constexpr int64_t kMaxSchemaResponseBytes = int64_t{64} << 20;  // 64 MiB
 // NotFound naming the file when it cannot be read, ResourceExhausted (not
 // retried) for an answer over kMaxSchemaResponseBytes, Unavailable otherwise
 // (naming the URL, or only its scheme://host:port for transport errors).
+// `stop_requested` (may be null) is polled every 100 ms during the backoff
+// sleeps and before each attempt: once it returns true the fetcher returns
+// Cancelled at once, so a SIGTERM during start-up is honoured (issue 29).
 using Fetcher = std::function<absl::StatusOr<std::string>(const std::string& url)>;
-Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http = nullptr);
+Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http = nullptr,
+                    std::function<bool()> stop_requested = nullptr);
 
 class SchemaRegistry {
  public:

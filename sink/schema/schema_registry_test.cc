@@ -1,6 +1,8 @@
 #include "sink/schema/schema_registry.h"
 
+#include <atomic>
 #include <fstream>
+#include <thread>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -294,6 +296,36 @@ TEST(SchemaRegistryFetch, UsesTheInjectedHttpClient) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(missing.status().message().find("HTTP 404"), absl::string_view::npos);
   EXPECT_EQ(missing.status().message().find("secret page text"), absl::string_view::npos);
+}
+
+// A stop request ends the backoff sleep at once (issue 29: SIGTERM during the
+// start-up fetch), and a 404 on a Stencil /versions listing names the
+// strategy to set for a plain descriptor file.
+TEST(SchemaRegistryFetch, AStopRequestEndsTheBackoffAndVersionsHintsLongPolling) {
+  SchemaConfig config = HttpConfig("");
+  config.fetch_retries = 4;
+  config.fetch_backoff_min_ms = 60000;
+  auto fake = std::make_shared<FakeHttp>();
+  fake->answers = {::sluice::HttpResult{404, "not found"}};
+  std::atomic<bool> stop{false};
+  std::thread stopper([&stop] {
+    absl::SleepFor(absl::Milliseconds(300));
+    stop.store(true);
+  });
+  const absl::Time start = absl::Now();
+  auto body = MakeFetcher(config, fake, [&stop] { return stop.load(); })("http://r/s.desc/versions");
+  stopper.join();
+  EXPECT_EQ(body.status().code(), absl::StatusCode::kCancelled) << body.status();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  EXPECT_EQ(fake->seen.size(), 1u);
+
+  config.fetch_retries = 0;
+  auto listing = MakeFetcher(config, fake)("http://r/s.desc/versions");
+  EXPECT_NE(listing.status().message().find("SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY=LONG_POLLING"),
+            absl::string_view::npos)
+      << listing.status();
+  auto plain = MakeFetcher(config, fake)("http://r/s.desc");
+  EXPECT_EQ(plain.status().message().find("LONG_POLLING"), absl::string_view::npos);
 }
 
 }  // namespace
