@@ -7,14 +7,19 @@
 #include <cstdio>
 #include <memory>
 
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "integration/fake_http_server.h"
 #include "integration/sink_harness.h"
+#include "proto/sluice/sink/v1beta1/sink_control.grpc.pb.h"
 
 namespace sluice::integration {
 namespace {
+
+namespace pb = ::sluice::sink::v1beta1;
 
 TEST(SinkSchemaStartup, SigtermDuringSchemaFetchRetriesExitsPromptly) {
   std::string dir = TempDir("sink_schema_sigterm");
@@ -30,10 +35,29 @@ TEST(SinkSchemaStartup, SigtermDuringSchemaFetchRetriesExitsPromptly) {
   env.erase("SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY");  // Firehose's default
   env.erase("SCHEMA_REGISTRY_STENCIL_FETCH_BACKOFF_MIN_MS");  // 60 s, then 120 s
   env.erase("SCHEMA_REGISTRY_STENCIL_FETCH_RETRIES");
+  const int port = FreePort();
+  env["SINK_CONTROL_PORT"] = std::to_string(port);
   auto sink = StartSink(env, dir + "/sink");
   ASSERT_TRUE(WaitFor([&] { return sink->Stderr().find("retrying in") != std::string::npos; },
                       absl::Seconds(20)))
       << sink->Stderr();
+  // The control API already answers, and says the sink has not started and why.
+  auto channel =
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
+  ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5)))
+      << sink->Stderr();
+  auto stub = pb::SinkControl::NewStub(channel);
+  pb::GetStatusResponse status;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  grpc::Status rpc = stub->GetStatus(&ctx, {}, &status);
+  ASSERT_TRUE(rpc.ok()) << rpc.error_message() << "\n" << sink->Stderr();
+  EXPECT_FALSE(status.started());
+  EXPECT_NE(status.not_started_reason().find("HTTP 404"), std::string::npos)
+      << status.not_started_reason();
+  EXPECT_NE(status.not_started_reason().find("SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY=LONG_POLLING"),
+            std::string::npos)
+      << status.not_started_reason();
   // The log names the variable to set for a plain descriptor URL.
   EXPECT_NE(sink->Stderr().find("SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY=LONG_POLLING"),
             std::string::npos)

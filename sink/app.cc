@@ -263,11 +263,26 @@ int RunSinkApp(const Env& env) {
   WorkerControl control;
   auto signals = std::make_unique<SignalWatcher>(&stop_signals, &control);
 
-  std::unique_ptr<SchemaRegistry> registry;
+  // The control API answers from here on; GetStatus shows "not started" and
+  // why (e.g. the schema fetch failing) until the workers run (issue 29).
+  StartupState startup;
+  std::unique_ptr<SchemaRegistry> registry;  // outlives control_server's use of it
+  std::unique_ptr<ControlServer> control_server;
+  if (cfg.control.port > 0) {
+    auto server = ControlServer::Start(cfg.control, {&env, &cfg, &control, nullptr, &startup});
+    if (!server.ok()) return ConfigError(server.status());
+    control_server = *std::move(server);
+  }
   if (cfg.schema.data_type == SchemaConfig::DataType::kProtobuf) {
+    startup.SetNotStarted("loading the schema registry (SCHEMA_REGISTRY_STENCIL_URLS)");
     auto r = SchemaRegistry::Create(
         cfg.schema,
-        MakeFetcher(cfg.schema, nullptr, [&control] { return control.StopRequested(); }));
+        MakeFetcher(
+            cfg.schema, nullptr, [&control] { return control.StopRequested(); },
+            [&startup](const absl::Status& s) {
+              startup.SetNotStarted(absl::StrCat("start-up schema fetch failing, retrying: ",
+                                                 s.message()));
+            }));
     if (!r.ok() && control.StopRequested()) {
       spdlog::info("sluice-sink stopped during the start-up schema fetch: {}",
                    std::string(r.status().message()));
@@ -288,12 +303,7 @@ int RunSinkApp(const Env& env) {
   for (int i = 0; i < cfg.source.thread_count; ++i) {
     if (absl::Status s = BuildWorker(i, shared, &parts[i]); !s.ok()) return ConfigError(s);
   }
-  std::unique_ptr<ControlServer> control_server;
-  if (cfg.control.port > 0) {
-    auto server = ControlServer::Start(cfg.control, {&env, &cfg, &control, registry.get()});
-    if (!server.ok()) return ConfigError(server.status());
-    control_server = *std::move(server);
-  }
+  startup.MarkStarted(registry.get());
   LogStarted(cfg, control_server.get());
 
   const int failures = RunWorkers(parts, control);

@@ -68,6 +68,10 @@ class SinkControlImpl final : public pb::SinkControl::Service {
   }
 
  private:
+  const SchemaRegistry* Registry() const {
+    return deps_.startup != nullptr ? deps_.startup->registry() : deps_.registry;
+  }
+
   absl::Status FillStatus(pb::GetStatusResponse* resp) {
     for (const auto& [k, v] : MaskedConfig(*deps_.env)) (*resp->mutable_config())[k] = v;
     const SinkConfig& c = *deps_.config;
@@ -94,7 +98,11 @@ class SinkControlImpl final : public pb::SinkControl::Service {
     counters->set_failed(n.failed);
     counters->set_commits(n.commits);
     resp->set_last_error(deps_.control->LastError());
-    if (deps_.registry) resp->set_schema_version(deps_.registry->Current()->version());
+    if (const SchemaRegistry* r = Registry()) resp->set_schema_version(r->Current()->version());
+    resp->set_started(deps_.startup == nullptr || deps_.startup->started());
+    if (deps_.startup != nullptr && !deps_.startup->started()) {
+      resp->set_not_started_reason(deps_.startup->reason());
+    }
     if (c.filter.jexl) resp->set_filter_expression(c.filter.expression);
     return absl::OkStatus();
   }
@@ -102,7 +110,7 @@ class SinkControlImpl final : public pb::SinkControl::Service {
   absl::Status RunTestFilter(const pb::TestFilterRequest& req, pb::TestFilterResponse* resp) {
     const SinkConfig& c = *deps_.config;
     const bool json_input = c.schema.data_type == SchemaConfig::DataType::kJson;
-    if (deps_.registry == nullptr && !json_input) {
+    if (Registry() == nullptr && !json_input) {
       return absl::FailedPreconditionError("TestFilter needs the schema registry (protobuf input)");
     }
     FilterConfig fc = c.filter;
@@ -118,7 +126,7 @@ class SinkControlImpl final : public pb::SinkControl::Service {
     }
     fc.jexl = true;
     fc.jexl_json = json_input;
-    auto filter = JexlFilter::Create(fc, c.schema, deps_.registry);
+    auto filter = JexlFilter::Create(fc, c.schema, Registry());
     if (!filter.ok()) return filter.status();
     std::vector<Message> records;
     if (req.records_size() > 0) {
@@ -163,6 +171,33 @@ class SinkControlImpl final : public pb::SinkControl::Service {
 };
 
 }  // namespace
+
+void StartupState::SetNotStarted(std::string reason) {
+  absl::MutexLock l(&mu_);
+  reason_ = std::move(reason);
+}
+
+void StartupState::MarkStarted(const SchemaRegistry* registry) {
+  absl::MutexLock l(&mu_);
+  started_ = true;
+  reason_.clear();
+  registry_ = registry;
+}
+
+bool StartupState::started() const {
+  absl::MutexLock l(&mu_);
+  return started_;
+}
+
+std::string StartupState::reason() const {
+  absl::MutexLock l(&mu_);
+  return reason_;
+}
+
+const SchemaRegistry* StartupState::registry() const {
+  absl::MutexLock l(&mu_);
+  return registry_;
+}
 
 absl::StatusOr<std::unique_ptr<ControlAuthenticator>> ControlAuthenticator::Create(
     const ControlConfig& config) {

@@ -16,6 +16,7 @@
 #include "sink/config.h"
 #include "sink/control/masking.h"
 #include "sink/env.h"
+#include "absl/synchronization/mutex.h"
 #include "sink/schema/schema_registry.h"
 #include "sink/worker.h"
 
@@ -26,13 +27,34 @@ class Service;
 
 namespace sluice::sink {
 
+// Start-up progress, shown by GetStatus (started, not_started_reason).
+// Thread-safe. Begins "not started".
+class StartupState {
+ public:
+  // Still starting, because of `reason` (e.g. the last schema fetch error).
+  void SetNotStarted(std::string reason) ABSL_LOCKS_EXCLUDED(mu_);
+  // Started; `registry` (null for json input) is used from now on.
+  void MarkStarted(const SchemaRegistry* registry) ABSL_LOCKS_EXCLUDED(mu_);
+  bool started() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::string reason() const ABSL_LOCKS_EXCLUDED(mu_);
+  const SchemaRegistry* registry() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  mutable absl::Mutex mu_;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::string reason_ ABSL_GUARDED_BY(mu_) = "starting";
+  const SchemaRegistry* registry_ ABSL_GUARDED_BY(mu_) = nullptr;
+};
+
 // What the service reads and controls. Pointers are not owned and must
-// outlive the server; `registry` is null for json input.
+// outlive the server; `registry` is null for json input. With `startup`
+// set, the registry comes from it (once started) and `registry` is unused.
 struct ControlDeps {
   const Env* env;
   const SinkConfig* config;
   WorkerControl* control;
   const SchemaRegistry* registry;
+  const StartupState* startup = nullptr;
 };
 
 // Decides whether a SinkControl call may proceed. Accepted proofs: the

@@ -176,9 +176,11 @@ const google::protobuf::Message* Schema::Prototype(
 }
 
 Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http,
-                    std::function<bool()> stop_requested) {
+                    std::function<bool()> stop_requested,
+                    std::function<void(const absl::Status&)> on_retry) {
   if (http == nullptr) http = NewCurlHttpClient();
-  return [config, http, stop_requested](const std::string& url) -> absl::StatusOr<std::string> {
+  return [config, http, stop_requested,
+          on_retry](const std::string& url) -> absl::StatusOr<std::string> {
     auto stopped = [&stop_requested] { return stop_requested && stop_requested(); };
     auto cancelled = [&url] {
       return absl::CancelledError(
@@ -197,6 +199,7 @@ Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http
       last = body.status();
       if (attempt < config.fetch_retries) {
         spdlog::warn("{} (retrying in {} ms)", std::string(last.message()), backoff_ms);
+        if (on_retry) on_retry(last);
         // Sleep in slices so that a stop request ends the wait within 100 ms.
         const absl::Time until = absl::Now() + absl::Milliseconds(backoff_ms);
         while (absl::Now() < until) {

@@ -82,9 +82,11 @@ inline constexpr int64_t kMaxSchemaResponseBytes = int64_t{64} << 20;  // 64 MiB
 // `stop_requested` (may be null) is polled every 100 ms during the backoff
 // sleeps and before each attempt: once it returns true the fetcher returns
 // Cancelled at once, so a SIGTERM during start-up is honoured (issue 29).
+// `on_retry` (may be null) gets each failure that will be retried.
 using Fetcher = std::function<absl::StatusOr<std::string>(const std::string& url)>;
 Fetcher MakeFetcher(const SchemaConfig& config, std::shared_ptr<HttpClient> http = nullptr,
-                    std::function<bool()> stop_requested = nullptr);
+                    std::function<bool()> stop_requested = nullptr,
+                    std::function<void(const absl::Status&)> on_retry = nullptr);
 
 class SchemaRegistry {
  public:
