@@ -71,7 +71,9 @@ TEST(SinkSchemaStartup, SigtermDuringSchemaFetchRetriesExitsPromptly) {
   ASSERT_NE(code, -1) << "still running 30 s after SIGTERM\n" << sink->Stderr();
   EXPECT_EQ(code, 0) << sink->Stderr();
   EXPECT_LT(seconds, 15) << sink->Stderr();
-  EXPECT_LT(seconds, 3) << sink->Stderr();
+  // About 0.2 s without a control client; with one connected the control
+  // server's 2 s shutdown grace adds to it.
+  EXPECT_LT(seconds, 5) << sink->Stderr();
   EXPECT_NE(sink->Stderr().find("stopped during the start-up schema fetch"), std::string::npos)
       << sink->Stderr();
 }
