@@ -108,23 +108,14 @@ class AccessTx {
   // (approvers cleared) and inserts `appeal`'s approvals for its revision,
   // assigning their ids. AlreadyExists when another pending appeal holds the
   // same account, resource and role.
-  virtual absl::Status ReplaceAppeal(pb::Appeal* appeal) {
-    (void)appeal;
-    return absl::UnimplementedError("AccessTx::ReplaceAppeal");
-  }
+  virtual absl::Status ReplaceAppeal(pb::Appeal* appeal) = 0;
   // Inserts appeal->approvals(first..) as the appeal's steps `first`.. of
   // its current revision, with their details; assigns their ids
   // (AddApprovalStep).
-  virtual absl::Status AppendApprovals(pb::Appeal* appeal, int first) {
-    (void)appeal, (void)first;
-    return absl::UnimplementedError("AccessTx::AppendApprovals");
-  }
+  virtual absl::Status AppendApprovals(pb::Appeal* appeal, int first) = 0;
   // Replaces one approval's details (UpdateApprovalStep).
   virtual absl::Status UpdateApprovalDetails(const std::string& approval_id,
-                                             const google::protobuf::Struct& details) {
-    (void)approval_id, (void)details;
-    return absl::UnimplementedError("AccessTx::UpdateApprovalDetails");
-  }
+                                             const google::protobuf::Struct& details) = 0;
 };
 
 struct AppealFilter {
@@ -226,16 +217,10 @@ class AppealRepository {
   // The comments of appeal `appeal_id` by created_at (newest first when
   // `newest_first`), ties by id.
   virtual absl::StatusOr<std::vector<pb::AppealComment>> ListComments(
-      const std::string& appeal_id, bool newest_first) {
-    (void)appeal_id, (void)newest_first;
-    return absl::UnimplementedError("ListComments");
-  }
+      const std::string& appeal_id, bool newest_first) = 0;
   // Inserts `comment` (appeal_id, created_by, body) with an audit row;
   // assigns id and timestamps.
-  virtual absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) {
-    (void)comment, (void)audit;
-    return absl::UnimplementedError("InsertComment");
-  }
+  virtual absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) = 0;
   // The distinct roles of the active grants owned by `owner`, sorted
   // (Guardian's GrantRepository.ListUserRoles, restricted to active grants).
   virtual absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) {
