@@ -209,6 +209,19 @@ TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   EXPECT_EQ(api.Call("GET", absl::StrCat("/silences?subscription_id=", sub))
                 .Json()["silences"].size(),
             1u);
+  // A Matchers silence elsewhere, found by Siren's match[...] filters.
+  auto other = api.Call("POST", "/silences",
+                        {{"type", "Matchers"},
+                         {"namespace_id", 8},
+                         {"target_expression", {{"team", "db"}, {"env", "staging"}}}});
+  ASSERT_EQ(other.status, 200) << other.body;
+  json matched = api.Call("GET", "/silences?match[env]=staging").Json()["silences"];
+  ASSERT_EQ(matched.size(), 1u) << matched.dump();
+  EXPECT_EQ(matched[0]["id"], other.Json()["id"]);
+  EXPECT_EQ(matched[0]["type"], "Matchers");
+  EXPECT_EQ(api.Call("GET", "/silences?subscription_match[team]=db")
+                .Json()["silences"].size(),
+            0u);  // its matchers are not within {team: db}
   ASSERT_TRUE(fire("CPUCritical2", "db-2")) << am.Output();
   json second = stored("db-2");
   ASSERT_FALSE(second.is_null()) << stack->get()->server().Output();
@@ -224,7 +237,7 @@ TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   // 3. Expired: the next alert goes through.
   auto expired = api.Call("DELETE", "/silences/" + silence_id);
   ASSERT_EQ(expired.status, 200) << expired.body;
-  EXPECT_TRUE(api.Call("GET", "/silences").Json()["silences"].empty());
+  EXPECT_EQ(api.Call("GET", "/silences").Json()["silences"].size(), 1u);  // the staging one
   EXPECT_FALSE(api.Call("GET", "/silences/" + silence_id)
                    .Json()["silence"]["deleted_at"].is_null());
   ASSERT_TRUE(fire("CPUCritical3", "db-3")) << am.Output();

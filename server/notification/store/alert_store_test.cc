@@ -1,6 +1,8 @@
 // Siren's alert fields and filters, and silences, on a real PostgreSQL.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/db/testing/test_database.h"
 #include "server/notification/store/store.h"
 
@@ -167,6 +169,53 @@ TEST_F(AlertStoreTest, SilencesCreateListGetExpire) {
   EXPECT_EQ(silences_->List(everything)->size(), 2u);
   EXPECT_EQ(silences_->Get("no-such-id").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(silences_->Expire("no-such-id").code(), absl::StatusCode::kNotFound);
+}
+
+// Migration 0008 on alerts stored before it: Siren's fields are filled from
+// the stored labels and annotations, as the hook now derives them.
+TEST(AlertFieldsMigrationTest, ExistingAlertsGetSirensFields) {
+  auto db = db::TestDatabase::Create();
+  ASSERT_TRUE(db.ok()) << db.status();
+  auto pool = db::Pool::Create((*db)->dsn(), 1);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  db::MigrationSet before = db::NotificationMigrations();
+  before.migrations.erase(std::remove_if(before.migrations.begin(), before.migrations.end(),
+                                         [](const db::Migration& m) { return m.version >= 8; }),
+                          before.migrations.end());
+  ASSERT_TRUE(db::Migrate(**pool, {db::CoreMigrations(), before}).ok());
+  ASSERT_TRUE((*pool)->Run([](soci::session& sql) {
+                  sql << "INSERT INTO alerts (provider_type, provider_id, status, labels, "
+                         "annotations, starts_at, fingerprint) VALUES ('cortex', '3', 'firing', "
+                         "'{\"severity\": \"WARNING\"}', '{\"resource\": \"db-1\", "
+                         "\"metric_name\": \"cpu\", \"metric_value\": \"81\", "
+                         "\"template\": \"CPU\"}', to_timestamp(1000), 'f1')";
+                  sql << "INSERT INTO alerts (provider_type, provider_id, status, labels, "
+                         "starts_at, fingerprint) VALUES ('cortex', '3', 'resolved', "
+                         "'{\"severity\": \"WARNING\"}', to_timestamp(2000), 'f2')";
+                  return absl::OkStatus();
+                }).ok());
+  auto applied = db::Migrate(**pool, {db::CoreMigrations(), db::NotificationMigrations()});
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  PostgresAlertRepository alerts(pool->get());
+  AlertFilter f;
+  f.provider_type = "cortex";
+  f.provider_id = "3";
+  auto all = alerts.List(f, Page{}, nullptr);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  const Alert& resolved = (*all)[0];  // newest first
+  EXPECT_EQ(resolved.severity, "resolved");
+  EXPECT_EQ(resolved.resource_name, "");
+  EXPECT_EQ(resolved.triggered_at, absl::FromUnixSeconds(2000));
+  const Alert& firing = (*all)[1];
+  EXPECT_EQ(firing.severity, "WARNING");
+  EXPECT_EQ(firing.resource_name, "db-1");
+  EXPECT_EQ(firing.metric_name, "cpu");
+  EXPECT_EQ(firing.metric_value, "81");
+  EXPECT_EQ(firing.rule, "CPU");
+  EXPECT_EQ(firing.triggered_at, absl::FromUnixSeconds(1000));
+  EXPECT_EQ(firing.silence_status, "");
+  EXPECT_EQ(firing.namespace_id, 0u);
 }
 
 }  // namespace
