@@ -120,8 +120,10 @@ void ToProto(const Alert& a, pb::Alert* out) {
   out->set_metric_value(a.metric_value);
   out->set_severity(a.severity);
   out->set_rule(a.rule);
-  SetTime(a.triggered_at == absl::InfinitePast() ? a.starts_at : a.triggered_at,
-          out->mutable_triggered_at());
+  // Unset (an alert not yet stored): starts_at, as the store does; never an
+  // infinite time, which no Timestamp can print.
+  absl::Time triggered = a.triggered_at == absl::InfinitePast() ? a.starts_at : a.triggered_at;
+  if (triggered != absl::InfinitePast()) SetTime(triggered, out->mutable_triggered_at());
   out->set_silence_status(a.silence_status);
   for (const std::string& id : a.silence_ids) out->add_silence_ids(id);
 }
