@@ -276,8 +276,12 @@ class FakeNotificationRepository : public NotificationRepository {
 
 class FakeAlertRepository : public AlertRepository {
  public:
-  absl::Status Insert(const std::vector<Alert>& a) override {
-    rows.insert(rows.end(), a.begin(), a.end());
+  absl::Status Insert(const std::vector<Alert>& a, std::vector<uint64_t>* ids = nullptr) override {
+    for (Alert x : a) {
+      x.id = rows.size() + 1;
+      if (ids != nullptr) ids->push_back(x.id);
+      rows.push_back(std::move(x));
+    }
     return absl::OkStatus();
   }
   absl::StatusOr<std::vector<Alert>> List(const AlertFilter&, const Page& page,

@@ -325,7 +325,7 @@ void DeriveSirenFields(Alert& a) {
   a.triggered_at = a.starts_at;
 }
 
-absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group) {
+absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group, std::vector<Alert>* stored) {
   Labels match = group.common_labels;
   if (match.empty() && !group.alerts.empty()) {
     match = group.alerts[0].labels;  // intersection of all alerts' labels
@@ -374,7 +374,12 @@ absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group) {
     a.silence_status = outcome.status;
     a.silence_ids = outcome.silence_ids;
   }
-  if (auto st = alerts_->Insert(group.alerts); !st.ok()) return st;
+  std::vector<uint64_t> ids;
+  if (auto st = alerts_->Insert(group.alerts, &ids); !st.ok()) return st;
+  if (stored != nullptr) {
+    for (size_t i = 0; i < group.alerts.size() && i < ids.size(); ++i) group.alerts[i].id = ids[i];
+    *stored = std::move(group.alerts);
+  }
   return notification_id;
 }
 

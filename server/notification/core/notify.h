@@ -168,7 +168,9 @@ class AlertService {
   // the deliveries active silences stop (ApplySilences); every alert is
   // stored with the resulting silence_status and silence_ids. Returns that
   // notification's id, or 0 when nothing is delivered (logged, still OK).
-  absl::StatusOr<uint64_t> Ingest(AlertGroup group);
+  // With `stored` (may be null), the alerts as stored (ids, Siren's fields,
+  // silence outcome), in payload order: Siren's CreateAlerts reply.
+  absl::StatusOr<uint64_t> Ingest(AlertGroup group, std::vector<Alert>* stored = nullptr);
 
   // One page of the alerts matching `filter`, newest first; `total` (may be
   // null) counts every match. InvalidArgument without provider type and id.

@@ -115,7 +115,9 @@ class AlertRepository {
   // with a fingerprint already stored for the provider with the same
   // starts_at is the same instance resent: its row is updated (status,
   // ends_at, annotations, notification_id, Siren's fields), not duplicated.
-  virtual absl::Status Insert(const std::vector<Alert>& alerts) = 0;
+  // With `ids` (may be null), the stored rows' ids in the order of `alerts`.
+  virtual absl::Status Insert(const std::vector<Alert>& alerts,
+                              std::vector<uint64_t>* ids = nullptr) = 0;
   // Alerts matching `filter`, newest first (by triggered_at): one page, and
   // in `total` (may be null) how many match.
   virtual absl::StatusOr<std::vector<Alert>> List(const AlertFilter& filter, const Page& page,

@@ -195,9 +195,14 @@ TEST_F(SilencedAlertTest, SirenFieldsSilenceAndExpire) {
   auto created = silences_.Create(s, "ops@x.com");
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_EQ(created->creator, "ops@x.com");
-  auto silenced = alert_service_.Ingest(Group());
+  std::vector<Alert> stored;
+  auto silenced = alert_service_.Ingest(Group(), &stored);
   ASSERT_TRUE(silenced.ok());
   EXPECT_EQ(*silenced, 0u);  // nothing delivered
+  ASSERT_EQ(stored.size(), 1u);  // what Siren's CreateAlerts replies
+  EXPECT_EQ(stored[0].id, alerts_.rows.back().id);
+  EXPECT_EQ(stored[0].resource_name, "db-1");
+  EXPECT_EQ(stored[0].silence_status, "total");
   EXPECT_EQ(alerts_.rows.back().silence_status, "total");
   EXPECT_EQ(alerts_.rows.back().silence_ids, std::vector<std::string>{created->id});
 

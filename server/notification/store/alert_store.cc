@@ -25,7 +25,8 @@ std::string TextArray(const std::vector<std::string>& ids) {
 
 // ---- Alerts ----
 
-absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {
+absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts,
+                                             std::vector<uint64_t>* ids) {
   return pool_->InTransaction([&](soci::session& sql) {
     for (const Alert& a : alerts) {
       std::string labels = LabelsText(a.labels), annotations = LabelsText(a.annotations);
@@ -34,6 +35,7 @@ absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {
       double triggered = a.triggered_at == absl::InfinitePast() ? starts : Seconds(a.triggered_at);
       long long nid = static_cast<long long>(a.notification_id);
       long long ns = static_cast<long long>(a.namespace_id);
+      long long id = 0;
       std::string silence_ids = TextArray(a.silence_ids);
       // A resend of a stored alert instance (same fingerprint and startsAt)
       // updates it: firing -> resolved, new ends_at, annotations, Siren's
@@ -54,13 +56,15 @@ absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {
              "metric_name = EXCLUDED.metric_name, metric_value = EXCLUDED.metric_value, "
              "severity = EXCLUDED.severity, rule = EXCLUDED.rule, "
              "silence_status = EXCLUDED.silence_status, silence_ids = EXCLUDED.silence_ids, "
-             "updated_at = now()",
+             "updated_at = now() RETURNING id",
           soci::use(a.provider_type), soci::use(a.provider_id), soci::use(a.status),
           soci::use(labels), soci::use(annotations), soci::use(starts), soci::use(ends),
           soci::use(a.generator_url), soci::use(a.fingerprint), soci::use(a.group_key),
           soci::use(nid), soci::use(ns), soci::use(a.resource_name), soci::use(a.metric_name),
           soci::use(a.metric_value), soci::use(a.severity), soci::use(a.rule),
-          soci::use(triggered), soci::use(a.silence_status), soci::use(silence_ids);
+          soci::use(triggered), soci::use(a.silence_status), soci::use(silence_ids),
+          soci::into(id);
+      if (ids != nullptr) ids->push_back(static_cast<uint64_t>(id));
     }
     return absl::OkStatus();
   });

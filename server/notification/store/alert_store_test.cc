@@ -67,7 +67,10 @@ TEST_F(AlertStoreTest, SirenFieldsRoundTripAndFilter) {
   Alert b = Sample("f2", 2000, 6, "db-2");
   b.silence_status = "total";
   b.silence_ids = {"0b7c1f7e-1111-4a4a-9c9c-000000000001"};
-  ASSERT_TRUE(alerts_->Insert({a, b}).ok());
+  std::vector<uint64_t> ids;
+  ASSERT_TRUE(alerts_->Insert({a, b}, &ids).ok());
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_NE(ids[0], ids[1]);
 
   auto all = List({});
   ASSERT_EQ(all.size(), 2u);
@@ -106,7 +109,9 @@ TEST_F(AlertStoreTest, SirenFieldsRoundTripAndFilter) {
   // A resend of the instance after a silence was created records it.
   a.silence_status = "partial";
   a.silence_ids = {"x"};
-  ASSERT_TRUE(alerts_->Insert({a}).ok());
+  std::vector<uint64_t> resent_ids;
+  ASSERT_TRUE(alerts_->Insert({a}, &resent_ids).ok());
+  EXPECT_EQ(resent_ids, std::vector<uint64_t>{ids[0]});  // the same row, updated
   by_resource.resource_name = "db-1";
   auto resent = List(by_resource);
   ASSERT_EQ(resent.size(), 1u);

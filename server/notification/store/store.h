@@ -84,7 +84,8 @@ class PostgresNotificationRepository : public NotificationRepository {
 class PostgresAlertRepository : public AlertRepository {
  public:
   explicit PostgresAlertRepository(db::Pool* pool) : pool_(pool) {}
-  absl::Status Insert(const std::vector<Alert>& alerts) override;
+  absl::Status Insert(const std::vector<Alert>& alerts,
+                      std::vector<uint64_t>* ids = nullptr) override;
   absl::StatusOr<std::vector<Alert>> List(const AlertFilter& filter, const Page& page,
                                           int* total) override;
 
