@@ -1,0 +1,50 @@
+#include "common/gotemplate/gotemplate.h"
+
+#include "gtest/gtest.h"
+
+namespace sluice::gotemplate {
+namespace {
+
+std::string R(const std::string& text, const char* data = "{}", const std::string& l = "", const std::string& r = "") {
+  auto out = Render("t", text, nlohmann::json::parse(data), l, r);
+  if (!out.ok()) return "ERR: " + std::string(out.status().message());
+  return *out;
+}
+
+TEST(GoTemplate, Basics) {
+  EXPECT_EQ(R("a{{.x}}b", R"({"x": 1})"), "a1b");
+  EXPECT_EQ(R("{{.missing}}"), "<no value>");
+  EXPECT_EQ(R("[[ .x ]]", R"({"x": "y"})", "[[", "]]"), "y");
+  EXPECT_EQ(R("{{.}}", R"({"b": [1, 2.5, null], "a": {"c": true}})"), "map[a:map[c:true] b:[1 2.5 <nil>]]");
+  EXPECT_EQ(R("a  {{- 1 -}}  b"), "a1b");
+  EXPECT_EQ(R("{{/* c */}}x"), "x");
+  EXPECT_EQ(R("{{range $i, $v := .l}}{{$i}}={{$v}};{{else}}none{{end}}", R"({"l": ["a", "b"]})"), "0=a;1=b;");
+  EXPECT_EQ(R("{{range .m}}{{.}}{{end}}", R"({"m": {"b": 2, "a": 1}})"), "12");
+  EXPECT_EQ(R("{{range .l}}{{if eq . 2}}{{break}}{{end}}{{.}}{{end}}", R"({"l": [1, 2, 3]})"), "1");
+  EXPECT_EQ(R("{{define \"x\"}}[{{.}}]{{end}}{{template \"x\" .a}}", R"({"a": 5})"), "[5]");
+  EXPECT_EQ(R("{{printf \"%05.1f|%-4s|%q\" 3.14159 \"ab\" \"c\"}}"), "003.1|ab  |\"c\"");
+  EXPECT_EQ(R("{{ .s | toUpper }}", R"({"s": "abc"})"), "ABC");
+  EXPECT_EQ(R("{{ 1234567.0 }}"), "1.234567e+06");
+  EXPECT_EQ(R("{{ .x.y }}"), "<no value>");
+  EXPECT_EQ(R("{{ .n.y }}", R"({"n": null})").substr(0, 4), "ERR:");
+}
+
+TEST(GoTemplate, ErrorsNameTemplateAndLine) {
+  EXPECT_EQ(R("a\n{{if}}"), "ERR: template: t:2: missing value for if");
+  EXPECT_EQ(R("{{nope}}"), "ERR: template: t:1: function \"nope\" not defined");
+  EXPECT_EQ(R("{{template \"z\"}}"), "ERR: template: t:1: executing \"t\": template \"z\" not defined");
+}
+
+TEST(GoTemplate, Budgets) {
+  EXPECT_NE(R("{{define \"a\"}}{{template \"a\" .}}{{end}}{{template \"a\" .}}").find("maximum template depth"),
+            std::string::npos);
+  std::string deep;
+  for (int i = 0; i < 500; ++i) deep += "{{if 1}}";
+  EXPECT_NE(R(deep).find("nesting too deep"), std::string::npos);
+  EXPECT_NE(R("{{range $i := .l}}{{repeat 100000 \"x\"}}{{repeat 100000 \"x\"}}{{end}}",
+              R"({"l": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22]})").find("output exceeds"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::gotemplate
