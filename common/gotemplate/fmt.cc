@@ -12,6 +12,27 @@ namespace {
 
 bool IsStringArg(const Value& v) { return v.type == GoType::kString; }
 
+// strconv.QuoteRune for the ASCII range (other runes are kept as UTF-8).
+std::string QuoteRune(int64_t r) {
+  static const char kHex[] = "0123456789abcdef";
+  switch (r) {
+    case '\a': return "'\\a'";
+    case '\b': return "'\\b'";
+    case '\f': return "'\\f'";
+    case '\n': return "'\\n'";
+    case '\r': return "'\\r'";
+    case '\t': return "'\\t'";
+    case '\v': return "'\\v'";
+    case '\\': return "'\\\\'";
+    case '\'': return "'\\''";
+    default: break;
+  }
+  if ((r >= 0 && r < 0x20) || r == 0x7f) {
+    return std::string("'\\x") + kHex[r >> 4] + kHex[r & 15] + "'";
+  }
+  return "'" + EncodeRune(r) + "'";
+}
+
 struct Spec {
   bool minus = false, plus = false, sharp = false, zero = false, space = false;
   int width = -1, prec = -1;
@@ -89,7 +110,7 @@ std::string FormatOne(const Value& v0, char verb, const Spec& sp) {
   Value v = v0.Deref();
   if (v.type == GoType::kNilIface) v = Value::Invalid();
   if (!v.valid()) {
-    if (verb == 'v' || verb == 's') return Pad("<nil>", sp, false);
+    if (verb == 'v') return Pad("<nil>", sp, false);
     return BadVerb(verb, v);
   }
   switch (v.type) {
@@ -103,7 +124,7 @@ std::string FormatOne(const Value& v0, char verb, const Spec& sp) {
         case 'v': case 'd': return FormatInt(i, 'd', sp);
         case 'x': case 'X': case 'o': case 'b': return FormatInt(i, verb, sp);
         case 'c': return Pad(EncodeRune(i), sp, false);
-        case 'q': return Pad("'" + EncodeRune(i) + "'", sp, false);
+        case 'q': return Pad(QuoteRune(i), sp, false);
         case 'e': case 'f': case 'g': case 'E': case 'F': case 'G': return BadVerb(verb, v);
         default: return BadVerb(verb, v);
       }
@@ -113,6 +134,15 @@ std::string FormatOne(const Value& v0, char verb, const Spec& sp) {
       switch (verb) {
         case 'v': case 'e': case 'f': case 'g': case 'E': case 'F': case 'G':
           return FormatFloat(d, verb, sp);
+        case 'x': case 'X': {
+          // Go's %x of a float: hex mantissa, exponent with at least 2 digits.
+          char buf[64];
+          std::snprintf(buf, sizeof buf, verb == 'x' ? "%a" : "%A", d);
+          std::string h = buf;
+          size_t p = h.find_first_of("pP");
+          if (p != std::string::npos && h.size() - p == 3) h.insert(p + 2, "0");
+          return Pad(h, sp, true);
+        }
         default:
           return BadVerb(verb, v);
       }
@@ -141,6 +171,27 @@ std::string FormatOne(const Value& v0, char verb, const Spec& sp) {
         default:
           return BadVerb(verb, v);
       }
+    }
+    case GoType::kAnySlice:
+    case GoType::kStringSlice: {
+      // fmt applies the verb to each element (and the width to each).
+      std::string out = "[";
+      for (size_t i = 0; i < v.j.size(); ++i) {
+        if (i > 0) out.push_back(' ');
+        out += FormatOne(Value::FromJson(v.j[i]), verb, sp);
+      }
+      return out + "]";
+    }
+    case GoType::kMap:
+    case GoType::kStringMap: {
+      std::string out = "map[";
+      bool first = true;
+      for (const auto& [k, e] : v.j.items()) {
+        if (!first) out.push_back(' ');
+        first = false;
+        out += FormatOne(Value::String(k), verb, sp) + ":" + FormatOne(Value::FromJson(e), verb, sp);
+      }
+      return out + "]";
     }
     default:
       if (verb == 'v') return Pad(FormatValue(v), sp, false);

@@ -123,31 +123,6 @@ absl::StatusOr<Value> Index(Args& a, const FuncLimits&) {
   return item;
 }
 
-absl::StatusOr<Value> Slice(Args& a, const FuncLimits&) {
-  Value item = a[0].Unwrapped();
-  if (!item.valid()) return Err("slice of untyped nil");
-  if (a.size() - 1 > 3) return Err(absl::StrCat("too many slice indexes: ", a.size() - 1));
-  if (item.type != GoType::kString && item.type != GoType::kAnySlice && item.type != GoType::kStringSlice) {
-    return Err("can't slice item of type " + GoTypeName(item));
-  }
-  if (item.type == GoType::kString && a.size() - 1 == 3) return Err("cannot 3-index slice a string");
-  int64_t len = LengthOf(item);
-  int64_t idx[3] = {0, len, len};
-  for (size_t k = 1; k < a.size(); ++k) {
-    auto x = IndexArg(a[k].Unwrapped(), len);
-    if (!x.ok()) return x.status();
-    idx[k - 1] = *x;
-  }
-  if (idx[0] > idx[1]) return Err(absl::StrCat("invalid slice index: ", idx[0], " > ", idx[1]));
-  if (a.size() - 1 == 3 && idx[1] > idx[2]) return Err(absl::StrCat("invalid slice index: ", idx[1], " > ", idx[2]));
-  if (item.type == GoType::kString) {
-    return Value::String(item.j.get_ref<const std::string&>().substr(idx[0], idx[1] - idx[0]));
-  }
-  nlohmann::json out = nlohmann::json::array();
-  for (int64_t i = idx[0]; i < idx[1]; ++i) out.push_back(item.j[i]);
-  return Value{item.type, std::move(out)};
-}
-
 std::string EvalArgs(const Args& a) {
   if (a.size() == 1 && a[0].is_string()) return a[0].j.get<std::string>();
   Args printable;
@@ -249,7 +224,7 @@ std::map<std::string, Func> MakeTable() {
     return Value::Int(n);
   });
   t["index"] = Builtin({V, V}, true, Index);
-  t["slice"] = Builtin({V, V}, true, Slice);
+  // "slice" is sprig's (sprig.cc): Siren's Funcs replace the builtin.
   t["print"] = Builtin({A}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
     return Value::String(Sprint(a));
   });

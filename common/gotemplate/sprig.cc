@@ -143,17 +143,19 @@ std::string Lower(std::string s) { return absl::AsciiStrToLower(s); }
 // digit, apostrophe or underscore-like joiner.
 std::string Title(const std::string& s) {
   std::string out;
-  bool in_word = false;
+  bool seen_letter = false;  // in this word
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    bool letter = absl::ascii_isalpha(c);
-    bool word_char = letter || absl::ascii_isdigit(c) || c == '\'' || static_cast<unsigned char>(c) >= 0x80;
+    bool letter = absl::ascii_isalpha(c) || static_cast<unsigned char>(c) >= 0x80;
     if (letter) {
-      out.push_back(in_word ? absl::ascii_tolower(c) : absl::ascii_toupper(c));
-    } else {
-      out.push_back(c);
+      out.push_back(seen_letter ? absl::ascii_tolower(c) : absl::ascii_toupper(c));
+      seen_letter = true;
+      continue;
     }
-    in_word = word_char;
+    out.push_back(c);
+    // Digits, '_' and apostrophes stay inside a word; the first letter of a
+    // word is the one upper-cased ("3rd" -> "3Rd", "a_b" -> "A_b").
+    if (!(absl::ascii_isdigit(c) || c == '_' || c == '\'')) seen_letter = false;
   }
   return out;
 }
@@ -432,6 +434,8 @@ void AddSprigFuncs(std::map<std::string, Func>* t) {
     return StringSlice(parts);
   });
   Add(t, "sortAlpha", {A}, false, [](Args& a, const FuncLimits&) -> R {
+    Value l = a[0].Deref();
+    if (l.type != GoType::kAnySlice && l.type != GoType::kStringSlice) return StringSlice({StrVal(l)});
     std::vector<std::string> v = StrSlice(a[0]);
     std::sort(v.begin(), v.end());
     return StringSlice(v);
@@ -502,6 +506,25 @@ void AddSprigFuncs(std::map<std::string, Func>* t) {
     const auto& e = first ? v.j.front() : v.j.back();
     return v.type == GoType::kStringSlice ? Value::String(e.get<std::string>()) : Value::FromJson(e);
   };
+  // sprig's slice replaces text/template's builtin (Funcs win over builtins).
+  Add(t, "slice", {A, A}, true, [](Args& a, const FuncLimits&) -> R {
+    Value l = a[0].Deref();
+    if (l.type != GoType::kAnySlice && l.type != GoType::kStringSlice) {
+      return Err("list should be type of slice or array but " +
+                 std::string(IsNilV(l) ? "invalid" : l.is_string() ? "string" : l.type == GoType::kMap ||
+                             l.type == GoType::kStringMap ? "map" : l.type == GoType::kRootPtr ? "ptr" : GoTypeName(l)));
+    }
+    int64_t n = static_cast<int64_t>(l.j.size());
+    if (n == 0) return Value::Invalid();
+    int64_t start = a.size() > 1 ? ToInt64(a[1]) : 0;
+    int64_t end = a.size() > 2 ? ToInt64(a[2]) : n;
+    if (start < 0 || end < start || end > n) {
+      return Err(absl::StrCat("reflect: slice index out of range"));
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (int64_t i = start; i < end; ++i) out.push_back(l.j[i]);
+    return Value{l.type, out};
+  });
   Add(t, "first", {A}, false, [first_last](Args& a, const FuncLimits&) { return first_last(a, true); });
   Add(t, "last", {A}, false, [first_last](Args& a, const FuncLimits&) { return first_last(a, false); });
 
