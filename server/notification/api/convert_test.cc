@@ -49,5 +49,17 @@ TEST(ConvertTest, AlertmanagerZeroTimeMeansUnset) {
   EXPECT_FALSE(group->alerts[0].ends_at.has_value());
 }
 
+TEST(ConvertTest, TemplateCarriesItsEngine) {
+  Template t;
+  t.name = "siren";
+  t.body = "- receiver_type: slack\n  content: 'text: x'\n";
+  t.engine = "go";
+  pb::Template out;
+  ToProto(t, &out);
+  EXPECT_EQ(out.engine(), "go");
+  ToProto(Template{}, &out);
+  EXPECT_EQ(out.engine(), "mustache");
+}
+
 }  // namespace
 }  // namespace sluice::notification::api
