@@ -359,8 +359,13 @@ absl::Status TemplateService::Upsert(Template t, absl::string_view actor) {
   } else if (auto st = ValidateTemplateBody(t.body); !st.ok()) {
     return st;
   }
-  for (const TemplateVariable& v : t.variables) {
+  for (size_t i = 0; i < t.variables.size(); ++i) {
+    const TemplateVariable& v = t.variables[i];
     if (v.name.empty()) return absl::InvalidArgumentError("variables: every variable needs a name");
+    // Siren's Variable: name and type are required (core/template/template.go).
+    if (t.engine == kEngineGo && v.type.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("variables[", i, "].type: is required (", v.name, ")"));
+    }
   }
   return repo_->Upsert(t, actor);
 }

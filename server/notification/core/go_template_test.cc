@@ -137,6 +137,9 @@ TEST(GoTemplate, UpsertValidatesByEngine) {
   EXPECT_EQ(svc.Get("t")->engine, kEngineGo);
   go.body = "- receiver_type: slack\n  content: '{{ .x'\n";
   EXPECT_EQ(svc.Upsert(go, "t").code(), absl::StatusCode::kInvalidArgument);
+  go.body = kMessages;
+  go.variables = {{"team", "", "infra", ""}};
+  EXPECT_NE(svc.Upsert(go, "t").message().find("variables[0].type"), std::string::npos);
   go.engine = "handlebars";
   EXPECT_NE(svc.Upsert(go, "t").message().find("engine"), std::string::npos);
 }
