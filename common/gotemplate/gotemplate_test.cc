@@ -36,6 +36,21 @@ TEST(GoTemplate, ErrorsNameTemplateAndLine) {
 }
 
 TEST(GoTemplate, Budgets) {
+  // A list doubling in a loop stops at the budget instead of eating memory.
+  std::string doubling = "{{$x := list 1}}{{range .l}}{{$x = list $x $x}}{{end}}{{len $x}}";
+  nlohmann::json many = {{"l", nlohmann::json::array()}};
+  for (int i = 0; i < 64; ++i) many["l"].push_back(i);
+  auto out = Render("t", doubling, many);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << out.status();
+  // Exponential work within the depth limit stops at the time budget.
+  Limits quick;
+  quick.max_time = std::chrono::milliseconds(200);
+  auto start = std::chrono::steady_clock::now();
+  auto slow = Render("t", "{{define \"a\"}}{{if lt (len .) 40}}{{template \"a\" (print . \"x\")}}"
+                          "{{template \"a\" (print . \"y\")}}{{end}}{{end}}{{template \"a\" \"\"}}",
+                     nlohmann::json::object(), "", "", quick);
+  EXPECT_EQ(slow.status().code(), absl::StatusCode::kResourceExhausted) << slow.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   EXPECT_NE(R("{{define \"a\"}}{{template \"a\" .}}{{end}}{{template \"a\" .}}").find("maximum template depth"),
             std::string::npos);
   std::string deep;

@@ -31,6 +31,29 @@ absl::Status CheckSize(size_t n, const FuncLimits& l) {
 
 bool IsNilV(const Value& v) { return !v.valid() || v.type == GoType::kNilIface; }
 
+// Counts the nodes of `j` up to `*budget` and its depth up to kMaxDepth;
+// false when either runs out. Lists and dicts built in a loop
+// ({{$x = list $x $x}}) would otherwise grow exponentially, and deep nesting
+// would overflow the printer's recursion.
+constexpr int kMaxDepth = 500;
+bool WithinBudget(const nlohmann::json& j, int64_t* budget, int depth) {
+  if (--*budget < 0 || depth > kMaxDepth) return false;
+  if (j.is_array() || j.is_object()) {
+    for (const auto& e : j) {
+      if (!WithinBudget(e, budget, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<Value> Bounded(Value v, const FuncLimits& l) {
+  int64_t budget = static_cast<int64_t>(l.max_bytes / 8);
+  if (!WithinBudget(v.j, &budget, 0)) {
+    return absl::ResourceExhaustedError("function result too large or too deeply nested");
+  }
+  return v;
+}
+
 // sprig's empty(): nil, zero numbers, false, empty string/slice/map.
 bool Empty(const Value& v0) {
   if (IsNilV(v0)) return true;
@@ -470,17 +493,17 @@ void AddSprigFuncs(std::map<std::string, Func>* t) {
   });
 
   // lists and dicts
-  Add(t, "list", {A}, true, [](Args& a, const FuncLimits&) -> R {
+  Add(t, "list", {A}, true, [](Args& a, const FuncLimits& lim) -> R {
     nlohmann::json l = nlohmann::json::array();
     for (const auto& v : a) l.push_back(ToJson(v));
-    return Value{GoType::kAnySlice, l};
+    return Bounded(Value{GoType::kAnySlice, std::move(l)}, lim);
   });
-  Add(t, "dict", {A}, true, [](Args& a, const FuncLimits&) -> R {
+  Add(t, "dict", {A}, true, [](Args& a, const FuncLimits& lim) -> R {
     nlohmann::json m = nlohmann::json::object();
     for (size_t i = 0; i < a.size(); i += 2) {
       m[StrVal(a[i])] = i + 1 < a.size() ? ToJson(a[i + 1]) : nlohmann::json("");
     }
-    return Value{GoType::kMap, m};
+    return Bounded(Value{GoType::kMap, std::move(m)}, lim);
   });
   Add(t, "hasKey", {M, S}, false, [](Args& a, const FuncLimits&) -> R {
     return Value::Bool(a[0].j.contains(Str(a[1])));
