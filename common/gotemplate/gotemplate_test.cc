@@ -32,6 +32,7 @@ TEST(GoTemplate, Basics) {
 TEST(GoTemplate, ErrorsNameTemplateAndLine) {
   EXPECT_EQ(R("a\n{{if}}"), "ERR: template: t:2: missing value for if");
   EXPECT_EQ(R("{{nope}}"), "ERR: template: t:1: function \"nope\" not defined");
+  EXPECT_NE(R("{{call .f}}").find("\"call\" is not supported"), std::string::npos);
   EXPECT_EQ(R("{{template \"z\"}}"), "ERR: template: t:1: executing \"t\": template \"z\" not defined");
 }
 

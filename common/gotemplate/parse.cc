@@ -392,6 +392,10 @@ class Parser {
     const Item& it = NextNonSpace();
     switch (it.type) {
       case ItemType::kIdentifier: {
+        if (it.val == "call") {
+          // Go's call needs a function value; JSON data holds none.
+          Errorf("function \"call\" is not supported (template data holds no functions)");
+        }
         if (!has_function_(it.val)) Errorf("function \"" + it.val + "\" not defined");
         NodePtr n = NewNode(NodeKind::kIdentifier);
         n->text = it.val;
