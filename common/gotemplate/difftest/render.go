@@ -21,6 +21,7 @@ import (
 	"github.com/Masterminds/sprig/v3"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
+	"gopkg.in/yaml.v2"
 )
 
 type testCase struct {
@@ -29,6 +30,10 @@ type testCase struct {
 	Right string          `json:"right"`
 	Text  string          `json:"text"`
 	Data  json.RawMessage `json:"data"`
+	// YAML: the output is then read as Siren reads a rendered message
+	// (yaml.v2 Unmarshal into map[string]any, core/notification/message.go)
+	// and returned as JSON.
+	YAML bool `json:"yaml"`
 }
 
 type result struct {
@@ -108,7 +113,43 @@ func render(c testCase, funcs template.FuncMap) (res result) {
 	if err := t.Execute(&buf, &data); err != nil {
 		return result{Err: err.Error(), Out: buf.String()}
 	}
-	return result{OK: true, Out: buf.String()}
+	if !c.YAML {
+		return result{OK: true, Out: buf.String()}
+	}
+	var details map[string]interface{}
+	if err := yaml.Unmarshal(buf.Bytes(), &details); err != nil {
+		return result{Err: "yaml: " + err.Error(), Out: buf.String()}
+	}
+	out, err := json.Marshal(jsonable(details))
+	if err != nil {
+		return result{Err: "json: " + err.Error()}
+	}
+	return result{OK: true, Out: string(out)}
+}
+
+// jsonable turns yaml.v2's map[interface{}]interface{} into JSON-able maps.
+func jsonable(v interface{}) interface{} {
+	switch t := v.(type) {
+	case map[interface{}]interface{}:
+		out := make(map[string]interface{}, len(t))
+		for k, e := range t {
+			out[fmt.Sprint(k)] = jsonable(e)
+		}
+		return out
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(t))
+		for k, e := range t {
+			out[k] = jsonable(e)
+		}
+		return out
+	case []interface{}:
+		out := make([]interface{}, len(t))
+		for i, e := range t {
+			out[i] = jsonable(e)
+		}
+		return out
+	}
+	return v
 }
 
 func main() {
