@@ -114,7 +114,7 @@ TEST(DiffTest, Corpus) {
   std::vector<std::string> hand = HandTemplates();
   // DIFFTEST_SEED explores other generated corpora; the default is fixed.
   const char* seed = std::getenv("DIFFTEST_SEED");
-  std::vector<std::string> generated = GeneratedTemplates(1500, seed ? std::atoi(seed) : 20261126);
+  std::vector<std::string> generated = GeneratedTemplates(3000, seed ? std::atoi(seed) : 20261126);
   std::vector<nlohmann::json> data = DataSets();
   std::vector<Case> cases;
   // Hand-written templates meet every data set; generated ones the two
