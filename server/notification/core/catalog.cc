@@ -355,7 +355,7 @@ absl::Status TemplateService::Upsert(Template t, absl::string_view actor) {
   if (auto st = ValidateEngine(t.engine); !st.ok()) return st;
   if (t.engine.empty()) t.engine = kEngineMustache;
   if (t.engine == kEngineGo) {
-    if (auto st = ValidateGoTemplateBody(t.body); !st.ok()) return st;
+    if (auto st = ValidateGoTemplateBody(t.body, t.variables); !st.ok()) return st;
   } else if (auto st = ValidateTemplateBody(t.body); !st.ok()) {
     return st;
   }

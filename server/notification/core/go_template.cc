@@ -94,10 +94,20 @@ absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view yaml) {
   }
 }
 
-absl::Status ValidateGoTemplateBody(absl::string_view body) {
+absl::Status ValidateGoTemplateBody(absl::string_view body, const std::vector<TemplateVariable>& variables) {
   auto whole = gotemplate::TemplateSet::Parse(kParseName, std::string(body), "[[", "]]");
   if (!whole.ok()) return absl::InvalidArgumentError(absl::StrCat("body: ", whole.status().message()));
   auto doc = YamlToJson(body);
+  if (!doc.ok() || !doc->is_array()) {
+    // A rule list may be YAML only once its [[ ]] variables are filled in.
+    nlohmann::json defaults = nlohmann::json::object();
+    for (const TemplateVariable& v : variables) defaults[v.name] = v.default_value;
+    auto rendered = whole->Execute(kParseName, defaults);
+    if (rendered.ok()) {
+      auto again = YamlToJson(*rendered);
+      if (again.ok() && again->is_array()) doc = again;
+    }
+  }
   if (!doc.ok()) return absl::InvalidArgumentError(absl::StrCat("body: ", doc.status().message()));
   if (!doc->is_array() || doc->empty()) {
     return absl::InvalidArgumentError("body: must be a YAML list of messages or of rules");

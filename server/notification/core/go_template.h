@@ -37,8 +37,11 @@ absl::Status ValidateEngine(absl::string_view engine);
 // Checks a "go" body: it parses as a [[ ]] template; it is a YAML list of
 // messages (each with receiver_type and a content that parses as a {{ }}
 // template) or of rules (each with expr and alert or record), not both.
+// Rules are read after rendering the body with the variables' defaults
+// (Siren parses rules after Render; `expr: [[.x]] > 1` is YAML only then).
 // InvalidArgument naming the field ("body[1].content: template: ...").
-absl::Status ValidateGoTemplateBody(absl::string_view body);
+absl::Status ValidateGoTemplateBody(absl::string_view body,
+                                    const std::vector<TemplateVariable>& variables = {});
 
 // Siren's notification as its templates see it: {"Data": ..., "Labels":
 // ..., "UniqueKey": ...}. For Sluice's alert data (notify.h

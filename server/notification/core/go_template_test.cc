@@ -65,6 +65,29 @@ TEST(GoTemplate, ValidatesMessageAndRuleBodies) {
   EXPECT_NE(ValidateGoTemplateBody("[[ if ]]").message().find("body:"), std::string::npos);
 }
 
+// The rule template of Siren's docs/docs/guides/template.md.
+TEST(GoTemplate, SirensDocumentedRuleTemplateIsValid) {
+  std::string body =
+      "- alert: CPUHighWarning\n  expr: avg by (host) (cpu_usage_user{cpu=\"cpu-total\"}) > [[.warning]]\n"
+      "  for: '[[.for]]'\n  labels:\n    severity: WARNING\n    team: '[[ .team ]]'\n  annotations:\n"
+      "    dashboard: https://example.com\n    description: CPU has been above [[.warning]] for last [[.for]] "
+      "{{ $labels.host }}\n- alert: CPUHighCritical\n  expr: avg by (host) (cpu_usage_user{cpu=\"cpu-total\"}) > "
+      "[[.critical]]\n  for: '[[.for]]'\n  labels:\n    severity: CRITICAL\n    team: '[[ .team ]]'\n"
+      "  annotations:\n    dashboard: example.com\n    description: CPU has been above [[.critical]] for last "
+      "[[.for]] {{ $labels.host }}\n";
+  std::vector<TemplateVariable> vars = {{"team", "string", "gotocompany", ""}, {"for", "string", "10m", ""},
+                                        {"warning", "int", "85", ""}, {"critical", "int", "95", ""}};
+  EXPECT_TRUE(ValidateGoTemplateBody(body, vars).ok()) << ValidateGoTemplateBody(body, vars);
+  Template t = GoTemplate(body);
+  t.variables = vars;
+  auto out = RenderGoTemplateBody(t, {{"warning", "80"}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_NE(out->find("> 80\n  for: '10m'"), std::string::npos) << *out;
+  EXPECT_NE(out->find("last 10m {{ $labels.host }}"), std::string::npos) << *out;
+  // YAML only after rendering: [[ ]] at the start of a value.
+  EXPECT_TRUE(ValidateGoTemplateBody("- alert: a\n  expr: [[.x]] > 1\n", {{"x", "int", "5", ""}}).ok());
+}
+
 TEST(GoTemplate, RendersTheReceiverTypesMessageAsYaml) {
   Template t = GoTemplate(kMessages);
   nlohmann::json data = {{"status", "firing"}, {"labels", {{"severity", "WARNING"}}}, {"unique_key", "u1"}};
