@@ -58,8 +58,22 @@ class State {
     for (const auto& n : list) WalkNode(dot, *n);
   }
 
+  // Bounds the C++ stack: {{template}} depth times control nesting could
+  // otherwise recurse 200 x 100 levels deep from a 1 KiB template.
+  struct NestingGuard {
+    State* s;
+    explicit NestingGuard(State* state) : s(state) {
+      if (++s->nesting_ > kMaxNesting) {
+        s->Exhausted("template nesting deeper than " + std::to_string(kMaxNesting) + " levels at run time");
+      }
+    }
+    ~NestingGuard() { --s->nesting_; }
+  };
+  static constexpr int kMaxNesting = 1000;
+
   void WalkNode(const Value& dot, const Node& n) {
     At(n);
+    NestingGuard guard(this);
     switch (n.kind) {
       case NodeKind::kText:
         Write(n.text);
@@ -465,6 +479,7 @@ class State {
   std::string out_;
   int line_ = 0;
   int depth_ = 0;
+  int nesting_ = 0;
   uint64_t steps_ = 0;
 };
 

@@ -43,6 +43,15 @@ TEST(GoTemplate, Budgets) {
   for (int i = 0; i < 64; ++i) many["l"].push_back(i);
   auto out = Render("t", doubling, many);
   EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << out.status();
+  // Template recursion times control nesting is bounded too (the C++ stack).
+  std::string nested = "{{define \"a\"}}";
+  for (int i = 0; i < 90; ++i) nested += "{{if 1}}";
+  nested += "{{template \"a\" .}}";
+  for (int i = 0; i < 90; ++i) nested += "{{end}}";
+  nested += "{{end}}{{template \"a\" .}}";
+  auto deep_run = Render("t", nested, nlohmann::json::object());
+  EXPECT_EQ(deep_run.status().code(), absl::StatusCode::kResourceExhausted) << deep_run.status();
+  EXPECT_NE(deep_run.status().message().find("nesting deeper"), std::string::npos) << deep_run.status();
   // Exponential work within the depth limit stops at the time budget.
   Limits quick;
   quick.max_time = std::chrono::milliseconds(200);
