@@ -83,6 +83,7 @@ void ToProto(const Template& t, pb::Template* out) {
   SetTime(t.created_at, out->mutable_created_at());
   SetTime(t.updated_at, out->mutable_updated_at());
   out->set_builtin(t.builtin);
+  out->set_engine(t.engine);
 }
 
 void ToProto(const Message& m, pb::NotificationMessage* out) {

@@ -127,5 +127,17 @@ TEST(ConvertTest, SilenceRequestsAndReplies) {
   EXPECT_EQ(af.namespace_id, 7u);
 }
 
+TEST(ConvertTest, TemplateCarriesItsEngine) {
+  Template t;
+  t.name = "siren";
+  t.body = "- receiver_type: slack\n  content: 'text: x'\n";
+  t.engine = "go";
+  pb::Template out;
+  ToProto(t, &out);
+  EXPECT_EQ(out.engine(), "go");
+  ToProto(Template{}, &out);
+  EXPECT_EQ(out.engine(), "mustache");
+}
+
 }  // namespace
 }  // namespace sluice::notification::api

@@ -210,6 +210,7 @@ grpc::Status NotificationGrpcService::UpsertTemplate(grpc::ServerContext* ctx,
     t.body = req->body();
     t.tags.assign(req->tags().begin(), req->tags().end());
     t.variables = FromProto(req->variables());
+    t.engine = req->engine();  // "" -> mustache (TemplateService::Upsert)
     if (auto st = s_.templates->Upsert(std::move(t), caller.identity); !st.ok()) return st;
     resp->set_name(req->name());
     return absl::OkStatus();

@@ -58,10 +58,13 @@ struct TemplateVariable {
   std::string name, type, default_value, description;
 };
 
-// A Mustache template rendering a JSON payload.
+// A template rendering a receiver's payload: Mustache rendering JSON
+// (engine "mustache"), or Siren's Go text/template with a YAML body (engine
+// "go"; go_template.h).
 struct Template {
   std::string name;  // ^[A-Za-z0-9_-]+$
   std::string body;
+  std::string engine = "mustache";  // mustache | go (| go-content: built-ins only)
   std::vector<std::string> tags;
   std::vector<TemplateVariable> variables;
   absl::Time created_at;

@@ -188,7 +188,7 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
              << ", m.config_override::text, n.template, n.data::text, "
                 "COALESCE(r.configurations::text, ''), (r.id IS NOT NULL)::int, "
                 "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]'), "
-                "m.lease_token::text "
+                "m.lease_token::text, COALESCE(t.engine, 'mustache') "
                 "FROM claimed m JOIN notifications n ON n.id = m.notification_id "
                 "LEFT JOIN receivers r ON r.id = m.receiver_id "
                 "LEFT JOIN templates t ON t.name = n.template ORDER BY m.id",
@@ -206,6 +206,7 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
         Template t;
         t.name = row.get<std::string>(17);
         t.body = row.get<std::string>(18);
+        t.engine = row.get<std::string>(21);
         for (const auto& v : JsonFromText(row.get<std::string>(19))) {
           if (!v.is_object()) continue;  // a throw here would fail every Claim
           auto field = [&](const char* k) {

@@ -188,7 +188,12 @@ TEST_F(StoreTest, TemplatesUpsertAndTagFilter) {
   auto got = templates_.Get("a");
   EXPECT_EQ(got->body, "{\"v\": 1}");
   EXPECT_EQ(got->variables.at(0).default_value, "d");
-  EXPECT_EQ(templates_.List("y")->size(), 1u);
+  EXPECT_EQ(got->engine, "mustache");  // the default (migration 0010)
+  t.engine = "go";
+  t.body = "- receiver_type: slack\n  content: 'text: x'\n";
+  ASSERT_TRUE(templates_.Upsert(t, "t").ok());
+  EXPECT_EQ(templates_.Get("a")->engine, "go");
+  EXPECT_EQ(templates_.List("y")->at(0).engine, "go");
   EXPECT_EQ(templates_.List("z")->size(), 0u);
   EXPECT_TRUE(templates_.Delete("a", "t").ok());
   EXPECT_EQ(templates_.Get("a").status().code(), absl::StatusCode::kNotFound);
@@ -256,6 +261,7 @@ TEST_F(StoreTest, ClaimCarriesEverythingAndOutcomesAreRecorded) {
   EXPECT_EQ(c.data["k"], "v");
   ASSERT_TRUE(c.user_template.has_value());
   EXPECT_EQ(c.user_template->body, t.body);
+  EXPECT_EQ(c.user_template->engine, "mustache");
 
   EXPECT_FALSE(c.lease.empty());
 
