@@ -17,6 +17,7 @@
 #include "sink/config.h"
 #include "sink/control/control_service.h"
 #include "sink/decorators/factory.h"
+#include "sink/dlq/dlq_writers.h"
 #include "sink/filter/filter_factory.h"
 #include "sink/metrics_prometheus.h"
 #include "sink/metrics_statsd.h"
@@ -97,6 +98,7 @@ absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
   // that unlimited retries never exceed max.poll.interval.ms (review L7).
   // The worker is created below, before any thread runs.
   hooks.keep_alive = [p] { p->worker->KeepAlive(); };
+  hooks.make_dlq_writer = CreateDlqWriter;
   auto dispatcher = BuildDispatcher(cfg.errors, *std::move(sink), sh.metrics, std::move(hooks));
   if (!dispatcher.ok()) return dispatcher.status();
   p->dispatcher = *std::move(dispatcher);
