@@ -19,6 +19,7 @@
 #include "common/outbound.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/common/json_text.h"
+#include "sink/sinks/http/message_to_json.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::sink {
@@ -111,6 +112,15 @@ HttpSink::~HttpSink() {
 }
 
 absl::StatusOr<std::string> HttpSink::Serialize(const Message& m, ErrorType* type) const {
+  auto body = SerializeUncast(m, type);
+  if (!body.ok() || config_.typecasts.empty()) return body;
+  // Firehose's TypecastedJsonSerializer wraps every serializer.
+  auto cast = ApplyJsonTypecasts(config_.typecasts, *body);
+  if (!cast.ok()) *type = ErrorType::kInvalidMessageError;
+  return cast;
+}
+
+absl::StatusOr<std::string> HttpSink::SerializeUncast(const Message& m, ErrorType* type) const {
   // Any failure below is this record's alone (review H5): nlohmann throws on
   // strings that are not UTF-8, e.g. a raw Kafka value with json input.
   *type = ErrorType::kInvalidMessageError;
@@ -133,19 +143,17 @@ absl::StatusOr<std::string> HttpSink::Serialize(const Message& m, ErrorType* typ
     }
     // Firehose's MessageToJson: logKey/logMessage hold the message's JSON
     // (lower camel case names) as a string.
-    auto to_json = [](const PbMessage& pb) {
-      google::protobuf::util::JsonPrintOptions opts;
-      std::string out;
-      (void)google::protobuf::util::MessageToJsonString(pb, &out, opts);
-      return out;
-    };
     nlohmann::json j;
     j["topic"] = m.topic;
     if (m.key.has_value() && !m.key->empty() && config_.input_descriptor != nullptr) {
       std::unique_ptr<PbMessage> key(factory_.GetPrototype(config_.input_descriptor)->New());
-      if (key->ParseFromString(*m.key)) j["logKey"] = to_json(*key);
+      if (key->ParseFromString(*m.key)) {
+        j["logKey"] = FirehoseMessageJson(*key, config_.simple_date_format);
+      }
     }
-    j["logMessage"] = m.decoded != nullptr ? to_json(*m.decoded) : m.value;
+    j["logMessage"] = m.decoded != nullptr
+                          ? FirehoseMessageJson(*m.decoded, config_.simple_date_format)
+                          : m.value;
     return DumpJson(j, "http sink body");
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("http sink: cannot serialize: ", e.what()));
@@ -380,8 +388,12 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
     curl_easy_setopt(f.easy, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_ms));
     curl_easy_setopt(f.easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.timeout_ms));
     curl_easy_setopt(f.easy, CURLOPT_HTTPHEADER, f.headers);
-    curl_easy_setopt(f.easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-    curl_easy_setopt(f.easy, CURLOPT_POSTFIELDS, r.body.data());
+    // SINK_HTTP_DELETE_BODY_ENABLE=false: a DELETE carries no body.
+    if (config_.method != "DELETE" || config_.delete_body) {
+      curl_easy_setopt(f.easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(r.body.size()));
+      curl_easy_setopt(f.easy, CURLOPT_POSTFIELDS, r.body.data());
+    }
     if (config_.method != "POST") {
       curl_easy_setopt(f.easy, CURLOPT_CUSTOMREQUEST, config_.method.c_str());
     }

@@ -80,11 +80,24 @@ absl::StatusOr<HttpSinkConfig> HttpSinkConfig::FromEnv(const Env& env, const Sin
     return absl::InvalidArgumentError(
         absl::StrCat("SINK_HTTP_DATA_FORMAT must be proto or json, got \"", format, "\""));
   }
+  auto option =
+      JsonTemplate::ParseOptionFromEnv(env.GetOr("SINK_HTTP_JSON_BODY_TEMPLATE_PARSE_OPTION", ""));
+  if (!option.ok()) return option.status();
   if (auto tmpl = env.Get("SINK_HTTP_JSON_BODY_TEMPLATE"); tmpl && c.data_format == DataFormat::kJson) {
-    auto t = JsonTemplate::Parse(*tmpl);
+    auto t = JsonTemplate::Parse(*tmpl, *option);
     if (!t.ok()) return t.status();
     c.body_template = *std::move(t);
   }
+
+  auto simple_date = env.GetBool("SINK_HTTP_SIMPLE_DATE_FORMAT_ENABLE", true);
+  if (!simple_date.ok()) return simple_date.status();
+  c.simple_date_format = *simple_date;
+  auto casts = ParseJsonTypecasts(env.GetOr("SINK_HTTP_SERIALIZER_JSON_TYPECAST", "[]"));
+  if (!casts.ok()) return casts.status();
+  c.typecasts = *std::move(casts);
+  auto delete_body = env.GetBool("SINK_HTTP_DELETE_BODY_ENABLE", true);
+  if (!delete_body.ok()) return delete_body.status();
+  c.delete_body = *delete_body;
 
   std::string source = absl::AsciiStrToLower(env.GetOr("SINK_HTTP_PARAMETER_SOURCE", "disabled"));
   if (source == "key") {
