@@ -19,6 +19,7 @@
 #include "sink/decorators/factory.h"
 #include "sink/dlq/dlq_writers.h"
 #include "sink/filter/filter_factory.h"
+#include "sink/firehose_variables.h"
 #include "sink/metrics_prometheus.h"
 #include "sink/metrics_statsd.h"
 #include "sink/schema/json_decoder.h"
@@ -252,6 +253,12 @@ int RunSinkApp(const Env& env) {
   // Logs go to stderr; stdout belongs to the log sink.
   spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  // Every Firehose variable that is set gets its one answer here (issue 29).
+  std::vector<std::string> variable_warnings;
+  absl::Status variables = CheckFirehoseVariables(env, &variable_warnings);
+  for (const std::string& w : variable_warnings) spdlog::warn("{}", w);
+  if (!variables.ok()) return ConfigError(variables);
 
   auto cfg_or = ParseSinkConfig(env);
   if (!cfg_or.ok()) return ConfigError(cfg_or.status());
