@@ -68,4 +68,17 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseHeaderList
   return out;
 }
 
+ErrorType HttpStatusErrorType(int status) {
+  if (status >= 500 && status < 600) return ErrorType::kSink5xxError;
+  if (status >= 400 && status < 500) return ErrorType::kSink4xxError;
+  return ErrorType::kSinkUnknownError;
+}
+
+HttpOutcome FirehoseHttpOutcome(int status, const std::vector<std::pair<int, int>>& retry_ranges) {
+  if (status >= 200 && status < 300) return HttpOutcome::kDelivered;
+  if (InStatusRanges(retry_ranges, status)) return HttpOutcome::kFailed;
+  if (status < 400 || status > 599) return HttpOutcome::kNotStored;
+  return HttpOutcome::kDropped;
+}
+
 }  // namespace sluice::sink

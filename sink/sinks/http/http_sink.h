@@ -7,6 +7,7 @@
 #ifndef SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
 #define SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -121,6 +122,12 @@ class HttpSink : public TwoStageSink {
   // CURLMcode), e.g. to make it fail.
   void SetMultiPerformForTesting(std::function<int(void* multi, int* running)> perform);
 
+  // The answer's body: its size, and a prefix for SINK_HTTP_LOG_BODIES only.
+  struct ResponseBody {
+    std::string prefix;
+    size_t size = 0;
+  };
+
  private:
   struct Request {
     std::string url;
@@ -149,6 +156,21 @@ class HttpSink : public TwoStageSink {
   // index there (the caller retries it with a fresh token).
   void Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed,
             std::vector<size_t>* unauthorized);
+  // One request in flight.
+  struct Transfer {
+    void* easy = nullptr;     // CURL*
+    void* headers = nullptr;  // curl_slist*
+    ResponseBody response;
+    std::array<char, 256> error{};  // CURL_ERROR_SIZE
+    bool done = false;
+  };
+  // Takes an idle easy handle (or a new one) and sets it up for `r`.
+  void StartTransfer(const Request& r, Transfer* t);
+  // What a finished transfer means for its messages (see Execute): nullopt
+  // when they are delivered or dropped (counted), else their error type and
+  // cause. Counts the response code and logs per the log ranges.
+  std::optional<std::pair<ErrorType, std::string>> Outcome(const Request& r, const Transfer& t,
+                                                           int curl_code);
   // Sets (or replaces) the Authorization header of requests_[i].
   void Authorize(size_t i, const std::string& token);
 
