@@ -81,4 +81,21 @@ HttpOutcome FirehoseHttpOutcome(int status, const std::vector<std::pair<int, int
   return HttpOutcome::kDropped;
 }
 
+absl::StatusOr<HttpTarget> ReadHttpTarget(const Env& env, absl::string_view url_variable,
+                                          absl::string_view timeout_variable, int default_ms) {
+  HttpTarget t;
+  auto url = env.Require(url_variable);
+  if (!url.ok()) return url.status();
+  t.url = *url;
+  if (!absl::StartsWith(t.url, "http://") && !absl::StartsWith(t.url, "https://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(url_variable, " must be an http:// or https:// URL"));
+  }
+  while (absl::EndsWith(t.url, "/")) t.url.pop_back();
+  auto timeout = env.GetPositiveInt(timeout_variable, default_ms);
+  if (!timeout.ok()) return timeout.status();
+  t.timeout_ms = *timeout;
+  return t;
+}
+
 }  // namespace sluice::sink

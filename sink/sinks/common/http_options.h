@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "sink/env.h"
 #include "sink/message.h"
 
 namespace sluice::sink {
@@ -32,6 +33,20 @@ bool InStatusRanges(const std::vector<std::pair<int, int>>& ranges, int status);
 // control characters.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseHeaderList(
     absl::string_view text, absl::string_view variable);
+
+// Where an HTTP sink sends its requests.
+struct HttpTarget {
+  std::string url;        // http:// or https://, without trailing '/'
+  int timeout_ms = 10000;  // request timeout
+};
+
+// Reads the required `url_variable` (http:// or https:// only; trailing '/'
+// removed) and the optional `timeout_variable` (positive ms, `default_ms`
+// when unset), as the prometheus, influxdb and clickhouse sinks name them.
+// InvalidArgument naming the variable: "<VAR> is required", "<VAR> must be
+// an http:// or https:// URL", "<VAR> must be a positive integer".
+absl::StatusOr<HttpTarget> ReadHttpTarget(const Env& env, absl::string_view url_variable,
+                                          absl::string_view timeout_variable, int default_ms);
 
 // Firehose's error type for a failed HTTP answer: SINK_5XX_ERROR for 5xx,
 // SINK_4XX_ERROR for 4xx, SINK_UNKNOWN_ERROR otherwise (firehose:
