@@ -23,6 +23,23 @@ constexpr char kTable[] =
 constexpr absl::string_view kTranslatedPrefixes[] = {"SOURCE_KAFKA_CONSUMER_CONFIG_",
                                                      "DLQ_KAFKA_"};
 
+// True for the variables Kubernetes adds for every Service in the namespace
+// (<NAME>_SERVICE_HOST, <NAME>_SERVICE_PORT[_<port>], <NAME>_PORT[_<n>_TCP
+// [_PROTO|_PORT|_ADDR]]): a Service called "kafka" or "sink-..." is no typo.
+bool IsKubernetesServiceVariable(absl::string_view name, absl::string_view value) {
+  if (absl::StrContains(name, "_SERVICE_HOST") || absl::StrContains(name, "_SERVICE_PORT")) {
+    return true;
+  }
+  if (absl::StartsWith(value, "tcp://") || absl::StartsWith(value, "udp://") ||
+      absl::StartsWith(value, "sctp://")) {
+    return true;
+  }
+  for (absl::string_view proto : {"_TCP", "_UDP", "_SCTP"}) {
+    if (absl::StrContains(name, proto) && absl::StrContains(name, "_PORT_")) return true;
+  }
+  return false;
+}
+
 std::vector<FirehoseVariable> ParseTable() {
   std::vector<FirehoseVariable> out;
   for (absl::string_view line : absl::StrSplit(kTable, '\n')) {
@@ -132,7 +149,7 @@ absl::Status CheckFirehoseVariables(const Env& env, std::vector<std::string>* wa
       const bool translated =
           std::any_of(std::begin(kTranslatedPrefixes), std::end(kTranslatedPrefixes),
                       [&](absl::string_view p) { return absl::StartsWith(name, p); });
-      if (family && !translated) {
+      if (family && !translated && !IsKubernetesServiceVariable(name, value)) {
         warn(absl::StrCat(name, " is not a Firehose or sluice-sink variable and is ignored; did you mean ",
                           NearestFirehoseVariable(name), "?"));
       }

@@ -11,7 +11,8 @@
 //   WARNED    ignoring it changes nothing delivered: one warning line.
 // A set variable with a Firehose family prefix (the first word of any listed
 // name: SINK_, DLQ_, FILTER_, ...) that is on no list gets a warning naming
-// the nearest listed name. SOURCE_KAFKA_CONSUMER_CONFIG_* and DLQ_KAFKA_*
+// the nearest listed name (Kubernetes' <SERVICE>_SERVICE_HOST/_PORT variables
+// excepted). SOURCE_KAFKA_CONSUMER_CONFIG_* and DLQ_KAFKA_*
 // are exempt: every suffix goes through the Kafka property translation
 // (sink/source/kafka_properties.h), which refuses or warns per property.
 #ifndef SLUICE_SINK_FIREHOSE_VARIABLES_H_

@@ -84,7 +84,10 @@ TEST(FirehoseVariablesTest, HonouredVariablesAreReadAndOthersAreNot) {
 TEST(FirehoseVariablesTest, TypoGetsNearestName) {
   std::vector<std::string> warnings;
   Env env({{"SINK_HTTP_SERVICE_UR", "http://x"}, {"SOURCE_KAFKA_TOPC", "orders"},
-           {"HOME", "/root"}, {"KUBERNETES_PORT", "443"}});
+           {"HOME", "/root"}, {"KUBERNETES_PORT", "443"},
+           // What Kubernetes sets for a Service named "kafka": no typo.
+           {"KAFKA_SERVICE_HOST", "10.0.0.1"}, {"KAFKA_SERVICE_PORT", "9092"},
+           {"KAFKA_PORT", "tcp://10.0.0.1:9092"}, {"KAFKA_PORT_9092_TCP_ADDR", "10.0.0.1"}});
   ASSERT_TRUE(CheckFirehoseVariables(env, &warnings).ok());
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_THAT(warnings[0], HasSubstr("did you mean SINK_HTTP_SERVICE_URL?"));
