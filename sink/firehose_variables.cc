@@ -164,7 +164,7 @@ absl::Status CheckFirehoseVariables(const Env& env, std::vector<std::string>* wa
       case VariableAnswer::kRefused:
         if (!v->upstream_default.empty() && Normal(value) == Normal(v->upstream_default)) {
           warn(absl::StrCat(name, " is set to Firehose's default (", v->upstream_default,
-                            "), which is what sluice-sink does: ", v->note));
+                            "); sluice-sink does not read it: ", v->note));
         } else if (!ConditionHolds(*v, env)) {
           warn(absl::StrCat(name, " has no effect unless ", v->when, " (", v->note,
                             "); ignored"));
