@@ -176,5 +176,39 @@ TEST(SinkFirehoseEnv, SaslJaasConfigsStartAndAuthenticateWithTheirMechanism) {
   broker.process->Signal(SIGTERM);
 }
 
+// Every Firehose variable that is set gets its one answer at start (issue 29,
+// item 3): a REFUSED one stops the start (exit 2) naming it and what to do; a
+// WARNED one and a typo of a known name each log one line, and the sink runs.
+TEST(SinkFirehoseEnv, RefusedVariablesStopTheStartWarnedOnesAndTyposLogOneLine) {
+  std::string dir = TempDir("sink_firehose_vars");
+  DevBroker broker = DevBroker::Start({"orders:1"}, dir);
+  auto refused = SinkEnv(broker.bootstrap, "orders", "vars-refused", SampleDescriptorUrl());
+  refused["SINK_ADD_METADATA_ENABLED"] = "true";
+  auto sink = StartSink(refused, dir + "/refused");
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 2) << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("SINK_ADD_METADATA_ENABLED: Kafka metadata columns are not written"),
+            std::string::npos)
+      << sink->Stderr();
+
+  auto warned = SinkEnv(broker.bootstrap, "orders", "vars-warned", SampleDescriptorUrl());
+  warned["TRACE_JAEGAR_ENABLE"] = "true";
+  warned["SINK_POOL_NUM_THREADS"] = "4";
+  warned["RETRY_MAX_ATTEMPT"] = "3";  // a typo of RETRY_MAX_ATTEMPTS
+  sink = StartSink(warned, dir + "/warned");
+  ASSERT_TRUE(WaitFor([&] { return sink->Stderr().find("sluice-sink started") != std::string::npos; },
+                      absl::Seconds(30)))
+      << sink->Stderr();
+  const std::string err = sink->Stderr();
+  EXPECT_EQ(CountLines(err, "TRACE_JAEGAR_ENABLE is ignored by sluice-sink"), 1) << err;
+  EXPECT_EQ(CountLines(err, "SINK_POOL_NUM_THREADS is ignored by sluice-sink"), 1) << err;
+  EXPECT_EQ(CountLines(err, "RETRY_MAX_ATTEMPT is not a Firehose or sluice-sink variable and is "
+                            "ignored; did you mean RETRY_MAX_ATTEMPTS?"),
+            1)
+      << err;
+  sink->Signal(SIGTERM);
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
+  broker.process->Signal(SIGTERM);
+}
+
 }  // namespace
 }  // namespace sluice::integration

@@ -17,7 +17,9 @@
 #include "sink/config.h"
 #include "sink/control/control_service.h"
 #include "sink/decorators/factory.h"
+#include "sink/dlq/dlq_writers.h"
 #include "sink/filter/filter_factory.h"
+#include "sink/firehose_variables.h"
 #include "sink/metrics_prometheus.h"
 #include "sink/metrics_statsd.h"
 #include "sink/schema/json_decoder.h"
@@ -97,6 +99,7 @@ absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
   // that unlimited retries never exceed max.poll.interval.ms (review L7).
   // The worker is created below, before any thread runs.
   hooks.keep_alive = [p] { p->worker->KeepAlive(); };
+  hooks.make_dlq_writer = CreateDlqWriter;
   auto dispatcher = BuildDispatcher(cfg.errors, *std::move(sink), sh.metrics, std::move(hooks));
   if (!dispatcher.ok()) return dispatcher.status();
   p->dispatcher = *std::move(dispatcher);
@@ -250,6 +253,12 @@ int RunSinkApp(const Env& env) {
   // Logs go to stderr; stdout belongs to the log sink.
   spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  // Every Firehose variable that is set gets its one answer here (issue 29).
+  std::vector<std::string> variable_warnings;
+  absl::Status variables = CheckFirehoseVariables(env, &variable_warnings);
+  for (const std::string& w : variable_warnings) spdlog::warn("{}", w);
+  if (!variables.ok()) return ConfigError(variables);
 
   auto cfg_or = ParseSinkConfig(env);
   if (!cfg_or.ok()) return ConfigError(cfg_or.status());

@@ -93,6 +93,37 @@ absl::StatusOr<int> Env::GetPort(absl::string_view name, int def) const {
   return static_cast<int>(*v);
 }
 
+absl::StatusOr<absl::Duration> Env::GetDuration(absl::string_view name,
+                                               absl::Duration def) const {
+  auto v = Get(name);
+  if (!v) return def;
+  int64_t ms;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*v), &ms) || ms < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be a number of milliseconds >= 0, got \"", *v, "\""));
+  }
+  return absl::Milliseconds(ms);
+}
+
+std::vector<std::string> Env::GetList(absl::string_view name) const {
+  std::vector<std::string> out;
+  for (absl::string_view e : absl::StrSplit(GetOr(name, ""), ',', absl::SkipWhitespace())) {
+    out.emplace_back(absl::StripAsciiWhitespace(e));
+  }
+  return out;
+}
+
+absl::StatusOr<int> Env::RequirePort(absl::string_view name) const {
+  auto v = Require(name);
+  if (!v.ok()) return v.status();
+  int port;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*v), &port) || port < 1 || port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be a port in 1-65535, got \"", *v, "\""));
+  }
+  return port;
+}
+
 bool IsHostPort(absl::string_view s) {
   size_t colon = s.rfind(':');
   int port = 0;

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace sluice::sink {
 
@@ -51,6 +52,19 @@ class Env {
   // Integer in 1..INT32_MAX or `def`; InvalidArgument "<name> must be a
   // positive integer" otherwise.
   absl::StatusOr<int> GetPositiveInt(absl::string_view name, int def) const;
+
+  // A duration given in milliseconds (Firehose's *_MS variables), >= 0, or
+  // `def` when unset. InvalidArgument "<name> must be a number of
+  // milliseconds >= 0, got \"x\"" otherwise.
+  absl::StatusOr<absl::Duration> GetDuration(absl::string_view name, absl::Duration def) const;
+
+  // The comma-separated entries of `name`, trimmed, empty ones skipped
+  // (Firehose's list variables, e.g. SINK_JDBC_UNIQUE_KEYS); empty when unset.
+  std::vector<std::string> GetList(absl::string_view name) const;
+
+  // A required TCP port in 1..65535. InvalidArgument "<name> is required" or
+  // "<name> must be a port in 1-65535, got \"x\"".
+  absl::StatusOr<int> RequirePort(absl::string_view name) const;
 
   // TCP/UDP port in 0..65535 or `def` (0 usually means "off");
   // InvalidArgument "<name> out of range" otherwise.

@@ -1,5 +1,6 @@
 #include "sink/env.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace sluice::sink {
@@ -51,6 +52,26 @@ TEST(Env, SecretNames) {
   EXPECT_TRUE(IsSecretName("SINK_JDBC_PASSWORD"));
   EXPECT_TRUE(IsSecretName("SOURCE_KAFKA_CONSUMER_CONFIG_SASL_JAAS_CONFIG"));
   EXPECT_FALSE(IsSecretName("SINK_JDBC_URL"));
+}
+
+}  // namespace
+}  // namespace sluice::sink
+
+namespace sluice::sink {
+namespace {
+
+TEST(Env, TypedDurationListAndPortGetters) {
+  Env env({{"A_MS", "1500"}, {"BAD_MS", "-1"}, {"L", " a, b ,,c "}, {"P", "8080"}, {"BAD_P", "0"}});
+  EXPECT_EQ(*env.GetDuration("A_MS", absl::Seconds(1)), absl::Milliseconds(1500));
+  EXPECT_EQ(*env.GetDuration("UNSET_MS", absl::Seconds(1)), absl::Seconds(1));
+  EXPECT_THAT(env.GetDuration("BAD_MS", absl::ZeroDuration()).status().message(),
+              ::testing::HasSubstr("BAD_MS must be a number of milliseconds"));
+  EXPECT_THAT(env.GetList("L"), ::testing::ElementsAre("a", "b", "c"));
+  EXPECT_TRUE(env.GetList("UNSET").empty());
+  EXPECT_EQ(*env.RequirePort("P"), 8080);
+  EXPECT_THAT(env.RequirePort("BAD_P").status().message(),
+              ::testing::HasSubstr("BAD_P must be a port in 1-65535"));
+  EXPECT_THAT(env.RequirePort("UNSET_P").status().message(), ::testing::HasSubstr("UNSET_P is required"));
 }
 
 }  // namespace

@@ -5,15 +5,6 @@
 
 namespace sluice::sink {
 
-std::vector<FailedMessage> LogDlqWriter::Write(const std::vector<FailedMessage>& messages) {
-  for (const FailedMessage& f : messages) {
-    spdlog::warn("DLQ: topic={} partition={} offset={} error_type={} error={}", f.message.topic,
-                 f.message.partition, f.message.offset, std::string(ErrorTypeName(f.error_type)),
-                 f.error);
-  }
-  return {};
-}
-
 DlqLayer::DlqLayer(std::unique_ptr<Dispatcher> inner, std::unique_ptr<DlqWriter> writer,
                    Options options, Metrics* metrics, RetryHooks hooks)
     : inner_(std::move(inner)),

@@ -25,19 +25,13 @@ inline constexpr char kDlqHeaderSourceTopic[] = "source_topic";
 inline constexpr char kDlqHeaderSourcePartition[] = "source_partition";
 inline constexpr char kDlqHeaderSourceOffset[] = "source_offset";
 
-// Writes dead letters. Used by one worker thread.
+// Writes dead letters. Used by one worker thread. The writers (LOG, KAFKA,
+// BLOB_STORAGE) live in sink/dlq/, as Firehose's sink/dlq/ package.
 class DlqWriter {
  public:
   virtual ~DlqWriter() = default;
   // Writes `messages`; returns those that could not be written.
   virtual std::vector<FailedMessage> Write(const std::vector<FailedMessage>& messages) = 0;
-};
-
-// DLQ_WRITER_TYPE=LOG: one warning line per message (topic, partition,
-// offset, error type, error). Never fails.
-class LogDlqWriter : public DlqWriter {
- public:
-  std::vector<FailedMessage> Write(const std::vector<FailedMessage>& messages) override;
 };
 
 // The dead-letter layer: failures left below it (after the retries, plus

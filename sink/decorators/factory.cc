@@ -1,35 +1,9 @@
 #include "sink/decorators/factory.h"
 
-#include "sink/decorators/blob_dlq_writer.h"
 #include "sink/decorators/fail_handler.h"
-#include "sink/decorators/gcs_blob_store.h"
 #include "sink/decorators/instrumented.h"
-#include "sink/source/kafka_dlq_writer.h"
 
 namespace sluice::sink {
-namespace {
-
-// The DLQ writer per DLQ_WRITER_TYPE (and DLQ_BLOB_STORAGE_TYPE).
-absl::StatusOr<std::unique_ptr<DlqWriter>> CreateDlqWriter(const ErrorConfig& errors,
-                                                           const RetryHooks& hooks) {
-  if (errors.dlq_writer == "BLOB_STORAGE" && errors.dlq_blob_type == "S3") {
-    return std::make_unique<BlobStorageDlqWriter>(std::make_unique<S3BlobStore>(errors.dlq_s3),
-                                                  errors.dlq_s3.directory_prefix);
-  }
-  if (errors.dlq_writer == "BLOB_STORAGE") {
-    auto gcs = GcsBlobStore::Create(errors.dlq_gcs, nullptr, hooks);
-    if (!gcs.ok()) return gcs.status();
-    return std::make_unique<BlobStorageDlqWriter>(*std::move(gcs), errors.dlq_gcs.directory_prefix);
-  }
-  if (errors.dlq_writer != "KAFKA") return std::make_unique<LogDlqWriter>();
-  auto k = KafkaDlqWriter::Create(errors.dlq_kafka_brokers, errors.dlq_kafka_topic,
-                                  errors.dlq_kafka_acks, errors.dlq_kafka_properties);
-  if (!k.ok()) return k.status();
-  return std::unique_ptr<DlqWriter>(*std::move(k));
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& errors,
                                                             std::unique_ptr<Sink> sink,
                                                             Metrics* metrics,
@@ -54,7 +28,11 @@ absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& e
   if (dlq_enabled) {
     std::unique_ptr<DlqWriter> writer = std::move(hooks.dlq_writer);
     if (writer == nullptr) {
-      auto w = CreateDlqWriter(errors, retry_hooks);
+      if (!hooks.make_dlq_writer) {
+        return absl::FailedPreconditionError(
+            "DLQ_SINK_ENABLE=true but no DLQ writer factory was supplied");
+      }
+      auto w = hooks.make_dlq_writer(errors, retry_hooks);
       if (!w.ok()) return w.status();
       writer = *std::move(w);
     }

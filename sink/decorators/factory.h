@@ -20,6 +20,7 @@
 #ifndef SLUICE_SINK_DECORATORS_FACTORY_H_
 #define SLUICE_SINK_DECORATORS_FACTORY_H_
 
+#include <functional>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -36,11 +37,15 @@ struct DispatcherHooks {
   Sleeper sleep;                        // default: BackoffSleep (real, sliced)
   StopCheck stop;                       // may be null
   KeepAlive keep_alive;                 // the worker's consumer keep-alive; may be null
-  std::unique_ptr<DlqWriter> dlq_writer;  // default: from DLQ_WRITER_TYPE
+  std::unique_ptr<DlqWriter> dlq_writer;  // default: make_dlq_writer(errors, ...)
+  // Builds the writer per DLQ_WRITER_TYPE (app.cc passes sink/dlq's
+  // CreateDlqWriter). Needed when DLQ_SINK_ENABLE and dlq_writer is null.
+  std::function<absl::StatusOr<std::unique_ptr<DlqWriter>>(const ErrorConfig&, const RetryHooks&)>
+      make_dlq_writer;
 };
 
 // Wraps `sink` (one worker's instance) per `errors`. `metrics` not owned.
-// Errors: the KAFKA DLQ writer cannot be created.
+// Errors: the DLQ writer cannot be created (or, a bug, no factory for it).
 absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& errors,
                                                             std::unique_ptr<Sink> sink,
                                                             Metrics* metrics,

@@ -1,5 +1,7 @@
 #include "sink/sinks/clickhouse/clickhouse_sink.h"
 
+#include "sink/sinks/common/http_options.h"
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -25,22 +27,16 @@ int BadRow(absl::string_view error) {
 absl::StatusOr<ClickHouseSinkConfig> ClickHouseSinkConfig::FromEnv(const Env& env,
                                                                    const SinkContext& ctx) {
   ClickHouseSinkConfig c;
-  auto url = env.Require("SINK_CLICKHOUSE_URL");
-  if (!url.ok()) return url.status();
-  c.url = *url;
-  if (!absl::StartsWith(c.url, "http://") && !absl::StartsWith(c.url, "https://")) {
-    return absl::InvalidArgumentError("SINK_CLICKHOUSE_URL must be an http:// or https:// URL");
-  }
-  while (absl::EndsWith(c.url, "/")) c.url.pop_back();
+  auto target = ReadHttpTarget(env, "SINK_CLICKHOUSE_URL", "SINK_CLICKHOUSE_REQUEST_TIMEOUT_MS", 10000);
+  if (!target.ok()) return target.status();
+  c.url = target->url;
+  c.request_timeout_ms = target->timeout_ms;
   auto table = env.Require("SINK_CLICKHOUSE_TABLE_NAME");
   if (!table.ok()) return table.status();
   c.table = *table;
   c.database = env.GetOr("SINK_CLICKHOUSE_DATABASE", "default");
   c.username = env.GetOr("SINK_CLICKHOUSE_USERNAME", "default");
   c.password = env.GetOr("SINK_CLICKHOUSE_PASSWORD", "");
-  auto timeout = env.GetPositiveInt("SINK_CLICKHOUSE_REQUEST_TIMEOUT_MS", 10000);
-  if (!timeout.ok()) return timeout.status();
-  c.request_timeout_ms = *timeout;
   // Fields keep field numbers, so the descriptor is needed only here.
   auto owned = ctx.InputDescriptor();
   if (!owned.ok()) return owned.status();

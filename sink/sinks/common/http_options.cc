@@ -68,4 +68,34 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseHeaderList
   return out;
 }
 
+ErrorType HttpStatusErrorType(int status) {
+  if (status >= 500 && status < 600) return ErrorType::kSink5xxError;
+  if (status >= 400 && status < 500) return ErrorType::kSink4xxError;
+  return ErrorType::kSinkUnknownError;
+}
+
+HttpOutcome FirehoseHttpOutcome(int status, const std::vector<std::pair<int, int>>& retry_ranges) {
+  if (status >= 200 && status < 300) return HttpOutcome::kDelivered;
+  if (InStatusRanges(retry_ranges, status)) return HttpOutcome::kFailed;
+  if (status < 400 || status > 599) return HttpOutcome::kNotStored;
+  return HttpOutcome::kDropped;
+}
+
+absl::StatusOr<HttpTarget> ReadHttpTarget(const Env& env, absl::string_view url_variable,
+                                          absl::string_view timeout_variable, int default_ms) {
+  HttpTarget t;
+  auto url = env.Require(url_variable);
+  if (!url.ok()) return url.status();
+  t.url = *url;
+  if (!absl::StartsWith(t.url, "http://") && !absl::StartsWith(t.url, "https://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(url_variable, " must be an http:// or https:// URL"));
+  }
+  while (absl::EndsWith(t.url, "/")) t.url.pop_back();
+  auto timeout = env.GetPositiveInt(timeout_variable, default_ms);
+  if (!timeout.ok()) return timeout.status();
+  t.timeout_ms = *timeout;
+  return t;
+}
+
 }  // namespace sluice::sink

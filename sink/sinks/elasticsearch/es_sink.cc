@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "sink/sinks/common/http_options.h"
 #include "sink/sinks/common/json_text.h"
 #include "spdlog/spdlog.h"
 
@@ -132,9 +133,7 @@ absl::Status CheckUtf8(const google::protobuf::Message& m) {
 
 ErrorType ItemErrorType(int status) {
   if (status == 429) return ErrorType::kSinkRetryableError;
-  if (status >= 500 && status < 600) return ErrorType::kSink5xxError;
-  if (status >= 400 && status < 500) return ErrorType::kSink4xxError;
-  return ErrorType::kSinkUnknownError;
+  return HttpStatusErrorType(status);
 }
 
 }  // namespace

@@ -109,12 +109,12 @@ absl::StatusOr<std::string> RootCaPem(absl::string_view value) {
 
 // A positive number of ms from `name`, or `def` when unset.
 absl::StatusOr<int64_t> PositiveMs(const Env& env, absl::string_view name, int64_t def) {
-  auto v = env.GetInt(name, def);
+  auto v = env.GetDuration(name, absl::Milliseconds(def));
   if (!v.ok()) return v.status();
-  if (*v <= 0) {
+  if (*v <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(name, " must be a positive number of ms"));
   }
-  return *v;
+  return absl::ToInt64Milliseconds(*v);
 }
 
 // The TLS and keepalive variables, as Firehose's GrpcSinkFactory reads them.
@@ -159,14 +159,9 @@ absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const Sin
   auto host = env.Require("SINK_GRPC_SERVICE_HOST");
   if (!host.ok()) return host.status();
   c.host = *host;
-  auto port_text = env.Require("SINK_GRPC_SERVICE_PORT");
-  if (!port_text.ok()) return port_text.status();
-  auto port = env.GetInt("SINK_GRPC_SERVICE_PORT", 0);
+  auto port = env.RequirePort("SINK_GRPC_SERVICE_PORT");
   if (!port.ok()) return port.status();
-  if (*port <= 0 || *port > 65535) {
-    return absl::InvalidArgumentError("SINK_GRPC_SERVICE_PORT must be 1-65535");
-  }
-  c.port = static_cast<int>(*port);
+  c.port = *port;
   auto method = env.Require("SINK_GRPC_METHOD_URL");
   if (!method.ok()) return method.status();
   absl::string_view m = absl::StripAsciiWhitespace(*method);
@@ -203,8 +198,7 @@ absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const Sin
     *deadline = kDefaultGrpcDeadlineMs;
   }
   c.deadline_ms = *deadline;
-  for (absl::string_view kv :
-       absl::StrSplit(env.GetOr("SINK_GRPC_METADATA", ""), ',', absl::SkipWhitespace())) {
+  for (absl::string_view kv : env.GetList("SINK_GRPC_METADATA")) {
     size_t colon = kv.find(':');
     if (colon == absl::string_view::npos) {
       return absl::InvalidArgumentError(

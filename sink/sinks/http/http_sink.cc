@@ -19,6 +19,7 @@
 #include "common/outbound.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/common/json_text.h"
+#include "sink/sinks/http/message_to_json.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::sink {
@@ -36,14 +37,8 @@ void GlobalInit() {
   (void)done;
 }
 
-// The answer's body: its size, and a prefix for SINK_HTTP_LOG_BODIES only.
-struct ResponseBody {
-  std::string prefix;
-  size_t size = 0;
-};
-
 size_t CollectBody(char* data, size_t size, size_t n, void* user) {
-  auto* out = static_cast<ResponseBody*>(user);
+  auto* out = static_cast<HttpSink::ResponseBody*>(user);
   out->size += size * n;
   if (out->prefix.size() < 1024) out->prefix.append(data, std::min(size * n, 1024 - out->prefix.size()));
   return size * n;
@@ -111,6 +106,15 @@ HttpSink::~HttpSink() {
 }
 
 absl::StatusOr<std::string> HttpSink::Serialize(const Message& m, ErrorType* type) const {
+  auto body = SerializeUncast(m, type);
+  if (!body.ok() || config_.typecasts.empty()) return body;
+  // Firehose's TypecastedJsonSerializer wraps every serializer.
+  auto cast = ApplyJsonTypecasts(config_.typecasts, *body);
+  if (!cast.ok()) *type = ErrorType::kInvalidMessageError;
+  return cast;
+}
+
+absl::StatusOr<std::string> HttpSink::SerializeUncast(const Message& m, ErrorType* type) const {
   // Any failure below is this record's alone (review H5): nlohmann throws on
   // strings that are not UTF-8, e.g. a raw Kafka value with json input.
   *type = ErrorType::kInvalidMessageError;
@@ -133,19 +137,17 @@ absl::StatusOr<std::string> HttpSink::Serialize(const Message& m, ErrorType* typ
     }
     // Firehose's MessageToJson: logKey/logMessage hold the message's JSON
     // (lower camel case names) as a string.
-    auto to_json = [](const PbMessage& pb) {
-      google::protobuf::util::JsonPrintOptions opts;
-      std::string out;
-      (void)google::protobuf::util::MessageToJsonString(pb, &out, opts);
-      return out;
-    };
     nlohmann::json j;
     j["topic"] = m.topic;
     if (m.key.has_value() && !m.key->empty() && config_.input_descriptor != nullptr) {
       std::unique_ptr<PbMessage> key(factory_.GetPrototype(config_.input_descriptor)->New());
-      if (key->ParseFromString(*m.key)) j["logKey"] = to_json(*key);
+      if (key->ParseFromString(*m.key)) {
+        j["logKey"] = FirehoseMessageJson(*key, config_.simple_date_format);
+      }
     }
-    j["logMessage"] = m.decoded != nullptr ? to_json(*m.decoded) : m.value;
+    j["logMessage"] = m.decoded != nullptr
+                          ? FirehoseMessageJson(*m.decoded, config_.simple_date_format)
+                          : m.value;
     return DumpJson(j, "http sink body");
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("http sink: cannot serialize: ", e.what()));
@@ -342,143 +344,136 @@ void HttpSink::SetMultiPerformForTesting(std::function<int(void*, int*)> perform
   perform_ = std::move(perform);
 }
 
-void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed_out,
+void HttpSink::StartTransfer(const Request& r, Transfer* t) {
+  CURL* easy;
+  if (!idle_handles_.empty()) {
+    easy = static_cast<CURL*>(idle_handles_.back());
+    idle_handles_.pop_back();
+    curl_easy_reset(easy);
+  } else {
+    easy = curl_easy_init();
+  }
+  t->easy = easy;
+  curl_slist* headers = nullptr;
+  for (const std::string& h : r.headers) headers = curl_slist_append(headers, h.c_str());
+  t->headers = headers;
+  // http/https only, and the process's deny list after DNS (common/outbound.h).
+  RestrictOutbound(easy);
+  curl_easy_setopt(easy, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_SHARE, static_cast<CURLSH*>(share_));
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_ms));
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.timeout_ms));
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+  // SINK_HTTP_DELETE_BODY_ENABLE=false: a DELETE carries no body.
+  if (config_.method != "DELETE" || config_.delete_body) {
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r.body.data());
+  }
+  if (config_.method != "POST") curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, config_.method.c_str());
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CollectBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t->response);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error.data());
+}
+
+std::optional<std::pair<ErrorType, std::string>> HttpSink::Outcome(const Request& r,
+                                                                    const Transfer& t,
+                                                                    int curl_code) {
+  const std::string where = absl::StrCat("http ", config_.method, " ", UrlForLogs(r.url));
+  const auto code = static_cast<CURLcode>(curl_code);
+  if (code != CURLE_OK) {
+    // CURLE_UNSUPPORTED_PROTOCOL (not http/https) and a refused address of
+    // the deny list end here too: never delivered.
+    return std::pair{IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError
+                                                : ErrorType::kSinkUnknownError,
+                     absl::StrCat(where, ": ", t.error[0] ? t.error.data() : curl_easy_strerror(code))};
+  }
+  long status = 0;
+  curl_easy_getinfo(static_cast<CURL*>(t.easy), CURLINFO_RESPONSE_CODE, &status);
+  const int s = static_cast<int>(status);
+  metrics_->Increment("firehose_sink_http_response_code_total", {{"status_code", absl::StrCat(s)}});
+  if (InStatusRanges(config_.log_ranges, s)) {
+    // Status and sizes only: bodies carry record data (PII) and answers may
+    // echo credentials; SINK_HTTP_LOG_BODIES=true adds them.
+    if (config_.log_bodies) {
+      spdlog::warn("{} -> {} (request {} bytes, response {} bytes)\n"
+                   "request body: {}\nresponse body (first 1024 bytes): {}",
+                   where, s, r.body.size(), t.response.size, r.body, t.response.prefix);
+    } else {
+      spdlog::warn("{} -> {} (request {} bytes, response {} bytes)", where, s, r.body.size(),
+                   t.response.size);
+    }
+  }
+  auto type = FirehoseHttpOutcome(s, config_.retry_ranges);
+  if (type == HttpOutcome::kDropped) {
+    // 4xx/5xx outside SINK_HTTP_RETRY_STATUS_CODE_RANGES: dropped and
+    // counted, as in Firehose.
+    metrics_->Increment("firehose_sink_messages_drop_total", {{"cause", absl::StrCat(s)}},
+                        static_cast<double>(r.messages.size()));
+    return std::nullopt;
+  }
+  if (type == HttpOutcome::kDelivered) return std::nullopt;
+  if (type == HttpOutcome::kNotStored) {
+    return std::pair{ErrorType::kDefaultError,
+                     absl::StrCat(where, " -> ", s, " (not a success; redirects are not followed)")};
+  }
+  return std::pair{HttpStatusErrorType(s), absl::StrCat(where, " -> ", s)};
+}
+
+void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed,
                     std::vector<size_t>* unauthorized) {
-  std::vector<FailedMessage>& failed = *failed_out;
   CURLM* multi = static_cast<CURLM*>(multi_);
-  struct InFlight {
-    CURL* easy;
-    curl_slist* headers;
-    ResponseBody response;
-    char error[CURL_ERROR_SIZE] = {0};
-    bool done = false;
-  };
-  std::vector<InFlight> flights(which.size());
-  std::map<CURL*, size_t> index;  // easy handle -> position in `which`
+  std::vector<Transfer> transfers(which.size());
+  std::map<void*, size_t> index;  // easy handle -> position in `which`
   auto fail = [&](size_t k, ErrorType type, const std::string& cause) {
     for (Message& m : requests_[which[k]].messages) {
-      failed.push_back(FailedMessage{std::move(m), type, cause});
+      failed->push_back(FailedMessage{std::move(m), type, cause});
     }
   };
   for (size_t k = 0; k < which.size(); ++k) {
-    const Request& r = requests_[which[k]];
-    InFlight& f = flights[k];
-    if (!idle_handles_.empty()) {
-      f.easy = static_cast<CURL*>(idle_handles_.back());
-      idle_handles_.pop_back();
-      curl_easy_reset(f.easy);
-    } else {
-      f.easy = curl_easy_init();
-    }
-    f.headers = nullptr;
-    for (const std::string& h : r.headers) f.headers = curl_slist_append(f.headers, h.c_str());
-    // http/https only, and the process's deny list after DNS (common/outbound.h).
-    RestrictOutbound(f.easy);
-    curl_easy_setopt(f.easy, CURLOPT_URL, r.url.c_str());
-    curl_easy_setopt(f.easy, CURLOPT_SHARE, static_cast<CURLSH*>(share_));
-    curl_easy_setopt(f.easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(f.easy, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_ms));
-    curl_easy_setopt(f.easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(config_.timeout_ms));
-    curl_easy_setopt(f.easy, CURLOPT_HTTPHEADER, f.headers);
-    curl_easy_setopt(f.easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-    curl_easy_setopt(f.easy, CURLOPT_POSTFIELDS, r.body.data());
-    if (config_.method != "POST") {
-      curl_easy_setopt(f.easy, CURLOPT_CUSTOMREQUEST, config_.method.c_str());
-    }
-    curl_easy_setopt(f.easy, CURLOPT_WRITEFUNCTION, &CollectBody);
-    curl_easy_setopt(f.easy, CURLOPT_WRITEDATA, &f.response);
-    curl_easy_setopt(f.easy, CURLOPT_ERRORBUFFER, f.error);
-    index[f.easy] = k;
-    curl_multi_add_handle(multi, f.easy);
+    StartTransfer(requests_[which[k]], &transfers[k]);
+    index[transfers[k].easy] = k;
+    curl_multi_add_handle(multi, static_cast<CURL*>(transfers[k].easy));
   }
-
   int running = static_cast<int>(which.size());
   std::string multi_error;  // set when the multi handle itself failed
-  while (running > 0) {
-    int rc = perform_(multi, &running);
-    if (rc != CURLM_OK) {
+  while (running > 0 && multi_error.empty()) {
+    if (int rc = perform_(multi, &running); rc != CURLM_OK) {
       multi_error = absl::StrCat("curl_multi_perform: ", curl_multi_strerror(static_cast<CURLMcode>(rc)));
     }
     int queued;
     while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
       if (msg->msg != CURLMSG_DONE) continue;
-      size_t k = index[msg->easy_handle];
-      Request& r = requests_[which[k]];
-      InFlight& f = flights[k];
-      f.done = true;
-      const std::string where = absl::StrCat("http ", config_.method, " ", UrlForLogs(r.url));
-      CURLcode code = msg->data.result;
-      if (code != CURLE_OK) {
-        // CURLE_UNSUPPORTED_PROTOCOL (not http/https) and a refused address
-        // of the deny list end here too: never delivered.
-        fail(k, IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError
-                                           : ErrorType::kSinkUnknownError,
-             absl::StrCat(where, ": ", f.error[0] ? f.error : curl_easy_strerror(code)));
-        continue;
-      }
+      const size_t k = index[msg->easy_handle];
+      Transfer& t = transfers[k];
+      t.done = true;
       long status = 0;
-      curl_easy_getinfo(f.easy, CURLINFO_RESPONSE_CODE, &status);
-      metrics_->Increment("firehose_sink_http_response_code_total",
-                          {{"status_code", absl::StrCat(status)}});
-      int s = static_cast<int>(status);
-      if (s == 401 && unauthorized != nullptr) {
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &status);
+      if (msg->data.result == CURLE_OK && status == 401 && unauthorized != nullptr) {
+        metrics_->Increment("firehose_sink_http_response_code_total", {{"status_code", "401"}});
         unauthorized->push_back(which[k]);
         continue;
       }
-      if (InStatusRanges(config_.log_ranges, s)) {
-        // Status and sizes only: bodies carry record data (PII) and answers
-        // may echo credentials; SINK_HTTP_LOG_BODIES=true adds them.
-        if (config_.log_bodies) {
-          spdlog::warn("{} -> {} (request {} bytes, response {} bytes)\n"
-                       "request body: {}\nresponse body (first 1024 bytes): {}",
-                       where, s, r.body.size(), f.response.size, r.body, f.response.prefix);
-        } else {
-          spdlog::warn("{} -> {} (request {} bytes, response {} bytes)", where, s,
-                       r.body.size(), f.response.size);
-        }
-      }
-      if (s >= 200 && s < 300) continue;
-      if (InStatusRanges(config_.retry_ranges, s)) {
-        ErrorType type = s >= 500 && s < 600   ? ErrorType::kSink5xxError
-                         : s >= 400 && s < 500 ? ErrorType::kSink4xxError
-                                               : ErrorType::kSinkUnknownError;
-        fail(k, type, absl::StrCat(where, " -> ", s));
-      } else if (s < 400 || s > 599) {
-        // 1xx, 3xx (redirects are not followed) and codes outside HTTP's
-        // classes: nothing was stored, so the records fail with
-        // DEFAULT_ERROR (retried by default; routed to the DLQ when it is
-        // on) instead of being committed as delivered.
-        fail(k, ErrorType::kDefaultError,
-             absl::StrCat(where, " -> ", s, " (not a success; redirects are not followed)"));
-      } else {
-        // 4xx/5xx outside SINK_HTTP_RETRY_STATUS_CODE_RANGES: dropped and
-        // counted, as in Firehose.
-        metrics_->Increment("firehose_sink_messages_drop_total", {{"cause", absl::StrCat(s)}},
-                            static_cast<double>(r.messages.size()));
-      }
+      auto outcome = Outcome(requests_[which[k]], t, msg->data.result);
+      if (outcome) fail(k, outcome->first, outcome->second);
     }
-    if (!multi_error.empty()) break;
-    if (running > 0) {
+    if (running > 0 && multi_error.empty()) {
       if (CURLMcode prc = curl_multi_poll(multi, nullptr, 0, 1000, nullptr); prc != CURLM_OK) {
         multi_error = absl::StrCat("curl_multi_poll: ", curl_multi_strerror(prc));
-        break;
       }
     }
   }
-  if (!multi_error.empty()) {
+  for (size_t k = 0; k < transfers.size(); ++k) {
     // The multi handle failed: whatever had not finished is unknown, never
     // silently delivered.
-    for (size_t k = 0; k < flights.size(); ++k) {
-      if (flights[k].done) continue;
+    if (!multi_error.empty() && !transfers[k].done) {
       fail(k, ErrorType::kSinkRetryableError,
            absl::StrCat("http ", config_.method, " ", UrlForLogs(requests_[which[k]].url), ": ",
                         multi_error));
     }
-  }
-  for (InFlight& f : flights) {
-    curl_multi_remove_handle(multi, f.easy);
-    curl_slist_free_all(f.headers);
-    idle_handles_.push_back(f.easy);
+    curl_multi_remove_handle(multi, static_cast<CURL*>(transfers[k].easy));
+    curl_slist_free_all(static_cast<curl_slist*>(transfers[k].headers));
+    idle_handles_.push_back(transfers[k].easy);
   }
 }
 

@@ -7,6 +7,7 @@
 #ifndef SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
 #define SLUICE_SINK_SINKS_HTTP_HTTP_SINK_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "sink/sinks/common/http_options.h"
 #include "sink/sinks/common/proto_values.h"
 #include "sink/sinks/http/json_template.h"
+#include "sink/sinks/http/json_typecast.h"
 #include "sink/sinks/http/oauth2.h"
 #include "sink/sinks/sink_context.h"
 
@@ -48,6 +50,16 @@ struct HttpSinkConfig {
   bool log_bodies = false;
   DataFormat data_format = DataFormat::kProto;  // SINK_HTTP_DATA_FORMAT
   std::optional<JsonTemplate> body_template;    // SINK_HTTP_JSON_BODY_TEMPLATE
+  // (_PARSE_OPTION is compiled into body_template.)
+  // SINK_HTTP_SIMPLE_DATE_FORMAT_ENABLE (default true): json bodies without a
+  // template print top-level Timestamps as Gson dates (message_to_json.h).
+  bool simple_date_format = true;
+  // SINK_HTTP_SERIALIZER_JSON_TYPECAST (default []): casts applied to each
+  // serialized message (json_typecast.h).
+  std::vector<JsonTypecast> typecasts;
+  // SINK_HTTP_DELETE_BODY_ENABLE (default true): with method DELETE, false
+  // sends requests without a body, as Firehose's request creators.
+  bool delete_body = true;
   ParameterSource parameter_source = ParameterSource::kDisabled;
   ParameterPlacement parameter_placement = ParameterPlacement::kHeader;
   const google::protobuf::Descriptor* parameter_descriptor = nullptr;
@@ -110,6 +122,12 @@ class HttpSink : public TwoStageSink {
   // CURLMcode), e.g. to make it fail.
   void SetMultiPerformForTesting(std::function<int(void* multi, int* running)> perform);
 
+  // The answer's body: its size, and a prefix for SINK_HTTP_LOG_BODIES only.
+  struct ResponseBody {
+    std::string prefix;
+    size_t size = 0;
+  };
+
  private:
   struct Request {
     std::string url;
@@ -123,7 +141,10 @@ class HttpSink : public TwoStageSink {
   // how the record fails: INVALID_MESSAGE_ERROR when it cannot be encoded
   // (e.g. bytes that are not UTF-8 in a JSON string), DESERIALIZATION_ERROR
   // when a template path is missing from it.
+  // SINK_HTTP_SERIALIZER_JSON_TYPECAST failures are INVALID_MESSAGE_ERROR.
   absl::StatusOr<std::string> Serialize(const Message& m, ErrorType* type) const;
+  // Serialize before the typecasts.
+  absl::StatusOr<std::string> SerializeUncast(const Message& m, ErrorType* type) const;
   // Parameter values for `m` (header or query), per the column mapping. On
   // error `type` is DESERIALIZATION_ERROR (no key, undecodable source) or
   // INVALID_MESSAGE_ERROR (a value that cannot be rendered).
@@ -135,6 +156,21 @@ class HttpSink : public TwoStageSink {
   // index there (the caller retries it with a fresh token).
   void Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed,
             std::vector<size_t>* unauthorized);
+  // One request in flight.
+  struct Transfer {
+    void* easy = nullptr;     // CURL*
+    void* headers = nullptr;  // curl_slist*
+    ResponseBody response;
+    std::array<char, 256> error{};  // CURL_ERROR_SIZE
+    bool done = false;
+  };
+  // Takes an idle easy handle (or a new one) and sets it up for `r`.
+  void StartTransfer(const Request& r, Transfer* t);
+  // What a finished transfer means for its messages (see Execute): nullopt
+  // when they are delivered or dropped (counted), else their error type and
+  // cause. Counts the response code and logs per the log ranges.
+  std::optional<std::pair<ErrorType, std::string>> Outcome(const Request& r, const Transfer& t,
+                                                           int curl_code);
   // Sets (or replaces) the Authorization header of requests_[i].
   void Authorize(size_t i, const std::string& token);
 

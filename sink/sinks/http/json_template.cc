@@ -4,6 +4,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::sink {
@@ -44,11 +45,31 @@ absl::StatusOr<std::vector<std::string>> SplitPath(absl::string_view path) {
 
 }  // namespace
 
-absl::StatusOr<JsonTemplate> JsonTemplate::Parse(absl::string_view text) {
+absl::StatusOr<JsonTemplate::ParseOption> JsonTemplate::ParseOptionFromEnv(
+    absl::string_view value) {
+  const std::string v = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(value));
+  if (v.empty()) return ParseOption::kNone;
+  if (v == "DEFAULT_PATH_LEAF_TO_NULL") return ParseOption::kDefaultPathLeafToNull;
+  if (v == "SUPPRESS_EXCEPTIONS") return ParseOption::kSuppressExceptions;
+  if (v == "ALWAYS_RETURN_LIST") return ParseOption::kAlwaysReturnList;
+  if (v == "REQUIRE_PROPERTIES") return ParseOption::kRequireProperties;
+  if (v == "AS_PATH_LIST") {
+    return absl::InvalidArgumentError(
+        "SINK_HTTP_JSON_BODY_TEMPLATE_PARSE_OPTION=AS_PATH_LIST is not supported (it puts path "
+        "names instead of values in the body); unset it or use another option");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "SINK_HTTP_JSON_BODY_TEMPLATE_PARSE_OPTION: invalid JSONPath option \"", value,
+      "\"; valid: DEFAULT_PATH_LEAF_TO_NULL, ALWAYS_RETURN_LIST, SUPPRESS_EXCEPTIONS, "
+      "REQUIRE_PROPERTIES"));
+}
+
+absl::StatusOr<JsonTemplate> JsonTemplate::Parse(absl::string_view text, ParseOption option) {
   if (nlohmann::json::parse(text.begin(), text.end(), nullptr, false).is_discarded()) {
     return absl::InvalidArgumentError(absl::StrCat(kVar, " must be valid JSON"));
   }
   JsonTemplate t;
+  t.option_ = option;
   size_t pos = 0;
   std::string literal;
   while (pos < text.size()) {
@@ -104,7 +125,9 @@ absl::StatusOr<std::string> JsonTemplate::Render(absl::string_view message_json)
       continue;
     }
     const nlohmann::json* cur = &parsed;
-    for (const std::string& step : p.steps) {
+    bool omitted = false;
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+      const std::string& step = p.steps[i];
       if (step[0] == '[') {
         size_t index = std::stoul(step.substr(1, step.size() - 2));
         if (!cur->is_array() || index >= cur->size()) cur = nullptr;
@@ -118,11 +141,22 @@ absl::StatusOr<std::string> JsonTemplate::Render(absl::string_view message_json)
         }
       }
       if (cur == nullptr) {
+        const bool leaf = i + 1 == p.steps.size();
+        if (option_ == ParseOption::kSuppressExceptions ||
+            (leaf && option_ == ParseOption::kDefaultPathLeafToNull)) {
+          omitted = true;  // Firehose: "Missing value for path", replaced by ""
+          break;
+        }
         return absl::InvalidArgumentError(
             absl::StrCat("path ", p.path, " not found in the message"));
       }
     }
-    out.append(cur->dump());
+    if (omitted) continue;
+    if (option_ == ParseOption::kAlwaysReturnList) {
+      out.append("[").append(cur->dump()).append("]");
+    } else {
+      out.append(cur->dump());
+    }
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "sink/sinks/influxdb/influx_sink.h"
 
+#include "sink/sinks/common/http_options.h"
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -59,23 +61,19 @@ std::string QuoteFieldString(absl::string_view s) {
 
 absl::StatusOr<InfluxSinkConfig> InfluxSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
   InfluxSinkConfig c;
-  for (auto [name, field] : {std::pair{"SINK_INFLUX_URL", &c.url},
-                             std::pair{"SINK_INFLUX_DB_NAME", &c.database},
+  auto target = ReadHttpTarget(env, "SINK_INFLUX_URL", "SINK_INFLUX_REQUEST_TIMEOUT_MS", 10000);
+  if (!target.ok()) return target.status();
+  c.url = target->url;
+  c.request_timeout_ms = target->timeout_ms;
+  for (auto [name, field] : {std::pair{"SINK_INFLUX_DB_NAME", &c.database},
                              std::pair{"SINK_INFLUX_MEASUREMENT_NAME", &c.measurement}}) {
     auto v = env.Require(name);
     if (!v.ok()) return v.status();
     *field = *v;
   }
-  if (!absl::StartsWith(c.url, "http://") && !absl::StartsWith(c.url, "https://")) {
-    return absl::InvalidArgumentError("SINK_INFLUX_URL must be an http:// or https:// URL");
-  }
-  while (absl::EndsWith(c.url, "/")) c.url.pop_back();
   c.username = env.GetOr("SINK_INFLUX_USERNAME", "");
   c.password = env.GetOr("SINK_INFLUX_PASSWORD", "");
   c.retention_policy = env.GetOr("SINK_INFLUX_RETENTION_POLICY", "autogen");
-  auto timeout = env.GetPositiveInt("SINK_INFLUX_REQUEST_TIMEOUT_MS", 10000);
-  if (!timeout.ok()) return timeout.status();
-  c.request_timeout_ms = *timeout;
   // Fields keep field numbers, so the descriptor is needed only here.
   auto owned = ctx.InputDescriptor();
   if (!owned.ok()) return owned.status();

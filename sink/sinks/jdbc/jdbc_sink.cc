@@ -71,25 +71,20 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
   auto table = env.Require("SINK_JDBC_TABLE_NAME");
   if (!table.ok()) return table.status();
   c.table = *table;
-  auto pool = env.GetInt("SINK_JDBC_CONNECTION_POOL_MAX_SIZE", 10);
+  auto pool = env.GetPositiveInt("SINK_JDBC_CONNECTION_POOL_MAX_SIZE", 10);
   if (!pool.ok()) return pool.status();
-  if (*pool <= 0) {
-    return absl::InvalidArgumentError("SINK_JDBC_CONNECTION_POOL_MAX_SIZE must be > 0");
-  }
-  c.pool_max_size = static_cast<int>(*pool);
-  auto connect_timeout = env.GetInt("SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS", 1000);
+  c.pool_max_size = *pool;
+  auto connect_timeout = env.GetPositiveInt("SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS", 1000);
   if (!connect_timeout.ok()) return connect_timeout.status();
-  if (*connect_timeout <= 0) {
-    return absl::InvalidArgumentError("SINK_JDBC_CONNECTION_POOL_TIMEOUT_MS must be > 0");
-  }
   c.connect_timeout_ms = *connect_timeout;
-  auto statement_timeout = env.GetInt("SINK_JDBC_STATEMENT_TIMEOUT_MS", 60000);
+  // 0 = no statement timeout.
+  auto statement_timeout = env.GetDuration("SINK_JDBC_STATEMENT_TIMEOUT_MS", absl::Seconds(60));
   if (!statement_timeout.ok()) return statement_timeout.status();
-  if (*statement_timeout < 0 || *statement_timeout > INT32_MAX) {
+  if (*statement_timeout > absl::Milliseconds(INT32_MAX)) {
     return absl::InvalidArgumentError(
         "SINK_JDBC_STATEMENT_TIMEOUT_MS must be 0 (none) or a positive number of milliseconds");
   }
-  c.statement_timeout_ms = *statement_timeout;
+  c.statement_timeout_ms = absl::ToInt64Milliseconds(*statement_timeout);
   auto data_type = env.GetEnum("INPUT_SCHEMA_DATA_TYPE", "PROTOBUF", {"PROTOBUF", "JSON"});
   if (!data_type.ok()) return data_type.status();
   if (*data_type == "JSON") {
@@ -118,9 +113,7 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
     c.columns = *std::move(cols);
   }
   const std::vector<std::string> names = c.ColumnNames();
-  for (absl::string_view k :
-       absl::StrSplit(env.GetOr("SINK_JDBC_UNIQUE_KEYS", ""), ',', absl::SkipWhitespace())) {
-    std::string key(absl::StripAsciiWhitespace(k));
+  for (std::string& key : env.GetList("SINK_JDBC_UNIQUE_KEYS")) {
     if (std::find(names.begin(), names.end(), key) == names.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("SINK_JDBC_UNIQUE_KEYS: \"", key, "\" is not a column of ",

@@ -28,15 +28,10 @@ bool RejectsSamples(absl::string_view body) {
 
 absl::StatusOr<PromSinkConfig> PromSinkConfig::FromEnv(const Env& env, const SinkContext& ctx) {
   PromSinkConfig c;
-  auto url = env.Require("SINK_PROM_SERVICE_URL");
-  if (!url.ok()) return url.status();
-  c.url = *url;
-  if (!absl::StartsWith(c.url, "http://") && !absl::StartsWith(c.url, "https://")) {
-    return absl::InvalidArgumentError("SINK_PROM_SERVICE_URL must be an http:// or https:// URL");
-  }
-  auto timeout = env.GetPositiveInt("SINK_PROM_REQUEST_TIMEOUT_MS", 10000);
-  if (!timeout.ok()) return timeout.status();
-  c.request_timeout_ms = *timeout;
+  auto target = ReadHttpTarget(env, "SINK_PROM_SERVICE_URL", "SINK_PROM_REQUEST_TIMEOUT_MS", 10000);
+  if (!target.ok()) return target.status();
+  c.url = target->url;
+  c.request_timeout_ms = target->timeout_ms;
   auto retry = ParseStatusRanges(env.GetOr("SINK_PROM_RETRY_STATUS_CODE_RANGES", "400-600"),
                                  "SINK_PROM_RETRY_STATUS_CODE_RANGES");
   if (!retry.ok()) return retry.status();
@@ -184,8 +179,7 @@ std::vector<FailedMessage> PromSink::Execute() {
     } else if (s == 429) {
       fail_all(ErrorType::kSinkRetryableError, absl::StrCat("POST ", where, " -> 429"));
     } else if (InStatusRanges(config_.retry_ranges, s)) {
-      fail_all(s >= 500 ? ErrorType::kSink5xxError : ErrorType::kSink4xxError,
-               absl::StrCat("POST ", where, " -> ", s));
+      fail_all(HttpStatusErrorType(s), absl::StrCat("POST ", where, " -> ", s));
     } else if (s < 400 || s > 599) {
       // 1xx/3xx (redirects are not followed): nothing was stored.
       fail_all(ErrorType::kDefaultError, absl::StrCat("POST ", where, " -> ", s, " (not a success)"));

@@ -1,6 +1,6 @@
 // The blob-storage DLQ writer against s3rver, a real S3 API server (npm),
 // and the S3 request signature checked by botocore.
-#include "sink/decorators/blob_dlq_writer.h"
+#include "sink/dlq/blob_dlq_writer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -135,7 +135,7 @@ std::string CheckWithBotocore(const testing::HttpRequest& r, const std::string& 
                        {"region", "ap-south-1"},       {"service", "s3"}};
   std::string file = std::string(getenv("TEST_TMPDIR")) + "/request.json";
   std::ofstream(file) << in.dump();
-  return testing::RunShell("/usr/bin/python3 sink/decorators/testing/sigv4_check.py < " +
+  return testing::RunShell("/usr/bin/python3 sink/dlq/testing/sigv4_check.py < " +
                            testing::ShellQuote(file) + " 2>&1");
 }
 

@@ -6,8 +6,8 @@
 // message: {"key","value" (base64), "topic","partition","offset",
 // "timestamp","error"} as Firehose writes them, plus "error_type" (sluice).
 // S3 goes through common/http_client signed with AWS SigV4 by libcurl.
-#ifndef SLUICE_SINK_DECORATORS_BLOB_DLQ_WRITER_H_
-#define SLUICE_SINK_DECORATORS_BLOB_DLQ_WRITER_H_
+#ifndef SLUICE_SINK_DLQ_BLOB_DLQ_WRITER_H_
+#define SLUICE_SINK_DLQ_BLOB_DLQ_WRITER_H_
 
 #include <memory>
 #include <string>
@@ -64,4 +64,4 @@ class BlobStorageDlqWriter : public DlqWriter {
 
 }  // namespace sluice::sink
 
-#endif  // SLUICE_SINK_DECORATORS_BLOB_DLQ_WRITER_H_
+#endif  // SLUICE_SINK_DLQ_BLOB_DLQ_WRITER_H_

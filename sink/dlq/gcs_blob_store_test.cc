@@ -2,7 +2,7 @@
 // Storage JSON API that @google-cloud/storage is tested against): the media
 // upload with a service-account token, Firehose's DLQ_GCS_RETRY_* settings,
 // and what is not retried.
-#include "sink/decorators/gcs_blob_store.h"
+#include "sink/dlq/gcs_blob_store.h"
 
 #include <fstream>
 #include <vector>

@@ -3,7 +3,7 @@
 
 #include "librdkafka/rdkafka.h"
 #include "librdkafka/rdkafka_mock.h"
-#include "sink/source/kafka_dlq_writer.h"
+#include "sink/dlq/kafka_dlq_writer.h"
 
 namespace sluice::sink {
 namespace {

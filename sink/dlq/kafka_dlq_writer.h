@@ -1,7 +1,7 @@
-// The Kafka dead-letter writer (DLQ_WRITER_TYPE=KAFKA). It lives in source/
-// with the consumer so that librdkafka stays in one folder.
-#ifndef SLUICE_SINK_SOURCE_KAFKA_DLQ_WRITER_H_
-#define SLUICE_SINK_SOURCE_KAFKA_DLQ_WRITER_H_
+// The Kafka dead-letter writer (DLQ_WRITER_TYPE=KAFKA), as Firehose's
+// sink/dlq/kafka/KafkaDlqWriter.
+#ifndef SLUICE_SINK_DLQ_KAFKA_DLQ_WRITER_H_
+#define SLUICE_SINK_DLQ_KAFKA_DLQ_WRITER_H_
 
 #include <map>
 #include <memory>
@@ -43,4 +43,4 @@ class KafkaDlqWriter : public DlqWriter {
 
 }  // namespace sluice::sink
 
-#endif  // SLUICE_SINK_SOURCE_KAFKA_DLQ_WRITER_H_
+#endif  // SLUICE_SINK_DLQ_KAFKA_DLQ_WRITER_H_

@@ -1,4 +1,4 @@
-#include "sink/decorators/gcs_blob_store.h"
+#include "sink/dlq/gcs_blob_store.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sink/decorators/blob_dlq_writer.h"
+#include "sink/dlq/blob_dlq_writer.h"
 
 #include <openssl/sha.h>
 

@@ -1,4 +1,4 @@
-#include "sink/source/kafka_dlq_writer.h"
+#include "sink/dlq/kafka_dlq_writer.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"

@@ -4,8 +4,8 @@
 // (cloud.google.com/storage/docs/uploading-objects), authorized with the
 // service-account key of DLQ_GCS_CREDENTIAL_PATH through common/google_auth
 // (the token code the GCP access providers and the BigQuery sink use).
-#ifndef SLUICE_SINK_DECORATORS_GCS_BLOB_STORE_H_
-#define SLUICE_SINK_DECORATORS_GCS_BLOB_STORE_H_
+#ifndef SLUICE_SINK_DLQ_GCS_BLOB_STORE_H_
+#define SLUICE_SINK_DLQ_GCS_BLOB_STORE_H_
 
 #include <memory>
 #include <string>
@@ -14,7 +14,7 @@
 #include "common/google_auth.h"
 #include "common/http_client.h"
 #include "sink/config.h"
-#include "sink/decorators/blob_dlq_writer.h"
+#include "sink/dlq/blob_dlq_writer.h"
 #include "sink/decorators/retry_loop.h"
 
 namespace sluice::sink {
@@ -59,4 +59,4 @@ class GcsBlobStore : public BlobStore {
 
 }  // namespace sluice::sink
 
-#endif  // SLUICE_SINK_DECORATORS_GCS_BLOB_STORE_H_
+#endif  // SLUICE_SINK_DLQ_GCS_BLOB_STORE_H_
