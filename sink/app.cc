@@ -148,6 +148,9 @@ std::string FilterSummary(const FilterConfig& f) {
   switch (f.engine) {
     case FilterConfig::Engine::kJexl: return "JEXL " + f.expression;
     case FilterConfig::Engine::kJson: return "JSON " + f.json_schema;
+    case FilterConfig::Engine::kTimestamp:
+      return absl::StrCat("TIMESTAMP ", f.timestamp_field, " -", f.timestamp_past_window_seconds,
+                          "s/+", f.timestamp_future_window_seconds, "s");
     case FilterConfig::Engine::kNoOp: break;
   }
   return "NO_OP";
