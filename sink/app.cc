@@ -24,6 +24,7 @@
 #include "sink/schema/proto_decoder.h"
 #include "sink/schema/schema_registry.h"
 #include "sink/sinks/registry.h"
+#include "sink/sinks/unsupported.h"
 #include "sink/source/kafka_consumer.h"
 #include "sink/worker.h"
 
@@ -254,6 +255,8 @@ int RunSinkApp(const Env& env) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
 
+  // Firehose types sluice-sink lacks: one message naming what is supported.
+  if (absl::Status s = RefuseUnsupportedTypes(env); !s.ok()) return ConfigError(s);
   auto cfg_or = ParseSinkConfig(env);
   if (!cfg_or.ok()) return ConfigError(cfg_or.status());
   const SinkConfig cfg = *std::move(cfg_or);
