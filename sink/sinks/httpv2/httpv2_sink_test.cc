@@ -269,3 +269,40 @@ TEST_F(Httpv2SinkTest, NoTokenFailsTheBatchRetryableWithoutSending) {
 
 }  // namespace
 }  // namespace sluice::sink
+
+namespace sluice::sink {
+namespace {
+
+TEST(Httpv2JsonInputTest, TemplatesReadJsonMembers) {
+  auto server = testing::HttpTestServer::Start();
+  ASSERT_TRUE(server.ok());
+  Env env(std::map<std::string, std::string>{
+      {"INPUT_SCHEMA_DATA_TYPE", "json"},
+      {"SINK_HTTPV2_SERVICE_URL", (*server)->url() + "/r/%s,driver.name"},
+      {"SINK_HTTPV2_REQUEST_BODY_MODE", "TEMPLATIZED_JSON"},
+      {"SINK_HTTPV2_JSON_BODY_TEMPLATE", R"({"fare":"%s,fare","who":"%s,driver"})"}});
+  testing::RecordingMetrics metrics;
+  auto config = Httpv2SinkConfig::FromEnv(env, SinkContext{&env, &metrics, nullptr});
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto sink = Httpv2Sink::Create(*std::move(config), &metrics);
+  ASSERT_TRUE(sink.ok());
+  Message m;
+  m.value = R"({"fare":12.5,"driver":{"name":"ana"}})";
+  m.json = std::make_shared<nlohmann::json>(nlohmann::json::parse(m.value));
+  Message no_driver;
+  no_driver.offset = 1;
+  no_driver.value = R"({"fare":1})";
+  no_driver.json = std::make_shared<nlohmann::json>(nlohmann::json::parse(no_driver.value));
+  auto failed = (*sink)->Push({m, no_driver});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].message.offset, 1);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kUnknownFieldsError);
+  auto reqs = (*server)->requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].target, "/r/ana");
+  EXPECT_EQ(nlohmann::json::parse(reqs[0].body),
+            nlohmann::json::parse(R"({"fare":12.5,"who":{"name":"ana"}})"));
+}
+
+}  // namespace
+}  // namespace sluice::sink
