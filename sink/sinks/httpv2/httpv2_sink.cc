@@ -223,6 +223,13 @@ absl::StatusOr<Httpv2Sink::Request> Httpv2Sink::SingleRequest(const Message& m,
             absl::StrCat("SINK_HTTPV2_HEADERS_TEMPLATE: header \"", absl::CHexEscape(*k),
                          "\" or its value is not valid in HTTP"));
       }
+      // depot's HeaderBuilder puts templated headers over SINK_HTTPV2_HEADERS.
+      std::string prefix = absl::AsciiStrToLower(absl::StrCat(*k, ":"));
+      r.http.headers.erase(std::remove_if(r.http.headers.begin(), r.http.headers.end(),
+                                          [&](const std::string& h) {
+                                            return absl::StartsWith(absl::AsciiStrToLower(h), prefix);
+                                          }),
+                           r.http.headers.end());
       r.http.headers.push_back(absl::StrCat(*k, ": ", *v));
     }
   }

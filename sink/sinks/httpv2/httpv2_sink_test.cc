@@ -58,7 +58,7 @@ TEST_F(Httpv2SinkTest, SingleModeFillsUrlQueryAndHeaderTemplates) {
   auto server = HttpTestServer::Start();
   ASSERT_TRUE(server.ok());
   auto sink = MakeSink({{"SINK_HTTPV2_SERVICE_URL", (*server)->url() + "/orders/%s,order_number"},
-                        {"SINK_HTTPV2_HEADERS", "X-Team:core"},
+                        {"SINK_HTTPV2_HEADERS", "X-Team:core, X-Order-A:static"},
                         {"SINK_HTTPV2_HEADERS_TEMPLATE", R"({"X-Order-%s,order_number":"%s,amount"})"},
                         {"SINK_HTTPV2_QUERY_TEMPLATE", R"({"k":"%s,order_number"})"},
                         {"SINK_HTTPV2_QUERY_PARAMETER_SOURCE", "KEY"},
@@ -71,7 +71,8 @@ TEST_F(Httpv2SinkTest, SingleModeFillsUrlQueryAndHeaderTemplates) {
   EXPECT_EQ(reqs[0].method, "PUT");
   EXPECT_EQ(reqs[0].target, "/orders/A?k=key-A");
   EXPECT_EQ(reqs[0].Header("x-team"), "core");
-  EXPECT_EQ(reqs[0].Header("x-order-a"), "5");
+  EXPECT_EQ(reqs[0].Header("x-order-a"), "5") << "the template overrides SINK_HTTPV2_HEADERS";
+  EXPECT_EQ(reqs[1].Header("x-order-a"), "static");
   EXPECT_EQ(reqs[0].Header("content-type"), "application/json; charset=UTF-8");
   auto body = nlohmann::json::parse(reqs[0].body);
   EXPECT_EQ(body["order_number"], "A");
