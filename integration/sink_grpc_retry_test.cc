@@ -144,11 +144,15 @@ TEST_F(SinkGrpcRetry, MatchingRuleRetriesUntilDelivered) {
       "sluice.itest.PushResult.success == false && "
       "sluice.itest.PushResult.errors.exists(e, int(e.code) >= 500 && int(e.code) <= 599)";
   env["SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE"] = "SINK_RETRYABLE_ERROR";
+  // With the DLQ on, only ERROR_TYPES_FOR_RETRY types are retried: a rule that
+  // were ignored (SINK_UNKNOWN_ERROR) would send the 3 records to the DLQ.
+  env["DLQ_SINK_ENABLE"] = "true";
   auto sink = StartSink(env, dir_ + "/sink");
   EXPECT_TRUE(WaitFor([&] { return CommittedSum(broker_.bootstrap, "retry", "orders", 1) == 10; },
                       absl::Seconds(45)))
       << sink->Stderr();
   EXPECT_EQ(service_->calls.load(), 13) << "10 records + 3 retried answers: " << sink->Stderr();
+  EXPECT_EQ(sink->Stderr().find("DLQ: topic="), std::string::npos) << sink->Stderr();
   sink->Signal(SIGTERM);
   EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
 }
