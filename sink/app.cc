@@ -26,6 +26,7 @@
 #include "sink/schema/proto_decoder.h"
 #include "sink/schema/schema_registry.h"
 #include "sink/sinks/registry.h"
+#include "sink/sinks/unsupported.h"
 #include "sink/source/kafka_consumer.h"
 #include "sink/worker.h"
 
@@ -151,6 +152,9 @@ std::string FilterSummary(const FilterConfig& f) {
   switch (f.engine) {
     case FilterConfig::Engine::kJexl: return "JEXL " + f.expression;
     case FilterConfig::Engine::kJson: return "JSON " + f.json_schema;
+    case FilterConfig::Engine::kTimestamp:
+      return absl::StrCat("TIMESTAMP ", f.timestamp_field, " -", f.timestamp_past_window_seconds,
+                          "s/+", f.timestamp_future_window_seconds, "s");
     case FilterConfig::Engine::kNoOp: break;
   }
   return "NO_OP";
@@ -253,6 +257,9 @@ int RunSinkApp(const Env& env) {
   // Logs go to stderr; stdout belongs to the log sink.
   spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  // Firehose types sluice-sink lacks: one message naming what is supported.
+  if (absl::Status s = RefuseUnsupportedTypes(env); !s.ok()) return ConfigError(s);
 
   // Every Firehose variable that is set gets its one answer here (issue 29).
   std::vector<std::string> variable_warnings;

@@ -274,15 +274,37 @@ absl::Status ParseJsonFilter(const Env& env, const SchemaConfig& sc, FilterConfi
   return absl::OkStatus();
 }
 
+// FILTER_ENGINE=TIMESTAMP, as goto Firehose's TimestampFilter (protobuf only).
+absl::Status ParseTimestampFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f) {
+  if (sc.data_type != SchemaConfig::DataType::kProtobuf) {
+    return absl::InvalidArgumentError(
+        "FILTER_ENGINE=TIMESTAMP needs INPUT_SCHEMA_DATA_TYPE=protobuf (Firehose's timestamp filter "
+        "decodes FILTER_SCHEMA_PROTO_CLASS)");
+  }
+  RETURN_IF_ERROR_CFG(
+      RequireFilterVars(env, "TIMESTAMP", {"FILTER_DATA_SOURCE", "FILTER_SCHEMA_PROTO_CLASS"}));
+  f->proto_class = *env.Get("FILTER_SCHEMA_PROTO_CLASS");
+  f->timestamp_field = env.GetOr("FILTER_TIMESTAMP_PROTO_FIELD_NAME", "event_timestamp");
+  ASSIGN_OR_RETURN_CFG(f->timestamp_past_window_seconds,
+                       env.GetInt("FILTER_TIMESTAMP_PAST_WINDOW_SECONDS", 604800));
+  ASSIGN_OR_RETURN_CFG(f->timestamp_future_window_seconds,
+                       env.GetInt("FILTER_TIMESTAMP_FUTURE_WINDOW_SECONDS", 604800));
+  return ParseDataSource(env, f);
+}
+
 absl::Status ParseFilter(const Env& env, const SchemaConfig& sc, FilterConfig* f) {
   std::string engine;
-  ASSIGN_OR_RETURN_CFG(engine, env.GetEnum("FILTER_ENGINE", "NO_OP", {"NO_OP", "JEXL", "JSON"}));
+  ASSIGN_OR_RETURN_CFG(engine, env.GetEnum("FILTER_ENGINE", "NO_OP", {"NO_OP", "JEXL", "JSON", "TIMESTAMP"}));
   if (engine == "NO_OP") return absl::OkStatus();
   ASSIGN_OR_RETURN_CFG(f->drop_deserialization_error,
                        env.GetBool("FILTER_DROP_DESERIALIZATION_ERROR", false));
   if (engine == "JEXL") {
     f->engine = FilterConfig::Engine::kJexl;
     return ParseJexlFilter(env, sc, f);
+  }
+  if (engine == "TIMESTAMP") {
+    f->engine = FilterConfig::Engine::kTimestamp;
+    return ParseTimestampFilter(env, sc, f);
   }
   f->engine = FilterConfig::Engine::kJson;
   return ParseJsonFilter(env, sc, f);

@@ -83,8 +83,8 @@ struct SchemaConfig {
 
 // FILTER_*.
 struct FilterConfig {
-  enum class Engine { kNoOp, kJexl, kJson };
-  Engine engine = Engine::kNoOp;  // FILTER_ENGINE: NO_OP (default), JEXL, JSON
+  enum class Engine { kNoOp, kJexl, kJson, kTimestamp };
+  Engine engine = Engine::kNoOp;  // FILTER_ENGINE: NO_OP (default), JEXL, JSON, TIMESTAMP
   bool jexl = false;              // engine == kJexl
   bool data_source_key = false;   // FILTER_DATA_SOURCE=KEY (else MESSAGE)
   std::string expression;         // FILTER_JEXL_EXPRESSION
@@ -103,6 +103,12 @@ struct FilterConfig {
   // false): a record the filter cannot decode as FILTER_SCHEMA_PROTO_CLASS is
   // dropped (counted and logged) instead of failing as DESERIALIZATION_ERROR.
   bool drop_deserialization_error = false;
+  // FILTER_ENGINE=TIMESTAMP (goto Firehose's FilterConfig): the field of
+  // FILTER_SCHEMA_PROTO_CLASS holding the event time, and the window around
+  // now (seconds) a record must lie in to be kept.
+  std::string timestamp_field = "event_timestamp";  // FILTER_TIMESTAMP_PROTO_FIELD_NAME
+  int64_t timestamp_past_window_seconds = 604800;    // FILTER_TIMESTAMP_PAST_WINDOW_SECONDS
+  int64_t timestamp_future_window_seconds = 604800;  // FILTER_TIMESTAMP_FUTURE_WINDOW_SECONDS
 };
 
 // ERROR_TYPES_FOR_*, RETRY_* and DLQ_*.

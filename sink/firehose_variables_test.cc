@@ -42,10 +42,6 @@ const std::string& Code() {
   return *code;
 }
 
-bool Pending(const FirehoseVariable& v) {
-  return absl::StrContains(v.note, "implemented by httpv2 work");
-}
-
 TEST(FirehoseVariablesTest, EveryRowHasExactlyOneAnswer) {
   std::set<std::string> names;
   int rows = 0;
@@ -70,7 +66,6 @@ TEST(FirehoseVariablesTest, EveryRowHasExactlyOneAnswer) {
 
 TEST(FirehoseVariablesTest, HonouredVariablesAreReadAndOthersAreNot) {
   for (const FirehoseVariable& v : FirehoseVariables()) {
-    if (Pending(v)) continue;  // f-httpv2's branch reads these; the lead merges both
     const std::string literal = absl::StrCat("\"", v.read_as.empty() ? v.name : v.read_as, "\"");
     if (v.answer == VariableAnswer::kHonoured) {
       EXPECT_TRUE(absl::StrContains(Code(), literal)) << v.name << " is HONOURED but never read";

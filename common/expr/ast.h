@@ -40,7 +40,7 @@ enum class Op : uint8_t {
   kJexlMatch,  // JEXL =~ : regex full match for a string pattern, else membership
 };
 
-enum class Builtin : uint8_t { kNone, kLen, kLower, kUpper, kEmpty };
+enum class Builtin : uint8_t { kNone, kLen, kLower, kUpper, kEmpty, kInt };
 
 struct Node {
   NodeKind kind = NodeKind::kLiteral;

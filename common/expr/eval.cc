@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/expr/access.h"
 #include "common/expr/ast.h"
@@ -162,6 +163,7 @@ class Evaluator {
     if (!recv.ok()) return recv;
     if (n.nil_safe && recv->is_null()) return Value();
     int nargs = static_cast<int>(n.children.size()) - 1;
+    if (IsMacro(n)) return Macro(n, *recv);
     if (nargs == 0) {  // the common getter call: no argument values to build
       if (const pb::Message* m = recv->message()) {
         const pb::Descriptor* type = m->GetDescriptor();
@@ -185,6 +187,43 @@ class Evaluator {
       return e;
     }
     return BuiltinMethod(n, *recv, nargs, args);
+  }
+
+  // CEL's comprehension macros `list.exists(x, p)`, `list.all(x, p)` and
+  // `list.exists_one(x, p)`: `x` is bound to each element in turn.
+  static bool IsMacro(const Node& n) {
+    return n.children.size() == 3 && n.children[1]->kind == NodeKind::kIdent &&
+           (n.name == "exists" || n.name == "all" || n.name == "exists_one");
+  }
+  absl::StatusOr<Value> Macro(const Node& n, const Value& list) const {
+    if (list.kind() != Kind::kList) {
+      return Error(n, absl::StrCat("'", n.name, "' needs a list, got ",
+                                   list.is_null() ? "null" : list.kind_name()));
+    }
+    Environment scope = env_;
+    const std::string& var = n.children[1]->name;
+    int hits = 0;
+    bool all = true;
+    absl::Status error;
+    ForEachElement(list, [&](const Value& e) {
+      scope.BindValue(var, e);
+      absl::StatusOr<bool> p = Evaluator(src_, scope).Condition(*n.children[2], n.name);
+      if (!p.ok()) {
+        error = p.status();
+        return false;
+      }
+      hits += *p ? 1 : 0;
+      all = all && *p;
+      // exists stops at the first hit and all at the first miss, as CEL's
+      // short-circuiting comprehensions.
+      if (n.name == "exists" && *p) return false;
+      if (n.name == "all" && !*p) return false;
+      return true;
+    });
+    if (!error.ok()) return error;
+    if (n.name == "exists") return Value::Bool(hits > 0);
+    if (n.name == "all") return Value::Bool(all);
+    return Value::Bool(hits == 1);
   }
 
   // Java-style methods on strings, lists and maps (Firehose filters use them).
@@ -300,6 +339,20 @@ class Evaluator {
           return Value::Bool(a->size() == 0);
         }
         return Value::Bool(false);
+      case Builtin::kInt: {  // CEL int(): from int, double (truncated) or a decimal string
+        if (a->kind() == Kind::kInt) return *a;
+        if (a->kind() == Kind::kDouble) {
+          double d = a->number_value();
+          if (!(d > -9.3e18 && d < 9.3e18)) return Error(n, "int() overflow");
+          return Value::Int(static_cast<int64_t>(d));
+        }
+        if (a->kind() == Kind::kString) {
+          int64_t v;
+          if (absl::SimpleAtoi(a->string_value(), &v)) return Value::Int(v);
+          return Error(n, absl::StrCat("int() cannot convert \"", a->string_value(), "\""));
+        }
+        break;
+      }
       case Builtin::kNone: break;
     }
     return Error(n, absl::StrCat("type mismatch: ", n.name, "() does not accept a ",

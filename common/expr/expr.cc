@@ -1,5 +1,7 @@
 #include "common/expr/expr.h"
 
+#include <algorithm>
+
 #include <cctype>
 
 #include "absl/container/flat_hash_set.h"
@@ -47,10 +49,29 @@ Program::~Program() = default;
 
 namespace {
 
+// True for CEL's comprehension macros, `list.exists(x, p)` and kin: `x` is
+// a name bound inside `p`, not a root.
+bool IsMacro(const Node& n) {
+  return n.kind == NodeKind::kMethod && n.children.size() == 3 &&
+         n.children[1]->kind == NodeKind::kIdent &&
+         (n.name == "exists" || n.name == "all" || n.name == "exists_one");
+}
+
 void CollectRoots(const Node& n, absl::flat_hash_set<std::string>* seen,
-                  std::vector<std::string>* out) {
-  if (n.kind == NodeKind::kIdent && seen->insert(n.name).second) out->push_back(n.name);
-  for (const auto& c : n.children) CollectRoots(*c, seen, out);
+                  std::vector<std::string>* out, std::vector<std::string>* bound) {
+  if (n.kind == NodeKind::kIdent) {
+    bool is_bound = std::find(bound->begin(), bound->end(), n.name) != bound->end();
+    if (!is_bound && seen->insert(n.name).second) out->push_back(n.name);
+    return;
+  }
+  if (IsMacro(n)) {
+    CollectRoots(*n.children[0], seen, out, bound);
+    bound->push_back(n.children[1]->name);
+    CollectRoots(*n.children[2], seen, out, bound);
+    bound->pop_back();
+    return;
+  }
+  for (const auto& c : n.children) CollectRoots(*c, seen, out, bound);
 }
 
 // Static message type of `n` when it is a member chain rooted at `variable`
@@ -88,7 +109,8 @@ absl::StatusOr<std::shared_ptr<const Program>> Program::Compile(absl::string_vie
   if (!root.ok()) return root.status();
   p->root_ = *std::move(root);
   absl::flat_hash_set<std::string> seen;
-  CollectRoots(*p->root_, &seen, &p->roots_);
+  std::vector<std::string> bound;
+  CollectRoots(*p->root_, &seen, &p->roots_, &bound);
   return std::shared_ptr<const Program>(std::move(p));
 }
 

@@ -23,7 +23,10 @@
 // Literals: 12, 1.5, 1e3, 'str', "str" (\n \t \\ \' \" \xHH \uXXXX escapes; other
 // backslashes are kept, so '\d+' is a regex), true, false, nil, null, [a, b].
 // Identifiers may start with '$' ($appeal). Functions: len(x)/size(x), lower(s),
-// upper(s) (ASCII), empty(x) (null, "" or an empty list/map). Methods on strings (Java style): equals, equalsIgnoreCase, startsWith,
+// upper(s) (ASCII), empty(x) (null, "" or an empty list/map), int(x) (CEL: an int,
+// a double truncated, or a decimal string). CEL's macros on lists:
+// `l.exists(x, p)`, `l.all(x, p)`, `l.exists_one(x, p)` bind `x` to each element
+// (see cel.h for the CEL dialect). Methods on strings (Java style): equals, equalsIgnoreCase, startsWith,
 // endsWith, contains, length, isEmpty, toLowerCase, toUpperCase, trim,
 // matches (full match); on lists/maps: size, isEmpty, contains, containsKey, get.
 //
@@ -137,6 +140,7 @@ class Program {
   const std::string& source() const { return source_; }
 
  private:
+  friend class CelExpression;  // cel.h checks the tree against its subset
   Program();
   std::string source_;
   std::unique_ptr<internal::Node> root_;

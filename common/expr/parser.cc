@@ -388,7 +388,7 @@ class Parser {
     static const std::pair<absl::string_view, Builtin> kBuiltins[] = {
         {"len", Builtin::kLen}, {"size", Builtin::kLen},
         {"lower", Builtin::kLower}, {"upper", Builtin::kUpper},
-        {"empty", Builtin::kEmpty},
+        {"empty", Builtin::kEmpty}, {"int", Builtin::kInt},
     };
     Builtin b = Builtin::kNone;
     for (const auto& [name, builtin] : kBuiltins) {
@@ -396,7 +396,7 @@ class Parser {
     }
     if (b == Builtin::kNone) {
       return ErrorAt(id.begin, absl::StrCat("unknown function '", id.text,
-                                            "' (known: len, size, lower, upper, empty)"));
+                                            "' (known: len, size, lower, upper, empty, int)"));
     }
     std::vector<std::unique_ptr<Node>> args;
     uint32_t end = id.end;

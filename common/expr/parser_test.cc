@@ -94,7 +94,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"'\\ud800'", "unpaired surrogate at column 2"},
         ErrorCase{"a \x01", "unexpected byte 0x01 at column 3"},
         // functions
-        ErrorCase{"foo(1)", "unknown function 'foo' (known: len, size, lower, upper, empty) at column 1"},
+        ErrorCase{"foo(1)", "unknown function 'foo' (known: len, size, lower, upper, empty, int) at column 1"},
         ErrorCase{"len(1, 2)", "function 'len' takes 1 argument, got 2 at column 1"},
         ErrorCase{"len()", "function 'len' takes 1 argument, got 0 at column 1"},
         // literal regexes are checked at compile time

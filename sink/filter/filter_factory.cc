@@ -2,6 +2,7 @@
 
 #include "sink/filter/jexl_filter.h"
 #include "sink/filter/json_filter.h"
+#include "sink/filter/timestamp_filter.h"
 
 namespace sluice::sink {
 
@@ -17,6 +18,11 @@ absl::StatusOr<std::unique_ptr<Filter>> CreateFilter(const SinkConfig& config,
     }
     case FilterConfig::Engine::kJson: {
       auto f = JsonFilter::Create(config.filter, config.schema, registry);
+      if (!f.ok()) return f.status();
+      return std::unique_ptr<Filter>(*std::move(f));
+    }
+    case FilterConfig::Engine::kTimestamp: {
+      auto f = TimestampFilter::Create(config.filter, config.schema, registry);
       if (!f.ok()) return f.status();
       return std::unique_ptr<Filter>(*std::move(f));
     }

@@ -11,6 +11,7 @@
 #include "sink/sinks/elasticsearch/es_sink.h"
 #include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/http/http_sink.h"
+#include "sink/sinks/httpv2/httpv2_sink.h"
 #include "sink/sinks/influxdb/influx_sink.h"
 #include "sink/sinks/jdbc/jdbc_sink.h"
 #include "sink/sinks/log/log_sink.h"
@@ -35,6 +36,7 @@ constexpr Entry kSinks[] = {
     {"elasticsearch", &CreateFromContext<EsSink>},
     {"grpc", &CreateFromContext<GrpcSink>},
     {"http", &CreateFromContext<HttpSink>},
+    {"httpv2", &CreateFromContext<Httpv2Sink>},
     {"influxdb", &CreateFromContext<InfluxSink>},
     {"jdbc", &CreateFromContext<JdbcSink>},
     {"log", &CreateFromContext<LogSink>},

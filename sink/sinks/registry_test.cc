@@ -18,13 +18,13 @@ TEST(RegistryTest, UnknownTypeNamesItAndListsKnownTypes) {
   ASSERT_FALSE(sink.ok());
   EXPECT_EQ(sink.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(sink.status().message(),
-            "unknown SINK_TYPE \"kafka\"; known types: bigquery, clickhouse, elasticsearch, grpc, http, influxdb, jdbc, log, mongodb, prometheus, redis");
+            "unknown SINK_TYPE \"kafka\"; known types: bigquery, clickhouse, elasticsearch, grpc, http, httpv2, influxdb, jdbc, log, mongodb, prometheus, redis");
 }
 
 TEST(RegistryTest, KnownTypesAreSorted) {
   auto types = KnownSinkTypes();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
-  EXPECT_EQ(types, (std::vector<std::string>{"bigquery", "clickhouse", "elasticsearch", "grpc", "http", "influxdb", "jdbc", "log", "mongodb",
+  EXPECT_EQ(types, (std::vector<std::string>{"bigquery", "clickhouse", "elasticsearch", "grpc", "http", "httpv2", "influxdb", "jdbc", "log", "mongodb",
                                              "prometheus", "redis"}));
 }
 
@@ -41,6 +41,7 @@ TEST(RegistryTest, MissingVariableIsNamed) {
   NoopMetrics metrics;
   for (const auto& [type, variable] : std::vector<std::pair<std::string, std::string>>{
            {"http", "SINK_HTTP_SERVICE_URL"},
+           {"httpv2", "SINK_HTTPV2_SERVICE_URL"},
            {"jdbc", "SINK_JDBC_URL"},
            {"grpc", "SINK_GRPC_SERVICE_HOST"}}) {
     auto sink = CreateSink(type, SinkContext{&env, &metrics, nullptr});

@@ -185,6 +185,9 @@ absl::StatusOr<GrpcSinkConfig> GrpcSinkConfig::FromEnv(const Env& env, const Sin
                                                    c.response->full_name(),
                                                    " has no bool field `success`"));
   }
+  auto rule = GrpcRetryRule::FromEnv(env, c.response);
+  if (!rule.ok()) return rule.status();
+  c.retry_rule = *std::move(rule);
   auto deadline = env.GetInt("SINK_GRPC_ARG_DEADLINE_MS", kDefaultGrpcDeadlineMs);
   if (!deadline.ok()) return deadline.status();
   if (*deadline < 0) {
@@ -287,12 +290,13 @@ std::vector<FailedMessage> GrpcSink::Execute() {
       continue;
     }
     if (!response->GetReflection()->GetBool(*response, success_field_)) {
-      std::string text;
+      std::string text, why;
       google::protobuf::TextFormat::PrintToString(*response, &text);
+      ErrorType type = config_.retry_rule.Classify(*response, &why);
       failed.push_back(FailedMessage{
-          prepared_[i], ErrorType::kSinkUnknownError,
+          prepared_[i], type,
           absl::StrCat("grpc ", config_.method, ": success=false: ",
-                       absl::StripTrailingAsciiWhitespace(text))});
+                       absl::StripTrailingAsciiWhitespace(text), why.empty() ? "" : "; ", why)});
     }
   }
   cq.Shutdown();

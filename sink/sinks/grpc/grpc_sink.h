@@ -23,6 +23,7 @@
 #include "sink/message.h"
 #include "sink/metrics.h"
 #include "sink/sinks/common/proto_values.h"
+#include "sink/sinks/grpc/grpc_retry_rule.h"
 #include "sink/sinks/sink_context.h"
 
 namespace sluice::sink {
@@ -63,6 +64,9 @@ struct GrpcSinkConfig {
   // SINK_GRPC_ARG_KEEPALIVE_TIMEOUT_MS, in ms; both must be positive.
   int64_t keepalive_time_ms = kGrpcKeepaliveOff;
   int64_t keepalive_timeout_ms = kDefaultGrpcKeepaliveTimeoutMs;
+  // SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION and _RESPONSE_RETRY_ERROR_TYPE:
+  // how a success=false response fails (grpc_retry_rule.h).
+  GrpcRetryRule retry_rule;
 
   // InvalidArgument naming the variable when missing or malformed (a
   // negative deadline or keepalive included), when the response class has no
@@ -89,7 +93,8 @@ class GrpcSink : public TwoStageSink {
   // NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED, FAILED_PRECONDITION,
   // UNIMPLEMENTED, OUT_OF_RANGE -> SINK_4XX_ERROR; others -> SINK_5XX_ERROR),
   // when the response does not decode (SINK_UNKNOWN_ERROR), or when its
-  // `success` is false (SINK_UNKNOWN_ERROR, the response text in the error).
+  // `success` is false (the retry rule's type: by default DEFAULT_ERROR,
+  // which is retried, as Firehose; the response text in the error).
   std::vector<FailedMessage> Execute() override;
   absl::string_view Name() const override { return "grpc"; }
 

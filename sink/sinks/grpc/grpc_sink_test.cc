@@ -1,5 +1,6 @@
 #include "sink/sinks/grpc/grpc_sink.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 
@@ -36,6 +37,8 @@ class FakeService final : public TestSinkService::Service {
     }
     resp->set_success(!absl::StartsWith(o, "bad"));
     if (!resp->success()) resp->set_error("rejected " + o);
+    // "bad-<code>": one error with that code, as Firehose's doc example.
+    if (absl::StartsWith(o, "bad-")) resp->add_errors()->set_code(o.substr(4));
     return grpc::Status::OK;
   }
   std::atomic<int> calls{0};
@@ -90,8 +93,57 @@ TEST_F(GrpcSinkTest, SendsRawBytesAndChecksSuccess) {
   EXPECT_EQ(service_.last_team, "core");
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 2);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkUnknownError);
+  // SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION defaults to "true" and
+  // _RETRY_ERROR_TYPE to DEFAULT_ERROR, as goto Firehose: retried.
+  EXPECT_EQ(failed[0].error_type, ErrorType::kDefaultError);
   EXPECT_THAT(failed[0].error, HasSubstr("rejected bad-1"));
+}
+
+TEST_F(GrpcSinkTest, CelRetryRuleChoosesTheErrorType) {
+  auto sink = MakeSink(
+      {{"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION",
+        "sluice.sink.testing.PushResponse.success == false && "
+        "sluice.sink.testing.PushResponse.errors.exists(e, int(e.code) >= 400 && int(e.code) <= 500)"},
+       {"SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE", "SINK_RETRYABLE_ERROR"}});
+  ASSERT_NE(sink, nullptr);
+  auto failed = sink->Push({Record(1, "bad-429"), Record(2, "bad-600"), Record(3, "ok"),
+                            Record(4, "bad-x")});
+  std::sort(failed.begin(), failed.end(),
+            [](const auto& a, const auto& b) { return a.message.offset < b.message.offset; });
+  ASSERT_EQ(failed.size(), 3u);
+  EXPECT_EQ(failed[0].message.offset, 1);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[1].message.offset, 2);
+  EXPECT_EQ(failed[1].error_type, ErrorType::kSinkUnknownError) << "not retryable";
+  EXPECT_EQ(failed[2].message.offset, 4);
+  EXPECT_EQ(failed[2].error_type, ErrorType::kSinkUnknownError);
+  EXPECT_THAT(failed[2].error, HasSubstr("int() cannot convert"));
+
+  auto never = MakeSink({{"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION", "false"}});
+  ASSERT_NE(never, nullptr);
+  failed = never->Push({Record(1, "bad-429")});
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkUnknownError);
+}
+
+TEST_F(GrpcSinkTest, CelRetryRuleOutsideTheSubsetIsRefusedAtStart) {
+  for (const auto& [var, value] : std::vector<std::pair<std::string, std::string>>{
+           {"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION", "sluice.sink.testing.PushResponse.error.startsWith('x')"},
+           {"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION", "has(sluice.sink.testing.PushResponse.error)"},
+           {"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION", "response.success == false"},
+           {"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION", "sluice.sink.testing.PushResponse.nope"},
+           {"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION", "  "},
+           {"SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE", "SINK_NON_RETRYABLE_ERRORS"}}) {
+    env_ = Env(std::map<std::string, std::string>{
+        {"SINK_GRPC_SERVICE_HOST", "127.0.0.1"},
+        {"SINK_GRPC_SERVICE_PORT", std::to_string(port_)},
+        {"SINK_GRPC_METHOD_URL", "sluice.sink.testing.TestSinkService/Push"},
+        {"SINK_GRPC_RESPONSE_SCHEMA_PROTO_CLASS", "sluice.sink.testing.PushResponse"},
+        {var, value}});
+    auto c = GrpcSinkConfig::FromEnv(env_, SinkContext{&env_, &metrics_, &FindGenerated});
+    EXPECT_FALSE(c.ok()) << value;
+    EXPECT_THAT(c.status().message(), HasSubstr(var)) << value;
+  }
 }
 
 TEST_F(GrpcSinkTest, CallErrorsAreClassified) {
