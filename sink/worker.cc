@@ -74,14 +74,21 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
   // Called inside Poll, or inside KeepAlive while a batch is retried: the
   // tracker keeps the batch in hand uncommittable, so this commits only what
   // is final.
-  std::vector<PartitionOffset> offsets = tracker_.CommittableFor(partitions);
-  std::vector<PartitionOffset> todo;
-  for (const PartitionOffset& o : offsets) {
-    if (o.offset > tracker_.Committed(o.tp)) todo.push_back(o);
+  // Everything committable, also what an earlier (async) commit already
+  // sent: it may have been refused. Synchronous: the next owner must see
+  // these offsets.
+  std::vector<PartitionOffset> todo = tracker_.CommittableFor(partitions);
+  absl::Status s = consumer_->Commit(todo, /*async=*/false);
+  if (!s.ok() && absl::IsFailedPrecondition(s) && !todo.empty()) {
+    // The group is already joining (the dev broker refuses commits then;
+    // Kafka accepts them until the join completes). Commit with the next
+    // generation, before the new owner reads the committed offsets.
+    orphaned_.insert(orphaned_.end(), todo.begin(), todo.end());
+    spdlog::info("worker {}: commit before revoke refused ({}); committing it after the rejoin",
+                 options_.id, std::string(s.message()));
+  } else if (!s.ok()) {
+    spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
   }
-  // Synchronous: the next owner must see these offsets.
-  absl::Status s = consumer_->Commit(todo.empty() ? offsets : todo, /*async=*/false);
-  if (!s.ok()) spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
   tracker_.Forget(partitions);
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   // With cooperative-sticky only the moving partitions are revoked: say what
@@ -91,11 +98,45 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
 }
 
 void Worker::OnPartitionsLost(const std::vector<TopicPartition>& partitions) {
+  // Nothing can be committed with the lost generation, but what was
+  // delivered can be with the next one (a commit refused as "illegal
+  // generation" makes librdkafka drop the assignment as lost; the dev
+  // broker does that to a member whose commit crosses a join). At worst the
+  // new owner has gone further and re-reads a little: never a loss.
+  std::vector<PartitionOffset> done = tracker_.CommittableFor(partitions);
+  orphaned_.insert(orphaned_.end(), done.begin(), done.end());
   tracker_.Forget(partitions);
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   spdlog::warn("worker {}: {} partition(s) lost (this member left the group; their uncommitted "
                "records are redelivered to the new owner), now assigned [{}]",
                options_.id, partitions.size(), HeldNames());
+}
+
+void Worker::BeforePartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+  (void)partitions;
+  // Async commits refused while the group was joining are sent again by
+  // the next commit, now that this member holds the new generation. (Sent
+  // again at once, they would be refused again, and librdkafka does not
+  // rejoin while commits are outstanding.)
+  if (std::vector<PartitionOffset> refused = consumer_->TakeFailedCommits(); !refused.empty()) {
+    tracker_.Retry(refused);
+    uncommitted_ = true;
+  }
+  if (orphaned_.empty()) return;
+  std::vector<PartitionOffset> todo;
+  todo.swap(orphaned_);
+  absl::Status s = consumer_->Commit(todo, /*async=*/false);
+  if (s.ok()) {
+    spdlog::info("worker {}: committed the progress of {} revoked partition(s) after the rejoin",
+                 options_.id, todo.size());
+  } else if (absl::IsFailedPrecondition(s)) {
+    // Still joining: try again after the next rebalance.
+    orphaned_ = std::move(todo);
+  } else {
+    spdlog::warn("worker {}: committing revoked partitions after the rejoin failed: {} (their "
+                 "last records are redelivered)",
+                 options_.id, s.ToString());
+  }
 }
 
 void Worker::OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) {

@@ -114,6 +114,8 @@ class Worker : public RebalanceListener {
 
   void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) override;
   void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
+  // Commits what a revoke could not (see OnPartitionsRevoked).
+  void BeforePartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
   void OnPartitionsLost(const std::vector<TopicPartition>& partitions) override;
 
  private:
@@ -143,6 +145,10 @@ class Worker : public RebalanceListener {
   std::string in_hand_;  // the batch being handled, for logs ("" between batches)
   absl::Time next_report_ = absl::InfinitePast();
   std::set<TopicPartition> held_;  // assigned partitions, from the rebalance callbacks
+  // Progress of revoked partitions whose commit the broker refused because
+  // the group was already joining; committed with the next generation,
+  // before the partitions are handed to their new owner.
+  std::vector<PartitionOffset> orphaned_;
   absl::Time last_commit_ = absl::InfinitePast();  // last periodic commit (CommitIfDue)
   bool uncommitted_ = false;  // a batch ended since the last CommitIfDue commit
   bool paused_ = false;            // paused through the control API
