@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "spdlog/spdlog.h"
 
@@ -48,6 +49,14 @@ void WorkerControl::SetLastError(std::string error) {
 std::string WorkerControl::LastError() const {
   absl::MutexLock l(&mu_);
   return last_error_;
+}
+
+std::string StageTimes::ToString() const {
+  auto s = [](absl::Duration d) { return absl::StrFormat("%.2f s", absl::ToDoubleSeconds(d)); };
+  return absl::StrCat("consume ", s(consume), ", decode ", s(decode), ", filter ", s(filter),
+                      ", sink ", s(sink), ", commit ", s(commit), ", metrics ", s(metrics),
+                      ", idle polls ", s(idle), " (", records, " records in ", batches,
+                      " batches)");
 }
 
 Worker::Worker(WorkerOptions options, std::unique_ptr<Consumer> consumer, Decoder* decoder,
@@ -193,14 +202,26 @@ void Worker::Report() {
 
 absl::Status Worker::ProcessBatch() {
   const absl::Time start = absl::Now();
+  absl::Time mark = start;
+  // Adds the time since the last mark to `stage`.
+  auto lap = [&mark](absl::Duration* stage) {
+    const absl::Time now = absl::Now();
+    *stage += now - mark;
+    mark = now;
+  };
   const int64_t polled = static_cast<int64_t>(batch_.size());
+  times_.records += polled;
+  ++times_.batches;
   metrics_->Increment("firehose_source_kafka_pull_batch_size_total", {}, polled);
   metrics_->Increment("firehose_global_messages_total", {{"scope", "CONSUMER"}, {"type", "TOTAL"}},
                       polled);
+  lap(&times_.metrics);
   tracker_.BeginBatch(batch_);
   DescribeBatchInHand();
   prefailed_.clear();
+  lap(&times_.consume);
   if (decoder_ != nullptr) decoder_->Decode(&batch_, &prefailed_);
+  lap(&times_.decode);
   int filtered = 0;
   if (filter_ != nullptr) {
     filtered = filter_->Apply(&batch_, &prefailed_);
@@ -213,7 +234,9 @@ absl::Status Worker::ProcessBatch() {
       metrics_->Increment(filter_->DeserializationDropMetric(), {}, drops);
     }
   }
+  lap(&times_.filter);
   DispatchResult result = dispatcher_->Dispatch(batch_, std::move(prefailed_));
+  lap(&times_.sink);
   prefailed_.clear();
   if (keepalive_paused_) {
     // Resume fetching after the retries (from the position after this batch).
@@ -254,13 +277,16 @@ absl::Status Worker::ProcessBatch() {
   }
   metrics_->Observe("firehose_source_kafka_partitions_process_milliseconds", {},
                     absl::ToDoubleMilliseconds(absl::Now() - start));
+  lap(&times_.metrics);
   if (!result.fatal.ok()) {
     // Commit what is done below the poison message; it stays uncommitted.
     CommitPending(/*async=*/false).IgnoreError();
     return result.fatal;
   }
   uncommitted_ = true;
-  return CommitIfDue();
+  absl::Status committed = CommitIfDue();
+  lap(&times_.commit);
+  return committed;
 }
 
 void Worker::DescribeBatchInHand() {
@@ -315,6 +341,7 @@ absl::Status Worker::Run() {
   absl::Status close = consumer_->Close();
   if (!close.ok()) spdlog::warn("worker {}: close: {}", options_.id, close.ToString());
   control_->ReportPartitions(options_.id, {});
+  spdlog::info("worker {}: time by stage: {}", options_.id, times_.ToString());
   return status;
 }
 
@@ -335,9 +362,11 @@ absl::Status Worker::Loop() {
       paused_ = want_paused;
       spdlog::info("worker {}: consumption {}", options_.id, paused_ ? "paused" : "resumed");
     }
+    const absl::Time polled_at = absl::Now();
     batch_.clear();
     absl::Duration slice = std::min(options_.poll_timeout, kPollSlice);
     status = consumer_->Poll(options_.max_poll_records, slice, &batch_);
+    (batch_.empty() ? times_.idle : times_.consume) += absl::Now() - polled_at;
     if (!status.ok()) break;
     if (!batch_.empty()) {
       // Stop requests during the batch are honoured after it is committed.
@@ -348,7 +377,9 @@ absl::Status Worker::Loop() {
       status = CommitIfDue();
     }
     if (!status.ok()) break;
+    const absl::Time reported_at = absl::Now();
     Report();
+    times_.metrics += absl::Now() - reported_at;
   }
   return status;
 }
