@@ -148,7 +148,7 @@ int64_t RunMembers(const std::string& name, bool third) {
   return duplicates;
 }
 
-TEST(SinkRebalance, TwoMembersStartingTogetherDeliverEachRecordOnce) {
+TEST(SinkRebalance, ASecondMemberJoiningMidStreamDeliversEachRecordOnce) {
   const int64_t duplicates = RunMembers("clean", /*third=*/false);
   RecordProperty("duplicates", static_cast<int>(duplicates));
   EXPECT_EQ(duplicates, 0);
