@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "spdlog/spdlog.h"
 
@@ -50,6 +51,14 @@ std::string WorkerControl::LastError() const {
   return last_error_;
 }
 
+std::string StageTimes::ToString() const {
+  auto s = [](absl::Duration d) { return absl::StrFormat("%.2f s", absl::ToDoubleSeconds(d)); };
+  return absl::StrCat("consume ", s(consume), ", decode ", s(decode), ", filter ", s(filter),
+                      ", sink ", s(sink), ", commit ", s(commit), ", metrics ", s(metrics),
+                      ", idle polls ", s(idle), " (", records, " records in ", batches,
+                      " batches)");
+}
+
 Worker::Worker(WorkerOptions options, std::unique_ptr<Consumer> consumer, Decoder* decoder,
                Filter* filter, Dispatcher* dispatcher, Metrics* metrics, WorkerControl* control)
     : options_(options),
@@ -74,14 +83,21 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
   // Called inside Poll, or inside KeepAlive while a batch is retried: the
   // tracker keeps the batch in hand uncommittable, so this commits only what
   // is final.
-  std::vector<PartitionOffset> offsets = tracker_.CommittableFor(partitions);
-  std::vector<PartitionOffset> todo;
-  for (const PartitionOffset& o : offsets) {
-    if (o.offset > tracker_.Committed(o.tp)) todo.push_back(o);
+  // Everything committable, also what an earlier (async) commit already
+  // sent: it may have been refused. Synchronous: the next owner must see
+  // these offsets.
+  std::vector<PartitionOffset> todo = tracker_.CommittableFor(partitions);
+  absl::Status s = consumer_->Commit(todo, /*async=*/false);
+  if (!s.ok() && absl::IsFailedPrecondition(s) && !todo.empty()) {
+    // The group is already joining (the dev broker refuses commits then;
+    // Kafka accepts them until the join completes). Commit with the next
+    // generation, before the new owner reads the committed offsets.
+    orphaned_.insert(orphaned_.end(), todo.begin(), todo.end());
+    spdlog::info("worker {}: commit before revoke refused ({}); committing it after the rejoin",
+                 options_.id, std::string(s.message()));
+  } else if (!s.ok()) {
+    spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
   }
-  // Synchronous: the next owner must see these offsets.
-  absl::Status s = consumer_->Commit(todo.empty() ? offsets : todo, /*async=*/false);
-  if (!s.ok()) spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
   tracker_.Forget(partitions);
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   // With cooperative-sticky only the moving partitions are revoked: say what
@@ -91,11 +107,45 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
 }
 
 void Worker::OnPartitionsLost(const std::vector<TopicPartition>& partitions) {
+  // Nothing can be committed with the lost generation, but what was
+  // delivered can be with the next one (a commit refused as "illegal
+  // generation" makes librdkafka drop the assignment as lost; the dev
+  // broker does that to a member whose commit crosses a join). At worst the
+  // new owner has gone further and re-reads a little: never a loss.
+  std::vector<PartitionOffset> done = tracker_.CommittableFor(partitions);
+  orphaned_.insert(orphaned_.end(), done.begin(), done.end());
   tracker_.Forget(partitions);
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   spdlog::warn("worker {}: {} partition(s) lost (this member left the group; their uncommitted "
                "records are redelivered to the new owner), now assigned [{}]",
                options_.id, partitions.size(), HeldNames());
+}
+
+void Worker::BeforePartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+  (void)partitions;
+  // Async commits refused while the group was joining are sent again by
+  // the next commit, now that this member holds the new generation. (Sent
+  // again at once, they would be refused again, and librdkafka does not
+  // rejoin while commits are outstanding.)
+  if (std::vector<PartitionOffset> refused = consumer_->TakeFailedCommits(); !refused.empty()) {
+    tracker_.Retry(refused);
+    uncommitted_ = true;
+  }
+  if (orphaned_.empty()) return;
+  std::vector<PartitionOffset> todo;
+  todo.swap(orphaned_);
+  absl::Status s = consumer_->Commit(todo, /*async=*/false);
+  if (s.ok()) {
+    spdlog::info("worker {}: committed the progress of {} revoked partition(s) after the rejoin",
+                 options_.id, todo.size());
+  } else if (absl::IsFailedPrecondition(s)) {
+    // Still joining: try again after the next rebalance.
+    orphaned_ = std::move(todo);
+  } else {
+    spdlog::warn("worker {}: committing revoked partitions after the rejoin failed: {} (their "
+                 "last records are redelivered)",
+                 options_.id, s.ToString());
+  }
 }
 
 void Worker::OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
@@ -152,14 +202,26 @@ void Worker::Report() {
 
 absl::Status Worker::ProcessBatch() {
   const absl::Time start = absl::Now();
+  absl::Time mark = start;
+  // Adds the time since the last mark to `stage`.
+  auto lap = [&mark](absl::Duration* stage) {
+    const absl::Time now = absl::Now();
+    *stage += now - mark;
+    mark = now;
+  };
   const int64_t polled = static_cast<int64_t>(batch_.size());
+  times_.records += polled;
+  ++times_.batches;
   metrics_->Increment("firehose_source_kafka_pull_batch_size_total", {}, polled);
   metrics_->Increment("firehose_global_messages_total", {{"scope", "CONSUMER"}, {"type", "TOTAL"}},
                       polled);
+  lap(&times_.metrics);
   tracker_.BeginBatch(batch_);
   DescribeBatchInHand();
   prefailed_.clear();
+  lap(&times_.consume);
   if (decoder_ != nullptr) decoder_->Decode(&batch_, &prefailed_);
+  lap(&times_.decode);
   int filtered = 0;
   if (filter_ != nullptr) {
     filtered = filter_->Apply(&batch_, &prefailed_);
@@ -172,7 +234,9 @@ absl::Status Worker::ProcessBatch() {
       metrics_->Increment(filter_->DeserializationDropMetric(), {}, drops);
     }
   }
+  lap(&times_.filter);
   DispatchResult result = dispatcher_->Dispatch(batch_, std::move(prefailed_));
+  lap(&times_.sink);
   prefailed_.clear();
   if (keepalive_paused_) {
     // Resume fetching after the retries (from the position after this batch).
@@ -213,13 +277,16 @@ absl::Status Worker::ProcessBatch() {
   }
   metrics_->Observe("firehose_source_kafka_partitions_process_milliseconds", {},
                     absl::ToDoubleMilliseconds(absl::Now() - start));
+  lap(&times_.metrics);
   if (!result.fatal.ok()) {
     // Commit what is done below the poison message; it stays uncommitted.
     CommitPending(/*async=*/false).IgnoreError();
     return result.fatal;
   }
   uncommitted_ = true;
-  return CommitIfDue();
+  absl::Status committed = CommitIfDue();
+  lap(&times_.commit);
+  return committed;
 }
 
 void Worker::DescribeBatchInHand() {
@@ -274,6 +341,7 @@ absl::Status Worker::Run() {
   absl::Status close = consumer_->Close();
   if (!close.ok()) spdlog::warn("worker {}: close: {}", options_.id, close.ToString());
   control_->ReportPartitions(options_.id, {});
+  spdlog::info("worker {}: time by stage: {}", options_.id, times_.ToString());
   return status;
 }
 
@@ -294,9 +362,11 @@ absl::Status Worker::Loop() {
       paused_ = want_paused;
       spdlog::info("worker {}: consumption {}", options_.id, paused_ ? "paused" : "resumed");
     }
+    const absl::Time polled_at = absl::Now();
     batch_.clear();
     absl::Duration slice = std::min(options_.poll_timeout, kPollSlice);
     status = consumer_->Poll(options_.max_poll_records, slice, &batch_);
+    (batch_.empty() ? times_.idle : times_.consume) += absl::Now() - polled_at;
     if (!status.ok()) break;
     if (!batch_.empty()) {
       // Stop requests during the batch are honoured after it is committed.
@@ -307,7 +377,9 @@ absl::Status Worker::Loop() {
       status = CommitIfDue();
     }
     if (!status.ok()) break;
+    const absl::Time reported_at = absl::Now();
     Report();
+    times_.metrics += absl::Now() - reported_at;
   }
   return status;
 }

@@ -51,6 +51,14 @@ class RebalanceListener {
   virtual void OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) = 0;
   // After `partitions` were assigned.
   virtual void OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) = 0;
+  // A rebalance completed and `partitions` (possibly none, under the
+  // cooperative protocol) are about to be assigned: this member holds the
+  // new generation, and the added partitions' positions are not fetched
+  // yet. The place to commit what a revoke could not (the dev broker
+  // refuses commits while the group joins). The default does nothing.
+  virtual void BeforePartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+    (void)partitions;
+  }
   // `partitions` were lost (this member was expelled from the group, e.g.
   // after session.timeout.ms): another member may already own them, so
   // nothing can be committed for them. The default forgets nothing.
@@ -71,6 +79,11 @@ class Consumer {
   // the outcome is reported through the commit_total metric; otherwise waits
   // and returns the broker's answer.
   virtual absl::Status Commit(const std::vector<PartitionOffset>& offsets, bool async) = 0;
+
+  // Offsets of asynchronous commits the broker refused since the last call
+  // (e.g. "rebalance in progress" while the group joins), for the caller to
+  // commit again. The default reports none.
+  virtual std::vector<PartitionOffset> TakeFailedCommits() { return {}; }
 
   // Pauses or resumes fetching of every assigned partition, keeping group
   // membership (Poll must still be called).

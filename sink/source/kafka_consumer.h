@@ -37,6 +37,7 @@ class KafkaConsumer : public Consumer {
 
   absl::Status Poll(int max_records, absl::Duration timeout, std::vector<Message>* out) override;
   absl::Status Commit(const std::vector<PartitionOffset>& offsets, bool async) override;
+  std::vector<PartitionOffset> TakeFailedCommits() override;
   void SetPaused(bool paused) override;
   void KeepAlive() override;
   std::vector<PartitionStatus> Partitions() override;
@@ -51,6 +52,8 @@ class KafkaConsumer : public Consumer {
   static void CommitCb(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                        rd_kafka_topic_partition_list_t* offsets, void* opaque);
   void OnRebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
+  // Keeps async commits (failed_commits_) until this member has rejoined.
+  void HoldCommits();
   // Synchronous commit bounded in time; DeadlineExceeded when the coordinator
   // does not answer (e.g. the broker is down).
   absl::Status CommitSync(rd_kafka_topic_partition_list_t* list);
@@ -66,6 +69,15 @@ class KafkaConsumer : public Consumer {
   // destructor must not wait for it either.
   bool close_abandoned_ = false;
   absl::Time shutdown_deadline_ = absl::InfiniteFuture();
+  // Refused async commits (CommitCb, served on the worker thread inside Poll).
+  std::vector<PartitionOffset> failed_commits_;
+  // An async commit was refused with "rebalance in progress": async commits
+  // are kept (failed_commits_) until the next rebalance callback.
+  bool rejoining_ = false;
+  absl::Time rejoin_since_;
+  bool revoked_last_ = false;  // the last rebalance callback was an incremental revoke
+  int64_t commit_failures_ = 0;                       // since start, for the log line
+  absl::Time last_commit_warning_ = absl::InfinitePast();
   std::vector<rd_kafka_message_t*> buf_;  // reused batch buffer
   std::string last_topic_;                // interned topic name of the last record
   const rd_kafka_topic_t* last_rkt_ = nullptr;

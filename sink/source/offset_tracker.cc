@@ -38,12 +38,20 @@ std::vector<PartitionOffset> OffsetTracker::TakePending() {
   std::vector<PartitionOffset> out;
   for (auto& [tp, s] : state_) {
     int64_t off = CommitOffset(s);
-    if (off >= 0 && off > s.taken) {
+    if (off >= 0 && (off > s.taken || s.retry)) {
       out.push_back({tp, off});
       s.taken = off;
+      s.retry = false;
     }
   }
   return out;
+}
+
+void OffsetTracker::Retry(const std::vector<PartitionOffset>& failed) {
+  for (const PartitionOffset& f : failed) {
+    auto it = state_.find(f.tp);
+    if (it != state_.end() && it->second.taken == f.offset) it->second.retry = true;
+  }
 }
 
 std::vector<PartitionOffset> OffsetTracker::CommittableFor(

@@ -39,8 +39,15 @@ class OffsetTracker {
   // ignored: the partition's new owner re-reads them.
   void MarkFailed(const std::vector<FailedMessage>& failed);
 
-  // Offsets that advanced since the last TakePending(), and marks them taken.
+  // Offsets that advanced since the last TakePending() (or were handed back
+  // by Retry), and marks them taken.
   std::vector<PartitionOffset> TakePending();
+
+  // Hands back offsets whose commit failed (an async commit refused during
+  // a rebalance): a partition whose last taken offset is still the failed
+  // one is returned again by the next TakePending(). Later offsets, and
+  // partitions no longer tracked, are left alone.
+  void Retry(const std::vector<PartitionOffset>& failed);
 
   // Everything committable for `partitions` (taken or not), e.g. before a
   // revoke. Empty partitions are skipped.
@@ -58,6 +65,7 @@ class OffsetTracker {
     int64_t blocked_at = -1;     // lowest failed offset, -1 when none
     int64_t taken = -1;          // last value returned by TakePending
     int64_t inflight_from = -1;  // first offset of the batch in hand, -1 when none
+    bool retry = false;          // `taken` failed to commit: take it again
   };
   int64_t CommitOffset(const State& s) const {
     int64_t off = s.next;

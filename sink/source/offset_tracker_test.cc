@@ -25,6 +25,28 @@ TEST(OffsetTracker, CommitsNextOffsetPerPartition) {
   EXPECT_EQ(t.Committed({"t", 0}), 8);
 }
 
+TEST(OffsetTracker, RetryHandsARefusedCommitBackOnce) {
+  OffsetTracker t;
+  t.MarkBatch({Msg(0, 5), Msg(1, 9)});
+  auto first = t.TakePending();
+  ASSERT_EQ(first.size(), 2u);
+  // The broker refused the commit of partition 0 (a rebalance): the next
+  // take sends it again, and only once.
+  t.Retry({first[0]});
+  auto again = t.TakePending();
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].tp.partition, 0);
+  EXPECT_EQ(again[0].offset, 6);
+  EXPECT_TRUE(t.TakePending().empty());
+  // A refusal of an offset already superseded changes nothing; one of an
+  // untracked partition is ignored.
+  t.MarkBatch({Msg(0, 6)});
+  auto later = t.TakePending();
+  ASSERT_EQ(later.size(), 1u);
+  t.Retry({{{"t", 0}, 6}, {{"t", 7}, 3}});
+  EXPECT_TRUE(t.TakePending().empty());
+}
+
 TEST(OffsetTracker, FailedMessageBlocksItsPartitionOnly) {
   OffsetTracker t;
   t.MarkBatch({Msg(0, 5), Msg(0, 6), Msg(0, 7), Msg(1, 1)});
