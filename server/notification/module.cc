@@ -17,6 +17,7 @@
 #include "server/notification/core/cleanup.h"
 #include "server/notification/core/delivery.h"
 #include "server/notification/receivers/registry.h"
+#include "server/notification/siren/siren_service.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::notification {
@@ -211,7 +212,15 @@ class NotificationModule : public server::Module {
         alerts_(&notifications_, &alert_repo_),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
-                            ctx.auth, &settings_.admins, &settings_.hook_tokens}) {
+                            ctx.auth, &settings_.admins, &settings_.hook_tokens}),
+        // Siren's API at Siren's paths, on the same core. Silences and the
+        // namespace hook are wired in after the silences work merges (#30).
+        siren_(siren::Services{api::Services{&receivers_, &subscriptions_, &templates_,
+                                             &notifications_, &alerts_, ctx.auth,
+                                             &settings_.admins, &settings_.hook_tokens},
+                               nullptr, nullptr}),
+        siren_v1_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
+                                &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens}) {
     if (ctx.links != nullptr) {
       ctx.links->notifications = &notifications_;
       ctx.links->templates = &templates_;
@@ -219,9 +228,10 @@ class NotificationModule : public server::Module {
   }
 
   std::vector<std::string> ServiceNames() const override {
-    return {"sluice.notification.v1beta1.NotificationService"};
+    return {"sluice.notification.v1beta1.NotificationService", "sluice.siren.v1beta1.SirenService",
+            "sluice.siren.v1.SirenService"};
   }
-  std::vector<grpc::Service*> Services() override { return {&grpc_}; }
+  std::vector<grpc::Service*> Services() override { return {&grpc_, &siren_, &siren_v1_}; }
   void StartBackground() override {
     spdlog::info("notification delivery: {} workers, batch {}, poll {}, file receivers {}",
                  settings_.delivery.workers, settings_.delivery.batch_size,
@@ -270,6 +280,8 @@ class NotificationModule : public server::Module {
   AlertService alerts_;
   Settings settings_;
   api::NotificationGrpcService grpc_;
+  siren::SirenGrpcService siren_;
+  siren::SirenV1GrpcService siren_v1_;
 };
 
 }  // namespace

@@ -19,6 +19,13 @@ std::string IdempotencyKey(const grpc::ServerContext& ctx) {
   return std::string(it->second.data(), it->second.size());
 }
 
+absl::Status RequireId(uint64_t id, absl::string_view what) {
+  if (id == 0) return absl::InvalidArgumentError(absl::StrCat(what, ": id is required"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::string& type,
                                 const std::string& id, const std::string& presented) {
   std::string url = absl::StrCat(type, "/", id);
@@ -38,13 +45,6 @@ absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::strin
   }
   return absl::OkStatus();
 }
-
-absl::Status RequireId(uint64_t id, absl::string_view what) {
-  if (id == 0) return absl::InvalidArgumentError(absl::StrCat(what, ": id is required"));
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 template <typename Fn>
 grpc::Status NotificationGrpcService::Call(grpc::ServerContext* ctx, const char* method, Fn&& fn) {

@@ -1,0 +1,612 @@
+#include "server/notification/siren/siren_service.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/auth/secret.h"
+#include "common/grpc_util.h"
+#include "common/paging.h"
+#include "server/notification/api/convert.h"
+#include "server/notification/siren/siren_convert.h"
+
+namespace sluice::notification::siren {
+namespace {
+
+constexpr char kSvc[] = "siren.v1beta1.SirenService/";
+
+using auth::Caller;
+
+// Siren's lists are unpaged: the first kMaxPageSize matches.
+const Page kAll{kMaxPageSize, 0};
+
+absl::Status AfterMerge(absl::string_view what) {
+  return absl::UnimplementedError(absl::StrCat(what, ": wired after merge"));
+}
+
+std::string IdempotencyKey(const grpc::ServerContext& ctx) {
+  auto it = ctx.client_metadata().find("idempotency-key");
+  if (it == ctx.client_metadata().end()) return "";
+  return std::string(it->second.data(), it->second.size());
+}
+
+absl::StatusOr<uint64_t> ParseNotificationId(const std::string& text) {
+  uint64_t id = 0;
+  if (!absl::SimpleAtoi(text, &id) || id == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("notification_id: \"", text, "\" is not a notification id (a positive number)"));
+  }
+  return id;
+}
+
+Sender SenderOf(const Caller& caller, const auth::AdminList& admins) {
+  return Sender{caller.identity, caller.groups, admins.Contains(caller), /*system=*/false};
+}
+
+nlohmann::json ObjectOf(const google::protobuf::Map<std::string, std::string>& m) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : m) j[k] = v;
+  return j;
+}
+
+}  // namespace
+
+template <typename Fn>
+grpc::Status SirenGrpcService::Call(grpc::ServerContext* ctx, const char* method, Fn&& fn) {
+  return auth::WithCaller(*s_.core.authenticator, ctx, absl::StrCat(kSvc, method), fn);
+}
+
+template <typename Fn>
+grpc::Status SirenGrpcService::AdminCall(grpc::ServerContext* ctx, const char* method,
+                                         const char* what, Fn&& fn) {
+  return Call(ctx, method, [&](const Caller& caller) -> absl::Status {
+    if (auto st = s_.core.admins->Require(caller, what, "notification.admins"); !st.ok()) return st;
+    return fn(caller);
+  });
+}
+
+// ---- Receivers ----
+
+grpc::Status SirenGrpcService::NotifyReceiver(grpc::ServerContext* ctx,
+                                              const spb::NotifyReceiverRequest* req,
+                                              spb::NotifyReceiverResponse*) {
+  return Call(ctx, "NotifyReceiver", [&](const Caller& caller) -> absl::Status {
+    if (req->id() == 0) return absl::InvalidArgumentError("id: receiver id is required");
+    NotificationRequest n;
+    n.receivers.push_back({{"id", req->id()}});
+    n.data = api::StructToJson(req->payload());
+    auto id = s_.core.notifications->Post(n, IdempotencyKey(*ctx), SenderOf(caller, *s_.core.admins));
+    return id.status();
+  });
+}
+
+grpc::Status SirenGrpcService::ListReceivers(grpc::ServerContext* ctx,
+                                             const spb::ListReceiversRequest* req,
+                                             spb::ListReceiversResponse* resp) {
+  return Call(ctx, "ListReceivers", [&](const Caller&) -> absl::Status {
+    auto list = s_.core.receivers->List(Labels(req->labels().begin(), req->labels().end()), kAll);
+    if (!list.ok()) return list.status();
+    for (const Receiver& r : *list) ToSiren(r, resp->add_receivers());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::CreateReceiver(grpc::ServerContext* ctx,
+                                              const spb::CreateReceiverRequest* req,
+                                              spb::CreateReceiverResponse* resp) {
+  return AdminCall(ctx, "CreateReceiver", "create receivers", [&](const Caller& caller) -> absl::Status {
+    if (req->parent_id() != 0) return AfterMerge("parent_id");  // TODO(#30 s-recv)
+    Receiver r;
+    r.name = req->name();
+    r.type = req->type();
+    r.labels = Labels(req->labels().begin(), req->labels().end());
+    r.configurations = api::StructToJson(req->configurations());
+    auto id = s_.core.receivers->Create(std::move(r), caller.identity);
+    if (!id.ok()) return id.status();
+    resp->set_id(*id);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::GetReceiver(grpc::ServerContext* ctx,
+                                           const spb::GetReceiverRequest* req,
+                                           spb::GetReceiverResponse* resp) {
+  return Call(ctx, "GetReceiver", [&](const Caller&) -> absl::Status {
+    auto r = s_.core.receivers->Get(req->id());
+    if (!r.ok()) return r.status();
+    ToSiren(*r, resp->mutable_receiver());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
+                                              const spb::UpdateReceiverRequest* req,
+                                              spb::UpdateReceiverResponse* resp) {
+  return AdminCall(ctx, "UpdateReceiver", "update receivers", [&](const Caller& caller) -> absl::Status {
+    if (req->parent_id() != 0) return AfterMerge("parent_id");  // TODO(#30 s-recv)
+    // Siren's update has no type and no allowed_senders: both stay.
+    auto current = s_.core.receivers->Get(req->id());
+    if (!current.ok()) return current.status();
+    Receiver r;
+    r.id = req->id();
+    r.name = req->name();
+    r.labels = Labels(req->labels().begin(), req->labels().end());
+    r.configurations = api::StructToJson(req->configurations());
+    r.allowed_senders = current->allowed_senders;
+    if (auto st = s_.core.receivers->Update(std::move(r), caller.identity); !st.ok()) return st;
+    resp->set_id(req->id());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::DeleteReceiver(grpc::ServerContext* ctx,
+                                              const spb::DeleteReceiverRequest* req,
+                                              spb::DeleteReceiverResponse*) {
+  return AdminCall(ctx, "DeleteReceiver", "delete receivers", [&](const Caller& caller) {
+    return s_.core.receivers->Delete(req->id(), caller.identity);
+  });
+}
+
+// ---- Subscriptions ----
+
+grpc::Status SirenGrpcService::ListSubscriptions(grpc::ServerContext* ctx,
+                                                 const spb::ListSubscriptionsRequest* req,
+                                                 spb::ListSubscriptionsResponse* resp) {
+  return Call(ctx, "ListSubscriptions", [&](const Caller&) -> absl::Status {
+    if (!req->silence_id().empty()) return AfterMerge("silence_id");
+    auto list = s_.core.subscriptions->List(FilterOf(*req), kAll);
+    if (!list.ok()) return list.status();
+    for (const Subscription& s : *list) ToSiren(s, resp->add_subscriptions());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::CreateSubscription(grpc::ServerContext* ctx,
+                                                  const spb::CreateSubscriptionRequest* req,
+                                                  spb::CreateSubscriptionResponse* resp) {
+  return AdminCall(ctx, "CreateSubscription", "create subscriptions", [&](const Caller& caller) -> absl::Status {
+    Subscription s;
+    s.urn = req->urn();
+    s.namespace_id = req->namespace_();
+    s.receivers = FromSiren(req->receivers());
+    s.match = Labels(req->match().begin(), req->match().end());
+    s.metadata = api::StructToJson(req->metadata());
+    s.created_by = req->created_by();
+    s.updated_by = req->created_by();
+    auto id = s_.core.subscriptions->Create(std::move(s), caller.identity);
+    if (!id.ok()) return id.status();
+    resp->set_id(*id);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::GetSubscription(grpc::ServerContext* ctx,
+                                               const spb::GetSubscriptionRequest* req,
+                                               spb::GetSubscriptionResponse* resp) {
+  return Call(ctx, "GetSubscription", [&](const Caller&) -> absl::Status {
+    auto s = s_.core.subscriptions->Get(req->id());
+    if (!s.ok()) return s.status();
+    ToSiren(*s, resp->mutable_subscription());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::UpdateSubscription(grpc::ServerContext* ctx,
+                                                  const spb::UpdateSubscriptionRequest* req,
+                                                  spb::UpdateSubscriptionResponse* resp) {
+  return AdminCall(ctx, "UpdateSubscription", "update subscriptions", [&](const Caller& caller) -> absl::Status {
+    // allowed_senders (Sluice's) and created_by stay as stored.
+    auto current = s_.core.subscriptions->Get(req->id());
+    if (!current.ok()) return current.status();
+    Subscription s = *std::move(current);
+    s.urn = req->urn();
+    s.namespace_id = req->namespace_();
+    s.receivers = FromSiren(req->receivers());
+    s.match = Labels(req->match().begin(), req->match().end());
+    s.metadata = api::StructToJson(req->metadata());
+    s.updated_by = req->updated_by();
+    if (auto st = s_.core.subscriptions->Update(std::move(s), caller.identity); !st.ok()) return st;
+    resp->set_id(req->id());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::DeleteSubscription(grpc::ServerContext* ctx,
+                                                  const spb::DeleteSubscriptionRequest* req,
+                                                  spb::DeleteSubscriptionResponse*) {
+  return AdminCall(ctx, "DeleteSubscription", "delete subscriptions", [&](const Caller& caller) {
+    return s_.core.subscriptions->Delete(req->id(), caller.identity);
+  });
+}
+
+grpc::Status SirenGrpcService::ListSubscriptionReceivers(
+    grpc::ServerContext* ctx, const spb::ListSubscriptionReceiversRequest* req,
+    spb::ListSubscriptionReceiversResponse* resp) {
+  return Call(ctx, "ListSubscriptionReceivers", [&](const Caller&) -> absl::Status {
+    auto s = s_.core.subscriptions->Get(req->subscription_id());
+    if (!s.ok()) return s.status();
+    for (const auto& r : s->receivers) ToSiren(s->id, r, resp->add_subscription_receivers());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::AddSubscriptionReceiver(
+    grpc::ServerContext* ctx, const spb::AddSubscriptionReceiverRequest* req,
+    spb::AddSubscriptionReceiverResponse* resp) {
+  return AdminCall(ctx, "AddSubscriptionReceiver", "update subscriptions", [&](const Caller& caller) -> absl::Status {
+    Labels labels(req->labels().begin(), req->labels().end());
+    if (auto st = s_.core.subscriptions->AddReceiver(req->subscription_id(), req->receiver_id(),
+                                                     labels, caller.identity);
+        !st.ok()) {
+      return st;
+    }
+    resp->set_subscription_id(req->subscription_id());
+    resp->set_receiver_id(req->receiver_id());
+    *resp->mutable_labels() = req->labels();
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::UpdateSubscriptionReceiver(
+    grpc::ServerContext* ctx, const spb::UpdateSubscriptionReceiverRequest* req,
+    spb::UpdateSubscriptionReceiverResponse* resp) {
+  return AdminCall(ctx, "UpdateSubscriptionReceiver", "update subscriptions", [&](const Caller& caller) -> absl::Status {
+    Labels labels(req->labels().begin(), req->labels().end());
+    if (auto st = s_.core.subscriptions->UpdateReceiverLabels(
+            req->subscription_id(), req->receiver_id(), labels, caller.identity);
+        !st.ok()) {
+      return st;
+    }
+    resp->set_subscription_id(req->subscription_id());
+    resp->set_receiver_id(req->receiver_id());
+    *resp->mutable_labels() = req->labels();
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::DeleteSubscriptionReceiver(
+    grpc::ServerContext* ctx, const spb::DeleteSubscriptionReceiverRequest* req,
+    spb::DeleteSubscriptionReceiverResponse*) {
+  return AdminCall(ctx, "DeleteSubscriptionReceiver", "update subscriptions", [&](const Caller& caller) {
+    return s_.core.subscriptions->RemoveReceiver(req->subscription_id(), req->receiver_id(),
+                                                 caller.identity);
+  });
+}
+
+// ---- Alerts ----
+
+absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* ctx,
+                                                          const std::string& type,
+                                                          uint64_t provider_id,
+                                                          const google::protobuf::Struct& body,
+                                                          std::optional<uint64_t> namespace_id) {
+  // Alertmanager authenticates with its bearer token, per hook URL, as on
+  // /api/v1beta1/alerts (no identity header involved).
+  if (auto st = s_.core.authenticator->AuthenticateHop(*ctx); !st.ok()) return st;
+  if (type.empty() || provider_id == 0) {
+    return absl::InvalidArgumentError("provider_type and provider_id are required");
+  }
+  std::string id = std::to_string(provider_id);
+  if (auto st = api::CheckAlertHookToken(*s_.core.hook_tokens, type, id, auth::BearerToken(*ctx));
+      !st.ok()) {
+    return st;
+  }
+  auto group = AlertGroupFromBody(body, type, id);
+  if (!group.ok()) return group.status();
+  std::vector<Alert> alerts = group->alerts;
+  absl::StatusOr<uint64_t> nid;
+  if (namespace_id) {
+    if (!s_.ingest_with_namespace) return AfterMerge("alerts with namespace_id");
+    nid = s_.ingest_with_namespace(*std::move(group), *namespace_id);
+  } else {
+    nid = s_.core.alerts->Ingest(*std::move(group));
+  }
+  if (!nid.ok()) return nid.status();
+  for (Alert& a : alerts) {
+    a.provider_type = type;
+    a.provider_id = id;
+    a.notification_id = *nid;
+    a.created_at = absl::Now();
+  }
+  return alerts;
+}
+
+grpc::Status SirenGrpcService::CreateAlerts(grpc::ServerContext* ctx,
+                                            const spb::CreateAlertsRequest* req,
+                                            spb::CreateAlertsResponse* resp) {
+  return Guarded(absl::StrCat(kSvc, "CreateAlerts"), [&]() -> absl::Status {
+    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(), std::nullopt);
+    if (!alerts.ok()) return alerts.status();
+    for (const Alert& a : *alerts) ToSiren(a, resp->add_alerts());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::CreateAlertsWithNamespace(
+    grpc::ServerContext* ctx, const spb::CreateAlertsWithNamespaceRequest* req,
+    spb::CreateAlertsWithNamespaceResponse* resp) {
+  return Guarded(absl::StrCat(kSvc, "CreateAlertsWithNamespace"), [&]() -> absl::Status {
+    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(),
+                       req->namespace_id());
+    if (!alerts.ok()) return alerts.status();
+    for (const Alert& a : *alerts) {
+      ToSiren(a, resp->add_alerts());
+      resp->mutable_alerts()->rbegin()->set_namespace_id(req->namespace_id());
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::ListAlerts(grpc::ServerContext* ctx,
+                                          const spb::ListAlertsRequest* req,
+                                          spb::ListAlertsResponse* resp) {
+  return Call(ctx, "ListAlerts", [&](const Caller&) -> absl::Status {
+    if (req->namespace_id() != 0) return AfterMerge("namespace_id");
+    if (!req->silence_id().empty()) return AfterMerge("silence_id");
+    absl::Time from = req->start_time() > 0
+                          ? absl::FromUnixSeconds(static_cast<int64_t>(req->start_time()))
+                          : absl::InfinitePast();
+    absl::Time to = req->end_time() > 0 ? absl::FromUnixSeconds(static_cast<int64_t>(req->end_time()))
+                                        : absl::InfiniteFuture();
+    std::string id = req->provider_id() == 0 ? "" : std::to_string(req->provider_id());
+    auto list = s_.core.alerts->List(req->provider_type(), id, from, to, kAll);
+    if (!list.ok()) return list.status();
+    for (const Alert& a : *list) {
+      auto it = a.annotations.find("resource");
+      std::string resource = it == a.annotations.end() ? "" : it->second;
+      if (!req->resource_name().empty() && resource != req->resource_name()) continue;
+      ToSiren(a, resp->add_alerts());
+    }
+    return absl::OkStatus();
+  });
+}
+
+// ---- Templates ----
+
+grpc::Status SirenGrpcService::ListTemplates(grpc::ServerContext* ctx,
+                                             const spb::ListTemplatesRequest* req,
+                                             spb::ListTemplatesResponse* resp) {
+  return Call(ctx, "ListTemplates", [&](const Caller&) -> absl::Status {
+    auto list = s_.core.templates->List(req->tag(), kAll);
+    if (!list.ok()) return list.status();
+    for (const Template& t : *list) ToSiren(t, resp->add_templates());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::GetTemplate(grpc::ServerContext* ctx,
+                                           const spb::GetTemplateRequest* req,
+                                           spb::GetTemplateResponse* resp) {
+  return Call(ctx, "GetTemplate", [&](const Caller&) -> absl::Status {
+    auto t = s_.core.templates->Get(req->name());
+    if (!t.ok()) return t.status();
+    ToSiren(*t, resp->mutable_template_());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::UpsertTemplate(grpc::ServerContext* ctx,
+                                              const spb::UpsertTemplateRequest* req,
+                                              spb::UpsertTemplateResponse*) {
+  return AdminCall(ctx, "UpsertTemplate", "change templates", [&](const Caller& caller) -> absl::Status {
+    Template t;
+    t.name = req->name();
+    t.body = req->body();
+    t.tags.assign(req->tags().begin(), req->tags().end());
+    t.variables = FromSiren(req->variables());
+    // TODO(#30 s-tmpl): Siren's API defaults the template engine to Go.
+    return s_.core.templates->Upsert(std::move(t), caller.identity);
+  });
+}
+
+grpc::Status SirenGrpcService::DeleteTemplate(grpc::ServerContext* ctx,
+                                              const spb::DeleteTemplateRequest* req,
+                                              spb::DeleteTemplateResponse*) {
+  return AdminCall(ctx, "DeleteTemplate", "delete templates", [&](const Caller& caller) {
+    return s_.core.templates->Delete(req->name(), caller.identity);
+  });
+}
+
+grpc::Status SirenGrpcService::RenderTemplate(grpc::ServerContext* ctx,
+                                              const spb::RenderTemplateRequest* req,
+                                              spb::RenderTemplateResponse* resp) {
+  return Call(ctx, "RenderTemplate", [&](const Caller&) -> absl::Status {
+    auto body = s_.core.templates->Render(req->name(), ObjectOf(req->variables()), "");
+    if (!body.ok()) return body.status();
+    resp->set_body(*body);
+    return absl::OkStatus();
+  });
+}
+
+// ---- Silences (the core is wired in after the silences work merges) ----
+
+namespace {
+
+void ToSiren(const Silence& s, spb::Silence* out) {
+  out->set_id(s.id);
+  out->set_namespace_id(s.namespace_id);
+  out->set_type(s.type);
+  out->set_target_id(s.target_id);
+  (void)api::JsonToStruct(s.target_expression.is_object() ? s.target_expression
+                                                          : nlohmann::json::object(),
+                          out->mutable_target_expression());
+  api::SetTime(s.created_at, out->mutable_created_at());
+  api::SetTime(s.updated_at, out->mutable_updated_at());
+  if (s.deleted_at) api::SetTime(*s.deleted_at, out->mutable_deleted_at());
+}
+
+}  // namespace
+
+grpc::Status SirenGrpcService::CreateSilence(grpc::ServerContext* ctx,
+                                             const spb::CreateSilenceRequest* req,
+                                             spb::CreateSilenceResponse* resp) {
+  return AdminCall(ctx, "CreateSilence", "create silences", [&](const Caller& caller) -> absl::Status {
+    if (s_.silences == nullptr) return AfterMerge("silences");
+    Silence s;
+    s.namespace_id = req->namespace_id();
+    s.type = req->type();
+    s.target_id = req->target_id();
+    s.target_expression = api::StructToJson(req->target_expression());
+    auto id = s_.silences->Create(s, caller.identity);
+    if (!id.ok()) return id.status();
+    resp->set_id(*id);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::ListSilences(grpc::ServerContext* ctx,
+                                            const spb::ListSilencesRequest* req,
+                                            spb::ListSilencesResponse* resp) {
+  return Call(ctx, "ListSilences", [&](const Caller&) -> absl::Status {
+    if (s_.silences == nullptr) return AfterMerge("silences");
+    SilenceQuery q;
+    q.subscription_id = req->subscription_id();
+    q.namespace_id = req->namespace_id();
+    q.match = Labels(req->match().begin(), req->match().end());
+    q.subscription_match = Labels(req->subscription_match().begin(), req->subscription_match().end());
+    auto list = s_.silences->List(q);
+    if (!list.ok()) return list.status();
+    for (const Silence& s : *list) ToSiren(s, resp->add_silences());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::GetSilence(grpc::ServerContext* ctx,
+                                          const spb::GetSilenceRequest* req,
+                                          spb::GetSilenceResponse* resp) {
+  return Call(ctx, "GetSilence", [&](const Caller&) -> absl::Status {
+    if (s_.silences == nullptr) return AfterMerge("silences");
+    auto s = s_.silences->Get(req->id());
+    if (!s.ok()) return s.status();
+    ToSiren(*s, resp->mutable_silence());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::ExpireSilence(grpc::ServerContext* ctx,
+                                             const spb::ExpireSilenceRequest* req,
+                                             spb::ExpireSilenceResponse*) {
+  return AdminCall(ctx, "ExpireSilence", "expire silences", [&](const Caller& caller) -> absl::Status {
+    if (s_.silences == nullptr) return AfterMerge("silences");
+    return s_.silences->Expire(req->id(), caller.identity);
+  });
+}
+
+// ---- Notifications ----
+
+grpc::Status SirenGrpcService::PostNotification(grpc::ServerContext* ctx,
+                                                const spb::PostNotificationRequest* req,
+                                                spb::PostNotificationResponse* resp) {
+  return Call(ctx, "PostNotification", [&](const Caller& caller) -> absl::Status {
+    NotificationRequest n;
+    for (const auto& sel : req->receivers()) n.receivers.push_back(api::StructToJson(sel));
+    if (req->has_data()) n.data = api::StructToJson(req->data());
+    n.template_name = req->template_();
+    n.labels = Labels(req->labels().begin(), req->labels().end());
+    auto id = s_.core.notifications->Post(n, IdempotencyKey(*ctx), SenderOf(caller, *s_.core.admins));
+    if (!id.ok()) return id.status();
+    resp->set_notification_id(std::to_string(*id));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::PostBulkNotifications(grpc::ServerContext* ctx,
+                                                     const spb::PostBulkNotificationsRequest* req,
+                                                     spb::PostBulkNotificationsResponse* resp) {
+  return Call(ctx, "PostBulkNotifications", [&](const Caller& caller) -> absl::Status {
+    if (req->notifications().empty()) {
+      return absl::InvalidArgumentError("notifications: at least one is required");
+    }
+    // Every notification is checked before any is posted, so that a bad one
+    // does not leave the batch half sent.
+    std::vector<NotificationRequest> batch;
+    std::vector<std::string> keys;
+    for (int i = 0; i < req->notifications_size(); ++i) {
+      const spb::Notification& pn = req->notifications(i);
+      std::string field = absl::StrCat("notifications[", i, "]");
+      if (!pn.id().empty()) return absl::InvalidArgumentError(field + ".id: set by the server");
+      if (pn.has_valid_duration()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ".valid_duration: not supported (notification.message_validity_seconds applies)"));
+      }
+      if (pn.namespace_id() != 0) return AfterMerge(field + ".namespace_id");
+      NotificationRequest n;
+      for (const auto& sel : pn.receiver_selectors()) n.receivers.push_back(ObjectOf(sel.receiver_selector()));
+      if (pn.has_data()) n.data = api::StructToJson(pn.data());
+      n.template_name = pn.template_();
+      n.labels = Labels(pn.labels().begin(), pn.labels().end());
+      batch.push_back(std::move(n));
+      keys.push_back(pn.unique_key());
+    }
+    Sender sender = SenderOf(caller, *s_.core.admins);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      auto id = s_.core.notifications->Post(batch[i], keys[i], sender);
+      if (!id.ok()) {
+        return absl::Status(id.status().code(),
+                            absl::StrCat("notifications[", i, "]: ", id.status().message(),
+                                         i == 0 ? "" : absl::StrCat(" (notifications[0..", i - 1,
+                                                                    "] were sent)")));
+      }
+      resp->add_notification_ids(std::to_string(*id));
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::ListNotificationMessages(
+    grpc::ServerContext* ctx, const spb::ListNotificationMessagesRequest* req,
+    spb::ListNotificationMessagesResponse* resp) {
+  return Call(ctx, "ListNotificationMessages", [&](const Caller& caller) -> absl::Status {
+    auto id = ParseNotificationId(req->notification_id());
+    if (!id.ok()) return id.status();
+    auto list = s_.core.notifications->ListMessagesFor(*id, caller.identity,
+                                                       s_.core.admins->Contains(caller));
+    if (!list.ok()) return list.status();
+    for (const Message& m : *list) ToSiren(m, resp->add_messages());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status SirenGrpcService::ListNotifications(grpc::ServerContext* ctx,
+                                                 const spb::ListNotificationsRequest* req,
+                                                 spb::ListNotificationsResponse* resp) {
+  return Call(ctx, "ListNotifications", [&](const Caller& caller) -> absl::Status {
+    if (!req->receiver_selectors().empty()) {
+      return absl::InvalidArgumentError(
+          "receiver_selectors: not supported (Sluice does not store a notification's selectors)");
+    }
+    NotificationFilter f;
+    f.template_name = req->template_();
+    f.labels = Labels(req->labels().begin(), req->labels().end());
+    if (req->type() == "alert") {
+      f.source = "alert";
+    } else if (req->type() == "event") {
+      f.source = "api";
+    } else if (!req->type().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("type: \"", req->type(), "\" must be alert or event"));
+    }
+    auto list = s_.core.notifications->ListFor(f, kMaxPageSize, caller.identity,
+                                               s_.core.admins->Contains(caller));
+    if (!list.ok()) return list.status();
+    for (const Notification& n : *list) ToSiren(n, resp->add_notifications());
+    return absl::OkStatus();
+  });
+}
+
+// ---- v1 ----
+
+grpc::Status SirenV1GrpcService::ListSubscriptions(grpc::ServerContext* ctx,
+                                                   const spb1::ListSubscriptionsRequest* req,
+                                                   spb1::ListSubscriptionsResponse* resp) {
+  return auth::WithCaller(*s_.authenticator, ctx, "siren.v1.SirenService/ListSubscriptions",
+                          [&](const Caller&) -> absl::Status {
+                            if (!req->silence_id().empty()) return AfterMerge("silence_id");
+                            auto list = s_.subscriptions->List(FilterOf(*req), kAll);
+                            if (!list.ok()) return list.status();
+                            for (const Subscription& s : *list) {
+                              ToSiren(s, resp->add_subscriptions());
+                            }
+                            return absl::OkStatus();
+                          });
+}
+
+}  // namespace sluice::notification::siren
