@@ -239,8 +239,8 @@ TEST_F(CatalogTest, TemplatesValidateAndProtectBuiltins) {
 }
 
 TEST_F(CatalogTest, SubscriptionReceiverRelations) {
-  uint64_t a = Receive(json::object(), "plain");
-  uint64_t b = Receive(json::object(), "plain");
+  uint64_t a = Receive({{"url", "http://a/"}}, "plain");
+  uint64_t b = Receive({{"url", "http://a/"}}, "plain");
   Subscription s;
   s.urn = "rel";
   s.receivers = {{a, json::object(), {{"route", "primary"}}}};
@@ -266,7 +266,7 @@ TEST_F(CatalogTest, SubscriptionReceiverRelations) {
 }
 
 TEST_F(CatalogTest, SubscriptionMetadataMustBeAnObject) {
-  uint64_t a = Receive(json::object(), "plain");
+  uint64_t a = Receive({{"url", "http://a/"}}, "plain");
   Subscription s;
   s.urn = "meta";
   s.receivers = {{a, json::object()}};
@@ -276,7 +276,7 @@ TEST_F(CatalogTest, SubscriptionMetadataMustBeAnObject) {
 }
 
 TEST_F(CatalogTest, SirensTwoMatchFiltersMeanOppositeContainments) {
-  uint64_t a = Receive(json::object(), "plain");
+  uint64_t a = Receive({{"url", "http://a/"}}, "plain");
   Subscription s;
   s.urn = "m";
   s.receivers = {{a, json::object()}};

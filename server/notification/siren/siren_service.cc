@@ -515,8 +515,9 @@ grpc::Status SirenGrpcService::PostBulkNotifications(grpc::ServerContext* ctx,
     if (req->notifications().empty()) {
       return absl::InvalidArgumentError("notifications: at least one is required");
     }
-    // Every notification is checked before any is posted, so that a bad one
-    // does not leave the batch half sent.
+    // The fields Sluice refuses are checked in every notification before any
+    // is posted; a failure while posting (e.g. no receiver matched) names its
+    // index and which notifications were already sent.
     std::vector<NotificationRequest> batch;
     std::vector<std::string> keys;
     for (int i = 0; i < req->notifications_size(); ++i) {
