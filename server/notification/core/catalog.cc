@@ -402,6 +402,19 @@ absl::Status SubscriptionService::RemoveReceiver(uint64_t subscription_id, uint6
 
 absl::Status SubscriptionService::Update(Subscription s, absl::string_view actor) {
   if (auto st = Prepare(s); !st.ok()) return st;
+  // A receiver relation that stays keeps its created_at, and its updated_at
+  // unless its labels or override changed (Siren's relation times).
+  auto stored = repo_->Get(s.id);
+  if (stored.ok()) {
+    for (SubscriptionReceiver& sr : s.receivers) {
+      int i = FindReceiver(*stored, sr.id);
+      if (i < 0 || sr.created_at != absl::UnixEpoch()) continue;
+      const SubscriptionReceiver& old = stored->receivers[i];
+      sr.created_at = old.created_at;
+      bool same = old.labels == sr.labels && old.configuration == sr.configuration;
+      if (sr.updated_at == absl::UnixEpoch()) sr.updated_at = same ? old.updated_at : absl::Now();
+    }
+  }
   return repo_->Update(s, actor);
 }
 
