@@ -260,6 +260,39 @@ TEST_F(StoreTest, IdempotencyKeyReturnsFirstNotification) {
   EXPECT_EQ(queue_.ListMessages(12345).status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(StoreTest, ListNotificationsFiltersNewestFirst) {
+  Bind();
+  uint64_t rid = AddReceiver({});
+  auto post = [&](const std::string& by, const std::string& tmpl, Labels labels,
+                  const std::string& source) {
+    Notification n;
+    n.template_name = tmpl;
+    n.data = {{"by", by}};
+    n.labels = std::move(labels);
+    n.source = source;
+    n.created_by = by;
+    return *queue_.Create(n, {Delivery{rid, "http", json::object()}}, 3, absl::Now() + absl::Hours(1));
+  };
+  uint64_t a = post("alice", "system-default", {{"env", "prod"}}, "api");
+  uint64_t b = post("bob", "system-default", {{"env", "prod"}, {"team", "x"}}, "api");
+  uint64_t c = post("alertmanager:cortex/1", "system-alert", {{"env", "prod"}}, "alert");
+  auto ids = [&](NotificationFilter f, int limit = 100) {
+    std::vector<uint64_t> out;
+    auto list = queue_.ListNotifications(f, limit);  // kept alive over the loop
+    for (const auto& n : *list) out.push_back(n.id);
+    return out;
+  };
+  EXPECT_EQ(ids({}), (std::vector<uint64_t>{c, b, a}));
+  EXPECT_EQ(ids({}, 2), (std::vector<uint64_t>{c, b}));
+  EXPECT_EQ(ids({"alice", "", "", {}}), (std::vector<uint64_t>{a}));
+  EXPECT_EQ(ids({"", "system-alert", "", {}}), (std::vector<uint64_t>{c}));
+  EXPECT_EQ(ids({"", "", "api", {{"team", "x"}}}), (std::vector<uint64_t>{b}));
+  auto one = queue_.ListNotifications({"alice", "", "", {}}, 10);
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].data, (json{{"by", "alice"}}));
+  EXPECT_EQ((*one)[0].labels, (Labels{{"env", "prod"}}));
+}
+
 TEST_F(StoreTest, ConcurrentClaimsNeverOverlap) {
   Bind();
   uint64_t n = Enqueue(40);
