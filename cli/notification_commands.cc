@@ -191,7 +191,7 @@ void AddTemplate(CLI::App& app, const Options& options, int* exit_code) {
   auto* group = app.add_subcommand("template", "manage templates");
   group->require_subcommand(1);
   auto* create = group->add_subcommand("create", "create or replace a template from a file");
-  create->add_option("-f,--file", F().file, "{name, body, tags, variables}")->required();
+  create->add_option("-f,--file", F().file, "{name, body, tags, variables, engine}")->required();
   create->callback([&options, exit_code] {
     pb::UpsertTemplateRequest req;
     if (!ReadFile(&req, exit_code)) return;

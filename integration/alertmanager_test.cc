@@ -1,6 +1,7 @@
 // A real Alertmanager (Debian's prometheus-alertmanager) sends its webhook to
-// /api/v1beta1/alerts/alertmanager/<id> through the gateway; the alert reaches
-// an http receiver through a matching subscription.
+// /api/v1beta1/alerts/<type>/<id>[/<namespace>] through the gateway; the alert
+// reaches an http receiver through a matching subscription, unless a silence
+// stops it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +16,64 @@ namespace {
 using nlohmann::json;
 
 constexpr char kAlertmanager[] = "/usr/bin/prometheus-alertmanager";
+
+// A real Alertmanager sending every alert to `hook` with `token` as its
+// bearer token; one group per alertname, short waits.
+class RealAlertmanager {
+ public:
+  RealAlertmanager(const std::string& hook, const std::string& token) {
+    static int instance = 0;
+    dir_ = TempPath(absl::StrCat("alertmanager-", ++instance));
+    if (system(("mkdir -p " + dir_ + "/data").c_str()) != 0) return;
+    std::ofstream(dir_ + "/alertmanager.yml") << "route:\n"
+                                                 "  receiver: sluice\n"
+                                                 "  group_by: ['alertname']\n"
+                                                 "  group_wait: 1s\n"
+                                                 "  group_interval: 1s\n"
+                                                 "  repeat_interval: 1h\n"
+                                                 "receivers:\n"
+                                                 "  - name: sluice\n"
+                                                 "    webhook_configs:\n"
+                                                 "      - url: '" << hook << "'\n"
+                                                 "        send_resolved: true\n"
+                                                 "        http_config:\n"
+                                                 "          authorization:\n"
+                                                 "            credentials: '" << token << "'\n";
+    port_ = FreePort();
+    auto am = Process::Start({kAlertmanager, "--config.file=" + dir_ + "/alertmanager.yml",
+                              "--storage.path=" + dir_ + "/data",
+                              "--web.listen-address=127.0.0.1:" + std::to_string(port_),
+                              "--cluster.listen-address="},
+                             {}, dir_ + "/alertmanager.log");
+    if (!am.ok()) return;
+    process_ = *std::move(am);
+    started_ = WaitForPort(port_, absl::Seconds(30)).ok();
+  }
+  ~RealAlertmanager() {
+    if (process_ != nullptr) process_->Stop();
+  }
+  bool Started() const { return started_; }
+  std::string Output() const { return process_ == nullptr ? "not started" : process_->Output(); }
+  // Posts one firing alert to Alertmanager's v2 API (retrying while it
+  // finishes starting); true on 200.
+  bool Post(const json& labels, const json& annotations) {
+    std::string url = absl::StrCat("http://127.0.0.1:", port_, "/api/v2/alerts");
+    json alerts = json::array({{{"labels", labels},
+                                {"annotations", annotations},
+                                {"generatorURL", "http://prometheus.local/graph"}}});
+    for (int i = 0; i < 50; ++i) {
+      if (Http("POST", url, alerts.dump()).status == 200) return true;
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    return false;
+  }
+
+ private:
+  std::string dir_;
+  int port_ = 0;
+  std::unique_ptr<Process> process_;
+  bool started_ = false;
+};
 
 TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
   if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
@@ -35,50 +94,16 @@ TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
   api.CreateSubscription({{"urn", "am-team-db"}, {"receivers", {{{"id", rid}}}},
                           {"match", {{"team", "db"}, {"severity", "page"}}}});
 
-  // Alertmanager config: everything to our hook, short waits.
-  std::string dir = TempPath("alertmanager");
-  ASSERT_EQ(system(("mkdir -p " + dir + "/data").c_str()), 0);
-  std::string hook = api.Url("/alerts/alertmanager/am-test");
-  std::ofstream(dir + "/alertmanager.yml") << "route:\n"
-                                              "  receiver: sluice\n"
-                                              "  group_by: ['alertname']\n"
-                                              "  group_wait: 1s\n"
-                                              "  group_interval: 1s\n"
-                                              "  repeat_interval: 1h\n"
-                                              "receivers:\n"
-                                              "  - name: sluice\n"
-                                              "    webhook_configs:\n"
-                                              "      - url: '" << hook << "'\n"
-                                              "        send_resolved: true\n"
-                                              "        http_config:\n"
-                                              "          authorization:\n"
-                                              "            credentials: '" << token << "'\n";
-  int port = FreePort();
-  auto am = Process::Start({kAlertmanager, "--config.file=" + dir + "/alertmanager.yml",
-                            "--storage.path=" + dir + "/data",
-                            "--web.listen-address=127.0.0.1:" + std::to_string(port),
-                            "--cluster.listen-address="},
-                           {}, dir + "/alertmanager.log");
-  ASSERT_TRUE(am.ok());
-  ASSERT_TRUE(WaitForPort(port, absl::Seconds(30)).ok()) << (*am)->Output();
-
-  // Post an alert to Alertmanager's v2 API (retry while it finishes starting).
-  std::string am_url = absl::StrCat("http://127.0.0.1:", port, "/api/v2/alerts");
-  json alerts = json::array({{{"labels", {{"alertname", "ReplicationLag"}, {"team", "db"},
-                                          {"severity", "page"}, {"instance", "pg-2"}}},
-                              {"annotations", {{"summary", "replica 2 is 40s behind"}}},
-                              {"generatorURL", "http://prometheus.local/graph"}}});
-  HttpResponse posted;
-  for (int i = 0; i < 50; ++i) {
-    posted = Http("POST", am_url, alerts.dump());
-    if (posted.status == 200) break;
-    absl::SleepFor(absl::Milliseconds(200));
-  }
-  ASSERT_EQ(posted.status, 200) << posted.body << (*am)->Output();
+  RealAlertmanager am(api.Url("/alerts/alertmanager/am-test"), token);
+  ASSERT_TRUE(am.Started()) << am.Output();
+  ASSERT_TRUE(am.Post({{"alertname", "ReplicationLag"}, {"team", "db"}, {"severity", "page"},
+                       {"instance", "pg-2"}},
+                      {{"summary", "replica 2 is 40s behind"}}))
+      << am.Output();
 
   // Alertmanager → gateway → server → queue → our endpoint.
   ASSERT_TRUE(fake->WaitForRequests("/am-sink", 1, absl::Seconds(40)))
-      << (*am)->Output() << stack->get()->server().Output();
+      << am.Output() << stack->get()->server().Output();
   json got = fake->Requests("/am-sink")[0].Json();
   EXPECT_EQ(got["version"], "4");
   EXPECT_EQ(got["status"], "firing");
@@ -95,7 +120,132 @@ TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
   ASSERT_GE(stored.size(), 1u);
   EXPECT_EQ(stored[0]["labels"]["alertname"], "ReplicationLag");
   EXPECT_GT(U64(stored[0]["notification_id"]), 0u);
-  (*am)->Stop();
+}
+
+// Siren's flow: the namespace hook stores Siren's alert fields; a silence
+// stops the next alert (stored with silence_status "total", not delivered);
+// expiring it lets the next one through.
+TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
+  if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
+  Stack::Options opts;
+  const std::string token = "cortex-hook-token-0123456789abcdef";
+  opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = token;
+  opts.config_yaml =
+      "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
+      "  admins: [tester@example.com]\n"
+      "  alert_hook_tokens:\n    - {provider: cortex/3, token_env: SLUICE_TEST_ALERT_TOKEN}\n";
+  auto stack = Stack::Start(opts);
+  ASSERT_TRUE(stack.ok()) << stack.status();
+  NotificationApi api(stack->get());
+  auto fake = FakeHttpServer::Start();
+  uint64_t rid = api.CreateReceiver({{"name", "oncall"}, {"type", "http"},
+                                     {"configurations", {{"url", fake->Url("/oncall")}}}});
+  uint64_t sub = api.CreateSubscription({{"urn", "db-oncall"},
+                                         {"namespace", 7},
+                                         {"receivers", {{{"id", rid}}}},
+                                         {"match", {{"team", "db"}}}});
+  ASSERT_GT(sub, 0u);
+
+  // Siren's URL shape with the namespace: /alerts/cortex/{provider}/{namespace}.
+  RealAlertmanager am(api.Url("/alerts/cortex/3/7"), token);
+  ASSERT_TRUE(am.Started()) << am.Output();
+  auto fire = [&](const std::string& name, const std::string& resource) {
+    return am.Post({{"alertname", name}, {"team", "db"}, {"severity", "CRITICAL"}},
+                   {{"resource", resource},
+                    {"metric_name", "cpu_usage_user"},
+                    {"metric_value", "97"},
+                    {"template", "CPU"}});
+  };
+  // The stored alert of `resource` once it is there (null on timeout).
+  auto stored = [&](const std::string& resource) -> json {
+    absl::Time deadline = absl::Now() + absl::Seconds(40);
+    while (absl::Now() < deadline) {
+      json list = api.Call("GET", "/alerts/cortex/3?resource_name=" + resource).Json()["alerts"];
+      if (list.is_array() && !list.empty()) return list[0];
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    return json();
+  };
+
+  // 1. Delivered, with Siren's fields.
+  ASSERT_TRUE(fire("CPUCritical1", "db-1")) << am.Output();
+  ASSERT_TRUE(fake->WaitForRequests("/oncall", 1, absl::Seconds(40)))
+      << am.Output() << stack->get()->server().Output();
+  json first = stored("db-1");
+  ASSERT_FALSE(first.is_null());
+  EXPECT_EQ(first["resource_name"], "db-1");
+  EXPECT_EQ(first["metric_name"], "cpu_usage_user");
+  EXPECT_EQ(first["metric_value"], "97");
+  EXPECT_EQ(first["severity"], "CRITICAL");
+  EXPECT_EQ(first["rule"], "CPU");
+  EXPECT_EQ(U64(first["namespace_id"]), 7u);
+  EXPECT_EQ(first["silence_status"], "");
+  EXPECT_FALSE(first["triggered_at"].get<std::string>().empty());
+
+  // A rule outside the dialect is a 400 naming the field.
+  ExpectError(api.Call("POST", "/silences",
+                       {{"type", "subscription"},
+                        {"target_id", sub},
+                        {"target_expression", {{"rule", "all(Labels, {# == 1})"}}}}),
+              3, "target_expression.rule");
+  // Only notification admins silence.
+  ExpectError(api.Call("POST", "/silences",
+                       {{"type", "Matchers"}, {"target_expression", {{"team", "db"}}}},
+                       {"X-Auth-Email: someone@example.com"}),
+              7);
+
+  // 2. Silenced (Siren's subscription silence): stored, not delivered.
+  auto created = api.Call("POST", "/silences",
+                          {{"type", "subscription"},
+                           {"namespace_id", 7},
+                           {"target_id", sub},
+                           {"target_expression", {{"rule", "Type == 'http'"}}},
+                           {"comment", "db maintenance"}});
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string silence_id = created.Json()["id"];
+  json got = api.Call("GET", "/silences/" + silence_id).Json()["silence"];
+  EXPECT_EQ(got["creator"], "tester@example.com");
+  EXPECT_EQ(got["comment"], "db maintenance");
+  EXPECT_EQ(api.Call("GET", absl::StrCat("/silences?subscription_id=", sub))
+                .Json()["silences"].size(),
+            1u);
+  // A Matchers silence elsewhere, found by Siren's match[...] filters.
+  auto other = api.Call("POST", "/silences",
+                        {{"type", "Matchers"},
+                         {"namespace_id", 8},
+                         {"target_expression", {{"team", "db"}, {"env", "staging"}}}});
+  ASSERT_EQ(other.status, 200) << other.body;
+  json matched = api.Call("GET", "/silences?match[env]=staging").Json()["silences"];
+  ASSERT_EQ(matched.size(), 1u) << matched.dump();
+  EXPECT_EQ(matched[0]["id"], other.Json()["id"]);
+  EXPECT_EQ(matched[0]["type"], "Matchers");
+  EXPECT_EQ(api.Call("GET", "/silences?subscription_match[team]=db")
+                .Json()["silences"].size(),
+            0u);  // its matchers are not within {team: db}
+  ASSERT_TRUE(fire("CPUCritical2", "db-2")) << am.Output();
+  json second = stored("db-2");
+  ASSERT_FALSE(second.is_null()) << stack->get()->server().Output();
+  EXPECT_EQ(second["silence_status"], "total");
+  EXPECT_EQ(U64(second["notification_id"]), 0u);
+  json by_silence =
+      api.Call("GET", "/alerts/cortex/3?silence_id=" + silence_id).Json()["alerts"];
+  ASSERT_EQ(by_silence.size(), 1u);
+  EXPECT_EQ(by_silence[0]["resource_name"], "db-2");
+  absl::SleepFor(absl::Seconds(2));  // a delivery would have happened by now
+  EXPECT_EQ(fake->Requests("/oncall").size(), 1u);
+
+  // 3. Expired: the next alert goes through.
+  auto expired = api.Call("DELETE", "/silences/" + silence_id);
+  ASSERT_EQ(expired.status, 200) << expired.body;
+  EXPECT_EQ(api.Call("GET", "/silences").Json()["silences"].size(), 1u);  // the staging one
+  EXPECT_FALSE(api.Call("GET", "/silences/" + silence_id)
+                   .Json()["silence"]["deleted_at"].is_null());
+  ASSERT_TRUE(fire("CPUCritical3", "db-3")) << am.Output();
+  ASSERT_TRUE(fake->WaitForRequests("/oncall", 2, absl::Seconds(40)))
+      << am.Output() << stack->get()->server().Output();
+  json delivered = fake->Requests("/oncall")[1].Json();
+  EXPECT_EQ(delivered["alerts"][0]["labels"]["alertname"], "CPUCritical3");
+  EXPECT_EQ(stored("db-3")["silence_status"], "");
 }
 
 }  // namespace

@@ -323,15 +323,18 @@ TEST_F(NotificationDeliveryTest, AlertHookToHttpSlackAndPagerDuty) {
   EXPECT_EQ(ev["payload"]["custom_details"]["groupKey"], raw["groupKey"]);
   EXPECT_EQ(ev["client_url"], "http://alertmanager:9093");
 
-  // Slack: an attachment with status colour, severity and runbook link.
+  // Slack: Siren's default alert message (siren_templates/slack.goyaml),
+  // as Siren renders it for this alert: its colours and emoji match the
+  // severities "CRITICAL"/"WARNING" exactly, so "critical" gets the default.
   json sm = fake_->Requests("/slk/chat.postMessage").at(0).Json();
   EXPECT_EQ(sm["channel"], "#alerts");
+  EXPECT_EQ(sm["username"], "Siren");
+  EXPECT_EQ(sm["icon_emoji"], ":eagle:");
   json att = sm["attachments"][0];
-  EXPECT_EQ(att["color"], "danger");
-  EXPECT_EQ(att["title"], "[firing] HighLatency");
-  EXPECT_EQ(att["text"], "p99 above 2s");
-  EXPECT_EQ(att["fields"][0], json({{"title", "Severity"}, {"value", "critical"}, {"short", true}}));
-  EXPECT_EQ(att["fields"][1]["value"], "https://runbooks/latency");
+  EXPECT_EQ(att["pretext"], ":question: (FIRING:1) *(CRITICAL)* HighLatency");
+  EXPECT_EQ(att["color"], "#439FE0");
+  EXPECT_EQ(att["text"], "p99 above 2s\n");
+  EXPECT_EQ(att["actions"][1]["url"], "<no value>");  // no dashboard annotation: Siren prints Go's <no value>
 
   // Resolved → resolve event, good colour.
   auto res = PostAlert(AlertPayload("resolved", "infra"));

@@ -21,6 +21,9 @@ PKGS=(
   # gateway (Go, GOPATH mode against Debian's packages)
   golang-go golang-github-grpc-ecosystem-grpc-gateway-dev golang-google-grpc-dev
   golang-goprotobuf-dev golang-github-golang-protobuf-1-3-dev
+  # Go's text/template with sprig: the reference side of the template
+  # differential test (common/gotemplate/difftest); x/text for Siren's title
+  golang-github-masterminds-sprig-dev golang-golang-x-text-dev
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
   redis-server influxdb influxdb-client prometheus clickhouse-server clickhouse-client

@@ -39,15 +39,15 @@ t_tests=$(( $(date +%s) - t ))
 t=$(date +%s)
 extra_pass=0
 extra_fail=0
-# One bazel invocation builds all three fuzzers (--config=fuzz, clang); the
+# One bazel invocation builds all four fuzzers (--config=fuzz, clang); the
 # scripts then find them up to date.
 echo "== fuzz: build"
 if ! ./scripts/fuzz-build.sh //common/expr/fuzz:expr_fuzzer //server/fuzz:request_fuzzer \
-    //server/notification/core/fuzz:template_fuzzer >/dev/null; then
+    //server/notification/core/fuzz:template_fuzzer //common/gotemplate/fuzz:gotemplate_fuzzer >/dev/null; then
   echo "FAILED: fuzzer build"
   extra_fail=$((extra_fail + 1))
 else
-  for fuzz in scripts/fuzz-expr.sh scripts/fuzz-requests.sh scripts/fuzz-template.sh; do
+  for fuzz in scripts/fuzz-expr.sh scripts/fuzz-requests.sh scripts/fuzz-template.sh scripts/fuzz-gotemplate.sh; do
     echo "== fuzz: $fuzz (${SLUICE_FUZZ_SECONDS:-60}s)"
     if "$fuzz" "${SLUICE_FUZZ_SECONDS:-60}"; then
       extra_pass=$((extra_pass + 1))

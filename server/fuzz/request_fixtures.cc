@@ -133,12 +133,13 @@ absl::StatusOr<google::protobuf::Struct> FakeIam::GetUser(const access::pb::IAM&
       json{{"email", user_email}, {"manager_email", "boss@example.com"}, {"level", 3}});
 }
 
-absl::Status StoreLikeAlertRepository::Insert(const std::vector<notification::Alert>& alerts) {
+absl::Status StoreLikeAlertRepository::Insert(const std::vector<notification::Alert>& alerts,
+                                             std::vector<uint64_t>* ids) {
   std::vector<notification::Alert> stored = alerts;
   for (notification::Alert& a : stored) {
     if (a.starts_at == absl::InfinitePast()) a.starts_at = absl::Now();
   }
-  return FakeAlertRepository::Insert(stored);
+  return FakeAlertRepository::Insert(stored, ids);
 }
 
 // ---- AccessWorld ----

@@ -57,7 +57,8 @@ class FakeIam : public access::IamClient {
 // starting now, not at absl::InfinitePast(), which no reply could carry.
 class StoreLikeAlertRepository : public notification::testing::FakeAlertRepository {
  public:
-  absl::Status Insert(const std::vector<notification::Alert>& alerts) override;
+  absl::Status Insert(const std::vector<notification::Alert>& alerts,
+                      std::vector<uint64_t>* ids = nullptr) override;
 };
 
 // The access core: policies, providers (the core's scriptable fake plugin

@@ -452,7 +452,7 @@ void PostNotifications(absl::string_view body) {
   Deliver(*w);
 }
 
-// POST /api/v1beta1/alerts/{provider_type}/{provider_id} (body "*"):
+// POST /api/v1beta1/alerts/{provider_type}/{provider_id}[/{namespace_id}] (body "*"):
 // NotificationGrpcService::CreateAlerts, with Alertmanager's token accepted.
 void PostAlerts(absl::string_view body) {
   npb::CreateAlertsRequest req;
@@ -470,8 +470,10 @@ void PostAlerts(absl::string_view body) {
   resp.set_notification_id(*id);
   CheckReply(resp, "CreateAlertsResponse");
   Deliver(*w);
-  auto alerts = w->alerts.List(req.provider_type(), req.provider_id(), absl::InfinitePast(),
-                               absl::InfiniteFuture());
+  notif::AlertFilter filter;
+  filter.provider_type = req.provider_type();
+  filter.provider_id = req.provider_id();
+  auto alerts = w->alerts.List(filter);
   CheckStatus(alerts.status(), "AlertService::List");
   if (!alerts.ok()) return;
   npb::ListAlertsResponse list;
@@ -496,6 +498,7 @@ const std::map<std::string, RouteFn>& DeepRoutes() {
       {"POST /api/v1beta1/templates/{name}/render", &PostRender},
       {"POST /api/v1beta1/notifications", &PostNotifications},
       {"POST /api/v1beta1/alerts/{provider_type}/{provider_id}", &PostAlerts},
+      {"POST /api/v1beta1/alerts/{provider_type}/{provider_id}/{namespace_id}", &PostAlerts},
   };
   return *routes;
 }

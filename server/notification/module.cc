@@ -192,6 +192,7 @@ class NotificationModule : public server::Module {
         template_repo_(ctx.pool),
         notification_repo_(ctx.pool),
         alert_repo_(ctx.pool),
+        silence_repo_(ctx.pool),
         outcomes_(ctx.registry == nullptr
                       ? nullptr
                       : &prometheus::BuildCounter()
@@ -209,18 +210,18 @@ class NotificationModule : public server::Module {
         templates_(&template_repo_),
         notifications_(&receiver_repo_, &subscription_repo_, &template_repo_, &notification_repo_,
                        settings.policy, [this] { workers_.Wake(); }, settings.senders),
-        alerts_(&notifications_, &alert_repo_),
+        alerts_(&notifications_, &alert_repo_, &silence_repo_),
+        silences_(&silence_repo_, &subscription_repo_),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
-                            ctx.auth, &settings_.admins, &settings_.hook_tokens}),
-        // Siren's API at Siren's paths, on the same core. Silences and the
-        // namespace hook are wired in after the silences work merges (#30).
-        siren_(siren::Services{api::Services{&receivers_, &subscriptions_, &templates_,
-                                             &notifications_, &alerts_, ctx.auth,
-                                             &settings_.admins, &settings_.hook_tokens},
-                               nullptr, nullptr}),
+                            ctx.auth, &settings_.admins, &settings_.hook_tokens, &silences_}),
+        // Siren's API at Siren's paths, on the same core.
+        siren_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
+                             &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
+                             &silences_}),
         siren_v1_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
-                                &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens}) {
+                                &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
+                                &silences_}) {
     if (ctx.links != nullptr) {
       ctx.links->notifications = &notifications_;
       ctx.links->templates = &templates_;
@@ -271,6 +272,7 @@ class NotificationModule : public server::Module {
   PostgresTemplateRepository template_repo_;
   PostgresNotificationRepository notification_repo_;
   PostgresAlertRepository alert_repo_;
+  PostgresSilenceRepository silence_repo_;
   prometheus::Family<prometheus::Counter>* outcomes_;  // owned by the registry
   DeliveryWorkerPool workers_;
   ReceiverService receivers_;
@@ -278,6 +280,7 @@ class NotificationModule : public server::Module {
   TemplateService templates_;
   NotificationService notifications_;
   AlertService alerts_;
+  SilenceService silences_;
   Settings settings_;
   api::NotificationGrpcService grpc_;
   siren::SirenGrpcService siren_;

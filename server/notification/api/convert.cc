@@ -88,6 +88,7 @@ void ToProto(const Template& t, pb::Template* out) {
   SetTime(t.created_at, out->mutable_created_at());
   SetTime(t.updated_at, out->mutable_updated_at());
   out->set_builtin(t.builtin);
+  out->set_engine(t.engine);
 }
 
 void ToProto(const Message& m, pb::NotificationMessage* out) {
@@ -119,6 +120,62 @@ void ToProto(const Alert& a, pb::Alert* out) {
   out->set_group_key(a.group_key);
   out->set_notification_id(a.notification_id);
   SetTime(a.created_at, out->mutable_created_at());
+  out->set_namespace_id(a.namespace_id);
+  out->set_resource_name(a.resource_name);
+  out->set_metric_name(a.metric_name);
+  out->set_metric_value(a.metric_value);
+  out->set_severity(a.severity);
+  out->set_rule(a.rule);
+  // Unset (an alert not yet stored): starts_at, as the store does; never an
+  // infinite time, which no Timestamp can print.
+  absl::Time triggered = a.triggered_at == absl::InfinitePast() ? a.starts_at : a.triggered_at;
+  if (triggered != absl::InfinitePast()) SetTime(triggered, out->mutable_triggered_at());
+  out->set_silence_status(a.silence_status);
+  for (const std::string& id : a.silence_ids) out->add_silence_ids(id);
+}
+
+void ToProto(const Silence& s, pb::Silence* out) {
+  out->set_id(s.id);
+  out->set_namespace_id(s.namespace_id);
+  out->set_type(s.type);
+  out->set_target_id(s.target_id);
+  (void)JsonToStruct(s.target_expression, out->mutable_target_expression());
+  SetTime(s.created_at, out->mutable_created_at());
+  if (s.deleted_at) SetTime(*s.deleted_at, out->mutable_deleted_at());
+  out->set_creator(s.creator);
+  out->set_comment(s.comment);
+}
+
+Silence FromProto(const pb::CreateSilenceRequest& req) {
+  Silence s;
+  s.namespace_id = req.namespace_id();
+  s.type = req.type();
+  s.target_id = req.target_id();
+  s.target_expression = StructToJson(req.target_expression());
+  s.comment = req.comment();
+  return s;
+}
+
+SilenceFilter FromProto(const pb::ListSilencesRequest& req) {
+  SilenceFilter f;
+  f.namespace_id = req.namespace_id();
+  f.subscription_id = req.subscription_id();
+  f.match = LabelsFromMap(req.match());
+  f.subscription_match = LabelsFromMap(req.subscription_match());
+  f.include_expired = req.include_expired();
+  return f;
+}
+
+AlertFilter FromProto(const pb::ListAlertsRequest& req) {
+  AlertFilter f;
+  f.provider_type = req.provider_type();
+  f.provider_id = req.provider_id();
+  f.namespace_id = req.namespace_id();
+  f.resource_name = req.resource_name();
+  f.silence_id = req.silence_id();
+  if (req.start_time() > 0) f.from = absl::FromUnixSeconds(req.start_time());
+  if (req.end_time() > 0) f.to = absl::FromUnixSeconds(req.end_time());
+  return f;
 }
 
 std::vector<SubscriptionReceiver> FromProto(
@@ -177,6 +234,7 @@ absl::StatusOr<AlertGroup> FromProto(const pb::CreateAlertsRequest& req) {
   AlertGroup g;
   g.provider_type = req.provider_type();
   g.provider_id = req.provider_id();
+  g.namespace_id = req.namespace_id();
   g.version = req.version();
   g.group_key = req.group_key();
   g.receiver = req.receiver();

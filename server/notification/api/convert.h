@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "proto/sluice/notification/v1beta1/notification.pb.h"
 #include "server/notification/core/model.h"
+#include "server/notification/core/silence.h"
 
 namespace sluice::notification::api {
 
@@ -27,6 +28,7 @@ void ToProto(const Subscription& s, pb::Subscription* out);
 void ToProto(const Template& t, pb::Template* out);
 void ToProto(const Message& m, pb::NotificationMessage* out);
 void ToProto(const Alert& a, pb::Alert* out);
+void ToProto(const Silence& s, pb::Silence* out);
 
 std::vector<SubscriptionReceiver> FromProto(
     const google::protobuf::RepeatedPtrField<pb::SubscriptionReceiver>& rs);
@@ -35,6 +37,12 @@ std::vector<TemplateVariable> FromProto(
 
 // The webhook body → an AlertGroup. InvalidArgument for a bad timestamp.
 absl::StatusOr<AlertGroup> FromProto(const pb::CreateAlertsRequest& req);
+// A CreateSilence body → a Silence (validated by SilenceService::Create).
+Silence FromProto(const pb::CreateSilenceRequest& req);
+// ListSilences query → a filter.
+SilenceFilter FromProto(const pb::ListSilencesRequest& req);
+// ListAlerts query → a filter (start/end: unix seconds, 0 = unbounded).
+AlertFilter FromProto(const pb::ListAlertsRequest& req);
 
 }  // namespace sluice::notification::api
 

@@ -215,6 +215,7 @@ grpc::Status NotificationGrpcService::UpsertTemplate(grpc::ServerContext* ctx,
     t.body = req->body();
     t.tags.assign(req->tags().begin(), req->tags().end());
     t.variables = FromProto(req->variables());
+    t.engine = req->engine();  // "" -> mustache (TemplateService::Upsert)
     if (auto st = s_.templates->Upsert(std::move(t), caller.identity); !st.ok()) return st;
     resp->set_name(req->name());
     return absl::OkStatus();
@@ -327,18 +328,70 @@ grpc::Status NotificationGrpcService::ListAlerts(grpc::ServerContext* ctx,
                                                  const pb::ListAlertsRequest* req,
                                                  pb::ListAlertsResponse* resp) {
   return Call(ctx, "ListAlerts", [&](const Caller&) -> absl::Status {
-    absl::Time from = req->start_time() > 0 ? absl::FromUnixSeconds(req->start_time())
-                                            : absl::InfinitePast();
-    absl::Time to = req->end_time() > 0 ? absl::FromUnixSeconds(req->end_time())
-                                        : absl::InfiniteFuture();
     auto page = ParsePage(req->size(), req->offset());
     if (!page.ok()) return page.status();
     int total = 0;
-    auto list = s_.alerts->List(req->provider_type(), req->provider_id(), from, to, *page, &total);
+    auto list = s_.alerts->List(FromProto(*req), *page, &total);
     if (!list.ok()) return list.status();
     for (const Alert& a : *list) ToProto(a, resp->add_alerts());
     resp->set_total(total);
     return absl::OkStatus();
+  });
+}
+
+// ---- Silences ----
+
+namespace {
+
+absl::Status NoSilences() {
+  return absl::UnimplementedError("silences are not configured on this server");
+}
+
+}  // namespace
+
+grpc::Status NotificationGrpcService::CreateSilence(grpc::ServerContext* ctx,
+                                                    const pb::CreateSilenceRequest* req,
+                                                    pb::CreateSilenceResponse* resp) {
+  return AdminCall(ctx, "CreateSilence", "create silences", [&](const Caller& caller) -> absl::Status {
+    if (s_.silences == nullptr) return NoSilences();
+    auto created = s_.silences->Create(FromProto(*req), caller.identity);
+    if (!created.ok()) return created.status();
+    resp->set_id(created->id);
+    ToProto(*created, resp->mutable_silence());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status NotificationGrpcService::ListSilences(grpc::ServerContext* ctx,
+                                                   const pb::ListSilencesRequest* req,
+                                                   pb::ListSilencesResponse* resp) {
+  return Call(ctx, "ListSilences", [&](const Caller&) -> absl::Status {
+    if (s_.silences == nullptr) return NoSilences();
+    auto list = s_.silences->List(FromProto(*req));
+    if (!list.ok()) return list.status();
+    for (const Silence& s : *list) ToProto(s, resp->add_silences());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status NotificationGrpcService::GetSilence(grpc::ServerContext* ctx,
+                                                 const pb::GetSilenceRequest* req,
+                                                 pb::GetSilenceResponse* resp) {
+  return Call(ctx, "GetSilence", [&](const Caller&) -> absl::Status {
+    if (s_.silences == nullptr) return NoSilences();
+    auto got = s_.silences->Get(req->id());
+    if (!got.ok()) return got.status();
+    ToProto(*got, resp->mutable_silence());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status NotificationGrpcService::ExpireSilence(grpc::ServerContext* ctx,
+                                                    const pb::ExpireSilenceRequest* req,
+                                                    pb::ExpireSilenceResponse*) {
+  return AdminCall(ctx, "ExpireSilence", "expire silences", [&](const Caller&) -> absl::Status {
+    if (s_.silences == nullptr) return NoSilences();
+    return s_.silences->Expire(req->id());
   });
 }
 

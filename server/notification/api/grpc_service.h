@@ -44,6 +44,7 @@ struct Services {
   const auth::Authenticator* authenticator;
   const auth::AdminList* admins;          // notification.admins / admin_groups
   const AlertHookTokens* hook_tokens;     // notification.alert_hook_tokens
+  SilenceService* silences = nullptr;     // null: the silence RPCs are Unimplemented
 };
 
 class NotificationGrpcService final : public pb::NotificationService::Service {
@@ -97,6 +98,17 @@ class NotificationGrpcService final : public pb::NotificationService::Service {
                             pb::CreateAlertsResponse* resp) override;
   grpc::Status ListAlerts(grpc::ServerContext* ctx, const pb::ListAlertsRequest* req,
                           pb::ListAlertsResponse* resp) override;
+
+  // Silences: create and expire for notification admins,
+  // list and get for any authenticated caller.
+  grpc::Status CreateSilence(grpc::ServerContext* ctx, const pb::CreateSilenceRequest* req,
+                             pb::CreateSilenceResponse* resp) override;
+  grpc::Status ListSilences(grpc::ServerContext* ctx, const pb::ListSilencesRequest* req,
+                            pb::ListSilencesResponse* resp) override;
+  grpc::Status GetSilence(grpc::ServerContext* ctx, const pb::GetSilenceRequest* req,
+                          pb::GetSilenceResponse* resp) override;
+  grpc::Status ExpireSilence(grpc::ServerContext* ctx, const pb::ExpireSilenceRequest* req,
+                             pb::ExpireSilenceResponse* resp) override;
 
  private:
   // Runs `fn(const auth::Caller&)` for `method` after authenticating.

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "server/notification/core/go_template.h"
 #include "server/notification/core/labels.h"
 #include "server/notification/core/notify.h"
 #include "server/notification/core/template_engine.h"
@@ -434,9 +435,20 @@ absl::Status TemplateService::Upsert(Template t, absl::string_view actor) {
         absl::StrCat("template \"", t.name, "\" is built in and cannot be changed"));
   }
   if (t.body.empty()) return absl::InvalidArgumentError("body: is required");
-  if (auto st = ValidateTemplateBody(t.body); !st.ok()) return st;
-  for (const TemplateVariable& v : t.variables) {
+  if (auto st = ValidateEngine(t.engine); !st.ok()) return st;
+  if (t.engine.empty()) t.engine = kEngineMustache;
+  if (t.engine == kEngineGo) {
+    if (auto st = ValidateGoTemplateBody(t.body, t.variables); !st.ok()) return st;
+  } else if (auto st = ValidateTemplateBody(t.body); !st.ok()) {
+    return st;
+  }
+  for (size_t i = 0; i < t.variables.size(); ++i) {
+    const TemplateVariable& v = t.variables[i];
     if (v.name.empty()) return absl::InvalidArgumentError("variables: every variable needs a name");
+    // Siren's Variable: name and type are required (core/template/template.go).
+    if (t.engine == kEngineGo && v.type.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("variables[", i, "].type: is required (", v.name, ")"));
+    }
   }
   return repo_->Upsert(t, actor);
 }

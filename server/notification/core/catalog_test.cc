@@ -234,7 +234,7 @@ TEST_F(CatalogTest, TemplatesValidateAndProtectBuiltins) {
   EXPECT_EQ(template_service_.Delete("system-alert-slack", "me").code(),
             absl::StatusCode::kFailedPrecondition);
   auto all = template_service_.List("");
-  EXPECT_EQ(all->size(), 6u);  // 5 built-ins + "ok"
+  EXPECT_EQ(all->size(), 9u);  // 8 built-ins (4 of them Siren's alert templates) + "ok"
   EXPECT_EQ(*template_service_.Render("ok", {{"x", "\"q\""}}, ""), R"({"a": "\"q\""})");
 }
 

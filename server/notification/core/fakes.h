@@ -13,6 +13,7 @@
 #include "server/notification/core/labels.h"
 #include "server/notification/core/receiver_plugin.h"
 #include "server/notification/core/repository.h"
+#include "server/notification/core/silence.h"
 
 namespace sluice::notification::testing {
 
@@ -304,15 +305,56 @@ class FakeNotificationRepository : public NotificationRepository {
 
 class FakeAlertRepository : public AlertRepository {
  public:
-  absl::Status Insert(const std::vector<Alert>& a) override {
-    rows.insert(rows.end(), a.begin(), a.end());
+  absl::Status Insert(const std::vector<Alert>& a, std::vector<uint64_t>* ids = nullptr) override {
+    for (Alert x : a) {
+      x.id = rows.size() + 1;
+      if (ids != nullptr) ids->push_back(x.id);
+      rows.push_back(std::move(x));
+    }
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<Alert>> List(absl::string_view, absl::string_view, absl::Time,
-                                          absl::Time, const Page& page, int* total) override {
+  absl::StatusOr<std::vector<Alert>> List(const AlertFilter&, const Page& page,
+                                          int* total) override {
     return Paged(rows, &page, total);
   }
   std::vector<Alert> rows;
+};
+
+// Silences in memory, ids "s1", "s2", ...
+class FakeSilenceRepository : public SilenceRepository {
+ public:
+  absl::StatusOr<Silence> Create(const Silence& s) override {
+    Silence c = s;
+    c.id = "s" + std::to_string(rows.size() + 1);
+    c.created_at = absl::Now();
+    rows.push_back(c);
+    return c;
+  }
+  absl::StatusOr<std::vector<Silence>> List(const SilenceFilter& f) override {
+    std::vector<Silence> out;
+    for (const Silence& s : rows) {
+      if (!f.include_expired && s.deleted_at) continue;
+      if (f.namespace_id != 0 && s.namespace_id != f.namespace_id) continue;
+      if (f.subscription_id != 0 && s.target_id != f.subscription_id) continue;
+      out.push_back(s);
+    }
+    return out;
+  }
+  absl::StatusOr<Silence> Get(absl::string_view id) override {
+    for (const Silence& s : rows) {
+      if (s.id == id) return s;
+    }
+    return absl::NotFoundError("silence not found");
+  }
+  absl::Status Expire(absl::string_view id) override {
+    for (Silence& s : rows) {
+      if (s.id != id) continue;
+      if (!s.deleted_at) s.deleted_at = absl::Now();
+      return absl::OkStatus();
+    }
+    return absl::NotFoundError("silence not found");
+  }
+  std::vector<Silence> rows;
 };
 
 // A receiver type answering from a script (then OK), recording what it got.

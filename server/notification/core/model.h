@@ -67,10 +67,13 @@ struct TemplateVariable {
   std::string name, type, default_value, description;
 };
 
-// A Mustache template rendering a JSON payload.
+// A template rendering a receiver's payload: Mustache rendering JSON
+// (engine "mustache"), or Siren's Go text/template with a YAML body (engine
+// "go"; go_template.h).
 struct Template {
   std::string name;  // ^[A-Za-z0-9_-]+$
   std::string body;
+  std::string engine = "mustache";  // mustache | go (| go-content: built-ins only)
   std::vector<std::string> tags;
   std::vector<TemplateVariable> variables;
   absl::Time created_at;
@@ -142,11 +145,36 @@ struct Alert {
   std::string generator_url, fingerprint, group_key;
   uint64_t notification_id = 0;
   absl::Time created_at;
+  // Siren's alert fields (core/alert.Alert), derived by DeriveSirenFields as
+  // Siren's cortex plugin does (TransformToAlerts).
+  uint64_t namespace_id = 0;  // the hook's {namespace_id} (0: none)
+  std::string resource_name;  // annotation "resource"
+  std::string metric_name;    // annotation "metric_name"
+  std::string metric_value;   // annotation "metric_value"
+  std::string severity;       // label "severity"; "resolved" once resolved
+  std::string rule;           // annotation "template"
+  absl::Time triggered_at = absl::InfinitePast();  // startsAt
+  // "" | "partial" | "total" (see silence.h), and the silences that applied.
+  std::string silence_status;
+  std::vector<std::string> silence_ids;
+};
+
+// ListAlerts filters (Siren's core/alert.Filter plus Sluice's provider
+// type). Empty/zero: any.
+struct AlertFilter {
+  std::string provider_type, provider_id;  // required
+  uint64_t namespace_id = 0;
+  std::string resource_name;
+  std::string silence_id;  // alerts this silence applied to
+  // Bounds on triggered_at (startsAt), inclusive.
+  absl::Time from = absl::InfinitePast();
+  absl::Time to = absl::InfiniteFuture();
 };
 
 // An Alertmanager webhook payload (version 4).
 struct AlertGroup {
   std::string provider_type, provider_id;
+  uint64_t namespace_id = 0;  // the hook's {namespace_id} (0: none)
   std::string version, group_key, receiver, status, external_url;
   Labels group_labels, common_labels, common_annotations;
   std::vector<Alert> alerts;

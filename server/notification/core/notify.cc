@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "server/notification/core/labels.h"
 #include "server/notification/core/template_engine.h"
@@ -111,15 +112,28 @@ absl::Status NotificationService::CheckSender(const NotificationRequest& req,
 
 absl::StatusOr<std::vector<Delivery>> NotificationService::Subscribed(const Labels& labels,
                                                                       const Sender* narrowed) {
+  auto routes = Routes(0, labels, narrowed);
+  if (!routes.ok()) return routes.status();
   std::vector<Delivery> out;
-  auto subs = subscriptions_->List(0, &labels);
-  if (!subs.ok()) return subs.status();
   std::set<std::pair<uint64_t, std::string>> seen;
+  for (SubscribedDelivery& r : *routes) {
+    if (!seen.insert({r.delivery.receiver_id, r.delivery.config_override.dump()}).second) continue;
+    out.push_back(std::move(r.delivery));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<SubscribedDelivery>> NotificationService::Routes(
+    uint64_t namespace_id, const Labels& labels, const Sender* narrowed) {
+  std::vector<SubscribedDelivery> out;
+  auto subs = subscriptions_->List(namespace_id, &labels);
+  if (!subs.ok()) return subs.status();
   for (const Subscription& s : *subs) {
     if (!LabelsContain(labels, s.match)) continue;  // the store pre-filters; be exact
     if (narrowed != nullptr && !AllowedSendersAdmit(s.allowed_senders, *narrowed)) {
       return NotAdmitted(*narrowed, SubscriptionName(s));
     }
+    std::set<std::pair<uint64_t, std::string>> seen;
     for (const SubscriptionReceiver& sr : s.receivers) {
       auto r = receivers_->Get(sr.id);
       if (absl::IsNotFound(r.status())) continue;
@@ -129,7 +143,7 @@ absl::StatusOr<std::vector<Delivery>> NotificationService::Subscribed(const Labe
                                                    SubscriptionName(s), ")"));
       }
       if (!seen.insert({sr.id, sr.configuration.dump()}).second) continue;
-      out.push_back(Delivery{sr.id, r->type, sr.configuration});
+      out.push_back(SubscribedDelivery{s.id, Delivery{sr.id, r->type, sr.configuration}});
     }
   }
   return out;
@@ -297,7 +311,21 @@ nlohmann::json AlertTemplateData(const AlertGroup& g) {
   return d;
 }
 
-absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group) {
+void DeriveSirenFields(Alert& a) {
+  auto annotation = [&](const char* key) -> std::string {
+    auto it = a.annotations.find(key);
+    return it == a.annotations.end() ? "" : it->second;
+  };
+  a.resource_name = annotation("resource");
+  a.metric_name = annotation("metric_name");
+  a.metric_value = annotation("metric_value");
+  a.rule = annotation("template");
+  auto sev = a.labels.find("severity");
+  a.severity = a.status == "resolved" ? "resolved" : (sev == a.labels.end() ? "" : sev->second);
+  a.triggered_at = a.starts_at;
+}
+
+absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group, std::vector<Alert>* stored) {
   Labels match = group.common_labels;
   if (match.empty() && !group.alerts.empty()) {
     match = group.alerts[0].labels;  // intersection of all alerts' labels
@@ -309,18 +337,29 @@ absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group) {
     }
   }
   uint64_t notification_id = 0;
-  auto deliveries = notifications_->SubscribedDeliveries(match);
-  if (!deliveries.ok()) return deliveries.status();
-  if (!deliveries->empty()) {
+  auto routes = notifications_->SubscribedRoutes(group.namespace_id, match);
+  if (!routes.ok()) return routes.status();
+  std::vector<Silence> active;
+  if (silences_ != nullptr) {
+    auto listed = silences_->List(SilenceFilter{});
+    if (!listed.ok()) return listed.status();
+    active = *std::move(listed);
+  }
+  SilenceOutcome outcome = ApplySilences(active, group.namespace_id, match, *routes);
+  if (!outcome.deliveries.empty()) {
     Notification n;
     n.template_name = kAlertTemplate;
     n.data = AlertTemplateData(group);
     n.labels = match;
     n.source = "alert";
     n.created_by = absl::StrCat("alertmanager:", group.provider_type, "/", group.provider_id);
-    auto id = notifications_->Enqueue(n, *deliveries);
+    auto id = notifications_->Enqueue(n, outcome.deliveries);
     if (!id.ok()) return id.status();
     notification_id = *id;
+  } else if (!outcome.status.empty()) {
+    spdlog::info("alert group {} from {}/{} silenced by {} ({} alerts stored)", group.group_key,
+                 group.provider_type, group.provider_id, absl::StrJoin(outcome.silence_ids, ","),
+                 group.alerts.size());
   } else {
     spdlog::info("alert group {} from {}/{} matched no subscription ({} alerts stored)",
                  group.group_key, group.provider_type, group.provider_id, group.alerts.size());
@@ -328,11 +367,28 @@ absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group) {
   for (Alert& a : group.alerts) {
     a.provider_type = group.provider_type;
     a.provider_id = group.provider_id;
+    a.namespace_id = group.namespace_id;
     a.group_key = group.group_key;
     a.notification_id = notification_id;
+    DeriveSirenFields(a);
+    a.silence_status = outcome.status;
+    a.silence_ids = outcome.silence_ids;
   }
-  if (auto st = alerts_->Insert(group.alerts); !st.ok()) return st;
+  std::vector<uint64_t> ids;
+  if (auto st = alerts_->Insert(group.alerts, &ids); !st.ok()) return st;
+  if (stored != nullptr) {
+    for (size_t i = 0; i < group.alerts.size() && i < ids.size(); ++i) group.alerts[i].id = ids[i];
+    *stored = std::move(group.alerts);
+  }
   return notification_id;
+}
+
+absl::StatusOr<std::vector<Alert>> AlertService::List(const AlertFilter& filter, const Page& page,
+                                                      int* total) {
+  if (filter.provider_type.empty() || filter.provider_id.empty()) {
+    return absl::InvalidArgumentError("provider_type and provider_id are required");
+  }
+  return alerts_->List(filter, page, total);
 }
 
 }  // namespace sluice::notification

@@ -14,6 +14,7 @@
 #include "server/notification/core/catalog.h"
 #include "server/notification/core/model.h"
 #include "server/notification/core/repository.h"
+#include "server/notification/core/silence.h"
 
 namespace sluice::notification {
 
@@ -129,6 +130,13 @@ class NotificationService {
   absl::StatusOr<std::vector<Delivery>> SubscribedDeliveries(const Labels& labels) {
     return Subscribed(labels, nullptr);
   }
+  // The deliveries for receivers of subscriptions of `namespace_id` (0: any
+  // namespace, as Siren's MatchByLabelsV2) matching `labels`, each with its
+  // subscription, not deduplicated across subscriptions.
+  absl::StatusOr<std::vector<SubscribedDelivery>> SubscribedRoutes(uint64_t namespace_id,
+                                                                   const Labels& labels) {
+    return Routes(namespace_id, labels, nullptr);
+  }
 
   // Stores `n` with `deliveries` (non-empty) and wakes the workers.
   absl::StatusOr<uint64_t> Enqueue(const Notification& n, const std::vector<Delivery>& deliveries);
@@ -140,6 +148,10 @@ class NotificationService {
   // SubscribedDeliveries; with `narrowed` (a sender allowed_senders apply
   // to), PermissionDenied for a subscription or receiver not admitting it.
   absl::StatusOr<std::vector<Delivery>> Subscribed(const Labels& labels, const Sender* narrowed);
+  // SubscribedRoutes with the `narrowed` checks of Subscribed.
+  absl::StatusOr<std::vector<SubscribedDelivery>> Routes(uint64_t namespace_id,
+                                                         const Labels& labels,
+                                                         const Sender* narrowed);
   ReceiverRepository* receivers_;
   SubscriptionRepository* subscriptions_;
   TemplateRepository* templates_;
@@ -152,28 +164,40 @@ class NotificationService {
 // The Alertmanager hook.
 class AlertService {
  public:
-  AlertService(NotificationService* notifications, AlertRepository* alerts)
-      : notifications_(notifications), alerts_(alerts) {}
+  // `silences` may be null (nothing is ever silenced).
+  AlertService(NotificationService* notifications, AlertRepository* alerts,
+               SilenceRepository* silences = nullptr)
+      : notifications_(notifications), alerts_(alerts), silences_(silences) {}
 
-  // Stores the group's alerts; when subscriptions match the group's common
-  // labels, one notification (template kAlertTemplate, dedup key = group key)
-  // reaches their receivers. Returns that notification's id, or 0 when
-  // nothing matched (logged, still OK).
-  absl::StatusOr<uint64_t> Ingest(AlertGroup group);
+  // Stores the group's alerts with Siren's fields (DeriveSirenFields) and
+  // the group's namespace. When subscriptions (of the group's namespace, if
+  // set) match the group's common labels, one notification (template
+  // kAlertTemplate, dedup key = group key) reaches their receivers, except
+  // the deliveries active silences stop (ApplySilences); every alert is
+  // stored with the resulting silence_status and silence_ids. Returns that
+  // notification's id, or 0 when nothing is delivered (logged, still OK).
+  // With `stored` (may be null), the alerts as stored (ids, Siren's fields,
+  // silence outcome), in payload order: Siren's CreateAlerts reply.
+  absl::StatusOr<uint64_t> Ingest(AlertGroup group, std::vector<Alert>* stored = nullptr);
 
-  // One page of a provider's alerts, newest first; `total` (may be null)
-  // counts every match.
-  absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
-                                          absl::string_view provider_id, absl::Time from,
-                                          absl::Time to, const Page& page = {},
-                                          int* total = nullptr) {
-    return alerts_->List(provider_type, provider_id, from, to, page, total);
-  }
+  // One page of the alerts matching `filter`, newest first; `total` (may be
+  // null) counts every match. InvalidArgument without provider type and id.
+  absl::StatusOr<std::vector<Alert>> List(const AlertFilter& filter, const Page& page = {},
+                                          int* total = nullptr);
 
  private:
   NotificationService* notifications_;
   AlertRepository* alerts_;
+  SilenceRepository* silences_;
 };
+
+// Fills Siren's alert fields from the Alertmanager alert, as Siren's cortex
+// plugin (TransformToAlerts): resource_name, metric_name, metric_value and
+// rule from the annotations resource, metric_name, metric_value and
+// template; severity from the label severity, or "resolved" for a resolved
+// alert; triggered_at = starts_at. Missing keys leave fields empty (Siren
+// drops such alerts; Sluice stores them, as it did before).
+void DeriveSirenFields(Alert& a);
 
 // The template data of an alert group (see template_engine.h for the
 // built-in alert templates that read it).

@@ -151,13 +151,13 @@ class AlertRepository {
   // Stores the group's alerts (with notification_id set on each). An alert
   // with a fingerprint already stored for the provider with the same
   // starts_at is the same instance resent: its row is updated (status,
-  // ends_at, annotations, notification_id), not duplicated.
-  virtual absl::Status Insert(const std::vector<Alert>& alerts) = 0;
-  // Alerts of one provider with starts_at in [from, to], newest first: one
-  // page, and in `total` (may be null) how many match.
-  virtual absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
-                                                  absl::string_view provider_id, absl::Time from,
-                                                  absl::Time to, const Page& page,
+  // ends_at, annotations, notification_id, Siren's fields), not duplicated.
+  // With `ids` (may be null), the stored rows' ids in the order of `alerts`.
+  virtual absl::Status Insert(const std::vector<Alert>& alerts,
+                              std::vector<uint64_t>* ids = nullptr) = 0;
+  // Alerts matching `filter`, newest first (by triggered_at): one page, and
+  // in `total` (may be null) how many match.
+  virtual absl::StatusOr<std::vector<Alert>> List(const AlertFilter& filter, const Page& page,
                                                   int* total) = 0;
 };
 

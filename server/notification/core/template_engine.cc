@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "server/notification/core/go_template.h"
+#include "server/notification/core/siren_templates/siren_templates.h"
 
 namespace sluice::notification {
 namespace {
@@ -79,22 +81,6 @@ data ToData(const nlohmann::json& j) {
 // AlertService (status, firing, group_key, alerts[], common_labels, …).
 constexpr char kDefaultBody[] = R"({{{_json}}})";
 
-constexpr char kSlackAlertBody[] = R"({
-  "text": "[{{status_upper}}{{#firing}}:{{num_firing}}{{/firing}}] {{title}}",
-  "attachments": [{{#alerts}}{{^_first}},{{/_first}}
-    {"color": "{{#firing}}danger{{/firing}}{{^firing}}good{{/firing}}",
-     "title": "[{{status}}] {{labels.alertname}}",
-     "title_link": "{{generator_url}}",
-     "text": "{{annotations.summary}}{{#annotations.description}}\n{{annotations.description}}{{/annotations.description}}",
-     "fields": [
-       {"title": "Severity", "value": "{{labels.severity}}", "short": true}
-       {{#annotations.runbook_url}},{"title": "Runbook", "value": "{{annotations.runbook_url}}", "short": false}{{/annotations.runbook_url}}
-       {{#annotations.runbook}},{"title": "Runbook", "value": "{{annotations.runbook}}", "short": false}{{/annotations.runbook}}
-       {{#annotations.dashboard}},{"title": "Dashboard", "value": "{{annotations.dashboard}}", "short": false}{{/annotations.dashboard}}
-     ]}{{/alerts}}
-  ]
-})";
-
 constexpr char kPagerDutyAlertBody[] = R"({
   "event_action": "{{#firing}}trigger{{/firing}}{{^firing}}resolve{{/firing}}",
   "dedup_key": "{{group_key}}",
@@ -120,11 +106,21 @@ std::vector<Template> MakeBuiltins() {
     t.created_at = t.updated_at = absl::UnixEpoch();
     return t;
   };
+  // Siren's default alert templates (siren_templates/), so that an alert
+  // reaches Slack and Lark as it does from Siren.
+  auto siren = [&](const char* name, const char* body, std::vector<std::string> tags) {
+    Template t = make(name, body, std::move(tags));
+    t.engine = kEngineGoContent;
+    return t;
+  };
   return {
       make("system-alert-file", kRawAlertBody, {"system", "alert", "file"}),
       make("system-alert-http", kRawAlertBody, {"system", "alert", "http"}),
+      siren("system-alert-lark", kSirenLarkAlertTemplate, {"system", "alert", "lark", "siren"}),
+      siren("system-alert-lark_channel", kSirenLarkAlertTemplate, {"system", "alert", "lark_channel", "siren"}),
       make("system-alert-pagerduty", kPagerDutyAlertBody, {"system", "alert", "pagerduty"}),
-      make("system-alert-slack", kSlackAlertBody, {"system", "alert", "slack"}),
+      siren("system-alert-slack", kSirenSlackAlertTemplate, {"system", "alert", "slack", "siren"}),
+      siren("system-alert-slack_channel", kSirenSlackAlertTemplate, {"system", "alert", "slack_channel", "siren"}),
       make(kDefaultTemplate, kDefaultBody, {"system", "default"}),
   };
 }
@@ -227,6 +223,12 @@ absl::Status ValidateTemplateBody(absl::string_view body) {
 
 absl::StatusOr<std::string> RenderTemplateText(const Template& t, const nlohmann::json& data_in,
                                                absl::string_view receiver_type) {
+  if (t.engine == kEngineGo) return RenderGoTemplateBody(t, data_in);
+  if (t.engine == kEngineGoContent) {
+    auto payload = RenderGoPayload(t, data_in, receiver_type);
+    if (!payload.ok()) return payload.status();
+    return payload->dump();
+  }
   if (auto st = CheckTemplateLimits(t.body); !st.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("template \"", t.name, "\": ", st.message()));
   }
@@ -265,6 +267,7 @@ absl::StatusOr<std::string> RenderTemplateText(const Template& t, const nlohmann
 
 absl::StatusOr<nlohmann::json> RenderPayload(const Template& t, const nlohmann::json& data,
                                              absl::string_view receiver_type) {
+  if (t.engine == kEngineGo || t.engine == kEngineGoContent) return RenderGoPayload(t, data, receiver_type);
   auto text = RenderTemplateText(t, data, receiver_type);
   if (!text.ok()) return text.status();
   try {

@@ -12,15 +12,6 @@ using api::JsonToStruct;
 using api::LabelsToMap;
 using api::SetTime;
 
-namespace {
-
-std::string Get(const Labels& l, const std::string& key) {
-  auto it = l.find(key);
-  return it == l.end() ? std::string() : it->second;
-}
-
-}  // namespace
-
 void ToSiren(const Receiver& r, spb::Receiver* out) {
   out->set_id(r.id);
   out->set_name(r.name);
@@ -131,12 +122,14 @@ void ToSiren(const Alert& a, spb::Alert* out) {
   out->set_id(a.id);
   uint64_t provider = 0;
   if (absl::SimpleAtoi(a.provider_id, &provider)) out->set_provider_id(provider);
-  out->set_resource_name(Get(a.annotations, "resource"));
-  out->set_metric_name(Get(a.annotations, "metric_name"));
-  out->set_metric_value(Get(a.annotations, "metric_value"));
-  out->set_severity(Get(a.labels, "severity"));
-  out->set_rule(Get(a.annotations, "template"));
-  if (a.starts_at != absl::InfinitePast()) SetTime(a.starts_at, out->mutable_triggered_at());
+  out->set_resource_name(a.resource_name);
+  out->set_metric_name(a.metric_name);
+  out->set_metric_value(a.metric_value);
+  out->set_severity(a.severity);
+  out->set_rule(a.rule);
+  if (a.triggered_at != absl::InfinitePast()) SetTime(a.triggered_at, out->mutable_triggered_at());
+  out->set_namespace_id(a.namespace_id);
+  out->set_silence_status(a.silence_status);
   SetTime(a.created_at, out->mutable_created_at());
   SetTime(a.created_at, out->mutable_updated_at());
   out->set_group_key(a.group_key);

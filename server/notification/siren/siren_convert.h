@@ -30,12 +30,9 @@ void ToSiren(const Template& t, spb::Template* out);
 // expired_at = expire_at, retryable while the message may still be tried.
 void ToSiren(const Message& m, spb::NotificationMessage* out);
 void ToSiren(const Notification& n, spb::Notification* out);
-// Siren's alert fields derived as Siren's cortex plugin derives them
-// (plugins/providers/cortex/v1/service.go): resource_name, metric_name,
-// metric_value and rule from the annotations resource / metric_name /
-// metric_value / template, severity from the `severity` label,
-// triggered_at = startsAt. provider_id is Sluice's provider id when it is a
-// number (else 0); namespace_id / silence_status stay unset here.
+// Siren's alert fields as the core stored them (DeriveSirenFields);
+// provider_id is Sluice's provider id when it is a number (else 0);
+// updated_at is created_at.
 void ToSiren(const Alert& a, spb::Alert* out);
 
 std::vector<SubscriptionReceiver> FromSiren(

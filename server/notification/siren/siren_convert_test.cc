@@ -42,13 +42,17 @@ TEST(SirenConvert, SubscriptionCarriesRelationLabelsMetadataAndAuthors) {
   EXPECT_EQ(v1.receivers_relation(0).labels().at("severity"), "critical");
 }
 
-TEST(SirenConvert, AlertFieldsDerivedAsSirensCortexPlugin) {
+TEST(SirenConvert, AlertCarriesSirensFields) {
   Alert a;
   a.provider_id = "12";
-  a.labels = {{"severity", "CRITICAL"}};
-  a.annotations = {{"resource", "db-1"}, {"metric_name", "cpu"}, {"metric_value", "97"},
-                   {"template", "cpu-high"}};
-  a.starts_at = absl::FromUnixSeconds(1700000000);
+  a.resource_name = "db-1";
+  a.metric_name = "cpu";
+  a.metric_value = "97";
+  a.severity = "CRITICAL";
+  a.rule = "cpu-high";
+  a.namespace_id = 10;
+  a.silence_status = "total";
+  a.triggered_at = absl::FromUnixSeconds(1700000000);
   spb::Alert out;
   ToSiren(a, &out);
   EXPECT_EQ(out.provider_id(), 12u);
@@ -58,6 +62,8 @@ TEST(SirenConvert, AlertFieldsDerivedAsSirensCortexPlugin) {
   EXPECT_EQ(out.severity(), "CRITICAL");
   EXPECT_EQ(out.rule(), "cpu-high");
   EXPECT_EQ(out.triggered_at().seconds(), 1700000000);
+  EXPECT_EQ(out.namespace_id(), 10u);
+  EXPECT_EQ(out.silence_status(), "total");
 }
 
 TEST(SirenConvert, MessageIdsAreStrings) {

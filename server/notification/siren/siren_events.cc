@@ -11,43 +11,32 @@ absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* c
                                                           const std::string& type,
                                                           uint64_t provider_id,
                                                           const google::protobuf::Struct& body,
-                                                          std::optional<uint64_t> namespace_id) {
+                                                          uint64_t namespace_id) {
   // Alertmanager authenticates with its bearer token, per hook URL, as on
   // /api/v1beta1/alerts (no identity header involved).
-  if (auto st = s_.core.authenticator->AuthenticateHop(*ctx); !st.ok()) return st;
+  if (auto st = s_.authenticator->AuthenticateHop(*ctx); !st.ok()) return st;
   if (type.empty() || provider_id == 0) {
     return absl::InvalidArgumentError("provider_type and provider_id are required");
   }
   std::string id = std::to_string(provider_id);
-  if (auto st = api::CheckAlertHookToken(*s_.core.hook_tokens, type, id, auth::BearerToken(*ctx));
+  if (auto st = api::CheckAlertHookToken(*s_.hook_tokens, type, id, auth::BearerToken(*ctx));
       !st.ok()) {
     return st;
   }
   auto group = AlertGroupFromBody(body, type, id);
   if (!group.ok()) return group.status();
-  std::vector<Alert> alerts = group->alerts;
-  absl::StatusOr<uint64_t> nid;
-  if (namespace_id) {
-    if (!s_.ingest_with_namespace) return AfterMerge("alerts with namespace_id");
-    nid = s_.ingest_with_namespace(*std::move(group), *namespace_id);
-  } else {
-    nid = s_.core.alerts->Ingest(*std::move(group));
-  }
+  group->namespace_id = namespace_id;
+  std::vector<Alert> stored;
+  auto nid = s_.alerts->Ingest(*std::move(group), &stored);
   if (!nid.ok()) return nid.status();
-  for (Alert& a : alerts) {
-    a.provider_type = type;
-    a.provider_id = id;
-    a.notification_id = *nid;
-    a.created_at = absl::Now();
-  }
-  return alerts;
+  return stored;
 }
 
 grpc::Status SirenGrpcService::CreateAlerts(grpc::ServerContext* ctx,
                                             const spb::CreateAlertsRequest* req,
                                             spb::CreateAlertsResponse* resp) {
   return Guarded(absl::StrCat(kSvc, "CreateAlerts"), [&]() -> absl::Status {
-    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(), std::nullopt);
+    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(), 0);
     if (!alerts.ok()) return alerts.status();
     for (const Alert& a : *alerts) ToSiren(a, resp->add_alerts());
     return absl::OkStatus();
@@ -61,10 +50,8 @@ grpc::Status SirenGrpcService::CreateAlertsWithNamespace(
     auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(),
                        req->namespace_id());
     if (!alerts.ok()) return alerts.status();
-    for (const Alert& a : *alerts) {
-      ToSiren(a, resp->add_alerts());
-      resp->mutable_alerts()->rbegin()->set_namespace_id(req->namespace_id());
-    }
+    if (req->namespace_id() == 0) return absl::InvalidArgumentError("namespace_id: required");
+    for (const Alert& a : *alerts) ToSiren(a, resp->add_alerts());
     return absl::OkStatus();
   });
 }
@@ -73,31 +60,26 @@ grpc::Status SirenGrpcService::ListAlerts(grpc::ServerContext* ctx,
                                           const spb::ListAlertsRequest* req,
                                           spb::ListAlertsResponse* resp) {
   return Call(ctx, "ListAlerts", [&](const Caller&) -> absl::Status {
-    if (req->namespace_id() != 0) return AfterMerge("namespace_id");
-    if (!req->silence_id().empty()) return AfterMerge("silence_id");
-    absl::Time from = req->start_time() > 0
-                          ? absl::FromUnixSeconds(static_cast<int64_t>(req->start_time()))
-                          : absl::InfinitePast();
-    absl::Time to = req->end_time() > 0 ? absl::FromUnixSeconds(static_cast<int64_t>(req->end_time()))
-                                        : absl::InfiniteFuture();
-    std::string id = req->provider_id() == 0 ? "" : std::to_string(req->provider_id());
-    auto list = s_.core.alerts->List(req->provider_type(), id, from, to, kAll);
+    AlertFilter f;
+    f.provider_type = req->provider_type();
+    f.provider_id = req->provider_id() == 0 ? "" : std::to_string(req->provider_id());
+    f.namespace_id = req->namespace_id();
+    f.resource_name = req->resource_name();
+    f.silence_id = req->silence_id();
+    if (req->start_time() > 0) f.from = absl::FromUnixSeconds(static_cast<int64_t>(req->start_time()));
+    if (req->end_time() > 0) f.to = absl::FromUnixSeconds(static_cast<int64_t>(req->end_time()));
+    auto list = s_.alerts->List(f, kAll);
     if (!list.ok()) return list.status();
-    for (const Alert& a : *list) {
-      auto it = a.annotations.find("resource");
-      std::string resource = it == a.annotations.end() ? "" : it->second;
-      if (!req->resource_name().empty() && resource != req->resource_name()) continue;
-      ToSiren(a, resp->add_alerts());
-    }
+    for (const Alert& a : *list) ToSiren(a, resp->add_alerts());
     return absl::OkStatus();
   });
 }
 
-// ---- Silences (the core is wired in after the silences work merges) ----
+// ---- Silences (SilenceService, as /api/v1beta1/silences) ----
 
 namespace {
 
-void ToSiren(const Silence& s, spb::Silence* out) {
+void ToSiren(const notification::Silence& s, spb::Silence* out) {
   out->set_id(s.id);
   out->set_namespace_id(s.namespace_id);
   out->set_type(s.type);
@@ -106,9 +88,12 @@ void ToSiren(const Silence& s, spb::Silence* out) {
                                                           : nlohmann::json::object(),
                           out->mutable_target_expression());
   api::SetTime(s.created_at, out->mutable_created_at());
-  api::SetTime(s.updated_at, out->mutable_updated_at());
+  // Sluice's silences are never edited: updated_at is created_at.
+  api::SetTime(s.created_at, out->mutable_updated_at());
   if (s.deleted_at) api::SetTime(*s.deleted_at, out->mutable_deleted_at());
 }
+
+absl::Status NoSilences() { return absl::UnimplementedError("silences are not configured"); }
 
 }  // namespace
 
@@ -116,15 +101,15 @@ grpc::Status SirenGrpcService::CreateSilence(grpc::ServerContext* ctx,
                                              const spb::CreateSilenceRequest* req,
                                              spb::CreateSilenceResponse* resp) {
   return AdminCall(ctx, "CreateSilence", "create silences", [&](const Caller& caller) -> absl::Status {
-    if (s_.silences == nullptr) return AfterMerge("silences");
-    Silence s;
+    if (s_.silences == nullptr) return NoSilences();
+    notification::Silence s;
     s.namespace_id = req->namespace_id();
     s.type = req->type();
     s.target_id = req->target_id();
     s.target_expression = api::StructToJson(req->target_expression());
-    auto id = s_.silences->Create(s, caller.identity);
-    if (!id.ok()) return id.status();
-    resp->set_id(*id);
+    auto created = s_.silences->Create(std::move(s), caller.identity);
+    if (!created.ok()) return created.status();
+    resp->set_id(created->id);
     return absl::OkStatus();
   });
 }
@@ -133,15 +118,15 @@ grpc::Status SirenGrpcService::ListSilences(grpc::ServerContext* ctx,
                                             const spb::ListSilencesRequest* req,
                                             spb::ListSilencesResponse* resp) {
   return Call(ctx, "ListSilences", [&](const Caller&) -> absl::Status {
-    if (s_.silences == nullptr) return AfterMerge("silences");
-    SilenceQuery q;
-    q.subscription_id = req->subscription_id();
-    q.namespace_id = req->namespace_id();
-    q.match = Labels(req->match().begin(), req->match().end());
-    q.subscription_match = Labels(req->subscription_match().begin(), req->subscription_match().end());
-    auto list = s_.silences->List(q);
+    if (s_.silences == nullptr) return NoSilences();
+    SilenceFilter f;
+    f.subscription_id = req->subscription_id();
+    f.namespace_id = req->namespace_id();
+    f.match = Labels(req->match().begin(), req->match().end());
+    f.subscription_match = Labels(req->subscription_match().begin(), req->subscription_match().end());
+    auto list = s_.silences->List(f);
     if (!list.ok()) return list.status();
-    for (const Silence& s : *list) ToSiren(s, resp->add_silences());
+    for (const auto& s : *list) ToSiren(s, resp->add_silences());
     return absl::OkStatus();
   });
 }
@@ -150,7 +135,7 @@ grpc::Status SirenGrpcService::GetSilence(grpc::ServerContext* ctx,
                                           const spb::GetSilenceRequest* req,
                                           spb::GetSilenceResponse* resp) {
   return Call(ctx, "GetSilence", [&](const Caller&) -> absl::Status {
-    if (s_.silences == nullptr) return AfterMerge("silences");
+    if (s_.silences == nullptr) return NoSilences();
     auto s = s_.silences->Get(req->id());
     if (!s.ok()) return s.status();
     ToSiren(*s, resp->mutable_silence());
@@ -161,9 +146,9 @@ grpc::Status SirenGrpcService::GetSilence(grpc::ServerContext* ctx,
 grpc::Status SirenGrpcService::ExpireSilence(grpc::ServerContext* ctx,
                                              const spb::ExpireSilenceRequest* req,
                                              spb::ExpireSilenceResponse*) {
-  return AdminCall(ctx, "ExpireSilence", "expire silences", [&](const Caller& caller) -> absl::Status {
-    if (s_.silences == nullptr) return AfterMerge("silences");
-    return s_.silences->Expire(req->id(), caller.identity);
+  return AdminCall(ctx, "ExpireSilence", "expire silences", [&](const Caller&) -> absl::Status {
+    if (s_.silences == nullptr) return NoSilences();
+    return s_.silences->Expire(req->id());
   });
 }
 
@@ -178,7 +163,7 @@ grpc::Status SirenGrpcService::PostNotification(grpc::ServerContext* ctx,
     if (req->has_data()) n.data = api::StructToJson(req->data());
     n.template_name = req->template_();
     n.labels = Labels(req->labels().begin(), req->labels().end());
-    auto id = s_.core.notifications->Post(n, IdempotencyKey(*ctx), SenderOf(caller, *s_.core.admins));
+    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), SenderOf(caller, *s_.admins));
     if (!id.ok()) return id.status();
     resp->set_notification_id(std::to_string(*id));
     return absl::OkStatus();
@@ -205,7 +190,11 @@ grpc::Status SirenGrpcService::PostBulkNotifications(grpc::ServerContext* ctx,
         return absl::InvalidArgumentError(absl::StrCat(
             field, ".valid_duration: not supported (notification.message_validity_seconds applies)"));
       }
-      if (pn.namespace_id() != 0) return AfterMerge(field + ".namespace_id");
+      if (pn.namespace_id() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ".namespace_id: not supported (a posted notification reaches receivers and "
+                   "subscriptions by labels)"));
+      }
       NotificationRequest n;
       for (const auto& sel : pn.receiver_selectors()) n.receivers.push_back(ObjectOf(sel.receiver_selector()));
       if (pn.has_data()) n.data = api::StructToJson(pn.data());
@@ -214,9 +203,9 @@ grpc::Status SirenGrpcService::PostBulkNotifications(grpc::ServerContext* ctx,
       batch.push_back(std::move(n));
       keys.push_back(pn.unique_key());
     }
-    Sender sender = SenderOf(caller, *s_.core.admins);
+    Sender sender = SenderOf(caller, *s_.admins);
     for (size_t i = 0; i < batch.size(); ++i) {
-      auto id = s_.core.notifications->Post(batch[i], keys[i], sender);
+      auto id = s_.notifications->Post(batch[i], keys[i], sender);
       if (!id.ok()) {
         return absl::Status(id.status().code(),
                             absl::StrCat("notifications[", i, "]: ", id.status().message(),
@@ -235,8 +224,8 @@ grpc::Status SirenGrpcService::ListNotificationMessages(
   return Call(ctx, "ListNotificationMessages", [&](const Caller& caller) -> absl::Status {
     auto id = ParseNotificationId(req->notification_id());
     if (!id.ok()) return id.status();
-    auto list = s_.core.notifications->ListMessagesFor(*id, caller.identity,
-                                                       s_.core.admins->Contains(caller));
+    auto list = s_.notifications->ListMessagesFor(*id, caller.identity,
+                                                       s_.admins->Contains(caller));
     if (!list.ok()) return list.status();
     for (const Message& m : *list) ToSiren(m, resp->add_messages());
     return absl::OkStatus();
@@ -262,8 +251,8 @@ grpc::Status SirenGrpcService::ListNotifications(grpc::ServerContext* ctx,
       return absl::InvalidArgumentError(
           absl::StrCat("type: \"", req->type(), "\" must be alert or event"));
     }
-    auto list = s_.core.notifications->ListFor(f, kMaxPageSize, caller.identity,
-                                               s_.core.admins->Contains(caller));
+    auto list = s_.notifications->ListFor(f, kMaxPageSize, caller.identity,
+                                               s_.admins->Contains(caller));
     if (!list.ok()) return list.status();
     for (const Notification& n : *list) ToSiren(n, resp->add_notifications());
     return absl::OkStatus();

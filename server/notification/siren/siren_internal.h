@@ -29,6 +29,14 @@ inline absl::Status AfterMerge(absl::string_view what) {
   return absl::UnimplementedError(absl::StrCat(what, ": wired after merge"));
 }
 
+// Siren's silence_id subscription filter reads its notification log, which
+// Sluice does not keep.
+inline absl::Status NoSilenceLog() {
+  return absl::UnimplementedError(
+      "silence_id: not supported (Sluice keeps no log of the subscriptions a silence applied to; "
+      "GET /v1beta1/alerts/...?silence_id= lists the alerts it applied to)");
+}
+
 // The Idempotency-Key header (metadata idempotency-key), or "".
 inline std::string IdempotencyKey(const grpc::ServerContext& ctx) {
   auto it = ctx.client_metadata().find("idempotency-key");
@@ -62,7 +70,7 @@ inline nlohmann::json ObjectOf(const google::protobuf::Map<std::string, std::str
 // Runs `fn(caller)` after authenticating, as NotificationGrpcService does.
 template <typename Fn>
 grpc::Status SirenGrpcService::Call(grpc::ServerContext* ctx, const char* method, Fn&& fn) {
-  return auth::WithCaller(*s_.core.authenticator, ctx, absl::StrCat(kSvc, method), fn);
+  return auth::WithCaller(*s_.authenticator, ctx, absl::StrCat(kSvc, method), fn);
 }
 
 // Call, for notification admins only (PermissionDenied naming `what`).
@@ -70,7 +78,7 @@ template <typename Fn>
 grpc::Status SirenGrpcService::AdminCall(grpc::ServerContext* ctx, const char* method,
                                          const char* what, Fn&& fn) {
   return Call(ctx, method, [&](const Caller& caller) -> absl::Status {
-    if (auto st = s_.core.admins->Require(caller, what, "notification.admins"); !st.ok()) return st;
+    if (auto st = s_.admins->Require(caller, what, "notification.admins"); !st.ok()) return st;
     return fn(caller);
   });
 }

@@ -15,7 +15,7 @@ grpc::Status SirenGrpcService::NotifyReceiver(grpc::ServerContext* ctx,
     NotificationRequest n;
     n.receivers.push_back({{"id", req->id()}});
     n.data = api::StructToJson(req->payload());
-    auto id = s_.core.notifications->Post(n, IdempotencyKey(*ctx), SenderOf(caller, *s_.core.admins));
+    auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), SenderOf(caller, *s_.admins));
     return id.status();
   });
 }
@@ -24,7 +24,7 @@ grpc::Status SirenGrpcService::ListReceivers(grpc::ServerContext* ctx,
                                              const spb::ListReceiversRequest* req,
                                              spb::ListReceiversResponse* resp) {
   return Call(ctx, "ListReceivers", [&](const Caller&) -> absl::Status {
-    auto list = s_.core.receivers->List(Labels(req->labels().begin(), req->labels().end()), kAll);
+    auto list = s_.receivers->List(Labels(req->labels().begin(), req->labels().end()), kAll);
     if (!list.ok()) return list.status();
     for (const Receiver& r : *list) ToSiren(r, resp->add_receivers());
     return absl::OkStatus();
@@ -41,7 +41,7 @@ grpc::Status SirenGrpcService::CreateReceiver(grpc::ServerContext* ctx,
     r.type = req->type();
     r.labels = Labels(req->labels().begin(), req->labels().end());
     r.configurations = api::StructToJson(req->configurations());
-    auto id = s_.core.receivers->Create(std::move(r), caller.identity);
+    auto id = s_.receivers->Create(std::move(r), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
     return absl::OkStatus();
@@ -52,7 +52,7 @@ grpc::Status SirenGrpcService::GetReceiver(grpc::ServerContext* ctx,
                                            const spb::GetReceiverRequest* req,
                                            spb::GetReceiverResponse* resp) {
   return Call(ctx, "GetReceiver", [&](const Caller&) -> absl::Status {
-    auto r = s_.core.receivers->Get(req->id());
+    auto r = s_.receivers->Get(req->id());
     if (!r.ok()) return r.status();
     ToSiren(*r, resp->mutable_receiver());
     return absl::OkStatus();
@@ -65,7 +65,7 @@ grpc::Status SirenGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
   return AdminCall(ctx, "UpdateReceiver", "update receivers", [&](const Caller& caller) -> absl::Status {
     if (req->parent_id() != 0) return AfterMerge("parent_id");  // TODO(#30 s-recv)
     // Siren's update has no type and no allowed_senders: both stay.
-    auto current = s_.core.receivers->Get(req->id());
+    auto current = s_.receivers->Get(req->id());
     if (!current.ok()) return current.status();
     Receiver r;
     r.id = req->id();
@@ -73,7 +73,7 @@ grpc::Status SirenGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
     r.labels = Labels(req->labels().begin(), req->labels().end());
     r.configurations = api::StructToJson(req->configurations());
     r.allowed_senders = current->allowed_senders;
-    if (auto st = s_.core.receivers->Update(std::move(r), caller.identity); !st.ok()) return st;
+    if (auto st = s_.receivers->Update(std::move(r), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();
   });
@@ -83,7 +83,7 @@ grpc::Status SirenGrpcService::DeleteReceiver(grpc::ServerContext* ctx,
                                               const spb::DeleteReceiverRequest* req,
                                               spb::DeleteReceiverResponse*) {
   return AdminCall(ctx, "DeleteReceiver", "delete receivers", [&](const Caller& caller) {
-    return s_.core.receivers->Delete(req->id(), caller.identity);
+    return s_.receivers->Delete(req->id(), caller.identity);
   });
 }
 
@@ -93,8 +93,8 @@ grpc::Status SirenGrpcService::ListSubscriptions(grpc::ServerContext* ctx,
                                                  const spb::ListSubscriptionsRequest* req,
                                                  spb::ListSubscriptionsResponse* resp) {
   return Call(ctx, "ListSubscriptions", [&](const Caller&) -> absl::Status {
-    if (!req->silence_id().empty()) return AfterMerge("silence_id");
-    auto list = s_.core.subscriptions->List(FilterOf(*req), kAll);
+    if (!req->silence_id().empty()) return NoSilenceLog();
+    auto list = s_.subscriptions->List(FilterOf(*req), kAll);
     if (!list.ok()) return list.status();
     for (const Subscription& s : *list) ToSiren(s, resp->add_subscriptions());
     return absl::OkStatus();
@@ -113,7 +113,7 @@ grpc::Status SirenGrpcService::CreateSubscription(grpc::ServerContext* ctx,
     s.metadata = api::StructToJson(req->metadata());
     s.created_by = req->created_by();
     s.updated_by = req->created_by();
-    auto id = s_.core.subscriptions->Create(std::move(s), caller.identity);
+    auto id = s_.subscriptions->Create(std::move(s), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
     return absl::OkStatus();
@@ -124,7 +124,7 @@ grpc::Status SirenGrpcService::GetSubscription(grpc::ServerContext* ctx,
                                                const spb::GetSubscriptionRequest* req,
                                                spb::GetSubscriptionResponse* resp) {
   return Call(ctx, "GetSubscription", [&](const Caller&) -> absl::Status {
-    auto s = s_.core.subscriptions->Get(req->id());
+    auto s = s_.subscriptions->Get(req->id());
     if (!s.ok()) return s.status();
     ToSiren(*s, resp->mutable_subscription());
     return absl::OkStatus();
@@ -136,7 +136,7 @@ grpc::Status SirenGrpcService::UpdateSubscription(grpc::ServerContext* ctx,
                                                   spb::UpdateSubscriptionResponse* resp) {
   return AdminCall(ctx, "UpdateSubscription", "update subscriptions", [&](const Caller& caller) -> absl::Status {
     // allowed_senders (Sluice's) and created_by stay as stored.
-    auto current = s_.core.subscriptions->Get(req->id());
+    auto current = s_.subscriptions->Get(req->id());
     if (!current.ok()) return current.status();
     Subscription s = *std::move(current);
     s.urn = req->urn();
@@ -145,7 +145,7 @@ grpc::Status SirenGrpcService::UpdateSubscription(grpc::ServerContext* ctx,
     s.match = Labels(req->match().begin(), req->match().end());
     s.metadata = api::StructToJson(req->metadata());
     s.updated_by = req->updated_by();
-    if (auto st = s_.core.subscriptions->Update(std::move(s), caller.identity); !st.ok()) return st;
+    if (auto st = s_.subscriptions->Update(std::move(s), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();
   });
@@ -155,7 +155,7 @@ grpc::Status SirenGrpcService::DeleteSubscription(grpc::ServerContext* ctx,
                                                   const spb::DeleteSubscriptionRequest* req,
                                                   spb::DeleteSubscriptionResponse*) {
   return AdminCall(ctx, "DeleteSubscription", "delete subscriptions", [&](const Caller& caller) {
-    return s_.core.subscriptions->Delete(req->id(), caller.identity);
+    return s_.subscriptions->Delete(req->id(), caller.identity);
   });
 }
 
@@ -163,7 +163,7 @@ grpc::Status SirenGrpcService::ListSubscriptionReceivers(
     grpc::ServerContext* ctx, const spb::ListSubscriptionReceiversRequest* req,
     spb::ListSubscriptionReceiversResponse* resp) {
   return Call(ctx, "ListSubscriptionReceivers", [&](const Caller&) -> absl::Status {
-    auto s = s_.core.subscriptions->Get(req->subscription_id());
+    auto s = s_.subscriptions->Get(req->subscription_id());
     if (!s.ok()) return s.status();
     for (const auto& r : s->receivers) ToSiren(s->id, r, resp->add_subscription_receivers());
     return absl::OkStatus();
@@ -175,7 +175,7 @@ grpc::Status SirenGrpcService::AddSubscriptionReceiver(
     spb::AddSubscriptionReceiverResponse* resp) {
   return AdminCall(ctx, "AddSubscriptionReceiver", "update subscriptions", [&](const Caller& caller) -> absl::Status {
     Labels labels(req->labels().begin(), req->labels().end());
-    if (auto st = s_.core.subscriptions->AddReceiver(req->subscription_id(), req->receiver_id(),
+    if (auto st = s_.subscriptions->AddReceiver(req->subscription_id(), req->receiver_id(),
                                                      labels, caller.identity);
         !st.ok()) {
       return st;
@@ -192,7 +192,7 @@ grpc::Status SirenGrpcService::UpdateSubscriptionReceiver(
     spb::UpdateSubscriptionReceiverResponse* resp) {
   return AdminCall(ctx, "UpdateSubscriptionReceiver", "update subscriptions", [&](const Caller& caller) -> absl::Status {
     Labels labels(req->labels().begin(), req->labels().end());
-    if (auto st = s_.core.subscriptions->UpdateReceiverLabels(
+    if (auto st = s_.subscriptions->UpdateReceiverLabels(
             req->subscription_id(), req->receiver_id(), labels, caller.identity);
         !st.ok()) {
       return st;
@@ -208,7 +208,7 @@ grpc::Status SirenGrpcService::DeleteSubscriptionReceiver(
     grpc::ServerContext* ctx, const spb::DeleteSubscriptionReceiverRequest* req,
     spb::DeleteSubscriptionReceiverResponse*) {
   return AdminCall(ctx, "DeleteSubscriptionReceiver", "update subscriptions", [&](const Caller& caller) {
-    return s_.core.subscriptions->RemoveReceiver(req->subscription_id(), req->receiver_id(),
+    return s_.subscriptions->RemoveReceiver(req->subscription_id(), req->receiver_id(),
                                                  caller.identity);
   });
 }
@@ -219,7 +219,7 @@ grpc::Status SirenGrpcService::ListTemplates(grpc::ServerContext* ctx,
                                              const spb::ListTemplatesRequest* req,
                                              spb::ListTemplatesResponse* resp) {
   return Call(ctx, "ListTemplates", [&](const Caller&) -> absl::Status {
-    auto list = s_.core.templates->List(req->tag(), kAll);
+    auto list = s_.templates->List(req->tag(), kAll);
     if (!list.ok()) return list.status();
     for (const Template& t : *list) ToSiren(t, resp->add_templates());
     return absl::OkStatus();
@@ -230,7 +230,7 @@ grpc::Status SirenGrpcService::GetTemplate(grpc::ServerContext* ctx,
                                            const spb::GetTemplateRequest* req,
                                            spb::GetTemplateResponse* resp) {
   return Call(ctx, "GetTemplate", [&](const Caller&) -> absl::Status {
-    auto t = s_.core.templates->Get(req->name());
+    auto t = s_.templates->Get(req->name());
     if (!t.ok()) return t.status();
     ToSiren(*t, resp->mutable_template_());
     return absl::OkStatus();
@@ -246,8 +246,8 @@ grpc::Status SirenGrpcService::UpsertTemplate(grpc::ServerContext* ctx,
     t.body = req->body();
     t.tags.assign(req->tags().begin(), req->tags().end());
     t.variables = FromSiren(req->variables());
-    // TODO(#30 s-tmpl): Siren's API defaults the template engine to Go.
-    return s_.core.templates->Upsert(std::move(t), caller.identity);
+    t.engine = "go";  // Siren's templates: Go text/template with [[ ]], YAML bodies
+    return s_.templates->Upsert(std::move(t), caller.identity);
   });
 }
 
@@ -255,7 +255,7 @@ grpc::Status SirenGrpcService::DeleteTemplate(grpc::ServerContext* ctx,
                                               const spb::DeleteTemplateRequest* req,
                                               spb::DeleteTemplateResponse*) {
   return AdminCall(ctx, "DeleteTemplate", "delete templates", [&](const Caller& caller) {
-    return s_.core.templates->Delete(req->name(), caller.identity);
+    return s_.templates->Delete(req->name(), caller.identity);
   });
 }
 
@@ -263,7 +263,7 @@ grpc::Status SirenGrpcService::RenderTemplate(grpc::ServerContext* ctx,
                                               const spb::RenderTemplateRequest* req,
                                               spb::RenderTemplateResponse* resp) {
   return Call(ctx, "RenderTemplate", [&](const Caller&) -> absl::Status {
-    auto body = s_.core.templates->Render(req->name(), ObjectOf(req->variables()), "");
+    auto body = s_.templates->Render(req->name(), ObjectOf(req->variables()), "");
     if (!body.ok()) return body.status();
     resp->set_body(*body);
     return absl::OkStatus();
@@ -277,7 +277,7 @@ grpc::Status SirenV1GrpcService::ListSubscriptions(grpc::ServerContext* ctx,
                                                    spb1::ListSubscriptionsResponse* resp) {
   return auth::WithCaller(*s_.authenticator, ctx, "siren.v1.SirenService/ListSubscriptions",
                           [&](const Caller&) -> absl::Status {
-                            if (!req->silence_id().empty()) return AfterMerge("silence_id");
+                            if (!req->silence_id().empty()) return NoSilenceLog();
                             auto list = s_.subscriptions->List(FilterOf(*req), kAll);
                             if (!list.ok()) return list.status();
                             for (const Subscription& s : *list) {

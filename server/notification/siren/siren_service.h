@@ -15,8 +15,6 @@
 #ifndef SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_SERVICE_H_
 #define SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_SERVICE_H_
 
-#include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,62 +22,16 @@
 #include "proto/sluice/siren/v1/siren.grpc.pb.h"
 #include "proto/sluice/siren/v1beta1/siren.grpc.pb.h"
 #include "server/notification/api/grpc_service.h"
+#include "server/notification/core/silence.h"
 
 namespace sluice::notification::siren {
 
 namespace spb = ::sluice::siren::v1beta1;
 namespace spb1 = ::sluice::siren::v1;
 
-// A Siren silence (core/silence in goto/siren): by label matchers
-// (type "labels", target_expression) or by subscription (type
-// "subscription", target_id).
-struct Silence {
-  std::string id;
-  uint64_t namespace_id = 0;
-  std::string type;
-  uint64_t target_id = 0;
-  nlohmann::json target_expression = nlohmann::json::object();
-  absl::Time created_at, updated_at;
-  std::optional<absl::Time> deleted_at;  // set once expired
-};
-
-// Siren's ListSilences filters (0 / empty: any).
-struct SilenceQuery {
-  uint64_t subscription_id = 0;
-  uint64_t namespace_id = 0;
-  Labels match, subscription_match;
-};
-
-// The silences core this adapter needs (built in parallel by the silences
-// work of issue #30; the server wires it in). Errors as the core's:
-// InvalidArgument naming the field, NotFound for an unknown id.
-class SilenceBackend {
- public:
-  virtual ~SilenceBackend() = default;
-  // Returns the new silence's id.
-  virtual absl::StatusOr<std::string> Create(const Silence& s, absl::string_view actor) = 0;
-  virtual absl::StatusOr<std::vector<Silence>> List(const SilenceQuery& q) = 0;
-  virtual absl::StatusOr<Silence> Get(absl::string_view id) = 0;
-  virtual absl::Status Expire(absl::string_view id, absl::string_view actor) = 0;
-};
-
-// Stores an Alertmanager group posted to the namespace hook
-// (/v1beta1/alerts/{type}/{id}/{namespace_id}); returns the notification id
-// (0: nothing matched), as AlertService::Ingest.
-using NamespacedIngest = std::function<absl::StatusOr<uint64_t>(AlertGroup, uint64_t namespace_id)>;
-
-// What the handlers call; all outlive the handler objects. `silences` and
-// `ingest_with_namespace` may be null: their routes then answer
-// UNIMPLEMENTED ("... wired after merge").
-struct Services {
-  api::Services core;
-  SilenceBackend* silences = nullptr;
-  NamespacedIngest ingest_with_namespace;
-};
-
 class SirenGrpcService final : public spb::SirenService::Service {
  public:
-  explicit SirenGrpcService(Services s) : s_(std::move(s)) {}
+  explicit SirenGrpcService(api::Services s) : s_(s) {}
 
   grpc::Status NotifyReceiver(grpc::ServerContext*, const spb::NotifyReceiverRequest*,
                               spb::NotifyReceiverResponse*) override;
@@ -161,12 +113,13 @@ class SirenGrpcService final : public spb::SirenService::Service {
   grpc::Status Call(grpc::ServerContext* ctx, const char* method, Fn&& fn);
   template <typename Fn>
   grpc::Status AdminCall(grpc::ServerContext* ctx, const char* method, const char* what, Fn&& fn);
-  // The hook: token check, then `ingest` of the payload in `body`.
+  // The hook: token check, then AlertService::Ingest of the payload in
+  // `body` (namespace_id 0: none); returns the alerts as stored.
   absl::StatusOr<std::vector<Alert>> Hook(grpc::ServerContext* ctx, const std::string& type,
                                           uint64_t provider_id,
                                           const google::protobuf::Struct& body,
-                                          std::optional<uint64_t> namespace_id);
-  Services s_;
+                                          uint64_t namespace_id);
+  api::Services s_;
 };
 
 // Siren's v1 API: GET /v1/subscriptions.

@@ -412,7 +412,7 @@ absl::Status PostgresSubscriptionRepository::Delete(uint64_t id, absl::string_vi
 namespace {
 
 const std::string kTemplateCols = "name, body, tags::text, variables::text, " +
-                                  Micros("created_at") + ", " + Micros("updated_at");
+                                  Micros("created_at") + ", " + Micros("updated_at") + ", engine";
 
 Template TemplateFromRow(const soci::row& row) {
   Template t;
@@ -431,6 +431,7 @@ Template TemplateFromRow(const soci::row& row) {
   }
   t.created_at = TimeFromMicros(row.get<long long>(4));
   t.updated_at = TimeFromMicros(row.get<long long>(5));
+  t.engine = row.get<std::string>(6);
   return t;
 }
 
@@ -445,10 +446,12 @@ absl::Status PostgresTemplateRepository::Upsert(const Template& t, absl::string_
                       {"description", v.description}});
     }
     std::string vtext = vars.dump();
-    sql << "INSERT INTO templates (name, body, tags, variables) VALUES (:n, :b, CAST(:t AS jsonb), "
-           "CAST(:v AS jsonb)) ON CONFLICT (name) DO UPDATE SET body = EXCLUDED.body, "
-           "tags = EXCLUDED.tags, variables = EXCLUDED.variables, updated_at = now()",
-        soci::use(t.name), soci::use(t.body), soci::use(tags), soci::use(vtext);
+    std::string engine = t.engine.empty() ? "mustache" : t.engine;
+    sql << "INSERT INTO templates (name, body, tags, variables, engine) VALUES (:n, :b, "
+           "CAST(:t AS jsonb), CAST(:v AS jsonb), :e) ON CONFLICT (name) DO UPDATE SET "
+           "body = EXCLUDED.body, tags = EXCLUDED.tags, variables = EXCLUDED.variables, "
+           "engine = EXCLUDED.engine, updated_at = now()",
+        soci::use(t.name), soci::use(t.body), soci::use(tags), soci::use(vtext), soci::use(engine);
     db::WriteAuditLog(sql, "template.upsert", actor, {{"name", t.name}});
     return absl::OkStatus();
   });

@@ -1,4 +1,5 @@
-// Notifications, the delivery queue and alerts on PostgreSQL.
+// Notifications and the delivery queue on PostgreSQL (alerts and silences:
+// alert_store.cc).
 #include "absl/strings/str_cat.h"
 #include "server/notification/store/sql_util.h"
 #include "server/notification/store/store.h"
@@ -218,7 +219,7 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
              << ", m.config_override::text, n.template, n.data::text, "
                 "COALESCE(r.configurations::text, ''), (r.id IS NOT NULL)::int, "
                 "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]'), "
-                "m.lease_token::text "
+                "m.lease_token::text, COALESCE(t.engine, 'mustache') "
                 "FROM claimed m JOIN notifications n ON n.id = m.notification_id "
                 "LEFT JOIN receivers r ON r.id = m.receiver_id "
                 "LEFT JOIN templates t ON t.name = n.template ORDER BY m.id",
@@ -236,6 +237,7 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
         Template t;
         t.name = row.get<std::string>(17);
         t.body = row.get<std::string>(18);
+        t.engine = row.get<std::string>(21);
         for (const auto& v : JsonFromText(row.get<std::string>(19))) {
           if (!v.is_object()) continue;  // a throw here would fail every Claim
           auto field = [&](const char* k) {
@@ -348,84 +350,6 @@ absl::Status PostgresNotificationRepository::Release(uint64_t message_id, absl::
     return absl::OkStatus();
   });
   return st.ok() ? HeldOrAborted(affected, message_id) : st;
-}
-
-// ---- Alerts ----
-
-absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts) {
-  return pool_->InTransaction([&](soci::session& sql) {
-    for (const Alert& a : alerts) {
-      std::string labels = LabelsText(a.labels), annotations = LabelsText(a.annotations);
-      double starts = a.starts_at == absl::InfinitePast() ? Seconds(absl::Now()) : Seconds(a.starts_at);
-      double ends = a.ends_at ? Seconds(*a.ends_at) : -1;
-      long long nid = static_cast<long long>(a.notification_id);
-      // A resend of a stored alert instance (same fingerprint and startsAt)
-      // updates it: firing -> resolved, new ends_at and annotations.
-      sql << "INSERT INTO alerts (provider_type, provider_id, status, labels, annotations, "
-             "starts_at, ends_at, generator_url, fingerprint, group_key, notification_id) VALUES "
-             "(:pt, :pi, :s, CAST(:l AS jsonb), CAST(:a AS jsonb), to_timestamp(:st), "
-             "to_timestamp(NULLIF(:en, -1)), :g, :f, :k, NULLIF(:n, 0)) "
-             "ON CONFLICT (provider_type, provider_id, fingerprint, starts_at) "
-             "WHERE fingerprint <> '' DO UPDATE SET status = EXCLUDED.status, "
-             "annotations = EXCLUDED.annotations, ends_at = EXCLUDED.ends_at, "
-             "generator_url = EXCLUDED.generator_url, group_key = EXCLUDED.group_key, "
-             "notification_id = COALESCE(EXCLUDED.notification_id, alerts.notification_id), "
-             "updated_at = now()",
-          soci::use(a.provider_type), soci::use(a.provider_id), soci::use(a.status),
-          soci::use(labels), soci::use(annotations), soci::use(starts), soci::use(ends),
-          soci::use(a.generator_url), soci::use(a.fingerprint), soci::use(a.group_key),
-          soci::use(nid);
-    }
-    return absl::OkStatus();
-  });
-}
-
-absl::StatusOr<std::vector<Alert>> PostgresAlertRepository::List(absl::string_view provider_type,
-                                                                 absl::string_view provider_id,
-                                                                 absl::Time from, absl::Time to,
-                                                                 const Page& page, int* total) {
-  std::vector<Alert> out;
-  absl::Status st = pool_->Run([&](soci::session& sql) {
-    std::string pt(provider_type), pi(provider_id);
-    double f = from == absl::InfinitePast() ? -1e10 : Seconds(from);
-    double t = to == absl::InfiniteFuture() ? 1e10 : Seconds(to);
-    const char* where =
-        " FROM alerts WHERE provider_type = :pt AND provider_id = :pi AND "
-        "starts_at >= to_timestamp(:f) AND starts_at <= to_timestamp(:t)";
-    if (total != nullptr) {
-      sql << "SELECT count(*)" << where, soci::use(pt), soci::use(pi), soci::use(f), soci::use(t),
-          soci::into(*total);
-    }
-    soci::rowset<soci::row> rs =
-        (sql.prepare << "SELECT id, status, labels::text, annotations::text, "
-                     << Micros("starts_at") << ", COALESCE(" << Micros("ends_at")
-                     << ", -1), generator_url, fingerprint, group_key, "
-                        "COALESCE(notification_id, 0), "
-                     << Micros("created_at") << where
-                     << " ORDER BY starts_at DESC, id DESC LIMIT " << page.size << " OFFSET "
-                     << page.offset,
-         soci::use(pt), soci::use(pi), soci::use(f), soci::use(t));
-    for (const soci::row& row : rs) {
-      Alert a;
-      a.id = static_cast<uint64_t>(row.get<long long>(0));
-      a.provider_type = pt;
-      a.provider_id = pi;
-      a.status = row.get<std::string>(1);
-      a.labels = LabelsFromText(row.get<std::string>(2));
-      a.annotations = LabelsFromText(row.get<std::string>(3));
-      a.starts_at = TimeFromMicros(row.get<long long>(4));
-      if (row.get<long long>(5) >= 0) a.ends_at = TimeFromMicros(row.get<long long>(5));
-      a.generator_url = row.get<std::string>(6);
-      a.fingerprint = row.get<std::string>(7);
-      a.group_key = row.get<std::string>(8);
-      a.notification_id = static_cast<uint64_t>(row.get<long long>(9));
-      a.created_at = TimeFromMicros(row.get<long long>(10));
-      out.push_back(std::move(a));
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace sluice::notification

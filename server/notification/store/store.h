@@ -8,6 +8,7 @@
 #include "common/db/migrate.h"
 #include "common/db/pool.h"
 #include "server/notification/core/repository.h"
+#include "server/notification/core/silence.h"
 
 namespace sluice::db {
 // The notification component's migrations (tools/migrations.bzl).
@@ -86,10 +87,24 @@ class PostgresNotificationRepository : public NotificationRepository {
 class PostgresAlertRepository : public AlertRepository {
  public:
   explicit PostgresAlertRepository(db::Pool* pool) : pool_(pool) {}
-  absl::Status Insert(const std::vector<Alert>& alerts) override;
-  absl::StatusOr<std::vector<Alert>> List(absl::string_view provider_type,
-                                          absl::string_view provider_id, absl::Time from,
-                                          absl::Time to, const Page& page, int* total) override;
+  absl::Status Insert(const std::vector<Alert>& alerts,
+                      std::vector<uint64_t>* ids = nullptr) override;
+  absl::StatusOr<std::vector<Alert>> List(const AlertFilter& filter, const Page& page,
+                                          int* total) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+// Silences (migrations/0009_silences.up.sql); ids are UUIDs made by
+// PostgreSQL.
+class PostgresSilenceRepository : public SilenceRepository {
+ public:
+  explicit PostgresSilenceRepository(db::Pool* pool) : pool_(pool) {}
+  absl::StatusOr<Silence> Create(const Silence& s) override;
+  absl::StatusOr<std::vector<Silence>> List(const SilenceFilter& filter) override;
+  absl::StatusOr<Silence> Get(absl::string_view id) override;
+  absl::Status Expire(absl::string_view id) override;
 
  private:
   db::Pool* pool_;

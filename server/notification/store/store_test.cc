@@ -243,7 +243,12 @@ TEST_F(StoreTest, TemplatesUpsertAndTagFilter) {
   auto got = templates_.Get("a");
   EXPECT_EQ(got->body, "{\"v\": 1}");
   EXPECT_EQ(got->variables.at(0).default_value, "d");
-  EXPECT_EQ(templates_.List("y")->size(), 1u);
+  EXPECT_EQ(got->engine, "mustache");  // the default (migration 0010)
+  t.engine = "go";
+  t.body = "- receiver_type: slack\n  content: 'text: x'\n";
+  ASSERT_TRUE(templates_.Upsert(t, "t").ok());
+  EXPECT_EQ(templates_.Get("a")->engine, "go");
+  EXPECT_EQ(templates_.List("y")->at(0).engine, "go");
   EXPECT_EQ(templates_.List("z")->size(), 0u);
   EXPECT_TRUE(templates_.Delete("a", "t").ok());
   EXPECT_EQ(templates_.Get("a").status().code(), absl::StatusCode::kNotFound);
@@ -344,6 +349,7 @@ TEST_F(StoreTest, ClaimCarriesEverythingAndOutcomesAreRecorded) {
   EXPECT_EQ(c.data["k"], "v");
   ASSERT_TRUE(c.user_template.has_value());
   EXPECT_EQ(c.user_template->body, t.body);
+  EXPECT_EQ(c.user_template->engine, "mustache");
 
   EXPECT_FALSE(c.lease.empty());
 
@@ -480,6 +486,17 @@ TEST_F(StoreTest, DeletePublishedRemovesOnlyOldPublishedMessages) {
   EXPECT_EQ(*queue_.DeletePublished(absl::Now() - absl::Hours(168)), 0);
 }
 
+// The alerts of alertmanager/<provider> with triggered_at in [from, to].
+AlertFilter AlertsOf(const std::string& provider, absl::Time from = absl::InfinitePast(),
+                     absl::Time to = absl::InfiniteFuture()) {
+  AlertFilter f;
+  f.provider_type = "alertmanager";
+  f.provider_id = provider;
+  f.from = from;
+  f.to = to;
+  return f;
+}
+
 // A firing alertmanager alert of provider "p" named X.
 Alert FiringAlert(const std::string& fingerprint, int64_t starts_at) {
   Alert a;
@@ -500,17 +517,14 @@ TEST_F(StoreTest, AlertsStoredAndFilteredByTime) {
   b.ends_at = absl::FromUnixSeconds(2500);
   b.fingerprint = "f2";
   ASSERT_TRUE(alerts_.Insert({a, b}).ok());
-  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture(),
-                          Page{}, nullptr);
+  auto all = alerts_.List(AlertsOf("p"), Page{}, nullptr);
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].fingerprint, "f2");  // newest first
   EXPECT_EQ(*(*all)[0].ends_at, absl::FromUnixSeconds(2500));
   EXPECT_FALSE((*all)[1].ends_at.has_value());
-  EXPECT_EQ(alerts_.List("alertmanager", "p", absl::FromUnixSeconds(1500), absl::InfiniteFuture(),
-                          Page{}, nullptr)->size(),
+  EXPECT_EQ(alerts_.List(AlertsOf("p", absl::FromUnixSeconds(1500)), Page{}, nullptr)->size(),
             1u);
-  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture(),
-                          Page{}, nullptr)->size(), 0u);
+  EXPECT_EQ(alerts_.List(AlertsOf("q"), Page{}, nullptr)->size(), 0u);
 }
 
 TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
@@ -531,8 +545,7 @@ TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
   Alert no_fingerprint = a;  // older senders: every post is stored
   no_fingerprint.fingerprint = "";
   ASSERT_TRUE(alerts_.Insert({again, other_provider, no_fingerprint, no_fingerprint}).ok());
-  auto all = alerts_.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture(),
-                          Page{}, nullptr);
+  auto all = alerts_.List(AlertsOf("p"), Page{}, nullptr);
   ASSERT_TRUE(all.ok()) << all.status();
   ASSERT_EQ(all->size(), 4u);  // instance @5000, instance @1000, two without fingerprint
   EXPECT_EQ((*all)[0].starts_at, absl::FromUnixSeconds(5000));
@@ -546,8 +559,7 @@ TEST_F(StoreTest, ResentAlertUpdatesItsInstanceInsteadOfDuplicating) {
     }
   }
   EXPECT_EQ(resolved_rows, 1);
-  EXPECT_EQ(alerts_.List("alertmanager", "q", absl::InfinitePast(), absl::InfiniteFuture(),
-                          Page{}, nullptr)->size(), 1u);
+  EXPECT_EQ(alerts_.List(AlertsOf("q"), Page{}, nullptr)->size(), 1u);
 }
 
 }  // namespace
@@ -585,8 +597,7 @@ TEST(AlertMigrationTest, ExistingDuplicatesCollapseToTheNewestRow) {
   ASSERT_TRUE(applied.ok()) << applied.status();
   EXPECT_GE(*applied, 1);
   PostgresAlertRepository alerts(pool->get());
-  auto all = alerts.List("alertmanager", "p", absl::InfinitePast(), absl::InfiniteFuture(),
-                          Page{}, nullptr);
+  auto all = alerts.List(AlertsOf("p"), Page{}, nullptr);
   ASSERT_TRUE(all.ok()) << all.status();
   ASSERT_EQ(all->size(), 3u);  // f1 once, two without a fingerprint
   int f1 = 0;
