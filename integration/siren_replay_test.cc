@@ -115,7 +115,9 @@ TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
   ASSERT_TRUE(stack.ok()) << stack.status();
   const std::string root = (*stack)->http_base();
 
-  json vars = {{"alert_token", kTestAlertToken}};
+  // `{{ $labels.host }}` in Siren's rule templates is Prometheus's own
+  // template text: it substitutes to itself.
+  json vars = {{"alert_token", kTestAlertToken}, {" $labels.host ", "{{ $labels.host }}"}};
   std::vector<Outcome> outcomes;
   std::set<std::string> routes;
   std::map<std::string, std::vector<std::string>> pending_by_flag;
