@@ -95,6 +95,18 @@ for part in sys.argv[2:]:  # one document per proto package: merge paths and def
     if doc is None:
         doc = d
         continue
+    # Two packages may give a message the same short name (v1beta1Receiver
+    # in notification and in siren): rename the later one after its package
+    # file, and rewrite its $refs, so that neither overwrites the other.
+    prefix = part.rsplit("pkg_", 1)[-1].split(".")[0].replace("proto_sluice_", "").split("_")[0]
+    clash = {k for k, v in d.get("definitions", {}).items()
+             if k in doc.get("definitions", {}) and doc["definitions"][k] != v}
+    if clash:
+        text = json.dumps(d)
+        for k in clash:
+            text = text.replace('"#/definitions/%s"' % k, '"#/definitions/%s%s"' % (prefix, k))
+        d = json.loads(text)
+        d["definitions"] = {(prefix + k if k in clash else k): v for k, v in d["definitions"].items()}
     for key in ("paths", "definitions"):
         doc.setdefault(key, {}).update(d.get(key, {}))
 doc["info"] = {"title": "Sluice API", "version": "v1beta1",

@@ -161,6 +161,18 @@ TEST_F(NotificationApiTest, SubscriptionCrudAndErrors) {
   EXPECT_EQ(U64(s["receivers"][0]["id"]), rid);
   EXPECT_EQ(s["receivers"][0]["configuration"]["channel_name"], "b");
   EXPECT_EQ(s["match"]["severity"], "critical");
+  // Siren's subscription fields (issue #30) show on this API too.
+  EXPECT_EQ(s["metadata"], json::object());
+  EXPECT_EQ(s["created_by"], "tester@example.com");
+  EXPECT_EQ(s["receivers"][0]["labels"], json::object());
+  json with_meta = body;
+  with_meta["metadata"] = {{"owner", "team-a"}};
+  with_meta["receivers"][0]["labels"] = {{"route", "primary"}};
+  ASSERT_EQ(api_.Call("PUT", absl::StrCat("/subscriptions/", sid), with_meta).status, 200);
+  s = api_.Call("GET", absl::StrCat("/subscriptions/", sid)).Json()["subscription"];
+  EXPECT_EQ(s["metadata"]["owner"], "team-a");
+  EXPECT_EQ(s["receivers"][0]["labels"]["route"], "primary");
+  EXPECT_EQ(s["updated_by"], "tester@example.com");
 
   ExpectError(api_.Call("POST", "/subscriptions", body), 6, "already exists");
   body["urn"] = "ghost";

@@ -17,6 +17,7 @@
 #include "server/notification/core/cleanup.h"
 #include "server/notification/core/delivery.h"
 #include "server/notification/receivers/registry.h"
+#include "server/notification/siren/siren_service.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::notification {
@@ -213,7 +214,14 @@ class NotificationModule : public server::Module {
         silences_(&silence_repo_, &subscription_repo_),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
-                            ctx.auth, &settings_.admins, &settings_.hook_tokens, &silences_}) {
+                            ctx.auth, &settings_.admins, &settings_.hook_tokens, &silences_}),
+        // Siren's API at Siren's paths, on the same core.
+        siren_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
+                             &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
+                             &silences_}),
+        siren_v1_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
+                                &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
+                                &silences_}) {
     if (ctx.links != nullptr) {
       ctx.links->notifications = &notifications_;
       ctx.links->templates = &templates_;
@@ -221,9 +229,10 @@ class NotificationModule : public server::Module {
   }
 
   std::vector<std::string> ServiceNames() const override {
-    return {"sluice.notification.v1beta1.NotificationService"};
+    return {"sluice.notification.v1beta1.NotificationService", "sluice.siren.v1beta1.SirenService",
+            "sluice.siren.v1.SirenService"};
   }
-  std::vector<grpc::Service*> Services() override { return {&grpc_}; }
+  std::vector<grpc::Service*> Services() override { return {&grpc_, &siren_, &siren_v1_}; }
   void StartBackground() override {
     spdlog::info("notification delivery: {} workers, batch {}, poll {}, file receivers {}",
                  settings_.delivery.workers, settings_.delivery.batch_size,
@@ -274,6 +283,8 @@ class NotificationModule : public server::Module {
   SilenceService silences_;
   Settings settings_;
   api::NotificationGrpcService grpc_;
+  siren::SirenGrpcService siren_;
+  siren::SirenV1GrpcService siren_v1_;
 };
 
 }  // namespace

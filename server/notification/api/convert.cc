@@ -62,9 +62,14 @@ void ToProto(const Subscription& s, pb::Subscription* out) {
     auto* pr = out->add_receivers();
     pr->set_id(r.id);
     (void)JsonToStruct(r.configuration, pr->mutable_configuration());
+    LabelsToMap(r.labels, pr->mutable_labels());
   }
   LabelsToMap(s.match, out->mutable_match());
   for (const auto& a : s.allowed_senders) out->add_allowed_senders(a);
+  (void)JsonToStruct(s.metadata.is_object() ? s.metadata : nlohmann::json::object(),
+                     out->mutable_metadata());
+  out->set_created_by(s.created_by);
+  out->set_updated_by(s.updated_by);
   SetTime(s.created_at, out->mutable_created_at());
   SetTime(s.updated_at, out->mutable_updated_at());
 }
@@ -176,7 +181,13 @@ AlertFilter FromProto(const pb::ListAlertsRequest& req) {
 std::vector<SubscriptionReceiver> FromProto(
     const google::protobuf::RepeatedPtrField<pb::SubscriptionReceiver>& rs) {
   std::vector<SubscriptionReceiver> out;
-  for (const auto& r : rs) out.push_back({r.id(), StructToJson(r.configuration())});
+  for (const auto& r : rs) {
+    SubscriptionReceiver sr;
+    sr.id = r.id();
+    sr.configuration = StructToJson(r.configuration());
+    sr.labels = LabelsFromMap(r.labels());
+    out.push_back(std::move(sr));
+  }
   return out;
 }
 

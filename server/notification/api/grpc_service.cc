@@ -19,6 +19,13 @@ std::string IdempotencyKey(const grpc::ServerContext& ctx) {
   return std::string(it->second.data(), it->second.size());
 }
 
+absl::Status RequireId(uint64_t id, absl::string_view what) {
+  if (id == 0) return absl::InvalidArgumentError(absl::StrCat(what, ": id is required"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::string& type,
                                 const std::string& id, const std::string& presented) {
   std::string url = absl::StrCat(type, "/", id);
@@ -38,13 +45,6 @@ absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::strin
   }
   return absl::OkStatus();
 }
-
-absl::Status RequireId(uint64_t id, absl::string_view what) {
-  if (id == 0) return absl::InvalidArgumentError(absl::StrCat(what, ": id is required"));
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 template <typename Fn>
 grpc::Status NotificationGrpcService::Call(grpc::ServerContext* ctx, const char* method, Fn&& fn) {
@@ -141,6 +141,9 @@ grpc::Status NotificationGrpcService::CreateSubscription(grpc::ServerContext* ct
     s.receivers = FromProto(req->receivers());
     s.match = LabelsFromMap(req->match());
     s.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
+    s.metadata = StructToJson(req->metadata());
+    s.created_by = caller.identity;
+    s.updated_by = caller.identity;
     auto id = s_.subscriptions->Create(std::move(s), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
@@ -187,6 +190,8 @@ grpc::Status NotificationGrpcService::UpdateSubscription(grpc::ServerContext* ct
     s.receivers = FromProto(req->receivers());
     s.match = LabelsFromMap(req->match());
     s.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
+    s.metadata = StructToJson(req->metadata());
+    s.updated_by = caller.identity;
     if (auto st = s_.subscriptions->Update(std::move(s), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();

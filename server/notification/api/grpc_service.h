@@ -26,6 +26,13 @@ namespace pb = ::sluice::notification::v1beta1;
 // URL's last two segments); "*" serves every hook URL without its own entry.
 using AlertHookTokens = std::map<std::string, std::string>;
 
+// OK when `presented` (the request's bearer token) is the token configured
+// for hook URL "<type>/<id>" (or "*"); PermissionDenied when none is (the
+// hook is closed), Unauthenticated for a missing or wrong token. Siren's
+// hook paths (server/notification/siren) apply the same rule.
+absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::string& type,
+                                 const std::string& id, const std::string& presented);
+
 // The core services the handlers call and what authorizes a call; all
 // outlive the handler object.
 struct Services {

@@ -255,6 +255,8 @@ absl::Status SubscriptionService::Prepare(Subscription& s) {
         absl::StrCat("urn: \"", s.urn, "\" must match ^[A-Za-z0-9_-]+$"));
   }
   if (s.receivers.empty()) return absl::InvalidArgumentError("receivers: at least one is required");
+  if (s.metadata.is_null()) s.metadata = nlohmann::json::object();
+  if (!s.metadata.is_object()) return absl::InvalidArgumentError("metadata: must be a JSON object");
   if (auto st = ValidateAllowedSenders(s.allowed_senders, "allowed_senders"); !st.ok()) return st;
   for (size_t i = 0; i < s.receivers.size(); ++i) {
     SubscriptionReceiver& sr = s.receivers[i];
@@ -331,8 +333,89 @@ absl::StatusOr<std::vector<Subscription>> SubscriptionService::List(uint64_t nam
   return list;
 }
 
+absl::StatusOr<std::vector<Subscription>> SubscriptionService::List(
+    const SubscriptionFilter& filter, const Page& page, int* total) {
+  auto list = repo_->List(filter, &page, total);
+  if (!list.ok()) return list.status();
+  for (Subscription& s : *list) s = Present(std::move(s));
+  return list;
+}
+
+namespace {
+
+// The index of receiver `receiver_id` in `s`, or -1.
+int FindReceiver(const Subscription& s, uint64_t receiver_id) {
+  for (size_t i = 0; i < s.receivers.size(); ++i) {
+    if (s.receivers[i].id == receiver_id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+absl::Status SubscriptionService::AddReceiver(uint64_t subscription_id, uint64_t receiver_id,
+                                              const Labels& labels, absl::string_view actor) {
+  auto s = repo_->Get(subscription_id);
+  if (!s.ok()) return s.status();
+  if (FindReceiver(*s, receiver_id) >= 0) {
+    return absl::AlreadyExistsError(absl::StrCat("receiver ", receiver_id,
+                                                 " is already in subscription ", subscription_id));
+  }
+  SubscriptionReceiver sr;
+  sr.id = receiver_id;
+  sr.labels = labels;
+  s->receivers.push_back(std::move(sr));
+  return Update(*std::move(s), actor);
+}
+
+absl::Status SubscriptionService::UpdateReceiverLabels(uint64_t subscription_id,
+                                                       uint64_t receiver_id, const Labels& labels,
+                                                       absl::string_view actor) {
+  auto s = repo_->Get(subscription_id);
+  if (!s.ok()) return s.status();
+  int i = FindReceiver(*s, receiver_id);
+  if (i < 0) {
+    return absl::NotFoundError(absl::StrCat("receiver ", receiver_id, " is not in subscription ",
+                                            subscription_id));
+  }
+  s->receivers[i].labels = labels;
+  s->receivers[i].updated_at = absl::Now();
+  return Update(*std::move(s), actor);
+}
+
+absl::Status SubscriptionService::RemoveReceiver(uint64_t subscription_id, uint64_t receiver_id,
+                                                 absl::string_view actor) {
+  auto s = repo_->Get(subscription_id);
+  if (!s.ok()) return s.status();
+  int i = FindReceiver(*s, receiver_id);
+  if (i < 0) {
+    return absl::NotFoundError(absl::StrCat("receiver ", receiver_id, " is not in subscription ",
+                                            subscription_id));
+  }
+  if (s->receivers.size() == 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "receiver ", receiver_id, " is the last receiver of subscription ", subscription_id,
+        "; delete the subscription instead"));
+  }
+  s->receivers.erase(s->receivers.begin() + i);
+  return Update(*std::move(s), actor);
+}
+
 absl::Status SubscriptionService::Update(Subscription s, absl::string_view actor) {
   if (auto st = Prepare(s); !st.ok()) return st;
+  // A receiver relation that stays keeps its created_at, and its updated_at
+  // unless its labels or override changed (Siren's relation times).
+  auto stored = repo_->Get(s.id);
+  if (stored.ok()) {
+    for (SubscriptionReceiver& sr : s.receivers) {
+      int i = FindReceiver(*stored, sr.id);
+      if (i < 0 || sr.created_at != absl::UnixEpoch()) continue;
+      const SubscriptionReceiver& old = stored->receivers[i];
+      sr.created_at = old.created_at;
+      bool same = old.labels == sr.labels && old.configuration == sr.configuration;
+      if (sr.updated_at == absl::UnixEpoch()) sr.updated_at = same ? old.updated_at : absl::Now();
+    }
+  }
   return repo_->Update(s, actor);
 }
 

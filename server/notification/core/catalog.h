@@ -112,8 +112,23 @@ class SubscriptionService {
   // One page; `total` (may be null) counts every match.
   absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id, const Labels& match,
                                                  const Page& page = {}, int* total = nullptr);
+  // One page of the subscriptions passing `filter` (see SubscriptionFilter).
+  absl::StatusOr<std::vector<Subscription>> List(const SubscriptionFilter& filter,
+                                                 const Page& page, int* total = nullptr);
   absl::Status Update(Subscription s, absl::string_view actor);
   absl::Status Delete(uint64_t id, absl::string_view actor);
+
+  // Subscription-receiver relations (Siren's subscription receivers): each
+  // rewrites the subscription through Update's checks. NotFound for an
+  // unknown subscription or (Update/Remove) a receiver not in it;
+  // AlreadyExists when Add finds the receiver already there; Remove of the
+  // last receiver is FailedPrecondition (delete the subscription instead).
+  absl::Status AddReceiver(uint64_t subscription_id, uint64_t receiver_id, const Labels& labels,
+                           absl::string_view actor);
+  absl::Status UpdateReceiverLabels(uint64_t subscription_id, uint64_t receiver_id,
+                                    const Labels& labels, absl::string_view actor);
+  absl::Status RemoveReceiver(uint64_t subscription_id, uint64_t receiver_id,
+                              absl::string_view actor);
 
  private:
   absl::Status Prepare(Subscription& s);

@@ -238,6 +238,60 @@ TEST_F(CatalogTest, TemplatesValidateAndProtectBuiltins) {
   EXPECT_EQ(*template_service_.Render("ok", {{"x", "\"q\""}}, ""), R"({"a": "\"q\""})");
 }
 
+TEST_F(CatalogTest, SubscriptionReceiverRelations) {
+  uint64_t a = Receive({{"url", "http://a/"}}, "plain");
+  uint64_t b = Receive({{"url", "http://a/"}}, "plain");
+  Subscription s;
+  s.urn = "rel";
+  s.receivers = {{a, json::object(), {{"route", "primary"}}}};
+  s.metadata = {{"owner", "team-a"}};
+  auto id = subscriptions_.Create(s, "me");
+  ASSERT_TRUE(id.ok()) << id.status();
+
+  ASSERT_TRUE(subscriptions_.AddReceiver(*id, b, {{"route", "backup"}}, "me").ok());
+  EXPECT_EQ(subscriptions_.AddReceiver(*id, b, {}, "me").code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(subscriptions_.AddReceiver(*id, 999, {}, "me").code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(subscriptions_.UpdateReceiverLabels(*id, b, {{"route", "standby"}}, "me").ok());
+  auto got = subscriptions_.Get(*id);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->receivers.size(), 2u);
+  EXPECT_EQ(got->receivers[0].labels, (Labels{{"route", "primary"}}));
+  EXPECT_EQ(got->receivers[1].labels, (Labels{{"route", "standby"}}));
+  EXPECT_EQ(got->metadata, (json{{"owner", "team-a"}}));
+
+  ASSERT_TRUE(subscriptions_.RemoveReceiver(*id, b, "me").ok());
+  EXPECT_EQ(subscriptions_.RemoveReceiver(*id, b, "me").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(subscriptions_.RemoveReceiver(*id, a, "me").code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(CatalogTest, SubscriptionMetadataMustBeAnObject) {
+  uint64_t a = Receive({{"url", "http://a/"}}, "plain");
+  Subscription s;
+  s.urn = "meta";
+  s.receivers = {{a, json::object()}};
+  s.metadata = json::array();
+  auto id = subscriptions_.Create(s, "me");
+  EXPECT_EQ(id.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(CatalogTest, SirensTwoMatchFiltersMeanOppositeContainments) {
+  uint64_t a = Receive({{"url", "http://a/"}}, "plain");
+  Subscription s;
+  s.urn = "m";
+  s.receivers = {{a, json::object()}};
+  s.match = {{"severity", "CRITICAL"}, {"environment", "production"}};
+  ASSERT_TRUE(subscriptions_.Create(s, "me").ok());
+  SubscriptionFilter sub;  // Siren's match: the subscription's match ⊇ given
+  sub.match = {{"severity", "CRITICAL"}};
+  EXPECT_EQ(subscriptions_.List(sub, Page{})->size(), 1u);
+  SubscriptionFilter notif;  // notification_match: ⊆ given
+  notif.notification_match = Labels{{"severity", "CRITICAL"}};
+  EXPECT_EQ(subscriptions_.List(notif, Page{})->size(), 0u);
+  notif.notification_match->emplace("environment", "production");
+  EXPECT_EQ(subscriptions_.List(notif, Page{})->size(), 1u);
+}
+
 TEST(LabelsTest, SelectorsAndContainment) {
   EXPECT_TRUE(LabelsContain({{"a", "1"}, {"b", "2"}}, {{"a", "1"}}));
   EXPECT_TRUE(LabelsContain({{"a", "1"}}, {}));

@@ -91,12 +91,27 @@ class FakeSubscriptionRepository : public SubscriptionRepository {
     if (it == rows.end()) return absl::NotFoundError("subscription not found");
     return it->second;
   }
-  absl::StatusOr<std::vector<Subscription>> List(uint64_t ns, const Labels* labels,
-                                                 const Page* page, int* total) override {
+  using SubscriptionRepository::List;
+  absl::StatusOr<std::vector<Subscription>> List(const SubscriptionFilter& f, const Page* page,
+                                                 int* total) override {
     std::vector<Subscription> out;
     for (auto& [id, s] : rows) {
-      if (ns != 0 && s.namespace_id != ns) continue;
-      if (labels != nullptr && !LabelsContain(*labels, s.match)) continue;
+      if (f.namespace_id != 0 && s.namespace_id != f.namespace_id) continue;
+      if (f.notification_match && !LabelsContain(*f.notification_match, s.match)) continue;
+      if (!LabelsContain(s.match, f.match)) continue;
+      bool meta = true;
+      for (const auto& [k, v] : f.metadata) {
+        meta = meta && s.metadata.is_object() && s.metadata.contains(k) && s.metadata[k] == v;
+      }
+      if (!meta) continue;
+      if (f.receiver_id != 0 || !f.receiver_labels.empty()) {
+        bool any = false;
+        for (const auto& r : s.receivers) {
+          any = any || ((f.receiver_id == 0 || r.id == f.receiver_id) &&
+                        LabelsContain(r.labels, f.receiver_labels));
+        }
+        if (!any) continue;
+      }
       out.push_back(s);
     }
     return Paged(std::move(out), page, total);
@@ -164,6 +179,20 @@ class FakeNotificationRepository : public NotificationRepository {
   absl::StatusOr<uint64_t> FindByIdempotencyKey(absl::string_view key) override {
     auto it = keys.find(std::string(key));
     return it == keys.end() ? 0 : it->second;
+  }
+  absl::StatusOr<std::vector<Notification>> ListNotifications(const NotificationFilter& f,
+                                                             int limit) override {
+    std::vector<Notification> out;
+    for (auto it = notifications.rbegin(); it != notifications.rend(); ++it) {
+      const Notification& n = it->second;
+      if (!f.created_by.empty() && n.created_by != f.created_by) continue;
+      if (!f.template_name.empty() && n.template_name != f.template_name) continue;
+      if (!f.source.empty() && n.source != f.source) continue;
+      if (!LabelsContain(n.labels, f.labels)) continue;
+      if (static_cast<int>(out.size()) >= limit) break;
+      out.push_back(n);
+    }
+    return out;
   }
   absl::StatusOr<std::string> GetCreator(uint64_t id) override {
     if (!notifications.count(id)) return absl::NotFoundError("notification not found");

@@ -37,6 +37,10 @@ struct Receiver {
 struct SubscriptionReceiver {
   uint64_t id = 0;
   nlohmann::json configuration = nlohmann::json::object();
+  // The relation's labels (Siren's subscription_receiver_labels).
+  Labels labels;
+  // When the relation was added / last changed (set by the store).
+  absl::Time created_at, updated_at;
 };
 
 // Routes notifications whose labels contain `match` to `receivers`.
@@ -49,6 +53,11 @@ struct Subscription {
   // Who may reach its receivers through it; the same rules as
   // Receiver::allowed_senders (a receiver's own list applies as well).
   std::vector<std::string> allowed_senders;
+  // Free-form JSON object (Siren's subscription metadata), filterable by
+  // containment; and who created / last updated it, as the client said
+  // (Siren's created_by / updated_by; the audit log keeps the caller).
+  nlohmann::json metadata = nlohmann::json::object();
+  std::string created_by, updated_by;
   absl::Time created_at;
   absl::Time updated_at;
 };

@@ -117,6 +117,14 @@ class NotificationService {
   absl::StatusOr<std::vector<Message>> ListMessagesFor(uint64_t notification_id,
                                                        const std::string& caller, bool admin);
 
+  // Notifications passing `filter`, newest first, at most `limit`: a
+  // non-admin `caller` sees only those it sent (filter.created_by is set to
+  // it), as for ListMessagesFor.
+  absl::StatusOr<std::vector<Notification>> ListFor(NotificationFilter filter, int limit,
+                                                    const std::string& caller, bool admin) {
+    if (!admin) filter.created_by = caller;
+    return notifications_->ListNotifications(filter, limit);
+  }
   // The deliveries for receivers of subscriptions matching `labels`
   // (deduplicated by receiver and override).
   absl::StatusOr<std::vector<Delivery>> SubscribedDeliveries(const Labels& labels) {

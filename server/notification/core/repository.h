@@ -6,6 +6,7 @@
 #define SLUICE_SERVER_NOTIFICATION_CORE_REPOSITORY_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -39,18 +40,43 @@ class ReceiverRepository {
   virtual absl::Status Delete(uint64_t id, absl::string_view actor) = 0;
 };
 
+// Which subscriptions List returns; every set part must hold.
+struct SubscriptionFilter {
+  uint64_t namespace_id = 0;  // 0: any
+  // Set: subscriptions whose match ⊆ these labels (the subscriptions a
+  // notification with these labels reaches; Siren's notification_match).
+  std::optional<Labels> notification_match;
+  // Subscriptions whose match ⊇ these pairs (Siren's `match`, s.match @>).
+  Labels match;
+  // Subscriptions whose metadata object contains these string pairs.
+  Labels metadata;
+  // Subscriptions with a receiver relation to this receiver (0: any) whose
+  // labels contain `receiver_labels`.
+  uint64_t receiver_id = 0;
+  Labels receiver_labels;
+};
+
 class SubscriptionRepository {
  public:
   virtual ~SubscriptionRepository() = default;
   // NotFound when a receiver id does not exist; AlreadyExists for the urn.
   virtual absl::StatusOr<uint64_t> Create(const Subscription& s, absl::string_view actor) = 0;
   virtual absl::StatusOr<Subscription> Get(uint64_t id) = 0;
-  // namespace_id 0: any. `labels` non-null: subscriptions whose match ⊆
-  // labels. `page` and `total` as in ReceiverRepository::List.
-  virtual absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id,
-                                                         const Labels* labels,
+  // The subscriptions passing `filter`, by id; `page` and `total` as in
+  // ReceiverRepository::List.
+  virtual absl::StatusOr<std::vector<Subscription>> List(const SubscriptionFilter& filter,
                                                          const Page* page = nullptr,
                                                          int* total = nullptr) = 0;
+  // namespace_id 0: any. `labels` non-null: subscriptions whose match ⊆
+  // labels.
+  absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id, const Labels* labels,
+                                                 const Page* page = nullptr,
+                                                 int* total = nullptr) {
+    SubscriptionFilter f;
+    f.namespace_id = namespace_id;
+    if (labels != nullptr) f.notification_match = *labels;
+    return List(f, page, total);
+  }
   virtual absl::Status Update(const Subscription& s, absl::string_view actor) = 0;
   virtual absl::Status Delete(uint64_t id, absl::string_view actor) = 0;
 };
@@ -63,6 +89,14 @@ class TemplateRepository {
   // tag "" = all; by name.
   virtual absl::StatusOr<std::vector<Template>> List(absl::string_view tag) = 0;
   virtual absl::Status Delete(absl::string_view name, absl::string_view actor) = 0;
+};
+
+// Which notifications ListNotifications returns; every set part must hold.
+struct NotificationFilter {
+  std::string created_by;     // "" = any sender
+  std::string template_name;  // "" = any
+  std::string source;         // "" = any; api | alert
+  Labels labels;              // the notification's labels contain these
 };
 
 // Accepted notifications and their delivery queue.
@@ -81,6 +115,9 @@ class NotificationRepository {
   virtual absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id) = 0;
   // The notification's created_by; NotFound for an unknown notification.
   virtual absl::StatusOr<std::string> GetCreator(uint64_t notification_id) = 0;
+  // The notifications passing `filter`, newest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<Notification>> ListNotifications(
+      const NotificationFilter& filter, int limit) = 0;
 
   // Marks enqueued messages past expire_at as expired and returns how many;
   // also fails pending messages whose lease ran out on their last try.

@@ -188,12 +188,20 @@ namespace {
 void InsertSubscriptionReceivers(soci::session& sql, long long sub_id, const Subscription& s) {
   sql << "DELETE FROM subscription_receivers WHERE subscription_id = :id", soci::use(sub_id);
   for (size_t i = 0; i < s.receivers.size(); ++i) {
+    const SubscriptionReceiver& sr = s.receivers[i];
     int pos = static_cast<int>(i);
-    long long rid = static_cast<long long>(s.receivers[i].id);
-    std::string conf = s.receivers[i].configuration.dump();
+    long long rid = static_cast<long long>(sr.id);
+    std::string conf = sr.configuration.dump(), labels = LabelsText(sr.labels);
+    // A relation rewritten with the subscription keeps its times (0: now).
+    long long created = absl::ToUnixMicros(sr.created_at);
+    long long updated = absl::ToUnixMicros(sr.updated_at);
     sql << "INSERT INTO subscription_receivers (subscription_id, position, receiver_id, "
-           "configuration) VALUES (:s, :p, :r, CAST(:c AS jsonb))",
-        soci::use(sub_id), soci::use(pos), soci::use(rid), soci::use(conf);
+           "configuration, labels, created_at, updated_at) VALUES (:s, :p, :r, CAST(:c AS jsonb), "
+           "CAST(:l AS jsonb), "
+           "COALESCE(to_timestamp(CAST(NULLIF(CAST(:ca AS bigint), 0) AS double precision) / 1e6), now()), "
+           "COALESCE(to_timestamp(CAST(NULLIF(CAST(:ua AS bigint), 0) AS double precision) / 1e6), now()))",
+        soci::use(sub_id), soci::use(pos), soci::use(rid), soci::use(conf), soci::use(labels),
+        soci::use(created), soci::use(updated);
   }
 }
 
@@ -204,14 +212,44 @@ nlohmann::json SubscriptionAudit(const Subscription& s) {
           {"urn", s.urn},
           {"receivers", receivers},
           {"match", LabelsText(s.match)},
+          {"metadata", s.metadata},
           {"allowed_senders", s.allowed_senders}};
 }
 
-// Loads subscriptions matching `where` (SQL over alias s) with their receivers.
-// The subscriptions matching `where` (binding :ns and :l), by id, cut by
-// `page` (nullptr: all), with their receivers.
-std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::string& where,
-                                            long long ns, const std::string& labels,
+// The bound values of kSubscriptionWhere, in its placeholder order.
+struct SubscriptionBinds {
+  long long id = 0;  // 0: any
+  long long ns = 0;  // 0: any
+  std::string notification_match = "null";  // JSON object, or "null": no filter
+  std::string match = "{}", metadata = "{}";
+  long long receiver_id = 0;
+  std::string receiver_labels = "{}";
+};
+
+SubscriptionBinds BindsOf(const SubscriptionFilter& f) {
+  SubscriptionBinds b;
+  b.ns = static_cast<long long>(f.namespace_id);
+  if (f.notification_match) b.notification_match = LabelsText(*f.notification_match);
+  b.match = LabelsText(f.match);
+  b.metadata = LabelsText(f.metadata);
+  b.receiver_id = static_cast<long long>(f.receiver_id);
+  b.receiver_labels = LabelsText(f.receiver_labels);
+  return b;
+}
+
+// Every filter part, each placeholder used once (SOCI binds by position):
+// unset parts are neutral ({} is contained in every object; a null
+// notification_match compares the match with itself).
+const char kSubscriptionWhere[] =
+    "CAST(:id AS bigint) IN (0, s.id) AND CAST(:ns AS bigint) IN (0, s.namespace_id) "
+    "AND s.match <@ COALESCE(NULLIF(CAST(:nm AS jsonb), 'null'::jsonb), s.match) "
+    "AND s.match @> CAST(:m AS jsonb) AND s.metadata @> CAST(:md AS jsonb) "
+    "AND EXISTS (SELECT 1 FROM subscription_receivers f WHERE f.subscription_id = s.id "
+    "AND CAST(:rid AS bigint) IN (0, f.receiver_id) AND f.labels @> CAST(:rl AS jsonb))";
+
+// The subscriptions passing `b` (kSubscriptionWhere), by id, cut by `page`
+// (nullptr: all), with their receivers.
+std::vector<Subscription> LoadSubscriptions(soci::session& sql, SubscriptionBinds b,
                                             const Page* page = nullptr) {
   std::vector<Subscription> out;
   std::map<long long, size_t> index;
@@ -220,8 +258,11 @@ std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::strin
   soci::rowset<soci::row> rs =
       (sql.prepare << "SELECT s.id, s.urn, s.namespace_id, s.match::text, "
                    << Micros("s.created_at") << ", " << Micros("s.updated_at")
-                   << ", s.allowed_senders::text FROM subscriptions s WHERE " << where << " ORDER BY s.id" << tail,
-       soci::use(ns), soci::use(labels));
+                   << ", s.allowed_senders::text, s.metadata::text, s.created_by, s.updated_by "
+                      "FROM subscriptions s WHERE "
+                   << kSubscriptionWhere << " ORDER BY s.id" << tail,
+       soci::use(b.id), soci::use(b.ns), soci::use(b.notification_match), soci::use(b.match),
+       soci::use(b.metadata), soci::use(b.receiver_id), soci::use(b.receiver_labels));
   for (const soci::row& row : rs) {
     Subscription s;
     s.id = static_cast<uint64_t>(row.get<long long>(0));
@@ -231,6 +272,9 @@ std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::strin
     s.created_at = TimeFromMicros(row.get<long long>(4));
     s.updated_at = TimeFromMicros(row.get<long long>(5));
     s.allowed_senders = SendersFromText(row.get<std::string>(6));
+    s.metadata = JsonFromText(row.get<std::string>(7));
+    s.created_by = row.get<std::string>(8);
+    s.updated_by = row.get<std::string>(9);
     index[row.get<long long>(0)] = out.size();
     out.push_back(std::move(s));
   }
@@ -239,16 +283,23 @@ std::vector<Subscription> LoadSubscriptions(soci::session& sql, const std::strin
   for (const Subscription& s : out) ids.push_back(s.id);
   std::string id_list = ids.dump();
   soci::rowset<soci::row> rr =
-      (sql.prepare << "SELECT sr.subscription_id, sr.receiver_id, sr.configuration::text "
-                      "FROM subscription_receivers sr WHERE sr.subscription_id IN (SELECT "
+      (sql.prepare << "SELECT sr.subscription_id, sr.receiver_id, sr.configuration::text, "
+                      "sr.labels::text, "
+                   << Micros("sr.created_at") << ", " << Micros("sr.updated_at")
+                   << " FROM subscription_receivers sr WHERE sr.subscription_id IN (SELECT "
                       "CAST(x AS bigint) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)) x) "
                       "ORDER BY sr.subscription_id, sr.position",
        soci::use(id_list));
   for (const soci::row& row : rr) {
     auto it = index.find(row.get<long long>(0));
     if (it == index.end()) continue;
-    out[it->second].receivers.push_back(SubscriptionReceiver{
-        static_cast<uint64_t>(row.get<long long>(1)), JsonFromText(row.get<std::string>(2))});
+    SubscriptionReceiver sr;
+    sr.id = static_cast<uint64_t>(row.get<long long>(1));
+    sr.configuration = JsonFromText(row.get<std::string>(2));
+    sr.labels = LabelsFromText(row.get<std::string>(3));
+    sr.created_at = TimeFromMicros(row.get<long long>(4));
+    sr.updated_at = TimeFromMicros(row.get<long long>(5));
+    out[it->second].receivers.push_back(std::move(sr));
   }
   return out;
 }
@@ -266,9 +317,12 @@ absl::StatusOr<uint64_t> PostgresSubscriptionRepository::Create(const Subscripti
     }
     long long ns = static_cast<long long>(s.namespace_id);
     std::string match = LabelsText(s.match), senders = SendersText(s.allowed_senders);
-    sql << "INSERT INTO subscriptions (urn, namespace_id, match, allowed_senders) VALUES "
-           "(:u, :n, CAST(:m AS jsonb), CAST(:a AS jsonb)) RETURNING id",
-        soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(senders), soci::into(id);
+    std::string metadata = s.metadata.is_object() ? s.metadata.dump() : "{}";
+    sql << "INSERT INTO subscriptions (urn, namespace_id, match, allowed_senders, metadata, "
+           "created_by, updated_by) VALUES (:u, :n, CAST(:m AS jsonb), CAST(:a AS jsonb), "
+           "CAST(:md AS jsonb), :cb, :ub) RETURNING id",
+        soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(senders), soci::use(metadata),
+        soci::use(s.created_by), soci::use(s.updated_by), soci::into(id);
     InsertSubscriptionReceivers(sql, id, s);
     Subscription audited = s;
     audited.id = id;
@@ -281,8 +335,11 @@ absl::StatusOr<uint64_t> PostgresSubscriptionRepository::Create(const Subscripti
 
 absl::StatusOr<Subscription> PostgresSubscriptionRepository::Get(uint64_t id) {
   std::vector<Subscription> found;
+  if (id == 0) return absl::NotFoundError("subscription 0 not found");
   absl::Status st = pool_->Run([&](soci::session& sql) {
-    found = LoadSubscriptions(sql, "s.id = :ns AND :l = ''", static_cast<long long>(id), "");
+    SubscriptionBinds b;
+    b.id = static_cast<long long>(id);
+    found = LoadSubscriptions(sql, b);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
@@ -291,19 +348,17 @@ absl::StatusOr<Subscription> PostgresSubscriptionRepository::Get(uint64_t id) {
 }
 
 absl::StatusOr<std::vector<Subscription>> PostgresSubscriptionRepository::List(
-    uint64_t namespace_id, const Labels* labels, const Page* page, int* total) {
+    const SubscriptionFilter& filter, const Page* page, int* total) {
   std::vector<Subscription> out;
   absl::Status st = pool_->Run([&](soci::session& sql) {
-    // Each placeholder is bound once: namespace 0 means "any".
-    std::string where = "(CAST(:ns AS bigint) IN (0, s.namespace_id))";
-    std::string l = labels == nullptr ? "" : LabelsText(*labels);
-    where += labels != nullptr ? " AND s.match <@ CAST(:l AS jsonb)" : " AND :l = ''";
-    long long ns = static_cast<long long>(namespace_id);
+    SubscriptionBinds b = BindsOf(filter);
     if (total != nullptr) {
-      sql << "SELECT count(*) FROM subscriptions s WHERE " << where, soci::use(ns), soci::use(l),
+      sql << "SELECT count(*) FROM subscriptions s WHERE " << kSubscriptionWhere, soci::use(b.id),
+          soci::use(b.ns), soci::use(b.notification_match), soci::use(b.match),
+          soci::use(b.metadata), soci::use(b.receiver_id), soci::use(b.receiver_labels),
           soci::into(*total);
     }
-    out = LoadSubscriptions(sql, where, ns, l, page);
+    out = LoadSubscriptions(sql, b, page);
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
@@ -321,11 +376,15 @@ absl::Status PostgresSubscriptionRepository::Update(const Subscription& s, absl:
     }
     long long ns = static_cast<long long>(s.namespace_id);
     std::string match = LabelsText(s.match), senders = SendersText(s.allowed_senders);
+    std::string metadata = s.metadata.is_object() ? s.metadata.dump() : "{}";
+    // created_by is the creator's: an update never changes it.
     soci::statement stmt =
         (sql.prepare << "UPDATE subscriptions SET urn = :u, namespace_id = :n, "
                         "match = CAST(:m AS jsonb), allowed_senders = CAST(:a AS jsonb), "
+                        "metadata = CAST(:md AS jsonb), updated_by = :ub, "
                         "updated_at = now() WHERE id = :id",
-         soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(senders), soci::use(key));
+         soci::use(s.urn), soci::use(ns), soci::use(match), soci::use(senders),
+         soci::use(metadata), soci::use(s.updated_by), soci::use(key));
     stmt.execute(true);
     if (Affected(stmt) == 0) {
       return absl::NotFoundError(absl::StrCat("subscription ", s.id, " not found"));

@@ -128,6 +128,37 @@ absl::StatusOr<std::string> PostgresNotificationRepository::GetCreator(uint64_t 
   return created_by;
 }
 
+absl::StatusOr<std::vector<Notification>> PostgresNotificationRepository::ListNotifications(
+    const NotificationFilter& filter, int limit) {
+  std::vector<Notification> out;
+  absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
+    std::string labels = LabelsText(filter.labels);
+    soci::rowset<soci::row> rs =
+        (sql.prepare << "SELECT id, template, data::text, labels::text, source, created_by, "
+                     << Micros("created_at")
+                     << " FROM notifications WHERE CAST(:cb AS text) IN ('', created_by) "
+                        "AND CAST(:t AS text) IN ('', template) AND CAST(:s AS text) IN ('', source) "
+                        "AND labels @> CAST(:l AS jsonb) ORDER BY id DESC LIMIT "
+                     << limit,
+         soci::use(filter.created_by), soci::use(filter.template_name), soci::use(filter.source),
+         soci::use(labels));
+    for (const soci::row& row : rs) {
+      Notification n;
+      n.id = static_cast<uint64_t>(row.get<long long>(0));
+      n.template_name = row.get<std::string>(1);
+      n.data = JsonFromText(row.get<std::string>(2));
+      n.labels = LabelsFromText(row.get<std::string>(3));
+      n.source = row.get<std::string>(4);
+      n.created_by = row.get<std::string>(5);
+      n.created_at = TimeFromMicros(row.get<long long>(6));
+      out.push_back(std::move(n));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
 absl::StatusOr<int> PostgresNotificationRepository::ExpireDue(absl::Time now) {
   long long n = 0;
   absl::Status st = pool_->Run([&](soci::session& sql) {

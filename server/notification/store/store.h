@@ -38,8 +38,9 @@ class PostgresSubscriptionRepository : public SubscriptionRepository {
   explicit PostgresSubscriptionRepository(db::Pool* pool) : pool_(pool) {}
   absl::StatusOr<uint64_t> Create(const Subscription& s, absl::string_view actor) override;
   absl::StatusOr<Subscription> Get(uint64_t id) override;
-  absl::StatusOr<std::vector<Subscription>> List(uint64_t namespace_id, const Labels* labels,
-                                                 const Page* page, int* total) override;
+  using SubscriptionRepository::List;
+  absl::StatusOr<std::vector<Subscription>> List(const SubscriptionFilter& filter, const Page* page,
+                                                 int* total) override;
   absl::Status Update(const Subscription& s, absl::string_view actor) override;
   absl::Status Delete(uint64_t id, absl::string_view actor) override;
 
@@ -67,6 +68,8 @@ class PostgresNotificationRepository : public NotificationRepository {
   absl::StatusOr<uint64_t> FindByIdempotencyKey(absl::string_view key) override;
   absl::StatusOr<std::vector<Message>> ListMessages(uint64_t notification_id) override;
   absl::StatusOr<std::string> GetCreator(uint64_t notification_id) override;
+  absl::StatusOr<std::vector<Notification>> ListNotifications(const NotificationFilter& filter,
+                                                             int limit) override;
   absl::StatusOr<int> ExpireDue(absl::Time now) override;
   absl::StatusOr<std::vector<ClaimedMessage>> Claim(int limit, absl::Duration lease) override;
   absl::Status MarkPublished(uint64_t message_id, absl::string_view lease) override;

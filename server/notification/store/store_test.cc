@@ -175,6 +175,61 @@ TEST_F(StoreTest, SubscriptionMatchUsesContainment) {
   EXPECT_EQ((*one)[0].receivers.at(0).id, r);
 }
 
+TEST_F(StoreTest, SirenSubscriptionFieldsAndFilters) {
+  Bind();
+  uint64_t r1 = AddReceiver({});
+  uint64_t r2 = AddReceiver({});
+  Subscription s;
+  s.urn = "siren";
+  s.match = {{"severity", "CRITICAL"}, {"environment", "production"}};
+  s.receivers = {{r1, json::object(), {{"route", "primary"}}}, {r2, json::object(), {{"route", "backup"}}}};
+  s.metadata = {{"owner", "team-a"}, {"tier", 1}};
+  s.created_by = "dev@x.com";
+  s.updated_by = "dev@x.com";
+  auto sid = subs_.Create(s, "t");
+  ASSERT_TRUE(sid.ok()) << sid.status();
+  auto got = subs_.Get(*sid);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->metadata, s.metadata);
+  EXPECT_EQ(got->created_by, "dev@x.com");
+  ASSERT_EQ(got->receivers.size(), 2u);
+  EXPECT_EQ(got->receivers[1].labels, (Labels{{"route", "backup"}}));
+  absl::Time added = got->receivers[0].created_at;
+
+  // An update keeps created_by and the relations' creation times.
+  Subscription u = *got;
+  u.created_by = "someone-else";
+  u.updated_by = "ops@x.com";
+  ASSERT_TRUE(subs_.Update(u, "t").ok());
+  got = subs_.Get(*sid);
+  EXPECT_EQ(got->created_by, "dev@x.com");
+  EXPECT_EQ(got->updated_by, "ops@x.com");
+  EXPECT_EQ(got->receivers[0].created_at, added);
+
+  auto count = [&](const SubscriptionFilter& f) { return subs_.List(f, nullptr, nullptr)->size(); };
+  SubscriptionFilter f;
+  f.match = {{"severity", "CRITICAL"}};  // Siren's match: ⊇
+  EXPECT_EQ(count(f), 1u);
+  f.match = {{"severity", "CRITICAL"}, {"team", "x"}};
+  EXPECT_EQ(count(f), 0u);
+  f = {};
+  f.notification_match = Labels{{"severity", "CRITICAL"}};  // ⊆
+  EXPECT_EQ(count(f), 0u);
+  f.notification_match = s.match;
+  EXPECT_EQ(count(f), 1u);
+  f = {};
+  f.metadata = {{"owner", "team-a"}};
+  EXPECT_EQ(count(f), 1u);
+  f.metadata = {{"owner", "team-b"}};
+  EXPECT_EQ(count(f), 0u);
+  f = {};
+  f.receiver_id = r2;
+  f.receiver_labels = {{"route", "backup"}};
+  EXPECT_EQ(count(f), 1u);
+  f.receiver_labels = {{"route", "primary"}};  // r2's relation is not primary
+  EXPECT_EQ(count(f), 0u);
+}
+
 TEST_F(StoreTest, TemplatesUpsertAndTagFilter) {
   Bind();
   Template t;
@@ -208,6 +263,39 @@ TEST_F(StoreTest, IdempotencyKeyReturnsFirstNotification) {
   EXPECT_EQ(*queue_.FindByIdempotencyKey("k"), first);
   EXPECT_EQ(*queue_.FindByIdempotencyKey("other"), 0u);
   EXPECT_EQ(queue_.ListMessages(12345).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(StoreTest, ListNotificationsFiltersNewestFirst) {
+  Bind();
+  uint64_t rid = AddReceiver({});
+  auto post = [&](const std::string& by, const std::string& tmpl, Labels labels,
+                  const std::string& source) {
+    Notification n;
+    n.template_name = tmpl;
+    n.data = {{"by", by}};
+    n.labels = std::move(labels);
+    n.source = source;
+    n.created_by = by;
+    return *queue_.Create(n, {Delivery{rid, "http", json::object()}}, 3, absl::Now() + absl::Hours(1));
+  };
+  uint64_t a = post("alice", "system-default", {{"env", "prod"}}, "api");
+  uint64_t b = post("bob", "system-default", {{"env", "prod"}, {"team", "x"}}, "api");
+  uint64_t c = post("alertmanager:cortex/1", "system-alert", {{"env", "prod"}}, "alert");
+  auto ids = [&](NotificationFilter f, int limit = 100) {
+    std::vector<uint64_t> out;
+    auto list = queue_.ListNotifications(f, limit);  // kept alive over the loop
+    for (const auto& n : *list) out.push_back(n.id);
+    return out;
+  };
+  EXPECT_EQ(ids({}), (std::vector<uint64_t>{c, b, a}));
+  EXPECT_EQ(ids({}, 2), (std::vector<uint64_t>{c, b}));
+  EXPECT_EQ(ids({"alice", "", "", {}}), (std::vector<uint64_t>{a}));
+  EXPECT_EQ(ids({"", "system-alert", "", {}}), (std::vector<uint64_t>{c}));
+  EXPECT_EQ(ids({"", "", "api", {{"team", "x"}}}), (std::vector<uint64_t>{b}));
+  auto one = queue_.ListNotifications({"alice", "", "", {}}, 10);
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].data, (json{{"by", "alice"}}));
+  EXPECT_EQ((*one)[0].labels, (Labels{{"env", "prod"}}));
 }
 
 TEST_F(StoreTest, ConcurrentClaimsNeverOverlap) {
