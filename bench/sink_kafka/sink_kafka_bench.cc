@@ -14,6 +14,8 @@
 //      against an in-process HTTP/1.1 server that answers 200 at once;
 // with records/s and the peak RSS (VmHWM) of sluice-sink. Prints figures; no
 // assertions. Run: bazel run -c opt //bench/sink_kafka:sink_kafka_bench [-- N P]
+// SINK_BENCH_CASES="0,4,5" picks rows by index (0-2 the JEXL rows, 3 JSON,
+// 4 http, 5 httpv2 RAW, 6 httpv2 MESSAGE); SINK_BENCH_ENV adds sink variables.
 //
 // librdkafka's mock broker keeps at most ~5 MB per partition (older batches
 // are dropped), so the N records are produced in rounds of 100k: each round
