@@ -8,8 +8,14 @@
 //      parsed in the decode stage + FILTER_ENGINE=JSON (keeps all) + log sink,
 //      against a raw consume of the JSON records (JSON rounds are 25k: the
 //      records are ~2.7x larger);
+//   6. SINK_TYPE=HTTP (POST, one JSON array per batch) and SINK_TYPE=HTTPV2
+//      with SINK_HTTPV2_REQUEST_MODE=BATCH (POST; RAW body, depot's default,
+//      and MESSAGE body, the record as JSON like the http sink), no filter,
+//      against an in-process HTTP/1.1 server that answers 200 at once;
 // with records/s and the peak RSS (VmHWM) of sluice-sink. Prints figures; no
 // assertions. Run: bazel run -c opt //bench/sink_kafka:sink_kafka_bench [-- N P]
+// SINK_BENCH_CASES="0,4,5" picks rows by index (0-2 the JEXL rows, 3 JSON,
+// 4 http, 5 httpv2 RAW, 6 httpv2 MESSAGE); SINK_BENCH_ENV adds sink variables.
 //
 // librdkafka's mock broker keeps at most ~5 MB per partition (older batches
 // are dropped), so the N records are produced in rounds of 100k: each round
@@ -29,11 +35,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/util/json_util.h"
 #include <grpcpp/grpcpp.h>
 
+#include "bench/sink_kafka/bench_http_server.h"
 #include "integration/sink_harness.h"
 #include "proto/sluice/sink/v1beta1/sink_control.grpc.pb.h"
 #include "librdkafka/rdkafka.h"
@@ -237,6 +245,25 @@ struct Case {
   bool json = false;  // produce JSON records; the sink reads INPUT_SCHEMA_DATA_TYPE=json
 };
 
+// The bench's HTTP receiver; "{HTTP}" in a case's variable is its base URL.
+sluice::bench::BenchHttpServer* http_server = nullptr;
+
+// The http sink posting each batch as one JSON array (no filter).
+std::map<std::string, std::string> HttpBatch() {
+  return {{"SINK_TYPE", "HTTP"},
+          {"SINK_HTTP_SERVICE_URL", "{HTTP}/http"},
+          {"SINK_HTTP_REQUEST_METHOD", "POST"}};
+}
+
+// The httpv2 sink in BATCH mode with `body_mode` (no filter).
+std::map<std::string, std::string> Httpv2Batch(const char* body_mode) {
+  return {{"SINK_TYPE", "HTTPV2"},
+          {"SINK_HTTPV2_SERVICE_URL", "{HTTP}/httpv2"},
+          {"SINK_HTTPV2_REQUEST_MODE", "BATCH"},
+          {"SINK_HTTPV2_REQUEST_METHOD", "POST"},
+          {"SINK_HTTPV2_REQUEST_BODY_MODE", body_mode}};
+}
+
 std::map<std::string, std::string> Jexl(const char* expression) {
   return {{"FILTER_ENGINE", "JEXL"},
           {"FILTER_DATA_SOURCE", "MESSAGE"},
@@ -255,7 +282,9 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
     env.erase("SCHEMA_REGISTRY_STENCIL_URLS");
     env["INPUT_SCHEMA_DATA_TYPE"] = "json";
   }
-  for (const auto& [k, v] : c.vars) env[k] = v;
+  for (const auto& [k, v] : c.vars) {
+    env[k] = absl::StrReplaceAll(v, {{"{HTTP}", http_server->Url("")}});
+  }
   // SINK_BENCH_ENV="NAME=value;NAME=value": more sluice-sink variables, to
   // try settings without rebuilding.
   if (const char* extra = std::getenv("SINK_BENCH_ENV")) {
@@ -389,7 +418,19 @@ int main(int argc, char** argv) {
         {"FILTER_JSON_SCHEMA",
          R"({"required":["driver_id"],"properties":{"driver_id":{"type":"string","pattern":"^driver-"}}})"}},
        1, /*json=*/true},
+      {"HTTP sink (SINK_TYPE=HTTP, POST, a JSON array per batch) -> local HTTP 200, 1 worker",
+       HttpBatch(), 1},
+      {"HTTPV2 sink (SINK_HTTPV2_REQUEST_MODE=BATCH, RAW body) -> local HTTP 200, 1 worker",
+       Httpv2Batch("RAW"), 1},
+      {"HTTPV2 sink (SINK_HTTPV2_REQUEST_MODE=BATCH, MESSAGE body) -> local HTTP 200, 1 worker",
+       Httpv2Batch("MESSAGE"), 1},
   };
+  auto server = sluice::bench::BenchHttpServer::Start();
+  if (server == nullptr) {
+    std::fprintf(stderr, "cannot start the bench HTTP server\n");
+    return 1;
+  }
+  http_server = server.get();
   double raw_json_rate = 0;
   int idx = 0;
   // SINK_BENCH_CASES="0,2": only those rows (by index).
@@ -408,6 +449,8 @@ int main(int argc, char** argv) {
                   producer.MeanSize(/*json=*/true), n, s, raw_json_rate);
     }
     const double baseline = c.json ? raw_json_rate : raw_rate;
+    const int64_t requests_before = server->requests();
+    const int64_t bytes_before = server->body_bytes();
     SinkRun r = RunSink(dir, broker.bootstrap, "bench", partitions, n,
                         absl::StrCat("bench-sink-", idx++), c, &producer, &produced);
     double rate = r.seconds > 0 ? r.records / r.seconds : 0;
@@ -416,6 +459,11 @@ int main(int argc, char** argv) {
         "MiB\n",
         c.name, static_cast<long long>(r.records), r.seconds, rate, rate / baseline,
         c.json ? "JSON " : "", r.peak_rss_kb / 1024.0);
+    if (int64_t requests = server->requests() - requests_before; requests > 0) {
+      std::printf("    %lld HTTP requests, %.0f records and %.0f body bytes per request\n",
+                  static_cast<long long>(requests), static_cast<double>(r.records) / requests,
+                  static_cast<double>(server->body_bytes() - bytes_before) / requests);
+    }
     for (const std::string& line : r.breakdown) std::printf("    %s\n", line.c_str());
   }
   broker.process->Signal(SIGTERM);

@@ -79,12 +79,16 @@ std::map<std::string, std::string> ConsumerProperties(const SourceConfig& config
       {"auto.offset.reset", config.auto_offset_reset},
       {"enable.auto.commit", "false"},
       {"enable.auto.offset.store", "false"},
-      // The prefetch queue (librdkafka's default, 64 MiB). librdkafka 2.0.2
-      // stops fetching when it is full and resumes late, so a small queue
-      // starves the worker: with 8192 the Kafka bench's worker waited for
-      // records ~75 % of the time (79k against 169k records/s, 1 worker;
-      // peak RSS 66 against 68 MiB). SOURCE_KAFKA_CONSUMER_CONFIG_
-      // QUEUED_MAX_MESSAGES_KBYTES trades throughput for memory.
+      // The prefetch queue (librdkafka's defaults: 64 MiB here, and
+      // queued.min.messages 100000). librdkafka 2.0.2 parks a partition whose
+      // queue reached either bound until its broker thread next wakes, up to
+      // 1 s later (2.1.0 added fetch.queue.backoff.ms), so a bound that binds
+      // starves the worker: with 8192 kB the Kafka bench's worker waited for
+      // records ~75 % of the time (79k against 169k records/s, 1 worker; peak
+      // RSS 66 against 68 MiB); with queued.min.messages 10000, 17k records/s
+      // at 37 MiB; 50000, 68k records/s at 54 MiB (sink/README.md, Dev tools).
+      // SOURCE_KAFKA_CONSUMER_CONFIG_QUEUED_{MAX_MESSAGES_KBYTES,MIN_MESSAGES}
+      // trade throughput for memory.
       {"queued.max.messages.kbytes", "65536"},
       {"enable.partition.eof", "false"},
       {"log_level", "4"},
