@@ -5,6 +5,7 @@
 
 #include "common/http_client.h"
 #include "server/notification/core/receiver_plugin.h"
+#include "server/notification/receivers/context.h"
 
 namespace sluice::notification::receivers {
 
@@ -25,6 +26,10 @@ inline constexpr size_t kMaxSlackErrorLength = 64;
 class SlackReceiver : public ReceiverPlugin {
  public:
   explicit SlackReceiver(HttpClient* http) : http_(http) {}
+  // The registry row's factory (see context.h).
+  static std::unique_ptr<ReceiverPlugin> Create(const ReceiverContext& ctx) {
+    return std::make_unique<SlackReceiver>(ctx.http);
+  }
   absl::Status ValidateConfig(const nlohmann::json& config) const override;
   std::vector<std::string> SecretKeys() const override { return {"token"}; }
   std::vector<std::string> DestinationKeys() const override { return {"api_url"}; }
