@@ -17,6 +17,9 @@ struct ReceiverOptions {
   // The directory file receivers write under: an absolute, symlink-free path
   // (realpath). Empty: the file type is disabled.
   std::string file_dir;
+  // Slack's Web API base URL (`notification.slack_api_url`, an http(s) URL
+  // without a trailing slash), used unless a receiver names its own api_url.
+  std::string slack_api_url = "https://slack.com/api";
 };
 
 // Everything a receiver type's Create may use. `http` is not owned and

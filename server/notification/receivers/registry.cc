@@ -5,6 +5,7 @@
 #include "server/notification/receivers/http/http_receiver.h"
 #include "server/notification/receivers/pagerduty/pagerduty_receiver.h"
 #include "server/notification/receivers/slack/slack_receiver.h"
+#include "server/notification/receivers/slack_channel/slack_channel_receiver.h"
 
 namespace sluice::notification::receivers {
 namespace {
@@ -23,6 +24,7 @@ constexpr Entry kReceivers[] = {
     {"http", &Create<HttpReceiver>},
     {"pagerduty", &Create<PagerDutyReceiver>},
     {"slack", &Create<SlackReceiver>},
+    {"slack_channel", &Create<SlackChannelReceiver>},
 };
 
 }  // namespace

@@ -87,5 +87,55 @@ TEST_F(SlackReceiverTest, SlackNeverEchoesBodiesAndSurvivesOddReplies) {
   EXPECT_FALSE(P().Send(chan, {{"text", "x"}}).ok());
 }
 
+TEST_F(SlackReceiverTest, OAuthConfigIsExchangedForATokenAndWorkspace) {
+  SlackReceiver slack(&http_, "http://fake/api");
+  http_.replies = {HttpResult{200, R"({"ok":true,"access_token":"xoxb-new","token_type":"bot",
+                                      "team":{"id":"T1","name":"acme"}})"}};
+  auto out = slack.PrepareConfig(
+      {{"client_id", "c1"}, {"client_secret", "s&1"}, {"auth_code", "code 1"}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, json({{"token", "xoxb-new"}, {"workspace", "acme"}}));
+  ASSERT_EQ(http_.requests.size(), 1u);
+  EXPECT_EQ(http_.requests[0].method, "POST");
+  EXPECT_EQ(http_.requests[0].url, "http://fake/api/oauth.v2.access");
+  EXPECT_EQ(http_.requests[0].body, "code=code%201&client_id=c1&client_secret=s%261");
+  EXPECT_EQ(http_.requests[0].headers,
+            std::vector<std::string>{"Content-Type: application/x-www-form-urlencoded"});
+  // A workspace receiver needs no channel_name (the subscription gives it),
+  // but Send does.
+  EXPECT_TRUE(slack.ValidateConfig(*out).ok());
+  absl::Status no_channel = slack.Send(*out, {{"text", "x"}});
+  EXPECT_EQ(no_channel.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(no_channel.message().find("configurations.channel_name"), std::string::npos);
+  json with_channel = *out;
+  with_channel["channel_name"] = "alerts";
+  http_.replies = {HttpResult{200, R"({"ok":true})"}};
+  ASSERT_TRUE(slack.Send(with_channel, {{"text", "x"}}).ok());
+  EXPECT_EQ(http_.requests.back().url, "http://fake/api/chat.postMessage");
+  EXPECT_EQ(http_.requests.back().headers[0], "Authorization: Bearer xoxb-new");
+}
+
+TEST_F(SlackReceiverTest, OAuthErrorsNameTheFieldOrSlacksCode) {
+  SlackReceiver slack(&http_, "http://fake/api");
+  auto missing = slack.PrepareConfig({{"client_id", "c1"}, {"client_secret", "s"}});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("configurations.auth_code"), std::string::npos);
+  EXPECT_TRUE(http_.requests.empty());
+  json creds = {{"client_id", "c1"}, {"client_secret", "s"}, {"auth_code", "a"}};
+  http_.replies = {HttpResult{200, R"({"ok":false,"error":"invalid_code"})"},
+                   HttpResult{429, ""}, HttpResult{200, R"({"ok":true,"access_token":"x"})"}};
+  auto refused = slack.PrepareConfig(creds);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status().message(), "slack oauth.v2.access: invalid_code");
+  EXPECT_TRUE(IsRetryable(slack.PrepareConfig(creds).status()));
+  EXPECT_EQ(slack.PrepareConfig(creds).status().message(),
+            "slack oauth.v2.access: reply has no access_token or team.name");
+  // Other configurations pass unchanged, without a call.
+  size_t calls = http_.requests.size();
+  json plain = {{"token", "t"}, {"channel_name", "c"}};
+  EXPECT_EQ(*slack.PrepareConfig(plain), plain);
+  EXPECT_EQ(http_.requests.size(), calls);
+}
+
 }  // namespace
 }  // namespace sluice::notification::receivers
