@@ -139,16 +139,16 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
       if (auto st = ParseHookTokens(it->second, &s.hook_tokens); !st.ok()) return st;
       continue;
     }
-    if (key == "slack_api_url") {
+    if (key == "slack_api_url" || key == "lark_api_url") {
       std::string url;
       try {
         url = it->second.as<std::string>();
       } catch (const YAML::Exception&) {
-        return absl::InvalidArgumentError("notification.slack_api_url: must be a string");
+        return absl::InvalidArgumentError(absl::StrCat("notification.", key, ": must be a string"));
       }
-      if (auto st = ValidateHttpUrl("notification.slack_api_url", url); !st.ok()) return st;
+      if (auto st = ValidateHttpUrl(absl::StrCat("notification.", key), url); !st.ok()) return st;
       while (!url.empty() && url.back() == '/') url.pop_back();
-      s.receivers.slack_api_url = url;
+      (key == "slack_api_url" ? s.receivers.slack_api_url : s.receivers.lark_api_url) = url;
       continue;
     }
     if (key == "file_receiver_dir") {

@@ -20,6 +20,9 @@ struct ReceiverOptions {
   // Slack's Web API base URL (`notification.slack_api_url`, an http(s) URL
   // without a trailing slash), used unless a receiver names its own api_url.
   std::string slack_api_url = "https://slack.com/api";
+  // Lark's open platform base URL (`notification.lark_api_url`, http(s), no
+  // trailing slash), used unless a receiver names its own api_url.
+  std::string lark_api_url = "https://open.larksuite.com";
 };
 
 // Everything a receiver type's Create may use. `http` is not owned and

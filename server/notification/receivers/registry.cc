@@ -3,6 +3,8 @@
 #include "absl/strings/string_view.h"
 #include "server/notification/receivers/file/file_receiver.h"
 #include "server/notification/receivers/http/http_receiver.h"
+#include "server/notification/receivers/lark/lark_receiver.h"
+#include "server/notification/receivers/lark_channel/lark_channel_receiver.h"
 #include "server/notification/receivers/pagerduty/pagerduty_receiver.h"
 #include "server/notification/receivers/slack/slack_receiver.h"
 #include "server/notification/receivers/slack_channel/slack_channel_receiver.h"
@@ -22,6 +24,8 @@ struct Entry {
 constexpr Entry kReceivers[] = {
     {"file", &Create<FileReceiver>},
     {"http", &Create<HttpReceiver>},
+    {"lark", &Create<LarkReceiver>},
+    {"lark_channel", &Create<LarkChannelReceiver>},
     {"pagerduty", &Create<PagerDutyReceiver>},
     {"slack", &Create<SlackReceiver>},
     {"slack_channel", &Create<SlackChannelReceiver>},

@@ -17,7 +17,7 @@ TEST(RegistryTest, ListsEveryTypeOnce) {
     EXPECT_NE(p, nullptr) << n;
   }
   EXPECT_EQ(names, ReceiverTypes());
-  EXPECT_EQ(names, (std::vector<std::string>{"file", "http", "pagerduty", "slack",
+  EXPECT_EQ(names, (std::vector<std::string>{"file", "http", "lark", "lark_channel", "pagerduty", "slack",
                                                "slack_channel"}));
   auto& P = plugins;  // by type
   EXPECT_EQ(P.at("slack")->SecretKeys(), std::vector<std::string>{"token"});
