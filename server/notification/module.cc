@@ -13,6 +13,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "common/http_client.h"
+#include "common/outbound.h"
 #include "server/notification/api/grpc_service.h"
 #include "server/notification/core/cleanup.h"
 #include "server/notification/core/delivery.h"
@@ -136,6 +137,18 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
     }
     if (key == "alert_hook_tokens") {
       if (auto st = ParseHookTokens(it->second, &s.hook_tokens); !st.ok()) return st;
+      continue;
+    }
+    if (key == "slack_api_url" || key == "lark_api_url") {
+      std::string url;
+      try {
+        url = it->second.as<std::string>();
+      } catch (const YAML::Exception&) {
+        return absl::InvalidArgumentError(absl::StrCat("notification.", key, ": must be a string"));
+      }
+      if (auto st = ValidateHttpUrl(absl::StrCat("notification.", key), url); !st.ok()) return st;
+      while (!url.empty() && url.back() == '/') url.pop_back();
+      (key == "slack_api_url" ? s.receivers.slack_api_url : s.receivers.lark_api_url) = url;
       continue;
     }
     if (key == "file_receiver_dir") {

@@ -16,6 +16,11 @@
 //   file_receiver_dir: ""       the directory `file` receivers write under (an
 //                               existing absolute path); unset or "": the file
 //                               receiver type is disabled
+//   slack_api_url: https://slack.com/api   Slack's Web API base URL (http/https)
+//                               for slack receivers without their own api_url
+//                               and for the OAuth code exchange
+//   lark_api_url: https://open.larksuite.com   Lark's open platform base URL
+//                               for lark receivers without their own api_url
 //   admins: [], admin_groups: []    notification admins (identities, JWT groups)
 //   senders: [], sender_groups: []  who else may POST /notifications (F-M1;
 //                               "*" in senders: every caller, for development);

@@ -3,7 +3,9 @@
 # scripts/install-npm-deps.sh), then runs a test file of this folder ($1,
 # default official_clients_test.js: Google's clients against a fresh
 # integration/gcp_fake; es_official_client_test.js: Elastic's client against
-# integration/es_fake) with node's test runner.
+# integration/es_fake; slack_official_client_test.js: @slack/web-api against
+# integration/slack_fake; lark_official_client_test.js: @larksuiteoapi/node-sdk
+# against integration/lark_fake) with node's test runner.
 set -euo pipefail
 root="${TEST_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}/${TEST_WORKSPACE:-}"
 [ -d "$root/scripts" ] || root="$(cd "$(dirname "$0")/../../.." && pwd)"

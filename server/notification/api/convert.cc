@@ -50,6 +50,7 @@ void ToProto(const Receiver& r, pb::Receiver* out) {
   LabelsToMap(r.labels, out->mutable_labels());
   (void)JsonToStruct(r.configurations, out->mutable_configurations());
   for (const auto& a : r.allowed_senders) out->add_allowed_senders(a);
+  out->set_parent_id(r.parent_id);
   SetTime(r.created_at, out->mutable_created_at());
   SetTime(r.updated_at, out->mutable_updated_at());
 }

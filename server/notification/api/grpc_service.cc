@@ -72,6 +72,7 @@ grpc::Status NotificationGrpcService::CreateReceiver(grpc::ServerContext* ctx,
     r.labels = LabelsFromMap(req->labels());
     r.configurations = StructToJson(req->configurations());
     r.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
+    r.parent_id = req->parent_id();
     auto id = s_.receivers->Create(std::move(r), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
@@ -117,6 +118,7 @@ grpc::Status NotificationGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
     r.labels = LabelsFromMap(req->labels());
     r.configurations = StructToJson(req->configurations());
     r.allowed_senders.assign(req->allowed_senders().begin(), req->allowed_senders().end());
+    r.parent_id = req->parent_id();
     if (auto st = s_.receivers->Update(std::move(r), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();

@@ -169,8 +169,51 @@ Receiver ReceiverService::Present(Receiver r) const {
   return r;
 }
 
+absl::Status ReceiverService::Prepare(Receiver* r) const {
+  auto it = plugins_->find(r->type);
+  if (it == plugins_->end() || !r->configurations.is_object()) return absl::OkStatus();
+  if (auto st = codec_->RejectCiphertexts(r->type, r->configurations, "configurations."); !st.ok()) {
+    return st;
+  }
+  auto prepared = it->second->PrepareConfig(r->configurations);
+  if (!prepared.ok()) return prepared.status();
+  r->configurations = *std::move(prepared);
+  return absl::OkStatus();
+}
+
+absl::Status ReceiverService::ValidateParent(const Receiver& r) const {
+  auto it = plugins_->find(r.type);
+  if (it == plugins_->end()) return absl::OkStatus();  // Validate names it
+  std::string want = it->second->ParentType();
+  if (want.empty()) {
+    if (r.parent_id == 0) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("parent_id: type ", r.type, " should not have a parent receiver"));
+  }
+  if (r.parent_id == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parent_id: type ", r.type, " needs a parent receiver (of type ", want, ")"));
+  }
+  if (r.parent_id == r.id) {
+    return absl::InvalidArgumentError("parent_id: a receiver cannot be its own parent");
+  }
+  auto parent = repo_->Get(r.parent_id);
+  if (!parent.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parent_id: receiver ", r.parent_id, " not found"));
+  }
+  if (parent->type != want) {
+    return absl::InvalidArgumentError(absl::StrCat("parent_id: the parent of ", r.type,
+                                                   " should be of type ", want, ", not ",
+                                                   parent->type));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<uint64_t> ReceiverService::Create(Receiver r, absl::string_view actor) {
+  if (auto st = Prepare(&r); !st.ok()) return st;
   if (auto st = Validate(r); !st.ok()) return st;
+  if (auto st = ValidateParent(r); !st.ok()) return st;
   if (auto st = codec_->RejectCiphertexts(r.type, r.configurations, "configurations."); !st.ok()) {
     return st;
   }
@@ -205,9 +248,9 @@ absl::Status ReceiverService::Update(Receiver r, absl::string_view actor) {
     return absl::InvalidArgumentError(absl::StrCat("type: is immutable (\"", current->type,
                                                    "\" cannot become \"", r.type, "\")"));
   }
-  if (auto st = codec_->RejectCiphertexts(r.type, r.configurations, "configurations."); !st.ok()) {
-    return st;
-  }
+  if (r.parent_id == 0) r.parent_id = current->parent_id;
+  if (auto st = ValidateParent(r); !st.ok()) return st;
+  if (auto st = Prepare(&r); !st.ok()) return st;
   if (auto it = plugins_->find(r.type); it != plugins_->end() && !it->second->SecretKeys().empty()) {
     // A new destination gets no stored secret: each must come again.
     auto stored = codec_->Open(r.type, current->configurations, ReceiverPlace(r.id));

@@ -90,6 +90,13 @@ class ReceiverService {
 
  private:
   absl::Status Validate(const Receiver& r) const;
+  // The type's PrepareConfig on a client's configuration (ciphertexts
+  // refused first); a no-op for an unknown type (Validate names it).
+  absl::Status Prepare(Receiver* r) const;
+  // InvalidArgument "parent_id: ..." unless r.parent_id names an existing
+  // receiver of the type's ParentType(), or is 0 for a type without one (as
+  // Siren's core/receiver/service.go validateParent).
+  absl::Status ValidateParent(const Receiver& r) const;
   Receiver Present(Receiver r) const;
   ReceiverRepository* repo_;
   const ReceiverPlugins* plugins_;

@@ -78,6 +78,75 @@ TEST_F(CatalogTest, SecretsEncryptedAtRestMaskedOnOutputKeptWhenMasked) {
   EXPECT_EQ(repo_.rows[*id].name, "a2");
 }
 
+// Like "scripted", trading a {"code": ...} configuration for a token at
+// create and update, as slack's OAuth exchange does.
+class ExchangingPlugin : public testing::ScriptedPlugin {
+ public:
+  absl::StatusOr<json> PrepareConfig(json config) const override {
+    if (!config.contains("code")) return config;
+    if (config["code"] == "bad") return absl::FailedPreconditionError("vendor: invalid_code");
+    return json{{"url", "u"}, {"token", "tok-" + config["code"].get<std::string>()}};
+  }
+};
+
+TEST_F(CatalogTest, PrepareConfigRunsBeforeValidationAndItsSecretsAreSealed) {
+  plugins_["exchanging"] = std::make_unique<ExchangingPlugin>();
+  Receiver r = R("x", {{"code", "c1"}});
+  r.type = "exchanging";
+  auto id = receivers_.Create(r, "me");
+  ASSERT_TRUE(id.ok()) << id.status();
+  std::string stored = repo_.rows[*id].configurations["token"];
+  EXPECT_EQ(*crypter_->Decrypt(stored, ReceiverPlace(*id) + "/token"), "tok-c1");
+  EXPECT_FALSE(repo_.rows[*id].configurations.contains("code"));
+  r.configurations = {{"code", "bad"}};
+  EXPECT_EQ(receivers_.Create(r, "me").status().message(), "vendor: invalid_code");
+  r.id = *id;
+  r.configurations = {{"code", "c2"}};
+  ASSERT_TRUE(receivers_.Update(r, "me").ok());
+  EXPECT_EQ(*crypter_->Decrypt(repo_.rows[*id].configurations["token"].get<std::string>(),
+                               ReceiverPlace(*id) + "/token"),
+            "tok-c2");
+}
+
+class ChildOfScripted : public testing::ScriptedPlugin {
+ public:
+  std::string ParentType() const override { return "scripted"; }
+  std::vector<std::string> SecretKeys() const override { return {}; }
+};
+
+TEST_F(CatalogTest, ParentIdIsRequiredForChildTypesAndRefusedOtherwise) {
+  plugins_["child"] = std::make_unique<ChildOfScripted>();
+  uint64_t parent = Receive({{"url", "u"}, {"token", "t"}});
+  uint64_t plain = Receive({{"url", "u"}}, "plain");
+  Receiver c = R("c", {{"url", "u"}});
+  c.type = "child";
+  auto missing = receivers_.Create(c, "me");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(missing.status().message(),
+            "parent_id: type child needs a parent receiver (of type scripted)");
+  c.parent_id = 9999;
+  EXPECT_EQ(receivers_.Create(c, "me").status().message(), "parent_id: receiver 9999 not found");
+  c.parent_id = plain;
+  EXPECT_EQ(receivers_.Create(c, "me").status().message(),
+            "parent_id: the parent of child should be of type scripted, not plain");
+  c.parent_id = parent;
+  auto id = receivers_.Create(c, "me");
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(receivers_.Get(*id)->parent_id, parent);
+  // Update: 0 keeps the parent; another type is refused.
+  c.id = *id;
+  c.parent_id = 0;
+  ASSERT_TRUE(receivers_.Update(c, "me").ok());
+  EXPECT_EQ(repo_.rows[*id].parent_id, parent);
+  c.parent_id = plain;
+  EXPECT_FALSE(receivers_.Update(c, "me").ok());
+  // A type without a parent type refuses one.
+  Receiver p = R("p", {{"url", "u"}});
+  p.parent_id = parent;
+  EXPECT_EQ(receivers_.Create(p, "me").status().message(),
+            "parent_id: type scripted should not have a parent receiver");
+}
+
 TEST_F(CatalogTest, NewDestinationNeedsTheSecretsAgain) {
   auto id = receivers_.Create(R("a", {{"url", "https://good"}, {"token", "s3cret"}}), "me");
   ASSERT_TRUE(id.ok());

@@ -13,6 +13,30 @@
 namespace sluice::notification {
 namespace {
 
+// A child receiver's configuration (with its override) over its parent's
+// (both decrypted): the parent's secrets and destination keys always win (and
+// are dropped when the parent has none), so neither the child nor an override
+// can send the parent's credentials elsewhere; other parent keys fill in what
+// the child lacks (e.g. slack's workspace).
+nlohmann::json WithParent(const ReceiverPlugin& parent_plugin, nlohmann::json child,
+                          const nlohmann::json& parent) {
+  if (!child.is_object()) child = nlohmann::json::object();
+  if (!parent.is_object()) return child;
+  for (const auto& [k, v] : parent.items()) {
+    if (!child.contains(k)) child[k] = v;
+  }
+  std::vector<std::string> owned = parent_plugin.SecretKeys();
+  for (const std::string& k : parent_plugin.DestinationKeys()) owned.push_back(k);
+  for (const std::string& k : owned) {
+    if (parent.contains(k)) {
+      child[k] = parent[k];
+    } else {
+      child.erase(k);
+    }
+  }
+  return child;
+}
+
 // `s` with every byte that does not belong to a well-formed UTF-8 sequence
 // replaced by U+FFFD. A message's last_error goes to a TEXT column
 // (PostgreSQL refuses invalid UTF-8, so the outcome would never be recorded
@@ -191,6 +215,20 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
     return fail(absl::StrCat(st.message(), " (refused)"));
   }
   nlohmann::json opened = MergeOverride(*std::move(base), *override);
+  if (!plugin->second->ParentType().empty()) {
+    if (m.parent_type.empty()) {
+      return fail(absl::StrCat("parent receiver ", m.parent_id, " no longer exists"));
+    }
+    auto parent_plugin = plugins_->find(m.parent_type);
+    if (parent_plugin == plugins_->end() ||
+        m.parent_type != plugin->second->ParentType()) {
+      return fail(absl::StrCat("parent receiver ", m.parent_id, " is of type \"", m.parent_type,
+                               "\", not ", plugin->second->ParentType()));
+    }
+    auto parent = codec_->Open(m.parent_type, m.parent_config, ReceiverPlace(m.parent_id));
+    if (!parent.ok()) return fail(std::string(parent.status().message()));
+    opened = WithParent(*parent_plugin->second, std::move(opened), *parent);
+  }
   if (auto st = plugin->second->ValidateConfig(opened); !st.ok()) {
     return fail(absl::StrCat("invalid receiver configuration: ",
                              codec_->Redact(msg.receiver_type, opened, st.message())));

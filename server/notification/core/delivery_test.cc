@@ -62,6 +62,49 @@ TEST_F(DeliveryTest, PublishedWithDecryptedSecretsAndRenderedPayload) {
   EXPECT_EQ(plugin_->sent[0].second, json({{"hello", "world"}}));
 }
 
+// A child type (slack_channel's shape): no secrets of its own, a
+// "scripted" parent.
+class ChildPlugin : public testing::ScriptedPlugin {
+ public:
+  std::string ParentType() const override { return "scripted"; }
+  std::vector<std::string> SecretKeys() const override { return {}; }
+  std::vector<std::string> DestinationKeys() const override { return {}; }
+};
+
+TEST_F(DeliveryTest, AChildSendsWithItsParentsSecretsAndDestinationWhateverItsOverride) {
+  auto child_plugin = std::make_unique<ChildPlugin>();
+  ChildPlugin* child = child_plugin.get();
+  plugins_["child"] = std::move(child_plugin);
+  Receiver r;
+  r.name = "c";
+  r.type = "child";
+  r.parent_id = rid_;
+  r.configurations = {{"channel_name", "alerts"}, {"url", "http://evil"}, {"extra", 1}};
+  uint64_t cid = *receivers_.Create(r, "");
+  Notification n;
+  n.template_name = "system-default";
+  n.data = {{"a", 1}};
+  // The override tries to move the parent's token elsewhere too.
+  uint64_t nid = *queue_.Create(
+      n, {{cid, "child", json{{"url", "http://evil2"}, {"token", "forged"}}}}, 3,
+      absl::Now() + absl::Hours(1));
+  Drain();
+  EXPECT_EQ(Only(nid).status, kPublished) << Only(nid).last_error;
+  ASSERT_EQ(child->sent.size(), 1u);
+  EXPECT_EQ(child->sent[0].first, json({{"channel_name", "alerts"},
+                                        {"url", "u"},
+                                        {"token", "plain-token"},
+                                        {"extra", 1}}));
+
+  // A deleted parent fails the child's messages, naming it.
+  ASSERT_TRUE(receivers_.Delete(rid_, "").ok());
+  uint64_t nid2 = *queue_.Create(n, {{cid, "child", json::object()}}, 3,
+                                 absl::Now() + absl::Hours(1));
+  Drain();
+  EXPECT_EQ(Only(nid2).status, kFailed);
+  EXPECT_EQ(Only(nid2).last_error, absl::StrCat("parent receiver ", rid_, " no longer exists"));
+}
+
 TEST_F(DeliveryTest, RetryableTwiceThenPublished) {
   plugin_->script = {absl::UnavailableError("HTTP 500"), absl::UnavailableError("HTTP 500")};
   uint64_t n = Enqueue({{"a", 1}});

@@ -229,7 +229,16 @@ class FakeNotificationRepository : public NotificationRepository {
       c.lease = row.lease;
       auto r = receivers->Get(row.m.receiver_id);
       c.receiver_exists = r.ok();
-      if (r.ok()) c.receiver_config = r->configurations;
+      if (r.ok()) {
+        c.receiver_config = r->configurations;
+        c.parent_id = r->parent_id;
+        auto p = r->parent_id != 0 ? receivers->Get(r->parent_id)
+                                   : absl::StatusOr<Receiver>(absl::NotFoundError(""));
+        if (p.ok()) {
+          c.parent_type = p->type;
+          c.parent_config = p->configurations;
+        }
+      }
       c.config_override = row.override_config;
       const Notification& n = notifications[row.m.notification_id];
       c.template_name = n.template_name;

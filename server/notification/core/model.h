@@ -29,6 +29,9 @@ struct Receiver {
   // notifications at all. Notification admins and the system sender are
   // never narrowed (see notify.h).
   std::vector<std::string> allowed_senders;
+  // The receiver whose credentials a child type sends with (Siren's
+  // parent_id: slack_channel under slack, lark_channel under lark); 0: none.
+  uint64_t parent_id = 0;
   absl::Time created_at;
   absl::Time updated_at;
 };
@@ -129,6 +132,11 @@ struct ClaimedMessage {
   bool receiver_exists = false;
   nlohmann::json receiver_config;  // the receiver's configurations, secrets encrypted
   nlohmann::json config_override;  // the subscription's override, secrets encrypted
+  // The receiver's parent (Receiver::parent_id; 0: none), its type ("" when
+  // it no longer exists) and configurations (secrets encrypted).
+  uint64_t parent_id = 0;
+  std::string parent_type;
+  nlohmann::json parent_config;
   std::string template_name;
   std::optional<Template> user_template;  // the stored template, when not built in
   nlohmann::json data;

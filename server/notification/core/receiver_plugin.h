@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::notification {
@@ -22,6 +23,20 @@ class ReceiverPlugin {
   // ("configurations.<key>: ..."); FailedPrecondition when this server's
   // configuration disables the type (naming the setting).
   virtual absl::Status ValidateConfig(const nlohmann::json& config) const = 0;
+  // Turns the configuration a client sent (create or update, secrets in
+  // plain text, before ValidateConfig) into the one stored: Siren's
+  // PreHookDBTransformConfigs, e.g. slack exchanges an OAuth code for a
+  // token. Default: unchanged. InvalidArgument naming the field;
+  // FailedPrecondition when the vendor refuses; Unavailable or
+  // ResourceExhausted when it cannot answer now.
+  virtual absl::StatusOr<nlohmann::json> PrepareConfig(nlohmann::json config) const {
+    return config;
+  }
+  // The type a receiver of this type must have as its parent (Siren's
+  // parent_id: "slack" for slack_channel); "" (default): no parent allowed.
+  // A child is sent with its parent's configuration under its own, the
+  // parent's secrets and DestinationKeys always winning (see delivery.cc).
+  virtual std::string ParentType() const { return ""; }
   // Configuration keys holding secrets: encrypted at rest, masked on output.
   virtual std::vector<std::string> SecretKeys() const { return {}; }
   // Configuration keys naming where messages (and so the secrets) go, e.g.

@@ -1,23 +1,22 @@
-// The one table of receiver types.
+// The one table of receiver types (one row per folder, no static
+// self-registration; the same shape as sink/sinks/registry.cc).
 #ifndef SLUICE_SERVER_NOTIFICATION_RECEIVERS_REGISTRY_H_
 #define SLUICE_SERVER_NOTIFICATION_RECEIVERS_REGISTRY_H_
 
 #include <string>
+#include <vector>
 
 #include "common/http_client.h"
 #include "server/notification/core/receiver_plugin.h"
+#include "server/notification/receivers/context.h"
 
 namespace sluice::notification::receivers {
 
-// Server settings some receiver types need.
-struct ReceiverOptions {
-  // The directory file receivers write under: an absolute, symlink-free path
-  // (realpath). Empty: the file type is disabled.
-  std::string file_dir;
-};
+// The registered type names, sorted.
+std::vector<std::string> ReceiverTypes();
 
-// Every receiver type (http, file, slack, pagerduty), sharing `http` (which
-// must outlive them).
+// Every receiver type (see ReceiverTypes), sharing `http` (which must
+// outlive them).
 ReceiverPlugins NewReceiverPlugins(HttpClient* http, const ReceiverOptions& options = {});
 
 }  // namespace sluice::notification::receivers

@@ -25,7 +25,7 @@ void ToSiren(const Receiver& r, spb::Receiver* out) {
   out->mutable_data();
   SetTime(r.created_at, out->mutable_created_at());
   SetTime(r.updated_at, out->mutable_updated_at());
-  // TODO(#30 s-recv): parent_id once the core Receiver carries it.
+  out->set_parent_id(r.parent_id);
 }
 
 void ToSiren(const Subscription& s, spb::Subscription* out) {

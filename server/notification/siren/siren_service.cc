@@ -35,8 +35,8 @@ grpc::Status SirenGrpcService::CreateReceiver(grpc::ServerContext* ctx,
                                               const spb::CreateReceiverRequest* req,
                                               spb::CreateReceiverResponse* resp) {
   return AdminCall(ctx, "CreateReceiver", "create receivers", [&](const Caller& caller) -> absl::Status {
-    if (req->parent_id() != 0) return AfterMerge("parent_id");  // TODO(#30 s-recv)
     Receiver r;
+    r.parent_id = req->parent_id();
     r.name = req->name();
     r.type = req->type();
     r.labels = Labels(req->labels().begin(), req->labels().end());
@@ -63,7 +63,6 @@ grpc::Status SirenGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
                                               const spb::UpdateReceiverRequest* req,
                                               spb::UpdateReceiverResponse* resp) {
   return AdminCall(ctx, "UpdateReceiver", "update receivers", [&](const Caller& caller) -> absl::Status {
-    if (req->parent_id() != 0) return AfterMerge("parent_id");  // TODO(#30 s-recv)
     // Siren's update has no type and no allowed_senders: both stay.
     auto current = s_.receivers->Get(req->id());
     if (!current.ok()) return current.status();
@@ -73,6 +72,7 @@ grpc::Status SirenGrpcService::UpdateReceiver(grpc::ServerContext* ctx,
     r.labels = Labels(req->labels().begin(), req->labels().end());
     r.configurations = api::StructToJson(req->configurations());
     r.allowed_senders = current->allowed_senders;
+    r.parent_id = req->parent_id();  // 0 keeps the stored parent
     if (auto st = s_.receivers->Update(std::move(r), caller.identity); !st.ok()) return st;
     resp->set_id(req->id());
     return absl::OkStatus();

@@ -13,7 +13,7 @@ namespace {
 
 const std::string kReceiverCols = "id, name, type, labels::text, configurations::text, " +
                                   Micros("created_at") + ", " + Micros("updated_at") +
-                                  ", allowed_senders::text";
+                                  ", allowed_senders::text, parent_id";
 
 // allowed_senders (a JSONB array of strings) as text and back.
 std::string SendersText(const std::vector<std::string>& list) { return nlohmann::json(list).dump(); }
@@ -36,6 +36,7 @@ Receiver ReceiverFromRow(const soci::row& row) {
   r.created_at = TimeFromMicros(row.get<long long>(5));
   r.updated_at = TimeFromMicros(row.get<long long>(6));
   r.allowed_senders = SendersFromText(row.get<std::string>(7));
+  r.parent_id = static_cast<uint64_t>(row.get<long long>(8));
   return r;
 }
 
@@ -44,7 +45,8 @@ nlohmann::json ReceiverAudit(const Receiver& r) {
           {"name", r.name},
           {"type", r.type},
           {"labels", LabelsText(r.labels)},
-          {"allowed_senders", r.allowed_senders}};
+          {"allowed_senders", r.allowed_senders},
+          {"parent_id", r.parent_id}};
 }
 
 }  // namespace
@@ -65,11 +67,13 @@ absl::StatusOr<uint64_t> PostgresReceiverRepository::Create(const Receiver& r,
   absl::Status st = pool_->InTransaction([&](soci::session& sql) {
     std::string labels = LabelsText(r.labels), config = r.configurations.dump();
     std::string senders = SendersText(r.allowed_senders);
-    sql << "INSERT INTO receivers (id, name, type, labels, configurations, allowed_senders) VALUES "
+    long long parent = static_cast<long long>(r.parent_id);
+    sql << "INSERT INTO receivers (id, name, type, labels, configurations, allowed_senders, "
+           "parent_id) VALUES "
            "(COALESCE(NULLIF(:i, 0), nextval(pg_get_serial_sequence('receivers', 'id'))), "
-           ":n, :t, CAST(:l AS jsonb), CAST(:c AS jsonb), CAST(:a AS jsonb)) RETURNING id",
+           ":n, :t, CAST(:l AS jsonb), CAST(:c AS jsonb), CAST(:a AS jsonb), :p) RETURNING id",
         soci::use(id), soci::use(r.name), soci::use(r.type), soci::use(labels), soci::use(config),
-        soci::use(senders), soci::into(id);
+        soci::use(senders), soci::use(parent), soci::into(id);
     Receiver audited = r;
     audited.id = id;
     db::WriteAuditLog(sql, "receiver.create", actor, ReceiverAudit(audited));
@@ -147,12 +151,13 @@ absl::Status PostgresReceiverRepository::Update(const Receiver& r, absl::string_
     std::string labels = LabelsText(r.labels), config = r.configurations.dump();
     std::string senders = SendersText(r.allowed_senders);
     long long key = static_cast<long long>(r.id);
+    long long parent = static_cast<long long>(r.parent_id);
     soci::statement stmt =
         (sql.prepare << "UPDATE receivers SET name = :n, labels = CAST(:l AS jsonb), "
                         "configurations = CAST(:c AS jsonb), allowed_senders = CAST(:a AS jsonb), "
-                        "updated_at = now() WHERE id = :id",
+                        "parent_id = :p, updated_at = now() WHERE id = :id",
          soci::use(r.name), soci::use(labels), soci::use(config), soci::use(senders),
-         soci::use(key));
+         soci::use(parent), soci::use(key));
     stmt.execute(true);
     if (Affected(stmt) == 0) return absl::NotFoundError(absl::StrCat("receiver ", r.id, " not found"));
     db::WriteAuditLog(sql, "receiver.update", actor, ReceiverAudit(r));

@@ -219,9 +219,12 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
              << ", m.config_override::text, n.template, n.data::text, "
                 "COALESCE(r.configurations::text, ''), (r.id IS NOT NULL)::int, "
                 "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]'), "
-                "m.lease_token::text, COALESCE(t.engine, 'mustache') "
+                "m.lease_token::text, COALESCE(t.engine, 'mustache'), "
+                "COALESCE(r.parent_id, 0), COALESCE(p.type, ''), "
+                "COALESCE(p.configurations::text, '') "
                 "FROM claimed m JOIN notifications n ON n.id = m.notification_id "
                 "LEFT JOIN receivers r ON r.id = m.receiver_id "
+                "LEFT JOIN receivers p ON p.id = r.parent_id AND r.parent_id <> 0 "
                 "LEFT JOIN templates t ON t.name = n.template ORDER BY m.id",
          soci::use(limit), soci::use(lease_s));
     for (const soci::row& row : rs) {
@@ -233,6 +236,9 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
       c.receiver_config = JsonFromText(row.get<std::string>(15));
       c.receiver_exists = row.get<int>(16) != 0;
       c.lease = row.get<std::string>(20);
+      c.parent_id = static_cast<uint64_t>(row.get<long long>(22));
+      c.parent_type = row.get<std::string>(23);
+      if (!c.parent_type.empty()) c.parent_config = JsonFromText(row.get<std::string>(24));
       if (!row.get<std::string>(17).empty()) {
         Template t;
         t.name = row.get<std::string>(17);

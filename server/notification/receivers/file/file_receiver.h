@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/notification/core/receiver_plugin.h"
+#include "server/notification/receivers/context.h"
 
 namespace sluice::notification::receivers {
 
@@ -30,6 +31,10 @@ class FileReceiver : public ReceiverPlugin {
   // `dir`: an absolute, symlink-free directory path (realpath), or "" to
   // disable the type.
   explicit FileReceiver(std::string dir);
+  // The registry row's factory (see context.h).
+  static std::unique_ptr<ReceiverPlugin> Create(const ReceiverContext& ctx) {
+    return std::make_unique<FileReceiver>(ctx.options.file_dir);
+  }
   absl::Status ValidateConfig(const nlohmann::json& config) const override;
   std::vector<std::string> DestinationKeys() const override { return {"url"}; }
   absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override;

@@ -4,6 +4,7 @@
 
 #include "common/http_client.h"
 #include "server/notification/core/receiver_plugin.h"
+#include "server/notification/receivers/context.h"
 
 namespace sluice::notification::receivers {
 
@@ -14,6 +15,10 @@ namespace sluice::notification::receivers {
 class HttpReceiver : public ReceiverPlugin {
  public:
   explicit HttpReceiver(HttpClient* http) : http_(http) {}
+  // The registry row's factory (see context.h).
+  static std::unique_ptr<ReceiverPlugin> Create(const ReceiverContext& ctx) {
+    return std::make_unique<HttpReceiver>(ctx.http);
+  }
   absl::Status ValidateConfig(const nlohmann::json& config) const override;
   std::vector<std::string> SecretKeys() const override { return {"url"}; }
   std::vector<std::string> DestinationKeys() const override { return {"url"}; }

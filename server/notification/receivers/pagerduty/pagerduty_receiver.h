@@ -5,6 +5,7 @@
 
 #include "common/http_client.h"
 #include "server/notification/core/receiver_plugin.h"
+#include "server/notification/receivers/context.h"
 
 namespace sluice::notification::receivers {
 
@@ -17,6 +18,10 @@ namespace sluice::notification::receivers {
 class PagerDutyReceiver : public ReceiverPlugin {
  public:
   explicit PagerDutyReceiver(HttpClient* http) : http_(http) {}
+  // The registry row's factory (see context.h).
+  static std::unique_ptr<ReceiverPlugin> Create(const ReceiverContext& ctx) {
+    return std::make_unique<PagerDutyReceiver>(ctx.http);
+  }
   absl::Status ValidateConfig(const nlohmann::json& config) const override;
   std::vector<std::string> SecretKeys() const override { return {"service_key", "routing_key"}; }
   std::vector<std::string> DestinationKeys() const override { return {"api_url"}; }

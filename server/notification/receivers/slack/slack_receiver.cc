@@ -6,8 +6,6 @@
 namespace sluice::notification::receivers {
 namespace {
 
-constexpr char kDefaultApi[] = "https://slack.com/api";
-
 // Slack's `error` field is an enum-like token ("channel_not_found"). Only
 // such a token is repeated in messages: anything else may be text the far
 // side chose (e.g. a file's content) and is replaced.
@@ -21,11 +19,62 @@ std::string ErrorCode(const nlohmann::json& reply) {
   return e;
 }
 
+constexpr const char* kOAuthKeys[] = {"client_id", "client_secret", "auth_code"};
+
 }  // namespace
+
+std::string SlackReceiver::Api(const nlohmann::json& config) const {
+  std::string api = StringOr(config, "api_url", api_);
+  while (!api.empty() && api.back() == '/') api.pop_back();
+  return api;
+}
+
+absl::StatusOr<nlohmann::json> SlackReceiver::PrepareConfig(nlohmann::json config) const {
+  if (!config.is_object()) return config;
+  bool oauth = false;
+  for (const char* k : kOAuthKeys) oauth = oauth || config.contains(k);
+  if (!oauth) return config;
+  for (const char* k : kOAuthKeys) {
+    if (auto st = RequireString(config, k); !st.ok()) return st;
+  }
+  if (config.contains("token")) {
+    return absl::InvalidArgumentError(
+        "configurations.token: give either token or client_id/client_secret/auth_code");
+  }
+  if (auto st = OptionalHttpUrl(config, "api_url"); !st.ok()) return st;
+  HttpRequest req;
+  req.url = absl::StrCat(Api(config), "/oauth.v2.access");
+  req.headers = {"Content-Type: application/x-www-form-urlencoded"};
+  req.body = absl::StrCat("code=", UrlEscape(config["auth_code"].get<std::string>()),
+                          "&client_id=", UrlEscape(config["client_id"].get<std::string>()),
+                          "&client_secret=", UrlEscape(config["client_secret"].get<std::string>()));
+  auto reply = Call(req, "oauth.v2.access");
+  if (!reply.ok()) return reply.status();
+  std::string token = StringOr(*reply, "access_token", "");
+  std::string team;
+  if (reply->contains("team") && (*reply)["team"].is_object()) {
+    team = StringOr((*reply)["team"], "name", "");
+  }
+  if (token.empty() || team.empty()) {
+    return absl::FailedPreconditionError(
+        "slack oauth.v2.access: reply has no access_token or team.name");
+  }
+  for (const char* k : kOAuthKeys) config.erase(k);
+  config["token"] = token;
+  config["workspace"] = team;
+  return config;
+}
 
 absl::Status SlackReceiver::ValidateConfig(const nlohmann::json& config) const {
   if (auto st = RequireString(config, "token"); !st.ok()) return st;
-  if (auto st = RequireString(config, "channel_name"); !st.ok()) return st;
+  if (config.is_object() && config.contains("workspace")) {
+    if (auto st = RequireString(config, "workspace"); !st.ok()) return st;
+    if (config.contains("channel_name")) {
+      if (auto st = RequireString(config, "channel_name"); !st.ok()) return st;
+    }
+  } else if (auto st = RequireString(config, "channel_name"); !st.ok()) {
+    return st;
+  }
   if (config.contains("channel_type")) {
     const nlohmann::json& type = config["channel_type"];
     if (!type.is_string() || (type != "channel" && type != "user")) {
@@ -37,7 +86,7 @@ absl::Status SlackReceiver::ValidateConfig(const nlohmann::json& config) const {
 }
 
 absl::StatusOr<nlohmann::json> SlackReceiver::Call(const HttpRequest& req,
-                                                   absl::string_view method) {
+                                                   absl::string_view method) const {
   auto res = http_->Do(req);
   if (!res.ok()) return res.status();
   if (res->status / 100 != 2) return HttpStatusToError(absl::StrCat("slack ", method), *res);
@@ -60,8 +109,15 @@ absl::StatusOr<nlohmann::json> SlackReceiver::Call(const HttpRequest& req,
 
 absl::Status SlackReceiver::Send(const nlohmann::json& config, const nlohmann::json& payload) {
   if (auto st = ValidateConfig(config); !st.ok()) return st;
-  std::string api = StringOr(config, "api_url", kDefaultApi);
-  while (!api.empty() && api.back() == '/') api.pop_back();
+  std::string api = Api(config);
+  if (!RequireString(config, "token").ok()) {
+    return absl::FailedPreconditionError("configurations.token: is required to send");
+  }
+  if (!RequireString(config, "channel_name").ok()) {
+    return absl::FailedPreconditionError(
+        "configurations.channel_name: is required to send (set it on the receiver or on the "
+        "subscription's receiver configuration)");
+  }
   std::string auth = absl::StrCat("Authorization: Bearer ", StringOr(config, "token", ""));
   std::string channel = StringOr(config, "channel_name", "");
   if (StringOr(config, "channel_type", "channel") == "user") {

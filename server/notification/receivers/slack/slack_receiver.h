@@ -5,16 +5,20 @@
 
 #include "common/http_client.h"
 #include "server/notification/core/receiver_plugin.h"
+#include "server/notification/receivers/context.h"
 
 namespace sluice::notification::receivers {
 
 // The longest Slack `error` code repeated in messages.
 inline constexpr size_t kMaxSlackErrorLength = 64;
 
-// Config: token (secret, required), channel_name (required: a channel name,
-// or the user's email for channel_type "user"), channel_type ("channel" |
-// "user", default "channel"), api_url (an http(s) URL, default
-// https://slack.com/api; changing it needs the token again).
+// Config: token (secret, required), channel_name (a channel name, or the
+// user's email for channel_type "user"; required unless `workspace` is set,
+// i.e. a receiver made from Siren's OAuth configuration, whose channel comes
+// from the subscription's receiver configuration), channel_type ("channel" |
+// "user", default "channel"), workspace (Slack's team name, set by
+// PrepareConfig), api_url (an http(s) URL, default the server's
+// notification.slack_api_url; changing it needs the token again).
 // For "user" the ID comes from users.lookupByEmail. The payload's fields
 // (text, blocks, attachments…) go into the chat.postMessage body; a payload
 // without text/blocks/attachments is sent as text. `{"ok":false}` is an
@@ -24,7 +28,20 @@ inline constexpr size_t kMaxSlackErrorLength = 64;
 // a boolean "ok" (or, for users.lookupByEmail, a string user.id) fails.
 class SlackReceiver : public ReceiverPlugin {
  public:
-  explicit SlackReceiver(HttpClient* http) : http_(http) {}
+  // `api`: the Web API base URL used when a configuration has no api_url.
+  explicit SlackReceiver(HttpClient* http, std::string api = "https://slack.com/api")
+      : http_(http), api_(std::move(api)) {}
+  // The registry row's factory (see context.h).
+  static std::unique_ptr<ReceiverPlugin> Create(const ReceiverContext& ctx) {
+    return std::make_unique<SlackReceiver>(ctx.http, ctx.options.slack_api_url);
+  }
+  // Siren's OAuth configuration {client_id, client_secret, auth_code} (all
+  // three required once one is given): POSTs them form-encoded to
+  // <api>/oauth.v2.access (https://api.slack.com/methods/oauth.v2.access) and
+  // returns {token: access_token, workspace: team.name} plus the other keys
+  // given (channel_name, api_url…), as Siren's plugins/receivers/slack
+  // PreHookDBTransformConfigs. Any other configuration is returned unchanged.
+  absl::StatusOr<nlohmann::json> PrepareConfig(nlohmann::json config) const override;
   absl::Status ValidateConfig(const nlohmann::json& config) const override;
   std::vector<std::string> SecretKeys() const override { return {"token"}; }
   std::vector<std::string> DestinationKeys() const override { return {"api_url"}; }
@@ -32,8 +49,11 @@ class SlackReceiver : public ReceiverPlugin {
 
  private:
   // Calls a Web API method; the parsed reply when ok is true.
-  absl::StatusOr<nlohmann::json> Call(const HttpRequest& req, absl::string_view method);
+  absl::StatusOr<nlohmann::json> Call(const HttpRequest& req, absl::string_view method) const;
+  // The base URL for `config`: its api_url, else the server's, no trailing '/'.
+  std::string Api(const nlohmann::json& config) const;
   HttpClient* http_;
+  std::string api_;
 };
 
 }  // namespace sluice::notification::receivers
