@@ -117,19 +117,23 @@ label_args=(
   --label "org.opencontainers.image.version=$VERSION"
   --label "org.opencontainers.image.revision=$REVISION"
   --label "org.opencontainers.image.source=$SOURCE"
-  --label "org.opencontainers.image.licenses=Apache-2.0"
 )
 
 commit_image() {  # <name> <rootfs dir> <entrypoint json> [buildah config args...]
-  local name="$1" r="$2" entry="$3" ctr
+  local name="$1" r="$2" entry="$3" ctr old new
   shift 3
   ctr="$(buildah from scratch)"
   buildah copy --quiet "$ctr" "$r" / >/dev/null
   buildah config --user "$UID_GID:$UID_GID" --workingdir / --entrypoint "$entry" --cmd '' \
     --env PATH=/usr/bin:/bin "${label_args[@]}" \
     --label "org.opencontainers.image.title=$name" "$@" "$ctr"
-  buildah commit --quiet --rm "$ctr" "$REPO/$name:$VERSION" >/dev/null
+  # A rebuild leaves the previous image untagged: remove it (not if in use).
+  old="$(buildah images --quiet --no-trunc "$REPO/$name:$VERSION" 2>/dev/null | awk 'NR == 1')"
+  new="$(buildah commit --quiet --rm "$ctr" "$REPO/$name:$VERSION")"
   buildah tag "$REPO/$name:$VERSION" "$REPO/$name:latest"
+  if [ -n "$old" ] && [ "$old" != "$new" ] && [ "$old" != "sha256:$new" ]; then
+    buildah rmi "$old" >/dev/null 2>&1 || true
+  fi
   # The largest parts, for the summary.
   (cd "$r" && find . -type f -printf '%s %p\n' | sort -rn |
     awk 'NR <= 4 {printf "    %6.1f MB  %s\n", $1/1048576, substr($2, 2)}') >"$work/$name.parts"
@@ -139,6 +143,7 @@ commit_image() {  # <name> <rootfs dir> <entrypoint json> [buildah config args..
 
 built=()
 for img in $IMAGES; do
+  t0=$(date +%s)
   case "$img" in
     server)
       r="$work/rootfs-server"; debian_rootfs "$work/bin/sluice-server" "$r"
@@ -169,6 +174,7 @@ for img in $IMAGES; do
       built+=(sluicectl) ;;
     *) echo "images: unknown image '$img' (server gateway sink cli)" >&2; exit 1 ;;
   esac
+  echo "images: ${built[-1]} in $(( $(date +%s) - t0 )) s"
 done
 
 echo
