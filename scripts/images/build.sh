@@ -45,7 +45,8 @@ for tool in mmdebstrap buildah strip ldd dpkg-deb apt-get; do
 done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+ctrs=()
+trap 'for c in "${ctrs[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done; rm -rf "$work"' EXIT
 
 if [ -n "${SLUICE_IMAGE_BINDIR:-}" ]; then
   bin="$SLUICE_IMAGE_BINDIR"   # prebuilt: <dir>/{server,gateway,sink,cli}/<binary>
@@ -123,12 +124,13 @@ commit_image() {  # <name> <rootfs dir> <entrypoint json> [buildah config args..
   local name="$1" r="$2" entry="$3" ctr old new
   shift 3
   ctr="$(buildah from scratch)"
+  ctrs+=("$ctr")
   buildah copy --quiet "$ctr" "$r" / >/dev/null
   buildah config --user "$UID_GID:$UID_GID" --workingdir / --entrypoint "$entry" --cmd '' \
     --env PATH=/usr/bin:/bin "${label_args[@]}" \
     --label "org.opencontainers.image.title=$name" "$@" "$ctr"
   # A rebuild leaves the previous image untagged: remove it (not if in use).
-  old="$(buildah images --quiet --no-trunc "$REPO/$name:$VERSION" 2>/dev/null | awk 'NR == 1')"
+  old="$(buildah images --quiet --no-trunc "$REPO/$name:$VERSION" 2>/dev/null | awk 'NR == 1' || true)"
   new="$(buildah commit --quiet --rm "$ctr" "$REPO/$name:$VERSION")"
   buildah tag "$REPO/$name:$VERSION" "$REPO/$name:latest"
   if [ -n "$old" ] && [ "$old" != "$new" ] && [ "$old" != "sha256:$new" ]; then
