@@ -13,6 +13,10 @@
 #   - With SLUICE_TEST_PG_DSN (make images-test runs under
 #     scripts/with-postgres.sh): `sluice-server migrate`, read-only and
 #     non-root, applies the migrations to a fresh database and exits 0, twice.
+#     Then the server (auth insecure_dev on loopback) and the gateway, each from
+#     its image on a read-only root as uid 65532 with the host's network:
+#     GET /healthz through the gateway answers 200 SERVING, the server's
+#     /metrics answers, and the server exits 0 on SIGTERM.
 # `podman run` cannot run containers on these machines (setrlimit EPERM), so
 # nothing here needs it. Not part of `make test`: it needs buildah and built
 # images. Without buildah it prints one line and exits 0 (skipped).
@@ -34,6 +38,7 @@ ok() { echo "  ok: $*"; }
 
 ctrs=()
 cleanup() {
+  for p in ${spid:-} ${gpid:-}; do kill -TERM "$p" 2>/dev/null; done
   for c in "${ctrs[@]}"; do buildah umount "$c" >/dev/null 2>&1; buildah rm "$c" >/dev/null 2>&1; done
   [ -n "${ro:-}" ] && rmdir "$ro" 2>/dev/null
   return 0
@@ -41,15 +46,18 @@ cleanup() {
 trap cleanup EXIT
 ro="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images-ro.XXXXXX")"
 
-# Runs <argv...> as uid 65532 inside a read-only bind mount of <root dir>,
-# with the host's network; prints output, returns the command's exit status.
-run_ro() {  # <root dir> <"" or one NAME=value for the environment> <argv...>
-  local root="$1" envs="$2"
+# Runs <argv...> as uid 65532 inside a read-only bind mount of <root dir>
+# (chroot in a private mount namespace), with the host's network and only the
+# given environment; prints output, returns the command's exit status.
+# Call it in a subshell ($(...) or &): it execs timeout, which passes SIGTERM on.
+run_ro() {  # <root dir> <timeout s> [NAME=value...] -- <argv...>
+  local root="$1" t="$2" envs=()
   shift 2
-  timeout 60 unshare -m -- sh -c 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" || exit 125
-      root="$2"; envs="$3"; shift 3
-      exec env -i ${envs:+"$envs"} '"$(command -v chroot)"' --userspec='"$UID_GID:$UID_GID"' "$root" "$@"' \
-    run_ro "$root" "$ro" "$envs" "$@"
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  exec timeout "$t" unshare -m -- sh -c 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" || exit 125
+      shift 2; exec "$@"' \
+    run_ro "$root" "$ro" env -i "${envs[@]}" "$(command -v chroot)" --userspec="$UID_GID:$UID_GID" "$ro" "$@"
 }
 
 check_image() {  # <name> <expected exit status of the smoke run> <expected output> <argv...>
@@ -71,6 +79,7 @@ check_image() {  # <name> <expected exit status of the smoke run> <expected outp
   done
 
   mnt="$(buildah mount "$ctr")" || { fail "buildah mount"; return; }
+  [ "$name" = sluice-gateway ] && gateway_mnt="$mnt"
   pk="$mnt/usr/share/sluice/packages.txt"
   if [ ! -s "$pk" ]; then
     fail "no /usr/share/sluice/packages.txt"
@@ -95,7 +104,7 @@ check_image() {  # <name> <expected exit status of the smoke run> <expected outp
     ok "buildah run --isolation chroot: $* -> exit $rc"
   else fail "buildah run: $* -> exit $rc, want $want_rc and '$want_out': $(head -3 <<<"$out")"; fi
 
-  out="$(run_ro "$mnt" "" "$@" 2>&1)"; rc=$?
+  out="$(run_ro "$mnt" 30 -- "$@" 2>&1)"; rc=$?
   if [ "$rc" -eq "$want_rc" ] && grep -q -- "$want_out" <<<"$out"; then
     ok "read-only root, uid $UID_GID: $* -> exit $rc"
   else fail "read-only root, uid $UID_GID: $* -> exit $rc, want $want_rc and '$want_out': $(head -3 <<<"$out")"; fi
@@ -104,16 +113,16 @@ check_image() {  # <name> <expected exit status of the smoke run> <expected outp
     if [ -n "${SLUICE_TEST_PG_DSN:-}" ]; then
       db=sluice_images_test
       psql "$SLUICE_TEST_PG_DSN" -qc "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null 2>&1
+      dsn="$(tr ' ' '\n' <<<"$SLUICE_TEST_PG_DSN" | grep -v '^dbname=' | paste -sd' ') dbname=$db"
+      server_mnt="$mnt"
       for n in 1 2; do
-        out="$(run_ro "$mnt" "SLUICE_DB_DSN=$(tr ' ' '\n' <<<"$SLUICE_TEST_PG_DSN" | grep -v '^dbname=' | paste -sd' ') dbname=$db" \
-          /usr/bin/sluice-server migrate 2>&1)"; rc=$?
+        out="$(run_ro "$mnt" 60 "SLUICE_DB_DSN=$dsn" -- /usr/bin/sluice-server migrate 2>&1)"; rc=$?
         if [ "$rc" -eq 0 ]; then ok "migrate (run $n), read-only root, uid $UID_GID: exit 0"
         else fail "migrate (run $n) -> exit $rc: $(tail -3 <<<"$out")"; fi
       done
-      tables="$(psql "$(tr ' ' '\n' <<<"$SLUICE_TEST_PG_DSN" | grep -v '^dbname=' | paste -sd' ') dbname=$db" -Atc \
+      tables="$(psql "$dsn" -Atc \
         "SELECT count(*) FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog','information_schema')")"
       if [ "${tables:-0}" -gt 0 ]; then ok "migrate created $tables tables"; else fail "migrate created no tables"; fi
-      psql "$SLUICE_TEST_PG_DSN" -qc "DROP DATABASE IF EXISTS $db" >/dev/null
     else
       echo "  (migrate not checked: no SLUICE_TEST_PG_DSN; make images-test provides one)"
     fi
@@ -124,6 +133,38 @@ check_image sluice-server 0 "Usage:" /usr/bin/sluice-server --help
 check_image sluice-gateway 0 "-backend" /usr/bin/sluice-gateway --help
 check_image sluice-sink 2 "SINK_TYPE is required" /usr/bin/sluice-sink
 check_image sluicectl 0 "Usage:" /usr/bin/sluicectl --help
+
+# The server and the gateway from their images, each on a read-only root as
+# uid 65532 with the host's network: /healthz through the gateway asks the
+# server's grpc.health.v1 service, which answers once the database is reached.
+if [ -n "${server_mnt:-}" ] && [ -n "${gateway_mnt:-}" ]; then
+  echo "server + gateway from the images"
+  logs="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images-logs.XXXXXX")"
+  base=$((20000 + $$ % 20000)); gp=$base; mp=$((base + 1)); hp=$((base + 2))
+  run_ro "$server_mnt" 90 "SLUICE_DB_DSN=$dsn" "SLUICE_ENCRYPTION_KEY=$(openssl rand -hex 32)" \
+    SLUICE_AUTH_MODE=insecure_dev -- \
+    /usr/bin/sluice-server --grpc_port "$gp" --metrics_port "$mp" >"$logs/server.log" 2>&1 &
+  spid=$!
+  run_ro "$gateway_mnt" 90 -- /usr/bin/sluice-gateway --http_host 127.0.0.1 --http_port "$hp" \
+    --backend "127.0.0.1:$gp" >"$logs/gateway.log" 2>&1 &
+  gpid=$!
+  code=""
+  for _ in $(seq 1 60); do
+    code="$(curl -s -o "$logs/healthz" -w '%{http_code}' "http://127.0.0.1:$hp/healthz" || true)"
+    [ "$code" = 200 ] && break
+    sleep 0.5
+  done
+  if [ "$code" = 200 ]; then ok "GET /healthz through the gateway: 200 $(head -c 120 "$logs/healthz")"
+  else fail "GET /healthz: '$code'; server: $(tail -3 "$logs/server.log"); gateway: $(tail -3 "$logs/gateway.log")"; fi
+  m="$(curl -s "http://127.0.0.1:$mp/metrics" | grep -c '^# TYPE' || true)"
+  if [ "${m:-0}" -gt 0 ]; then ok "server /metrics: $m metric families"; else fail "server /metrics empty"; fi
+  kill -TERM "$spid" "$gpid" 2>/dev/null
+  wait "$spid"; src=$?
+  wait "$gpid"
+  if [ "$src" -eq 0 ]; then ok "server exits 0 on SIGTERM"; else fail "server exit $src on SIGTERM: $(tail -2 "$logs/server.log")"; fi
+  rm -rf "$logs"
+fi
+[ -n "${dsn:-}" ] && psql "$SLUICE_TEST_PG_DSN" -qc "DROP DATABASE IF EXISTS sluice_images_test" >/dev/null 2>&1
 
 echo "images-test: $failures failure(s) in $(( $(date +%s) - start )) s"
 [ "$failures" -eq 0 ]
