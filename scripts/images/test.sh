@@ -17,6 +17,9 @@
 #     its image on a read-only root as uid 65532 with the host's network:
 #     GET /healthz through the gateway answers 200 SERVING, the server's
 #     /metrics answers, and the server exits 0 on SIGTERM.
+#   - The sink from its image (environment only, log sink) against the dev
+#     broker and the sample producer on the host: it delivers records, and
+#     exits 0 on SIGTERM.
 # `podman run` cannot run containers on these machines (setrlimit EPERM), so
 # nothing here needs it. Not part of `make test`: it needs buildah and built
 # images. Without buildah it prints one line and exits 0 (skipped).
@@ -38,7 +41,7 @@ ok() { echo "  ok: $*"; }
 
 ctrs=()
 cleanup() {
-  for p in ${spid:-} ${gpid:-}; do kill -TERM "$p" 2>/dev/null; done
+  for p in ${spid:-} ${gpid:-} ${kpid:-} ${ppid_:-} ${hpid:-} ${bpid:-}; do kill -TERM "$p" 2>/dev/null; done
   for c in "${ctrs[@]}"; do buildah umount "$c" >/dev/null 2>&1; buildah rm "$c" >/dev/null 2>&1; done
   [ -n "${ro:-}" ] && rmdir "$ro" 2>/dev/null
   return 0
@@ -80,6 +83,7 @@ check_image() {  # <name> <expected exit status of the smoke run> <expected outp
 
   mnt="$(buildah mount "$ctr")" || { fail "buildah mount"; return; }
   [ "$name" = sluice-gateway ] && gateway_mnt="$mnt"
+  [ "$name" = sluice-sink ] && sink_mnt="$mnt"
   pk="$mnt/usr/share/sluice/packages.txt"
   if [ ! -s "$pk" ]; then
     fail "no /usr/share/sluice/packages.txt"
@@ -163,6 +167,47 @@ if [ -n "${server_mnt:-}" ] && [ -n "${gateway_mnt:-}" ]; then
   wait "$gpid"
   if [ "$src" -eq 0 ]; then ok "server exits 0 on SIGTERM"; else fail "server exit $src on SIGTERM: $(tail -2 "$logs/server.log")"; fi
   rm -rf "$logs"
+fi
+# The sink from its image, configured by environment only, against the dev
+# broker (a host process) fed by the sample producer, with the log sink: the
+# records it consumes appear on its stdout as "topic=sample-log ..." lines.
+if [ -n "${sink_mnt:-}" ]; then
+  echo "sink from its image, dev broker + sample producer on the host"
+  bazel build //sink/devbroker:sluice-devbroker //sink/sample:sluice-sample-producer \
+    //sink/sample:sample_cc_descriptor_set >/dev/null 2>&1 || fail "bazel build of the dev broker and producer"
+  BIN="$(bazel info bazel-bin 2>/dev/null)"
+  slogs="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images-sink.XXXXXX")"
+  timeout 90 "$BIN/sink/devbroker/sluice-devbroker" --topic sample-log:2 >"$slogs/broker.out" 2>"$slogs/broker.err" &
+  bpid=$!
+  for _ in $(seq 100); do [ -s "$slogs/broker.out" ] && break; sleep 0.1; done
+  brokers="$(head -1 "$slogs/broker.out")"
+  mkdir -p "$slogs/www" && cp "$BIN/sink/sample/sample_cc.desc" "$slogs/www/sample.desc"
+  hport=$(( $(echo "${base:-30000}") + 5 ))
+  timeout 90 python3 -m http.server "$hport" --bind 127.0.0.1 --directory "$slogs/www" >/dev/null 2>&1 &
+  hpid=$!
+  for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$hport/sample.desc" && break; sleep 0.1; done
+  timeout 90 "$BIN/sink/sample/sluice-sample-producer" --brokers "$brokers" --topic sample-log --rate 20 \
+    2>"$slogs/producer.err" &
+  ppid_=$!
+  ( run_ro "$sink_mnt" 90 SINK_TYPE=log "SOURCE_KAFKA_BROKERS=$brokers" SOURCE_KAFKA_TOPIC=sample-log \
+      SOURCE_KAFKA_CONSUMER_GROUP_ID=sluice-images-test SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET=earliest \
+      'INPUT_SCHEMA_PROTO_CLASS=io.sluice.sample.SampleProto$SampleLogMessage' \
+      SCHEMA_REGISTRY_STENCIL_ENABLE=true "SCHEMA_REGISTRY_STENCIL_URLS=http://127.0.0.1:$hport/sample.desc" \
+      SCHEMA_REGISTRY_STENCIL_REFRESH_STRATEGY=LONG_POLLING SINK_CONTROL_PORT=0 METRIC_PROMETHEUS_PORT=0 -- \
+      /usr/bin/sluice-sink ) >"$slogs/sink.out" 2>"$slogs/sink.err" &
+  kpid=$!
+  n=0
+  for _ in $(seq 60); do
+    n="$(grep -c '^topic=sample-log ' "$slogs/sink.out" 2>/dev/null || true)"
+    [ "${n:-0}" -ge 10 ] && break
+    sleep 0.5
+  done
+  if [ "${n:-0}" -ge 10 ]; then ok "log sink delivered $n records: $(grep -m1 '^topic=' "$slogs/sink.out" | cut -c1-100)"
+  else fail "log sink delivered ${n:-0} records; sink: $(tail -3 "$slogs/sink.err")"; fi
+  kill -TERM "$kpid" 2>/dev/null; wait "$kpid"; krc=$?
+  if [ "$krc" -eq 0 ]; then ok "sink exits 0 on SIGTERM"; else fail "sink exit $krc on SIGTERM: $(tail -2 "$slogs/sink.err")"; fi
+  for p in "$ppid_" "$hpid" "$bpid"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  rm -rf "$slogs"
 fi
 [ -n "${dsn:-}" ] && psql "$SLUICE_TEST_PG_DSN" -qc "DROP DATABASE IF EXISTS sluice_images_test" >/dev/null 2>&1
 
