@@ -150,6 +150,7 @@ for img in $IMAGES; do
     server)
       r="$work/rootfs-server"; debian_rootfs "$work/bin/sluice-server" "$r"
       cp "$work/bin/sluice-server" "$r/usr/bin/"
+      mkdir -p "$r/etc/sluice/secrets"   # mount points of deploy/sluice-server.yaml's config and secrets
       # Applied from the binary (embedded); shipped for reading and for DBAs.
       for m in core:server/migrations access:server/access/store/migrations \
                notification:server/notification/store/migrations; do

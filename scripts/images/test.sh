@@ -15,8 +15,11 @@
 #     non-root, applies the migrations to a fresh database and exits 0, twice.
 #     Then the server (auth insecure_dev on loopback) and the gateway, each from
 #     its image on a read-only root as uid 65532 with the host's network:
-#     GET /healthz through the gateway answers 200 SERVING, the server's
-#     /metrics answers, and the server exits 0 on SIGTERM.
+#     GET /healthz through the gateway answers 200 SERVING; through the gateway
+#     policy -> noop provider -> appeal -> approve leaves the appeal approved and
+#     its grant active; the server's /metrics answers; it exits 0 on SIGTERM.
+#     Its config is a host directory mounted read-only on /etc/sluice, as the
+#     manifest's ConfigMap is.
 #   - The sink from its image (environment only, log sink) against the dev
 #     broker and the sample producer on the host: it delivers records, and
 #     exits 0 on SIGTERM.
@@ -52,6 +55,8 @@ ro="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images-ro.XXXXXX")"
 # Runs <argv...> as uid 65532 inside a read-only bind mount of <root dir>
 # (chroot in a private mount namespace), with the host's network and only the
 # given environment; prints output, returns the command's exit status.
+# RO_BIND=<host dir>:<dir in the image> also mounts a host directory there, read-only
+# (as Kubernetes mounts a ConfigMap or Secret).
 # Call it in a subshell ($(...) or &): it execs timeout, which passes SIGTERM on.
 run_ro() {  # <root dir> <timeout s> [NAME=value...] -- <argv...>
   local root="$1" t="$2" envs=()
@@ -59,8 +64,9 @@ run_ro() {  # <root dir> <timeout s> [NAME=value...] -- <argv...>
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
   exec timeout "$t" unshare -m -- sh -c 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" || exit 125
-      shift 2; exec "$@"' \
-    run_ro "$root" "$ro" env -i "${envs[@]}" "$(command -v chroot)" --userspec="$UID_GID:$UID_GID" "$ro" "$@"
+      if [ -n "$3" ]; then mount --bind -o ro "${3%%:*}" "$2${3#*:}" || exit 125; fi
+      shift 3; exec "$@"' \
+    run_ro "$root" "$ro" "${RO_BIND:-}" env -i "${envs[@]}" "$(command -v chroot)" --userspec="$UID_GID:$UID_GID" "$ro" "$@"
 }
 
 check_image() {  # <name> <expected exit status of the smoke run> <expected output> <argv...>
@@ -145,9 +151,14 @@ if [ -n "${server_mnt:-}" ] && [ -n "${gateway_mnt:-}" ]; then
   echo "server + gateway from the images"
   logs="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images-logs.XXXXXX")"
   base=$((20000 + $$ % 20000)); gp=$base; mp=$((base + 1)); hp=$((base + 2))
-  run_ro "$server_mnt" 90 "SLUICE_DB_DSN=$dsn" "SLUICE_ENCRYPTION_KEY=$(openssl rand -hex 32)" \
-    SLUICE_AUTH_MODE=insecure_dev -- \
-    /usr/bin/sluice-server --grpc_port "$gp" --metrics_port "$mp" >"$logs/server.log" 2>&1 &
+  mkdir -p "$logs/etc"
+  printf 'grpc_host: 127.0.0.1\nauth:\n  mode: insecure_dev\naccess:\n  admins: [admin@example.com]\n' \
+    >"$logs/etc/sluice.yaml"
+  chmod -R a+rX "$logs"
+  ( RO_BIND="$logs/etc:/etc/sluice" run_ro "$server_mnt" 120 "SLUICE_DB_DSN=$dsn" \
+      "SLUICE_ENCRYPTION_KEY=$(openssl rand -hex 32)" -- \
+      /usr/bin/sluice-server --config /etc/sluice/sluice.yaml --grpc_port "$gp" --metrics_port "$mp" ) \
+    >"$logs/server.log" 2>&1 &
   spid=$!
   run_ro "$gateway_mnt" 90 -- /usr/bin/sluice-gateway --http_host 127.0.0.1 --http_port "$hp" \
     --backend "127.0.0.1:$gp" >"$logs/gateway.log" 2>&1 &
@@ -160,6 +171,21 @@ if [ -n "${server_mnt:-}" ] && [ -n "${gateway_mnt:-}" ]; then
   done
   if [ "$code" = 200 ]; then ok "GET /healthz through the gateway: 200 $(head -c 120 "$logs/healthz")"
   else fail "GET /healthz: '$code'; server: $(tail -3 "$logs/server.log"); gateway: $(tail -3 "$logs/gateway.log")"; fi
+  # policy -> provider (noop) -> appeal -> approve -> grant, through the gateway.
+  api="http://127.0.0.1:$hp/api/v1beta1"
+  call() {  # <as> <method> <path> [json body]: prints the body, fails on non-2xx
+    curl -sf -X "$2" -H "X-Auth-Email: $1" -H 'Content-Type: application/json' ${4:+-d "$4"} "$api$3"
+  }
+  jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+  if call admin@example.com POST /policies '{"id":"images-test","steps":[{"name":"owner","strategy":"manual","approvers":["owner@example.com"]}],"appeal":{"allow_permanent_access":true}}' >/dev/null &&
+     call admin@example.com POST /providers '{"type":"noop","urn":"noop-images-test","allowed_account_types":["user"],"resources":[{"type":"noop","policy":{"id":"images-test","version":1},"roles":[{"id":"viewer"}]}]}' >/dev/null &&
+     rid="$(call admin@example.com GET '/resources?urn=noop-images-test' | jget 'd["resources"][0]["id"]')" &&
+     aid="$(call alice@example.com POST /appeals "{\"resources\":[{\"id\":\"$rid\",\"role\":\"viewer\"}]}" | jget 'd["appeals"][0]["id"]')" &&
+     st="$(call owner@example.com POST "/appeals/$aid/approvals/owner" '{"action":"approve","reason":"images-test"}' | jget 'd["appeal"]["status"]')" &&
+     gst="$(call alice@example.com GET "/appeals/$aid" | jget 'd["appeal"]["grant"]["status"]')"; then
+    if [ "$st" = approved ] && [ "$gst" = active ]; then ok "policy -> provider -> appeal -> approve: appeal $st, grant $gst"
+    else fail "appeal flow: appeal '$st', grant '$gst'"; fi
+  else fail "appeal flow failed; server: $(tail -2 "$logs/server.log")"; fi
   m="$(curl -s "http://127.0.0.1:$mp/metrics" | grep -c '^# TYPE' || true)"
   if [ "${m:-0}" -gt 0 ]; then ok "server /metrics: $m metric families"; else fail "server /metrics empty"; fi
   kill -TERM "$spid" "$gpid" 2>/dev/null
