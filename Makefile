@@ -1,6 +1,6 @@
 # The two commands of the README. Everything they need is installed by
 # scripts/install-deps.sh (apt, idempotent).
-.PHONY: run test build deps clean-run
+.PHONY: run test build deps clean-run images images-test
 
 run:
 	./scripts/run.sh
@@ -10,6 +10,15 @@ test:
 
 build: deps
 	bazel build //...
+
+# OCI images with buildah, no daemon, no registry (README "Images").
+images: deps
+	./scripts/images/build.sh
+
+# Checks the built images (user, labels, packages file, runs read-only as a
+# non-root user, `migrate` against a throwaway PostgreSQL). Not part of `make test`.
+images-test: deps
+	./scripts/with-postgres.sh ./scripts/images/test.sh
 
 deps:
 	./scripts/install-deps.sh

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# `make images`: builds the four OCI images of Sluice with buildah, without a
+# daemon and without pulling any image from a registry:
+#
+#   sluice/sluice-server:<version>   server binary + migrations + the Debian runtime
+#                                    libraries it links (ldd -> dpkg -S -> packages)
+#   sluice/sluice-gateway:<version>  the static Go gateway on an empty base (scratch)
+#   sluice/sluice-sink:<version>     the worker (configured by environment only)
+#   sluice/sluicectl:<version>       the CLI
+#
+# The C++ images' root filesystems come from `mmdebstrap --variant=extract`
+# against the machine's apt sources (a fixed Debian snapshot here), holding only
+# the packages whose libraries the binary links, plus their dependencies: no
+# shell, no dpkg, no apt. Every image runs as uid/gid 65532 (`sluice`), needs no
+# writable path (a read-only root filesystem works; mount a tmpfs on /tmp if a
+# sink needs scratch space), carries the OCI labels
+# org.opencontainers.image.{version,revision,source} and lists its Debian
+# packages, `name=version` a line, in /usr/share/sluice/packages.txt.
+#
+# Binaries: bazel -c opt (SLUICE_IMAGE_COMPILATION_MODE overrides), stripped.
+# Environment: SLUICE_IMAGE_VERSION (default: server/server_service.h kVersion),
+# SLUICE_IMAGE_SOURCE (default: git remote origin, else "local"),
+# SLUICE_IMAGE_REPO (image name prefix, default "sluice"),
+# SLUICE_IMAGES ("server gateway sink cli" by default: which to build).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root="$(pwd)"
+start=$(date +%s)
+
+MODE="${SLUICE_IMAGE_COMPILATION_MODE:-opt}"
+REPO="${SLUICE_IMAGE_REPO:-sluice}"
+IMAGES="${SLUICE_IMAGES:-server gateway sink cli}"
+VERSION="${SLUICE_IMAGE_VERSION:-$(sed -n 's/.*kVersion\[\] = "\(.*\)";/\1/p' server/server_service.h)}"
+REVISION="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then REVISION="$REVISION-dirty"; fi
+SOURCE="${SLUICE_IMAGE_SOURCE:-$(git remote get-url origin 2>/dev/null || echo local)}"
+UID_GID=65532
+SUITE="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
+
+for tool in mmdebstrap buildah strip ldd dpkg-deb apt-get; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "images: $tool missing (make deps installs it)" >&2
+    exit 1
+  fi
+done
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images.XXXXXX")"
+ctrs=()
+trap 'for c in "${ctrs[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done; rm -rf "$work"' EXIT
+
+if [ -n "${SLUICE_IMAGE_BINDIR:-}" ]; then
+  bin="$SLUICE_IMAGE_BINDIR"   # prebuilt: <dir>/{server,gateway,sink,cli}/<binary>
+else
+  echo "images: bazel build -c $MODE"
+  bazel build -c "$MODE" //server:sluice-server //gateway:sluice-gateway_gen //cli:sluicectl //sink:sluice-sink
+  bin="$(bazel info -c "$MODE" bazel-bin 2>/dev/null)"
+fi
+mkdir -p "$work/bin"
+for b in server/sluice-server gateway/sluice-gateway sink/sluice-sink cli/sluicectl; do
+  cp "$bin/$b" "$work/bin/" && chmod 0755 "$work/bin/${b#*/}"
+  strip --strip-unneeded "$work/bin/${b#*/}"
+done
+if ldd "$work/bin/sluice-gateway" >/dev/null 2>&1; then
+  echo "images: sluice-gateway is dynamically linked; it must be static (CGO_ENABLED=0)" >&2
+  exit 1
+fi
+
+# CA certificates for outbound TLS (providers, receivers, sinks): Debian's
+# ca-certificates, unpacked by hand (its postinst would pull in perl and openssl).
+echo "images: ca-certificates"
+(cd "$work" && apt-get download -qq -o APT::Sandbox::User=root ca-certificates >/dev/null)
+cadeb="$(ls "$work"/ca-certificates_*.deb)"
+dpkg-deb -x "$cadeb" "$work/ca"
+mkdir -p "$work/ca/etc/ssl/certs"
+cat "$work"/ca/usr/share/ca-certificates/mozilla/*.crt >"$work/ca/etc/ssl/certs/ca-certificates.crt"
+CA_LINE="$(dpkg-deb --show --showformat='${Package}=${Version}' "$cadeb")"
+
+# The Debian packages holding the shared libraries a binary links.
+lib_packages() {
+  ldd "$1" | awk '/=>/ {print $3} /ld-linux/ {print $1}' | sort -u | while read -r lib; do
+    for cand in "$lib" "/usr$lib" "${lib#/usr}" "$(readlink -f "$lib")"; do
+      if p="$(dpkg -S "$cand" 2>/dev/null)"; then echo "${p%%:*}"; continue 2; fi
+    done
+    echo "images: no Debian package holds $lib (linked by $1)" >&2
+    exit 1
+  done | sort -u
+}
+
+# Files every image has: the user, name resolution, CA bundle, package list.
+common_files() {  # <rootfs dir> <packages.txt lines on stdin>
+  local r="$1"
+  mkdir -p "$r/etc/ssl/certs" "$r/usr/share/sluice" "$r/usr/bin" "$r/tmp"
+  chmod 1777 "$r/tmp"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nsluice:x:%s:%s:sluice:/nonexistent:/sbin/nologin\n' \
+    "$UID_GID" "$UID_GID" >"$r/etc/passwd"
+  printf 'root:x:0:\nsluice:x:%s:\n' "$UID_GID" >"$r/etc/group"
+  printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$r/etc/nsswitch.conf"
+  cp "$work/ca/etc/ssl/certs/ca-certificates.crt" "$r/etc/ssl/certs/"
+  { cat; echo "$CA_LINE"; } | sort -u >"$r/usr/share/sluice/packages.txt"
+}
+
+# A root filesystem with just the packages the binary links, unpacked.
+debian_rootfs() {  # <binary> <rootfs dir>
+  local b="$1" r="$2" pkgs
+  pkgs="$(lib_packages "$b" | paste -sd, -)"
+  mmdebstrap --quiet --variant=extract --include="$pkgs" \
+    --extract-hook='for d in "$1"/var/cache/apt/archives/*.deb; do dpkg-deb --show --showformat="\${Package}=\${Version}\n" "$d"; done >"$1/.packages"' \
+    "$SUITE" "$r" >/dev/null
+  # No package manager, no docs: what is left is the libraries' files.
+  rm -rf "$r"/usr/share/{doc,man,info,locale,lintian,bug,common-licenses} \
+    "$r"/var/cache "$r"/var/lib/apt "$r"/var/lib/dpkg "$r"/var/log "$r"/etc/apt "$r"/dev/* 2>/dev/null || true
+  common_files "$r" <"$r/.packages"
+  rm -f "$r/.packages"
+  if [ -x /sbin/ldconfig ]; then /sbin/ldconfig -r "$r" 2>/dev/null || true; fi
+}
+
+label_args=(
+  --label "org.opencontainers.image.version=$VERSION"
+  --label "org.opencontainers.image.revision=$REVISION"
+  --label "org.opencontainers.image.source=$SOURCE"
+)
+
+commit_image() {  # <name> <rootfs dir> <entrypoint json> [buildah config args...]
+  local name="$1" r="$2" entry="$3" ctr old new
+  shift 3
+  ctr="$(buildah from scratch)"
+  ctrs+=("$ctr")
+  buildah copy --quiet "$ctr" "$r" / >/dev/null
+  buildah config --user "$UID_GID:$UID_GID" --workingdir / --entrypoint "$entry" --cmd '' \
+    --env PATH=/usr/bin:/bin "${label_args[@]}" \
+    --label "org.opencontainers.image.title=$name" "$@" "$ctr"
+  # A rebuild leaves the previous image untagged: remove it (not if in use).
+  old="$(buildah images --quiet --no-trunc "$REPO/$name:$VERSION" 2>/dev/null | awk 'NR == 1' || true)"
+  new="$(buildah commit --quiet --rm "$ctr" "$REPO/$name:$VERSION")"
+  buildah tag "$REPO/$name:$VERSION" "$REPO/$name:latest"
+  if [ -n "$old" ] && [ "$old" != "$new" ] && [ "$old" != "sha256:$new" ]; then
+    buildah rmi "$old" >/dev/null 2>&1 || true
+  fi
+  # The largest parts, for the summary.
+  (cd "$r" && find . -type f -printf '%s %p\n' | sort -rn |
+    awk 'NR <= 4 {printf "    %6.1f MB  %s\n", $1/1048576, substr($2, 2)}') >"$work/$name.parts"
+  du -sm "$r" | awk '{print $1}' >"$work/$name.du"
+  grep -c . "$r/usr/share/sluice/packages.txt" >"$work/$name.npkgs"
+}
+
+built=()
+for img in $IMAGES; do
+  t0=$(date +%s)
+  case "$img" in
+    server)
+      r="$work/rootfs-server"; debian_rootfs "$work/bin/sluice-server" "$r"
+      cp "$work/bin/sluice-server" "$r/usr/bin/"
+      mkdir -p "$r/etc/sluice/secrets"   # mount points of deploy/sluice-server.yaml's config and secrets
+      # Applied from the binary (embedded); shipped for reading and for DBAs.
+      for m in core:server/migrations access:server/access/store/migrations \
+               notification:server/notification/store/migrations; do
+        mkdir -p "$r/usr/share/sluice/migrations/${m%%:*}"
+        cp "${m#*:}"/*.sql "$r/usr/share/sluice/migrations/${m%%:*}/"
+      done
+      commit_image sluice-server "$r" '["/usr/bin/sluice-server"]' --port 8081 --port 9091
+      built+=(sluice-server) ;;
+    gateway)
+      r="$work/rootfs-gateway"; mkdir -p "$r"
+      : | common_files "$r"
+      cp "$work/bin/sluice-gateway" "$r/usr/bin/"
+      commit_image sluice-gateway "$r" '["/usr/bin/sluice-gateway"]' --port 8080
+      built+=(sluice-gateway) ;;
+    sink)
+      r="$work/rootfs-sink"; debian_rootfs "$work/bin/sluice-sink" "$r"
+      cp "$work/bin/sluice-sink" "$r/usr/bin/"
+      commit_image sluice-sink "$r" '["/usr/bin/sluice-sink"]'
+      built+=(sluice-sink) ;;
+    cli)
+      r="$work/rootfs-cli"; debian_rootfs "$work/bin/sluicectl" "$r"
+      cp "$work/bin/sluicectl" "$r/usr/bin/"
+      commit_image sluicectl "$r" '["/usr/bin/sluicectl"]'
+      built+=(sluicectl) ;;
+    *) echo "images: unknown image '$img' (server gateway sink cli)" >&2; exit 1 ;;
+  esac
+  echo "images: ${built[-1]} in $(( $(date +%s) - t0 )) s"
+done
+
+echo
+echo "images: built in $(( $(date +%s) - start )) s (version $VERSION, revision $REVISION)"
+for name in "${built[@]}"; do
+  size="$(buildah images --format '{{.Size}}' "$REPO/$name:$VERSION" | awk 'NR == 1')"
+  printf '  %-32s %10s  (%s MB unpacked, %s Debian packages); largest parts:\n' \
+    "$REPO/$name:$VERSION" "$size" "$(cat "$work/$name.du")" "$(cat "$work/$name.npkgs")"
+  cat "$work/$name.parts"
+done
