@@ -171,7 +171,7 @@ class AppealService {
   // NotFound; PermissionDenied unless `actor` is an admin, the grant's
   // account or owner, or an approver of the grant's resource.
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id, const Actor& actor);
-  // Grant lifecycle (grant_actions.cc; Guardian's grant API). Update,
+  // Grant lifecycle (grant/grant_actions.cc; Guardian's grant API). Update,
   // revoke and restore need the grant's owner or an admin
   // (PermissionDenied); a malformed id is InvalidArgument, an unknown one
   // NotFound.
@@ -183,7 +183,7 @@ class AppealService {
   // when the owner changes.
   absl::StatusOr<pb::Grant> UpdateGrantOwner(const std::string& id, const std::string& owner,
                                              const Actor& actor);
-  // PATCH /grants/{id} (grant_update.cc): the owner (as UpdateGrantOwner)
+  // PATCH /grants/{id} (grant/grant_update.cc): the owner (as UpdateGrantOwner)
   // and/or a new expiration_date with its reason. The expiration is for
   // admins only (PermissionDenied naming expiration_date) and follows
   // Guardian's GrantUpdate.Validate: the grant active (FailedPrecondition),
@@ -434,7 +434,7 @@ class AppealService {
   absl::StatusOr<RevokeManyResult> RevokeSelected(const GrantSelector& selector,
                                                   const std::string& actor,
                                                   const std::string& reason);
-  // Grant lifecycle helpers (grant_actions.cc). The grant `id` with its
+  // Grant lifecycle helpers (grant/grant_actions.cc). The grant `id` with its
   // resource, when `actor` is its owner or an admin (`what` names the action
   // in the PermissionDenied message).
   absl::StatusOr<pb::Grant> GrantForOwner(const std::string& id, const Actor& actor,
