@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/access/core/appeal_service.h"
 #include "server/access/core/fault.h"
-#include "server/access/core/flow.h"
+#include "server/access/core/approval/flow.h"
 #include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"

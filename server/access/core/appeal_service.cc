@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "common/expr/expr.h"
 #include "server/access/core/fault.h"
-#include "server/access/core/flow.h"
+#include "server/access/core/approval/flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"

@@ -271,7 +271,7 @@ class AppealService {
   // ListUserRoles).
   absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner);
   // Appends manual steps to pending appeal `appeal_id` (Guardian's
-  // AddApprovalStep; approval_steps.cc): each needs a name not already on
+  // AddApprovalStep; approval/approval_steps.cc): each needs a name not already on
   // the appeal and at least one approver email (InvalidArgument naming
   // steps[i]); `stage` and an `index` among the existing steps are
   // InvalidArgument (Sluice's flow is sequential). A step after an
@@ -290,7 +290,7 @@ class AppealService {
                                                 const google::protobuf::Struct* details,
                                                 const std::string& actor);
   // One SummaryResult per summary item (Guardian's
-  // GenerateApprovalSummaries; approval_summaries.cc): the approvals
+  // GenerateApprovalSummaries; approval/approval_summaries.cc): the approvals
   // matching the item's filters (statuses, appeal_statuses, account_id(s),
   // account_types, resource_types, resource_urns, provider_types,
   // provider_urns, roles, step_names, created_by = an approver), counted per
