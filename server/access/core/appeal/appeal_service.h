@@ -1,8 +1,8 @@
 // Appeals, approvals and grants (issue 5): creation with validation, the
 // approval flow, granting in the provider (with compensation), cancel,
 // revoke, bulk revoke, approver edits, the expiry job and the list queries.
-#ifndef SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
-#define SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
+#ifndef SLUICE_SERVER_ACCESS_CORE_APPEAL_APPEAL_SERVICE_H_
+#define SLUICE_SERVER_ACCESS_CORE_APPEAL_APPEAL_SERVICE_H_
 
 #include <functional>
 #include <map>
@@ -496,4 +496,4 @@ class AppealService {
 
 }  // namespace sluice::access
 
-#endif  // SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
+#endif  // SLUICE_SERVER_ACCESS_CORE_APPEAL_APPEAL_SERVICE_H_

@@ -1,7 +1,7 @@
 // Appeal creation (its validation steps are in appeal_prepare.cc),
 // activation (granting) and the read paths.
 // Approval actions, revocation and expiry are in appeal_actions.cc.
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 
 #include <algorithm>
 #include <set>
