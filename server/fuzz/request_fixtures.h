@@ -18,7 +18,7 @@
 
 #include "absl/time/time.h"
 #include "common/crypto.h"
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/policy_service.h"
 #include "server/access/core/provider_service.h"

@@ -4,7 +4,7 @@
 
 #include "server/access/api/api_auth.h"
 #include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 
 namespace sluice::access {
 

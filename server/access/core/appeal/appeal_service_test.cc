@@ -1,6 +1,6 @@
 // AppealService with in-memory fakes: granting, compensation, expiry
 // retries, extension, cancel/revoke rules.
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 
 #include <gtest/gtest.h>
 

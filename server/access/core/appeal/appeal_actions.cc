@@ -4,9 +4,9 @@
 // GrantAccess, the losers see the new state (FailedPrecondition).
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/fault.h"
-#include "server/access/core/flow.h"
+#include "server/access/core/approval/flow.h"
 #include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"

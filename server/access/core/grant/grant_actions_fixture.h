@@ -1,8 +1,8 @@
 // The fixture of the grant lifecycle tests (grant_actions_test.cc,
 // grant_update_test.cc): an "auto" policy, a fake provider "f" with one
 // table resource, and an AppealService on in-memory fakes at a fixed clock.
-#ifndef SLUICE_SERVER_ACCESS_CORE_GRANT_ACTIONS_FIXTURE_H_
-#define SLUICE_SERVER_ACCESS_CORE_GRANT_ACTIONS_FIXTURE_H_
+#ifndef SLUICE_SERVER_ACCESS_CORE_GRANT_GRANT_ACTIONS_FIXTURE_H_
+#define SLUICE_SERVER_ACCESS_CORE_GRANT_GRANT_ACTIONS_FIXTURE_H_
 
 #include <memory>
 #include <string>
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
 
@@ -129,4 +129,4 @@ class GrantActionsTest : public ::testing::Test {
 
 }  // namespace sluice::access
 
-#endif  // SLUICE_SERVER_ACCESS_CORE_GRANT_ACTIONS_FIXTURE_H_
+#endif  // SLUICE_SERVER_ACCESS_CORE_GRANT_GRANT_ACTIONS_FIXTURE_H_

@@ -4,7 +4,7 @@
 // summaries' filter and group checks.
 #include <gtest/gtest.h>
 
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
 

@@ -4,7 +4,7 @@
 // it, a "soft" one's (the default, Guardian's behaviour) are created after
 // the commit and their failures are recorded on the appeal.
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/policy_rules.h"
 #include "spdlog/spdlog.h"
 

@@ -1,8 +1,8 @@
 // Appeals, approvals and grants (issue 5): creation with validation, the
 // approval flow, granting in the provider (with compensation), cancel,
 // revoke, bulk revoke, approver edits, the expiry job and the list queries.
-#ifndef SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
-#define SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
+#ifndef SLUICE_SERVER_ACCESS_CORE_APPEAL_APPEAL_SERVICE_H_
+#define SLUICE_SERVER_ACCESS_CORE_APPEAL_APPEAL_SERVICE_H_
 
 #include <functional>
 #include <map>
@@ -171,7 +171,7 @@ class AppealService {
   // NotFound; PermissionDenied unless `actor` is an admin, the grant's
   // account or owner, or an approver of the grant's resource.
   absl::StatusOr<pb::Grant> GetGrant(const std::string& id, const Actor& actor);
-  // Grant lifecycle (grant_actions.cc; Guardian's grant API). Update,
+  // Grant lifecycle (grant/grant_actions.cc; Guardian's grant API). Update,
   // revoke and restore need the grant's owner or an admin
   // (PermissionDenied); a malformed id is InvalidArgument, an unknown one
   // NotFound.
@@ -183,7 +183,7 @@ class AppealService {
   // when the owner changes.
   absl::StatusOr<pb::Grant> UpdateGrantOwner(const std::string& id, const std::string& owner,
                                              const Actor& actor);
-  // PATCH /grants/{id} (grant_update.cc): the owner (as UpdateGrantOwner)
+  // PATCH /grants/{id} (grant/grant_update.cc): the owner (as UpdateGrantOwner)
   // and/or a new expiration_date with its reason. The expiration is for
   // admins only (PermissionDenied naming expiration_date) and follows
   // Guardian's GrantUpdate.Validate: the grant active (FailedPrecondition),
@@ -271,7 +271,7 @@ class AppealService {
   // ListUserRoles).
   absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner);
   // Appends manual steps to pending appeal `appeal_id` (Guardian's
-  // AddApprovalStep; approval_steps.cc): each needs a name not already on
+  // AddApprovalStep; approval/approval_steps.cc): each needs a name not already on
   // the appeal and at least one approver email (InvalidArgument naming
   // steps[i]); `stage` and an `index` among the existing steps are
   // InvalidArgument (Sluice's flow is sequential). A step after an
@@ -290,7 +290,7 @@ class AppealService {
                                                 const google::protobuf::Struct* details,
                                                 const std::string& actor);
   // One SummaryResult per summary item (Guardian's
-  // GenerateApprovalSummaries; approval_summaries.cc): the approvals
+  // GenerateApprovalSummaries; approval/approval_summaries.cc): the approvals
   // matching the item's filters (statuses, appeal_statuses, account_id(s),
   // account_types, resource_types, resource_urns, provider_types,
   // provider_urns, roles, step_names, created_by = an approver), counted per
@@ -434,7 +434,7 @@ class AppealService {
   absl::StatusOr<RevokeManyResult> RevokeSelected(const GrantSelector& selector,
                                                   const std::string& actor,
                                                   const std::string& reason);
-  // Grant lifecycle helpers (grant_actions.cc). The grant `id` with its
+  // Grant lifecycle helpers (grant/grant_actions.cc). The grant `id` with its
   // resource, when `actor` is its owner or an admin (`what` names the action
   // in the PermissionDenied message).
   absl::StatusOr<pb::Grant> GrantForOwner(const std::string& id, const Actor& actor,
@@ -496,4 +496,4 @@ class AppealService {
 
 }  // namespace sluice::access
 
-#endif  // SLUICE_SERVER_ACCESS_CORE_APPEAL_SERVICE_H_
+#endif  // SLUICE_SERVER_ACCESS_CORE_APPEAL_APPEAL_SERVICE_H_

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "server/access/core/appeal_service.h"
-#include "server/access/core/flow.h"
+#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/approval/flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"

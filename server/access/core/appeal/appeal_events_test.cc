@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"

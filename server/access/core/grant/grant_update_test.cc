@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
-#include "server/access/core/grant_actions_fixture.h"
+#include "server/access/core/grant/grant_actions_fixture.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {

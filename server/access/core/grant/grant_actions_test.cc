@@ -6,9 +6,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/fakes.h"
-#include "server/access/core/grant_actions_fixture.h"
+#include "server/access/core/grant/grant_actions_fixture.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 

@@ -10,8 +10,8 @@
 //     (also right at creation: Guardian issues #94 and #390). Appeal
 //     statuses are Guardian's (domain/appeal.go): pending, approved,
 //     rejected, canceled.
-#ifndef SLUICE_SERVER_ACCESS_CORE_FLOW_H_
-#define SLUICE_SERVER_ACCESS_CORE_FLOW_H_
+#ifndef SLUICE_SERVER_ACCESS_CORE_APPROVAL_FLOW_H_
+#define SLUICE_SERVER_ACCESS_CORE_APPROVAL_FLOW_H_
 
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
@@ -42,4 +42,4 @@ void SkipUndecided(pb::Appeal* appeal);
 
 }  // namespace sluice::access
 
-#endif  // SLUICE_SERVER_ACCESS_CORE_FLOW_H_
+#endif  // SLUICE_SERVER_ACCESS_CORE_APPROVAL_FLOW_H_

@@ -1,7 +1,7 @@
 // Appeal creation (its validation steps are in appeal_prepare.cc),
 // activation (granting) and the read paths.
 // Approval actions, revocation and expiry are in appeal_actions.cc.
-#include "server/access/core/appeal_service.h"
+#include "server/access/core/appeal/appeal_service.h"
 
 #include <algorithm>
 #include <set>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "common/expr/expr.h"
 #include "server/access/core/fault.h"
-#include "server/access/core/flow.h"
+#include "server/access/core/approval/flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
