@@ -2,8 +2,8 @@
 // without Cortex. Rule groups go to one file per namespace in a directory
 // Prometheus loads (rule_files: ["<rules_dir>/*.yml"]), then
 // POST {provider host}/-/reload; the Alertmanager config is written to its
-// file, then POST {alertmanager_url}/-/reload. Both need
-// --web.enable-lifecycle. Paths are server configuration only
+// file, then POST {alertmanager_url}/-/reload. Prometheus needs
+// --web.enable-lifecycle (Alertmanager 0.25 serves /-/reload as is). Paths are server configuration only
 // (notification.prometheus), never API fields. Files are written as JSON
 // (a subset of YAML), confined to their directory: names are made here
 // from ids, no symlink is followed (O_NOFOLLOW, openat on the directory),
