@@ -210,7 +210,12 @@ absl::StatusOr<std::vector<AlertProvider>> AlertingService::ListProviders(absl::
                                                                           absl::string_view type) {
   auto list = repo_->ListProviders(urn, type);
   if (!list.ok()) return list.status();
-  for (AlertProvider& p : *list) p.credentials = Masked(p.credentials);
+  // Lists carry no credentials: load each to mask its keys.
+  for (AlertProvider& p : *list) {
+    auto full = LoadProvider(p.id);
+    if (!full.ok()) return full.status();
+    p.credentials = Masked(full->credentials);
+  }
   return list;
 }
 
@@ -288,7 +293,11 @@ absl::StatusOr<AlertNamespace> AlertingService::GetNamespace(uint64_t id) {
 absl::StatusOr<std::vector<AlertNamespace>> AlertingService::ListNamespaces() {
   auto list = repo_->ListNamespaces(0);
   if (!list.ok()) return list.status();
-  for (AlertNamespace& n : *list) n.credentials = Masked(n.credentials);
+  for (AlertNamespace& n : *list) {
+    auto full = LoadNamespace(n.id);
+    if (!full.ok()) return full.status();
+    n.credentials = Masked(full->credentials);
+  }
   return list;
 }
 
