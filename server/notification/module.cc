@@ -14,6 +14,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "common/http_client.h"
+#include "server/notification/alerting/cortex_backend.h"
 #include "server/notification/alerting/prometheus_backend.h"
 #include "server/notification/api/grpc_service.h"
 #include "server/notification/core/cleanup.h"
@@ -280,8 +281,9 @@ class NotificationModule : public server::Module {
         silences_(&silence_repo_, &subscription_repo_),
         alerting_repo_(ctx.pool),
         prometheus_backend_(settings.prometheus, http_.get(), &settings_.hook_tokens),
+        cortex_backend_(settings.prometheus, http_.get(), &settings_.hook_tokens),
         alerting_(&alerting_repo_, &templates_, ctx.crypter,
-                  RuleBackends{{"prometheus", &prometheus_backend_}}),
+                  RuleBackends{{"prometheus", &prometheus_backend_}, {"cortex", &cortex_backend_}}),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
                             ctx.auth, &settings_.admins, &settings_.hook_tokens, &silences_}),
@@ -353,6 +355,7 @@ class NotificationModule : public server::Module {
   SilenceService silences_;
   PostgresAlertingRepository alerting_repo_;
   alerting::PrometheusBackend prometheus_backend_;  // reads settings_.hook_tokens
+  alerting::CortexBackend cortex_backend_;          // same
   AlertingService alerting_;
   Settings settings_;
   api::NotificationGrpcService grpc_;
