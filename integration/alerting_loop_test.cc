@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
 
 #include "integration/fake_http_server.h"
 #include "integration/notification_helpers.h"
@@ -50,6 +51,19 @@ HttpResponse Siren(Stack* stack, const std::string& method, const std::string& p
                    const json& body = nullptr) {
   return Http(method, stack->http_base() + path, body.is_null() ? "" : body.dump(),
               {"X-Auth-Email: tester@example.com"});
+}
+
+// Runs sluicectl as tester@example.com; returns {exit code, output}.
+std::pair<int, std::string> Ctl(Stack* stack, std::vector<std::string> args) {
+  static int runs = 0;
+  std::vector<std::string> argv = {Runfile("cli/sluicectl"), "--host", stack->grpc_target(),
+                                   "--email", "tester@example.com"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto p = Process::Start(argv, stack->ClientEnv(),
+                          TempPath(absl::StrCat("alerting-ctl-", ++runs, ".log")));
+  if (!p.ok()) return {-1, ""};
+  int code = (*p)->Wait(absl::Seconds(30));
+  return {code, (*p)->Output()};
 }
 
 // Waits for a receiver request whose status is `status`; null on timeout.
@@ -175,6 +189,15 @@ TEST(AlertingLoopTest, RuleFiresThroughPrometheusAlertmanagerAndHookThenResolves
   r = Siren(stack, "GET", absl::StrCat("/v1beta1/rules?provider_namespace=", nsid, "&template=CPU"));
   ASSERT_EQ(r.status, 200) << r.body;
   ASSERT_EQ(r.Json()["rules"].size(), 1u) << r.body;
+  // The same through sluicectl, as tables.
+  auto [rc, out] = Ctl(stack, {"-o", "table", "alerting", "provider", "list"});
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("URN"), std::string::npos) << out;
+  EXPECT_NE(out.find("prom-local"), std::string::npos) << out;
+  std::tie(rc, out) = Ctl(stack, {"-o", "table", "alerting", "rule", "list", "--provider-namespace",
+                                  std::to_string(nsid)});
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("siren_api_prom-local_team-a_team-a_CPUHigh_CPU"), std::string::npos) << out;
 
   // 3. An http receiver and a subscription on the namespace's labels.
   auto sink = FakeHttpServer::Start();
