@@ -99,12 +99,13 @@ class FakeBackend : public RuleBackend {
     return absl::OkStatus();
   }
   absl::Status SyncRoutes(const std::vector<NamespaceRoute>& r) override {
+    if (!refuse_routes.empty()) return absl::FailedPreconditionError(refuse_routes);
     routes = r;
     return absl::OkStatus();
   }
   std::map<std::string, RuleGroups> last;
   std::vector<NamespaceRoute> routes;
-  std::string refuse;
+  std::string refuse, refuse_routes;
   int rule_syncs = 0;
 };
 
@@ -233,6 +234,34 @@ TEST_F(AlertingServiceTest, RenderedRulesAreValidated) {
   EXPECT_NE(st.status().message().find("exactly one of alert and record"), std::string::npos)
       << st.status();
   EXPECT_EQ(backend.rule_syncs, 0);
+}
+
+TEST_F(AlertingServiceTest, MaskedCredentialKeepsStoredValueOnUpdate) {
+  AlertProvider p = *service.GetProvider(1);
+  p.name = "prom-2";
+  p.credentials = {{"token", kMaskedSecret}, {"user", "bob"}};
+  ASSERT_TRUE(service.UpdateProvider(p).ok());
+  std::string sealed = repo.creds["p1"];
+  auto plain = crypter->Decrypt(sealed, "alerting/providers/http://prom:9090/credentials");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto j = nlohmann::json::parse(*plain);
+  EXPECT_EQ(j["token"], "s3cret");
+  EXPECT_EQ(j["user"], "bob");
+  // A client may not send ciphertext back.
+  p.credentials = {{"token", sealed}};
+  EXPECT_EQ(service.UpdateProvider(p).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(AlertingServiceTest, NamespaceWhoseRouteIsRefusedIsNotKept) {
+  backend.refuse_routes = "alertmanager refused the reload: HTTP 400: bad config";
+  AlertNamespace n;
+  n.urn = "team-b";
+  n.name = "team-b";
+  n.provider_id = 1;
+  auto id = service.CreateNamespace(n);
+  EXPECT_EQ(id.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(id.status().message().find("HTTP 400"), std::string::npos);
+  EXPECT_EQ(service.ListNamespaces()->size(), 1u);
 }
 
 TEST(ValidatePrometheusRules, NamesTheField) {
