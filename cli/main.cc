@@ -6,6 +6,7 @@
 
 
 #include "cli/access_commands.h"
+#include "cli/alerting_commands.h"
 #include "cli/cli.h"
 #include "cli/notification_commands.h"
 #include "cli/server_commands.h"
@@ -16,6 +17,7 @@ namespace {
 constexpr sluice::cli::CommandGroup kGroups[] = {
     &sluice::cli::AddServerCommands,
     &sluice::cli::AddNotificationCommands,
+    &sluice::cli::AddAlertingCommands,
     &sluice::cli::AddAccessCommands,
 };
 

@@ -103,10 +103,6 @@ func main() {
 	root.HandleFunc("/api/openapi.json", serveOpenAPI)
 	root.Handle("/healthz", healthHandler(conn))
 	root.HandleFunc("/ping", pingHandler)
-	for _, p := range sirenPart2Paths {
-		root.HandleFunc(p, sirenPart2Handler)
-		root.HandleFunc(p+"/", sirenPart2Handler)
-	}
 	root.Handle("/", writeGuard(origins, limitBody(o.maxBodyBytes, withHTTPRequest(gw))))
 
 	srv := &http.Server{

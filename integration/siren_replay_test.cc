@@ -1,15 +1,15 @@
 // Replays Siren's REST API through Sluice's gateway at Siren's own paths
-// (issue #30, part 1 "Done when"): each of the 32 part-1 HTTP bindings
-// (Siren's 43 v1beta1 bindings minus the 12 of alert providers, namespaces
-// and rules, plus v1's GET /v1/subscriptions), with the request shapes of
+// (issues #30 and #31 "Done when"): each of Siren's 44 HTTP bindings
+// (the 43 v1beta1 bindings, with the 12 of alert providers, namespaces and
+// rules, plus v1's GET /v1/subscriptions), with the request shapes of
 // Siren's docs, against a real sluice-server, sluice-gateway and PostgreSQL.
 // The route table is siren_routes.json (its "about" explains the rows); the
 // row format and checks are the Guardian replay's (guardian_replay.h).
 //
 // Prints one line per route (rpc, method, path, outcome: "as Siren",
-// "PENDING(<flag>)" or "DIFFERENT: <why>") and "N of 32 answer as Siren".
+// "PENDING(<flag>)" or "DIFFERENT: <why>") and "N of 44 answer as Siren".
 // Fails when a row is DIFFERENT, a fixture row fails, or the table does not
-// hold each part-1 route exactly once. A `pending` row (waiting for a
+// hold each route exactly once. A `pending` row (waiting for a
 // parallel branch's core) never fails; if it already answers as Siren, the
 // summary says so.
 //
@@ -29,6 +29,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "integration/fake_http_server.h"
+#include "integration/notification_helpers.h"
 #include "integration/guardian_replay.h"
 #include "integration/harness.h"
 
@@ -37,10 +39,9 @@ namespace {
 
 using nlohmann::json;
 
-// Siren's part-1 HTTP bindings: goto/proton 0d8cde8
-// gotocompany/siren/v1beta1/siren.proto without ListProviders..DeleteProvider,
-// ListNamespaces..DeleteNamespace, ListRules and UpdateRule, plus
-// gotocompany/siren/v1/siren.proto's one route.
+// Siren's HTTP bindings: goto/proton 0d8cde8
+// gotocompany/siren/v1beta1/siren.proto, plus gotocompany/siren/v1/siren.proto's
+// one route.
 const std::set<std::string>& SirenRoutes() {
   static const auto* routes = new std::set<std::string>{
       "POST /v1beta1/receivers/{id}/send",                                         // NotifyReceiver
@@ -75,6 +76,19 @@ const std::set<std::string>& SirenRoutes() {
       "GET /v1beta1/notifications/{notification_id}/messages",                     // ListNotificationMessages
       "GET /v1beta1/notifications",                                                // ListNotifications
       "GET /v1/subscriptions",                                                     // v1 ListSubscriptions
+      // Part 2 (issue #31): alert providers, namespaces and rules.
+      "GET /v1beta1/providers",                                                    // ListProviders
+      "POST /v1beta1/providers",                                                   // CreateProvider
+      "GET /v1beta1/providers/{id}",                                               // GetProvider
+      "PUT /v1beta1/providers/{id}",                                               // UpdateProvider
+      "DELETE /v1beta1/providers/{id}",                                            // DeleteProvider
+      "GET /v1beta1/namespaces",                                                   // ListNamespaces
+      "POST /v1beta1/namespaces",                                                  // CreateNamespace
+      "GET /v1beta1/namespaces/{id}",                                              // GetNamespace
+      "PUT /v1beta1/namespaces/{id}",                                              // UpdateNamespace
+      "DELETE /v1beta1/namespaces/{id}",                                           // DeleteNamespace
+      "GET /v1beta1/rules",                                                        // ListRules
+      "PUT /v1beta1/rules",                                                        // UpdateRule
   };
   return *routes;
 }
@@ -111,13 +125,26 @@ TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
   json table = LoadTable();
   ASSERT_TRUE(table.is_object() && table.contains("rows")) << "integration/siren_routes.json";
 
-  auto stack = Stack::Start();
+  // The prometheus provider type's peers: one fake answering both
+  // Prometheus's and Alertmanager's POST /-/reload with 200.
+  auto peer = FakeHttpServer::Start();
+  ASSERT_NE(peer, nullptr);
+  std::string dir = TempPath("siren-replay-alerting");
+  ASSERT_EQ(system(("rm -rf " + dir + " && mkdir -p " + dir + "/rules").c_str()), 0);
+  Stack::Options opts;
+  opts.config_yaml = "notification:\n  alert_hook_base_url: http://127.0.0.1:9\n  prometheus:\n"
+                     "    rules_dir: " + dir + "/rules\n"
+                     "    alertmanager_config_file: " + dir + "/alertmanager.yml\n"
+                     "    alertmanager_url: " + peer->Url("") + "\n";
+  auto stack = Stack::Start(opts);
   ASSERT_TRUE(stack.ok()) << stack.status();
   const std::string root = (*stack)->http_base();
 
   // `{{ $labels.host }}` in Siren's rule templates is Prometheus's own
   // template text: it substitutes to itself.
-  json vars = {{"alert_token", kTestAlertToken}, {" $labels.host ", "{{ $labels.host }}"}};
+  json vars = {{"alert_token", kTestAlertToken},
+               {" $labels.host ", "{{ $labels.host }}"},
+               {"prom_host", peer->Url("")}};
   std::vector<Outcome> outcomes;
   std::set<std::string> routes;
   std::map<std::string, std::vector<std::string>> pending_by_flag;
@@ -134,7 +161,7 @@ TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
     if (!fixture) {
       std::string route = raw.value("route", "");
       EXPECT_TRUE(routes.insert(route).second) << "route listed twice: " << route;
-      EXPECT_EQ(SirenRoutes().count(route), 1u) << "not a part-1 route of Siren's proto: " << route;
+      EXPECT_EQ(SirenRoutes().count(route), 1u) << "not a route of Siren's proto: " << route;
       EXPECT_EQ(FitsRoute(route, method, raw.value("path", "")), "") << label;
     }
 
@@ -216,7 +243,7 @@ TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
   }
   std::fflush(stdout);
 
-  EXPECT_EQ(routes, SirenRoutes()) << "the table must hold each of Siren's part-1 routes once";
+  EXPECT_EQ(routes, SirenRoutes()) << "the table must hold each of Siren's routes once";
   EXPECT_EQ(different, 0) << "routes that answer differently from Siren (see the table above)";
 }
 

@@ -8,12 +8,15 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/auth/secret.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "common/http_client.h"
 #include "common/outbound.h"
+#include "server/notification/alerting/cortex_backend.h"
+#include "server/notification/alerting/prometheus_backend.h"
 #include "server/notification/api/grpc_service.h"
 #include "server/notification/core/cleanup.h"
 #include "server/notification/core/delivery.h"
@@ -37,7 +40,61 @@ struct Settings {
   SendPolicy senders;              // senders, sender_groups (F-M1)
   api::AlertHookTokens hook_tokens;  // alert_hook_tokens
   receivers::ReceiverOptions receivers;
+  alerting::PrometheusOptions prometheus;  // prometheus, alert_hook_base_url
 };
+
+// An absolute path without "." or ".." components; InvalidArgument naming
+// `where` otherwise.
+absl::Status CheckPlainPath(const std::string& where, const std::string& path) {
+  if (path.empty() || path[0] != '/' || path.find("/../") != std::string::npos ||
+      path.find("/./") != std::string::npos || absl::EndsWith(path, "/..") ||
+      absl::EndsWith(path, "/.")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": \"", path, "\" must be an absolute path without . or .."));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBaseUrl(const std::string& where, const std::string& url) {
+  if (absl::StartsWith(url, "http://") || absl::StartsWith(url, "https://")) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(where, ": \"", url, "\" must be an http(s) URL"));
+}
+
+// prometheus: {rules_dir, alertmanager_config_file, alertmanager_url,
+// group_wait, group_interval, repeat_interval}
+absl::Status ParsePrometheus(const YAML::Node& node, alerting::PrometheusOptions* o) {
+  if (!node.IsMap()) return absl::InvalidArgumentError("notification.prometheus: must be a mapping");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    std::string where = "notification.prometheus." + key;
+    if (!it->second.IsScalar()) return absl::InvalidArgumentError(where + ": must be a string");
+    std::string v = it->second.Scalar();
+    if (key == "rules_dir") {
+      if (auto st = CheckPlainPath(where, v); !st.ok()) return st;
+      struct stat st;
+      if (lstat(v.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": \"", v, "\" is not an existing directory (not a symlink)"));
+      }
+      o->rules_dir = v;
+    } else if (key == "alertmanager_config_file") {
+      if (auto st = CheckPlainPath(where, v); !st.ok()) return st;
+      o->alertmanager_config_file = v;
+    } else if (key == "alertmanager_url") {
+      if (auto st = CheckBaseUrl(where, v); !st.ok()) return st;
+      o->alertmanager_url = v;
+    } else if (key == "group_wait") {
+      o->group_wait = v;
+    } else if (key == "group_interval") {
+      o->group_interval = v;
+    } else if (key == "repeat_interval") {
+      o->repeat_interval = v;
+    } else {
+      return absl::InvalidArgumentError(where + ": unknown key");
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ParseStringList(const YAML::Node& node, const std::string& key,
                              std::set<std::string>* out) {
@@ -151,6 +208,16 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
       (key == "slack_api_url" ? s.receivers.slack_api_url : s.receivers.lark_api_url) = url;
       continue;
     }
+    if (key == "prometheus") {
+      if (auto st = ParsePrometheus(it->second, &s.prometheus); !st.ok()) return st;
+      continue;
+    }
+    if (key == "alert_hook_base_url") {
+      std::string v = it->second.IsScalar() ? it->second.Scalar() : "";
+      if (auto st = CheckBaseUrl("notification.alert_hook_base_url", v); !st.ok()) return st;
+      s.prometheus.hook_base_url = v;
+      continue;
+    }
     if (key == "file_receiver_dir") {
       auto dir = FileReceiverDir(it->second);
       if (!dir.ok()) return dir.status();
@@ -225,13 +292,18 @@ class NotificationModule : public server::Module {
                        settings.policy, [this] { workers_.Wake(); }, settings.senders),
         alerts_(&notifications_, &alert_repo_, &silence_repo_),
         silences_(&silence_repo_, &subscription_repo_),
+        alerting_repo_(ctx.pool),
+        prometheus_backend_(settings.prometheus, http_.get(), &settings_.hook_tokens),
+        cortex_backend_(settings.prometheus, http_.get(), &settings_.hook_tokens),
+        alerting_(&alerting_repo_, &templates_, ctx.crypter,
+                  RuleBackends{{"prometheus", &prometheus_backend_}, {"cortex", &cortex_backend_}}),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
                             ctx.auth, &settings_.admins, &settings_.hook_tokens, &silences_}),
         // Siren's API at Siren's paths, on the same core.
         siren_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
                              &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
-                             &silences_}),
+                             &silences_, &alerting_}),
         siren_v1_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
                                 &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
                                 &silences_}) {
@@ -294,6 +366,10 @@ class NotificationModule : public server::Module {
   NotificationService notifications_;
   AlertService alerts_;
   SilenceService silences_;
+  PostgresAlertingRepository alerting_repo_;
+  alerting::PrometheusBackend prometheus_backend_;  // reads settings_.hook_tokens
+  alerting::CortexBackend cortex_backend_;          // same
+  AlertingService alerting_;
   Settings settings_;
   api::NotificationGrpcService grpc_;
   siren::SirenGrpcService siren_;

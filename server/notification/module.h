@@ -26,6 +26,13 @@
 //                               "*" in senders: every caller, for development);
 //                               both empty: notification admins only
 //   alert_hook_tokens: []       [{provider, token_file | token_env}]
+//   alert_hook_base_url: ""     where Alertmanager reaches Sluice's hook (the
+//                               gateway's base URL), for namespace routes
+//   prometheus:                 the "prometheus" alert provider type (#31)
+//     rules_dir: ""             existing directory Prometheus loads rule files from
+//     alertmanager_config_file: ""   Alertmanager's config file (Sluice owns it)
+//     alertmanager_url: ""      Alertmanager's base URL (POST /-/reload)
+//     group_wait: 30s, group_interval: 5m, repeat_interval: 4h   its route timings
 #ifndef SLUICE_SERVER_NOTIFICATION_MODULE_H_
 #define SLUICE_SERVER_NOTIFICATION_MODULE_H_
 

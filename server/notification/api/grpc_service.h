@@ -15,6 +15,7 @@
 #include "common/auth/authenticator.h"
 #include "common/auth/caller.h"
 #include "proto/sluice/notification/v1beta1/notification.grpc.pb.h"
+#include "server/notification/core/alerting.h"
 #include "server/notification/core/catalog.h"
 #include "server/notification/core/notify.h"
 
@@ -45,6 +46,8 @@ struct Services {
   const auth::AdminList* admins;          // notification.admins / admin_groups
   const AlertHookTokens* hook_tokens;     // notification.alert_hook_tokens
   SilenceService* silences = nullptr;     // null: the silence RPCs are Unimplemented
+  // Siren's providers, namespaces and rules (issue #31); null: Unimplemented.
+  AlertingService* alerting = nullptr;
 };
 
 class NotificationGrpcService final : public pb::NotificationService::Service {

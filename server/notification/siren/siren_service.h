@@ -108,6 +108,33 @@ class SirenGrpcService final : public spb::SirenService::Service {
   grpc::Status ListNotifications(grpc::ServerContext*, const spb::ListNotificationsRequest*,
                                  spb::ListNotificationsResponse*) override;
 
+  // Alert providers, namespaces and rules (siren_alerting.cc, issue #31):
+  // reads by any authenticated caller, changes by notification admins.
+  grpc::Status ListProviders(grpc::ServerContext*, const spb::ListProvidersRequest*,
+                             spb::ListProvidersResponse*) override;
+  grpc::Status CreateProvider(grpc::ServerContext*, const spb::CreateProviderRequest*,
+                              spb::CreateProviderResponse*) override;
+  grpc::Status GetProvider(grpc::ServerContext*, const spb::GetProviderRequest*,
+                           spb::GetProviderResponse*) override;
+  grpc::Status UpdateProvider(grpc::ServerContext*, const spb::UpdateProviderRequest*,
+                              spb::UpdateProviderResponse*) override;
+  grpc::Status DeleteProvider(grpc::ServerContext*, const spb::DeleteProviderRequest*,
+                              spb::DeleteProviderResponse*) override;
+  grpc::Status ListNamespaces(grpc::ServerContext*, const spb::ListNamespacesRequest*,
+                              spb::ListNamespacesResponse*) override;
+  grpc::Status CreateNamespace(grpc::ServerContext*, const spb::CreateNamespaceRequest*,
+                               spb::CreateNamespaceResponse*) override;
+  grpc::Status GetNamespace(grpc::ServerContext*, const spb::GetNamespaceRequest*,
+                            spb::GetNamespaceResponse*) override;
+  grpc::Status UpdateNamespace(grpc::ServerContext*, const spb::UpdateNamespaceRequest*,
+                               spb::UpdateNamespaceResponse*) override;
+  grpc::Status DeleteNamespace(grpc::ServerContext*, const spb::DeleteNamespaceRequest*,
+                               spb::DeleteNamespaceResponse*) override;
+  grpc::Status ListRules(grpc::ServerContext*, const spb::ListRulesRequest*,
+                         spb::ListRulesResponse*) override;
+  grpc::Status UpdateRule(grpc::ServerContext*, const spb::UpdateRuleRequest*,
+                          spb::UpdateRuleResponse*) override;
+
  private:
   template <typename Fn>
   grpc::Status Call(grpc::ServerContext* ctx, const char* method, Fn&& fn);

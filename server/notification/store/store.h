@@ -7,6 +7,7 @@
 
 #include "common/db/migrate.h"
 #include "common/db/pool.h"
+#include "server/notification/core/alerting.h"
 #include "server/notification/core/repository.h"
 #include "server/notification/core/silence.h"
 
@@ -105,6 +106,30 @@ class PostgresSilenceRepository : public SilenceRepository {
   absl::StatusOr<std::vector<Silence>> List(const SilenceFilter& filter) override;
   absl::StatusOr<Silence> Get(absl::string_view id) override;
   absl::Status Expire(absl::string_view id) override;
+
+ private:
+  db::Pool* pool_;
+};
+
+// Alert providers, namespaces and rules (migrations/0012_alerting.up.sql).
+class PostgresAlertingRepository : public AlertingRepository {
+ public:
+  explicit PostgresAlertingRepository(db::Pool* pool) : pool_(pool) {}
+  absl::StatusOr<uint64_t> CreateProvider(const AlertProvider& p,
+                                          const std::string& credentials) override;
+  absl::StatusOr<AlertProvider> GetProvider(uint64_t id, std::string* credentials) override;
+  absl::StatusOr<std::vector<AlertProvider>> ListProviders(absl::string_view urn,
+                                                           absl::string_view type) override;
+  absl::Status UpdateProvider(const AlertProvider& p, const std::string& credentials) override;
+  absl::Status DeleteProvider(uint64_t id) override;
+  absl::StatusOr<uint64_t> CreateNamespace(const AlertNamespace& n,
+                                           const std::string& credentials) override;
+  absl::StatusOr<AlertNamespace> GetNamespace(uint64_t id, std::string* credentials) override;
+  absl::StatusOr<std::vector<AlertNamespace>> ListNamespaces(uint64_t provider_id) override;
+  absl::Status UpdateNamespace(const AlertNamespace& n, const std::string& credentials) override;
+  absl::Status DeleteNamespace(uint64_t id) override;
+  absl::StatusOr<std::vector<AlertRule>> ListRules(const AlertRuleFilter& filter) override;
+  absl::StatusOr<AlertRule> UpsertRule(const AlertRule& r) override;
 
  private:
   db::Pool* pool_;

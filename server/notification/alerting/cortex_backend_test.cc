@@ -1,0 +1,162 @@
+// CortexBackend against a stateful, tenant-aware fake of the Cortex/Mimir
+// ruler API and Alertmanager config API (Cortex docs "HTTP API": "Set rule
+// group" POST /api/v1/rules/{namespace} → 202, "Get rule groups by
+// namespace" GET /api/v1/rules/{namespace} → 200 YAML or 404, "Delete rule
+// group" DELETE /api/v1/rules/{namespace}/{groupName} → 202, "Set
+// Alertmanager configuration" POST /api/v1/alerts → 201; every call needs
+// X-Scope-OrgID). No official client is packaged here, so every rule group
+// it receives must pass `promtool check rules` and every Alertmanager config
+// `amtool check-config`; the fake refuses (400) what they refuse.
+#include "server/notification/alerting/cortex_backend.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "server/notification/core/go_template.h"
+
+namespace sluice::notification::alerting {
+namespace {
+
+bool ToolAccepts(const std::string& tool_args, const std::string& content) {
+  std::string t = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
+  std::string path = t + "/cortex-fake-check.yml";
+  std::ofstream(path) << content;
+  return std::system((tool_args + " " + path + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+class FakeCortex : public HttpClient {
+ public:
+  absl::StatusOr<HttpResult> Do(const HttpRequest& r) override {
+    std::string tenant;
+    for (const std::string& h : r.headers) {
+      if (absl::StartsWith(h, "X-Scope-OrgID: ")) tenant = h.substr(15);
+    }
+    if (tenant.empty()) return HttpResult{401, "no org id\n"};
+    std::string path = r.url.substr(r.url.find("/api/"));
+    std::vector<std::string> parts = absl::StrSplit(path, '/');  // "", api, v1, rules|alerts, ...
+    if (parts.size() >= 4 && parts[3] == "alerts" && r.method == "POST") {
+      auto body = YamlToJson(r.body);
+      if (!body.ok() || !(*body)["alertmanager_config"].is_string()) return HttpResult{400, "bad"};
+      std::string config = (*body)["alertmanager_config"].get<std::string>();
+      bool ok = ToolAccepts("/usr/bin/amtool check-config", config);
+      EXPECT_TRUE(ok) << "amtool refused:\n" << config;
+      if (!ok) return HttpResult{400, "error validating Alertmanager config\n"};
+      alertmanager[tenant] = config;
+      return HttpResult{201, ""};
+    }
+    if (parts.size() < 5 || parts[3] != "rules") return HttpResult{404, "not found\n"};
+    std::string ns = parts[4];
+    auto& groups = rules[tenant][ns];
+    if (r.method == "GET") {
+      if (groups.empty()) return HttpResult{404, "no rule groups found\n"};
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& [name, g] : groups) list.push_back(g);
+      return HttpResult{200, nlohmann::json{{ns, list}}.dump()};
+    }
+    if (r.method == "POST") {
+      auto g = YamlToJson(r.body);
+      if (!g.ok() || !g->is_object()) return HttpResult{400, "unable to decode rule group\n"};
+      std::string name = g->value("name", "");
+      if (name == refuse_group) return HttpResult{400, "invalid rules config: refused by test\n"};
+      bool ok = ToolAccepts("/usr/bin/promtool check rules",
+                            nlohmann::json{{"groups", {*g}}}.dump());
+      EXPECT_TRUE(ok) << "promtool refused: " << g->dump();
+      if (!ok) return HttpResult{400, "invalid rules config\n"};
+      groups[name] = *g;
+      return HttpResult{202, "{}"};
+    }
+    if (r.method == "DELETE" && parts.size() >= 6) {
+      if (groups.erase(parts[5]) == 0) return HttpResult{404, "group does not exist\n"};
+      return HttpResult{202, "{}"};
+    }
+    return HttpResult{405, "method not allowed\n"};
+  }
+  // tenant → ruler namespace → group name → group
+  std::map<std::string, std::map<std::string, std::map<std::string, nlohmann::json>>> rules;
+  std::map<std::string, std::string> alertmanager;  // tenant → config text
+  std::string refuse_group;
+};
+
+nlohmann::json Group(const std::string& name, int threshold) {
+  return {{"name", name},
+          {"rules",
+           {{{"alert", "CPUHighWarning"},
+             {"expr", "avg by (host) (cpu_usage_user{cpu=\"cpu-total\"}) > " +
+                          std::to_string(threshold)},
+             {"for", "5m"},
+             {"labels", {{"severity", "WARNING"}}},
+             {"annotations", {{"description", "CPU above for 5m {{ $labels.host }}"}}}}}}};
+}
+
+class CortexBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access("/usr/bin/promtool", X_OK) != 0 || access("/usr/bin/amtool", X_OK) != 0) {
+      GTEST_SKIP() << "promtool/amtool not installed (scripts/install-deps.sh)";
+    }
+    options.hook_base_url = "http://sluice:8080";
+    provider.id = 4;
+    provider.urn = "cortex-prod";
+    provider.host = "http://cortex:9009/";
+    a.id = 10;
+    a.provider_id = 4;
+    a.urn = "team-a";
+    b.id = 11;
+    b.provider_id = 4;
+    b.urn = "team-b";
+  }
+  FakeCortex cortex;
+  std::map<std::string, std::string> tokens = {{"cortex/4", "hook-token"}};
+  PrometheusOptions options;
+  AlertProvider provider;
+  AlertNamespace a, b;
+};
+
+TEST_F(CortexBackendTest, GroupsLandInTheNamespacesTenantAndGoneGroupsAreDeleted) {
+  CortexBackend backend(options, &cortex, &tokens);
+  ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 80), Group("Mem", 1)}}})
+                  .ok());
+  ASSERT_TRUE(backend.SyncRules(provider, b, {{"odpf", {Group("CPUHigh", 90)}}}).ok());
+  EXPECT_EQ(cortex.rules["team-a"]["odpf"].size(), 2u);
+  EXPECT_EQ(cortex.rules["team-b"]["odpf"].size(), 1u);  // tenants apart
+  // The set without Mem: Mem is deleted from team-a only.
+  ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 85)}}}).ok());
+  EXPECT_EQ(cortex.rules["team-a"]["odpf"].count("Mem"), 0u);
+  EXPECT_EQ(cortex.rules["team-b"]["odpf"].size(), 1u);
+  // An empty set removes the ruler namespace's groups.
+  ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {}}}).ok());
+  EXPECT_TRUE(cortex.rules["team-a"]["odpf"].empty());
+}
+
+TEST_F(CortexBackendTest, RefusalRestoresFormerGroupsAndQuotesAnswer) {
+  CortexBackend backend(options, &cortex, &tokens);
+  ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 80)}}}).ok());
+  cortex.refuse_group = "Bad";
+  absl::Status st =
+      backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 70), Group("Bad", 1)}}});
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(st.message().find("HTTP 400: invalid rules config: refused by test"),
+            std::string::npos)
+      << st;
+  ASSERT_EQ(cortex.rules["team-a"]["odpf"].size(), 1u);
+  EXPECT_NE(cortex.rules["team-a"]["odpf"]["CPUHigh"].dump().find("> 80"), std::string::npos);
+}
+
+TEST_F(CortexBackendTest, EachTenantGetsAnAlertmanagerConfigToItsHook) {
+  CortexBackend backend(options, &cortex, &tokens);
+  ASSERT_TRUE(backend.SyncRoutes({{provider, a}, {provider, b}}).ok());
+  ASSERT_EQ(cortex.alertmanager.size(), 2u);
+  auto config = YamlToJson(cortex.alertmanager["team-b"]);
+  ASSERT_TRUE(config.ok());
+  const auto& hook = (*config)["receivers"][0]["webhook_configs"][0];
+  EXPECT_EQ(hook["url"], "http://sluice:8080/v1beta1/alerts/cortex/4/11");
+  EXPECT_EQ(hook["http_config"]["authorization"]["credentials"], "hook-token");
+}
+
+}  // namespace
+}  // namespace sluice::notification::alerting
