@@ -34,6 +34,13 @@ long long PgRows::Row::get<long long>(int col) const {
   return std::atoll(PQgetvalue(const_cast<pg_result*>(res_), row_, col));
 }
 
+bool PgRows::Row::IsEmptyJson(int col) const {
+  auto* r = const_cast<pg_result*>(res_);
+  if (PQgetlength(r, row_, col) != 2) return false;
+  const char* v = PQgetvalue(r, row_, col);
+  return (v[0] == '{' && v[1] == '}') || (v[0] == '[' && v[1] == ']');
+}
+
 namespace {
 
 // Throws unless `res` succeeded; returns it otherwise.

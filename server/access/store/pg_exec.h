@@ -25,6 +25,10 @@ class PgRows {
     // Column `col` as T (std::string, int, long long); NULL reads as ""/0.
     template <typename T>
     T get(int col) const;
+    // Whether column `col` is the text "{}" or "[]" (an empty JSON object or
+    // array as PostgreSQL prints jsonb), read without copying it: decoders
+    // skip parsing such columns.
+    bool IsEmptyJson(int col) const;
 
    private:
     friend class PgRows;

@@ -85,9 +85,11 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     }
     auto approvals = LoadApprovals(sql, ids);
     auto grants = LoadGrants(sql, ids);
-    for (auto& a : out) {
-      for (auto& p : approvals[a.id()]) *a.add_approvals() = p;
-      if (grants.count(a.id())) *a.mutable_grant() = grants[a.id()];
+    for (auto& a : out) {  // each appeal's own approvals and grant, moved, not copied
+      if (auto it = approvals.find(a.id()); it != approvals.end()) {
+        for (auto& p : it->second) *a.add_approvals() = std::move(p);
+      }
+      if (auto it = grants.find(a.id()); it != grants.end()) *a.mutable_grant() = std::move(it->second);
     }
     return absl::OkStatus();
   });
@@ -222,7 +224,7 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
         appeals[a.id()] = std::move(a);
       }
       for (auto& g : out) {
-        if (appeals.count(g.appeal_id())) *g.mutable_appeal() = appeals[g.appeal_id()];
+        if (auto it = appeals.find(g.appeal_id()); it != appeals.end()) *g.mutable_appeal() = it->second;
       }
     }
     if (f.with_pending_appeal && !out.empty()) {

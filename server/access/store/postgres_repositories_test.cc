@@ -312,6 +312,69 @@ TEST_F(RepositoriesTest, AppealCreatorRoundTripsAnyJsonValue) {
   }
 }
 
+// The appeal list reads the data column without the keys whose columns it
+// sets (sql_rows.cc kAppealDataRest): every field kept only in data still
+// comes back, through the list as through GetAppeal.
+TEST_F(RepositoriesTest, AppealDataOnlyFieldsSurviveListAndGet) {
+  PostgresProviderRepository providers(pool_.get());
+  StoredProvider sp;
+  sp.provider.set_type("noop");
+  sp.provider.set_urn("urn-data");
+  sp.provider.mutable_config()->set_type("noop");
+  ASSERT_TRUE(providers.Create(sp, {Res("t", "d", R"({"k": {"n": 1}})")},
+                               {"provider.create", "a@x.com"}).ok());
+  PostgresResourceRepository resources(pool_.get());
+  auto list = resources.List(ResourceFilter{}, Page{}, nullptr);
+  ASSERT_TRUE(list.ok() && list->size() == 1u);
+  PostgresAppealRepository appeals(pool_.get());
+  pb::Appeal a;
+  a.set_resource_id((*list)[0].id());
+  a.set_policy_id("p1");
+  a.set_policy_version(2);
+  a.set_status("pending");
+  a.set_account_id("u@x.com");
+  a.set_account_type("user");
+  a.set_role("viewer");
+  a.set_created_by("c@x.com");
+  a.add_permissions("read");
+  a.add_permissions("write");
+  a.mutable_options()->set_duration("24h");
+  a.mutable_options()->mutable_expiration_date()->set_seconds(2000000000);
+  *a.mutable_details() = JsonToStruct(nlohmann::json::parse(R"({"why": "on call", "n": 3})"));
+  (*a.mutable_labels())["team"] = "core";
+  a.set_description("needs it");
+  ASSERT_TRUE(JsonStringToProto(R"({"email": "c@x.com"})", a.mutable_creator()).ok());
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) { return tx.InsertAppeal(&a); }).ok());
+  auto check = [&](const pb::Appeal& got) {
+    EXPECT_EQ(got.id(), a.id());
+    EXPECT_EQ(got.policy_version(), 2u);
+    EXPECT_EQ(got.role(), "viewer");
+    ASSERT_EQ(got.permissions_size(), 2);
+    EXPECT_EQ(got.permissions(1), "write");
+    EXPECT_EQ(got.options().duration(), "24h");
+    EXPECT_EQ(got.options().expiration_date().seconds(), 2000000000);
+    EXPECT_EQ(StructToJson(got.details()), nlohmann::json::parse(R"({"why": "on call", "n": 3})"));
+    EXPECT_EQ(got.labels().at("team"), "core");
+    EXPECT_EQ(got.description(), "needs it");
+    EXPECT_EQ(ProtoToJson(got.creator()), nlohmann::json::parse(R"({"email": "c@x.com"})"));
+    EXPECT_GT(got.created_at().seconds(), 0);
+  };
+  AppealFilter f;
+  f.size = 10;
+  int total = 0;
+  auto listed = appeals.ListAppeals(f, &total);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 1u);
+  check((*listed)[0]);
+  EXPECT_EQ(StructToJson((*listed)[0].resource().details()), nlohmann::json::parse(R"({"k": {"n": 1}})"));
+  absl::StatusOr<pb::Appeal> got = absl::NotFoundError("");
+  ASSERT_TRUE(appeals.InTransaction([&](AccessTx& tx) {
+    got = tx.GetAppeal(a.id(), false);
+    return got.status();
+  }).ok());
+  check(*got);
+}
+
 // Guardian's Find orders by created_at ASC, not by id.
 TEST_F(RepositoriesTest, PolicyListIsOldestFirstNotById) {
   PostgresPolicyRepository policies(pool_.get());
