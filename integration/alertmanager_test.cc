@@ -9,6 +9,7 @@
 
 #include "integration/fake_http_server.h"
 #include "integration/notification_helpers.h"
+#include "integration/slack_fake/slack_fake_process.h"
 
 namespace sluice::integration {
 namespace {
@@ -245,6 +246,127 @@ TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
       << am.Output() << stack->get()->server().Output();
   json delivered = fake->Requests("/oncall")[1].Json();
   EXPECT_EQ(delivered["alerts"][0]["labels"]["alertname"], "CPUCritical3");
+  EXPECT_EQ(stored("db-3")["silence_status"], "");
+}
+
+
+// Issue #30 "Done when": a real Alertmanager configured with Siren's URL
+// shape (root /v1beta1 path, namespace variant) plus the hook's bearer token
+// delivers to a Slack receiver (Siren's OAuth config, a slack_channel child)
+// through a subscription; the message is Siren's default Slack template
+// rendered for the alert (the renderer is proven byte for byte against Go's
+// text/template in //common/gotemplate/difftest); a silence made at Siren's
+// path stops it; expiring the silence lets the next alert through. The Slack
+// side is integration/slack_fake, proven with @slack/web-api.
+TEST(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
+  if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
+  auto slack = SlackFake::Start();
+  ASSERT_TRUE(slack.ok()) << slack.status();
+  (*slack)->Setup({{"apps",
+                    {{{"client_id", "cid"}, {"client_secret", "csecret"}, {"code", "code-1"},
+                      {"access_token", "xoxb-acme"}, {"team", {{"id", "T1"}, {"name", "acme"}}}}}},
+                   {"channels", {{{"id", "C1"}, {"name", "db-alerts"}}}}});
+  Stack::Options opts;
+  const std::string token = "cortex-hook-token-0123456789abcdef";
+  opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = token;
+  opts.config_yaml = absl::StrCat(
+      "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
+      "  admins: [tester@example.com]\n  slack_api_url: ", (*slack)->ApiUrl(), "\n"
+      "  alert_hook_tokens:\n    - {provider: cortex/3, token_env: SLUICE_TEST_ALERT_TOKEN}\n");
+  auto stack = Stack::Start(opts);
+  ASSERT_TRUE(stack.ok()) << stack.status();
+  NotificationApi api(stack->get());
+  // Siren's paths, at the gateway's root.
+  auto siren = [&](const std::string& method, const std::string& path, const json& body = {}) {
+    return Http(method, absl::StrCat(stack->get()->http_base(), "/v1beta1", path),
+                body.is_null() ? "" : body.dump(), {"X-Auth-Email: tester@example.com"});
+  };
+  auto parent = siren("POST", "/receivers",
+                      {{"name", "acme"}, {"type", "slack"},
+                       {"configurations",
+                        {{"client_id", "cid"}, {"client_secret", "csecret"}, {"auth_code", "code-1"}}}});
+  ASSERT_EQ(parent.status, 200) << parent.body;
+  auto channel = siren("POST", "/receivers",
+                       {{"name", "db-alerts"}, {"type", "slack_channel"},
+                        {"parent_id", U64(parent.Json()["id"])},
+                        {"configurations", {{"channel_name", "db-alerts"}}}});
+  ASSERT_EQ(channel.status, 200) << channel.body;
+  auto sub = siren("POST", "/subscriptions",
+                   {{"urn", "db-oncall"},
+                    {"namespace", 7},
+                    {"receivers", {{{"id", U64(channel.Json()["id"])}}}},
+                    {"match", {{"team", "db"}}}});
+  ASSERT_EQ(sub.status, 200) << sub.body;
+
+  RealAlertmanager am(absl::StrCat(stack->get()->http_base(), "/v1beta1/alerts/cortex/3/7"), token);
+  ASSERT_TRUE(am.Started()) << am.Output();
+  auto fire = [&](const std::string& name, const std::string& resource) {
+    return am.Post({{"alertname", name}, {"team", "db"}, {"severity", "CRITICAL"}},
+                   {{"resource", resource},
+                    {"metric_name", "cpu_usage_user"},
+                    {"metric_value", "97"},
+                    {"template", "CPU"},
+                    {"summary", "CPU of " + resource + " is 97%"},
+                    {"dashboard", "http://grafana.local/d/cpu"},
+                    {"playbook", "http://runbook.local/cpu"}});
+  };
+  auto slack_messages = [&](size_t want) {
+    absl::Time deadline = absl::Now() + absl::Seconds(40);
+    json msgs;
+    while (absl::Now() < deadline) {
+      msgs = (*slack)->State()["messages"];
+      if (msgs.size() >= want) break;
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    return msgs;
+  };
+  auto stored = [&](const std::string& resource) -> json {
+    absl::Time deadline = absl::Now() + absl::Seconds(40);
+    while (absl::Now() < deadline) {
+      json list = siren("GET", "/alerts/cortex/3?resource_name=" + resource).Json()["alerts"];
+      if (list.is_array() && !list.empty()) return list[0];
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    return json();
+  };
+
+  // 1. Delivered: Siren's default Slack message for this alert.
+  ASSERT_TRUE(fire("CPUHigh1", "db-1")) << am.Output();
+  json msgs = slack_messages(1);
+  ASSERT_EQ(msgs.size(), 1u) << am.Output() << stack->get()->server().Output();
+  EXPECT_EQ(msgs[0]["channel"], "C1");
+  EXPECT_EQ(msgs[0]["team"], "acme");  // the token exchanged from Siren's OAuth config
+  json att = msgs[0]["attachments"][0];
+  EXPECT_EQ(att["title"], "");
+  EXPECT_EQ(att["pretext"], ":fire: (FIRING:1) *(CRITICAL)* CPUHigh1");
+  EXPECT_EQ(att["text"], "CPU of db-1 is 97%\n");
+  EXPECT_EQ(att["color"], "danger");
+  EXPECT_EQ(att["actions"][0]["text"], "Runbook :books:");
+  EXPECT_EQ(att["actions"][0]["url"], "http://runbook.local/cpu");
+  EXPECT_EQ(att["actions"][1]["text"], "Dashboard :bar_chart:");
+  EXPECT_EQ(att["actions"][1]["url"], "http://grafana.local/d/cpu");
+
+  // 2. A Matchers silence at Siren's path: stored with its status, not sent.
+  auto silence = siren("POST", "/silences",
+                       {{"namespace_id", 7}, {"type", "matchers"},
+                        {"target_expression", {{"team", "db"}}}});
+  ASSERT_EQ(silence.status, 200) << silence.body;
+  std::string silence_id = silence.Json()["id"];
+  ASSERT_FALSE(silence_id.empty()) << silence.body;
+  ASSERT_TRUE(fire("CPUHigh2", "db-2")) << am.Output();
+  json second = stored("db-2");
+  ASSERT_FALSE(second.is_null()) << stack->get()->server().Output();
+  EXPECT_EQ(second["silence_status"], "total");
+  absl::SleepFor(absl::Seconds(2));  // a delivery would have happened by now
+  EXPECT_EQ((*slack)->State()["messages"].size(), 1u);
+
+  // 3. Expired: the next alert reaches Slack again.
+  auto expired = siren("DELETE", "/silences/" + silence_id);
+  ASSERT_EQ(expired.status, 200) << expired.body;
+  ASSERT_TRUE(fire("CPUHigh3", "db-3")) << am.Output();
+  msgs = slack_messages(2);
+  ASSERT_EQ(msgs.size(), 2u) << stack->get()->server().Output();
+  EXPECT_EQ(msgs[1]["attachments"][0]["pretext"], ":fire: (FIRING:1) *(CRITICAL)* CPUHigh3");
   EXPECT_EQ(stored("db-3")["silence_status"], "");
 }
 
