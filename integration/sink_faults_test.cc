@@ -75,7 +75,7 @@ double TimeToResume(const std::map<std::string, std::string>& env, const DevBrok
       [&] { return second->Output().find("\"ORD-100") != std::string::npos; }, limit);
   const double seconds = absl::ToDoubleSeconds(absl::Now() - restart);
   second->Signal(SIGTERM);
-  EXPECT_EQ(second->Wait(absl::Seconds(20)), 0);
+  EXPECT_EQ(second->Wait(absl::Seconds(20)), 0) << second->Stderr();
   if (!resumed) ADD_FAILURE() << "no record after the restart:\n" << second->Stderr();
   return resumed ? seconds : -1;
 }
