@@ -106,6 +106,16 @@ KafkaConsumer::~KafkaConsumer() {
   if (rk_ == nullptr) return;
   Close().IgnoreError();
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
+  if (sticky_ && !assigned_once_) {
+    // librdkafka before 2.3 (Debian's 2.0.2) asserts in rd_kafka_destroy when
+    // a sticky member joined its group but never received an assignment: its
+    // assignor state is still NULL (librdkafka issue 4312, fixed in 2.3.0).
+    // The group was left (or abandoned) by Close above; the handle is left to
+    // the process's exit, which is what destroying a consumer precedes here.
+    spdlog::debug("Kafka consumer closed before its first assignment: handle not destroyed "
+                  "(librdkafka issue 4312)");
+    return;
+  }
   // After an abandoned close, destroying must not start another unbounded
   // consumer close (the group coordinator may be gone).
   rd_kafka_destroy_flags(rk_, close_abandoned_ ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0);
@@ -114,12 +124,16 @@ KafkaConsumer::~KafkaConsumer() {
 absl::StatusOr<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(const SourceConfig& config,
                                                                      Metrics* metrics, int worker) {
   char errstr[512];
-  auto conf_or = NewKafkaConf(ConsumerProperties(config, worker), "Kafka consumer (SOURCE_KAFKA_*)");
+  const std::map<std::string, std::string> properties = ConsumerProperties(config, worker);
+  auto conf_or = NewKafkaConf(properties, "Kafka consumer (SOURCE_KAFKA_*)");
   if (!conf_or.ok()) return conf_or.status();
   rd_kafka_conf_t* conf = *conf_or;
   // The consumer object is the opaque of the callbacks; it is created before
   // rd_kafka_new so that the pointer is stable.
   auto self = std::unique_ptr<KafkaConsumer>(new KafkaConsumer(nullptr, metrics));
+  // "sticky" and "cooperative-sticky" keep assignor state (see the destructor).
+  auto strategy = properties.find("partition.assignment.strategy");
+  self->sticky_ = strategy == properties.end() || absl::StrContains(strategy->second, "sticky");
   rd_kafka_conf_set_opaque(conf, self.get());
   rd_kafka_conf_set_rebalance_cb(conf, &KafkaConsumer::RebalanceCb);
   rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::CommitCb);
@@ -152,6 +166,7 @@ void KafkaConsumer::OnRebalance(rd_kafka_resp_err_t err,
                                 rd_kafka_topic_partition_list_t* partitions) {
   const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(rk_), "COOPERATIVE") == 0;
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    assigned_once_ = true;
     // The empty assignment librdkafka hands out right after an incremental
     // revoke belongs to the generation being left: keep holding.
     if (revoked_last_ && (partitions == nullptr || partitions->cnt == 0)) {

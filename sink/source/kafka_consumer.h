@@ -68,6 +68,10 @@ class KafkaConsumer : public Consumer {
   // Close gave up waiting for the group to be left (shutdown deadline): the
   // destructor must not wait for it either.
   bool close_abandoned_ = false;
+  // The assignment strategy keeps sticky assignor state, and whether any
+  // assignment arrived: the destructor's guard against librdkafka issue 4312.
+  bool sticky_ = false;
+  bool assigned_once_ = false;
   absl::Time shutdown_deadline_ = absl::InfiniteFuture();
   // Refused async commits (CommitCb, served on the worker thread inside Poll).
   std::vector<PartitionOffset> failed_commits_;

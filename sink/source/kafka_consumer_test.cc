@@ -31,6 +31,11 @@ class MockCluster {
     rd_kafka_destroy(rk_);
   }
   std::string Bootstrap() const { return rd_kafka_mock_cluster_bootstraps(mc_); }
+  // The next SyncGroup (Kafka API key 14) is answered after `ms`.
+  void DelaySyncGroup(int ms) {
+    rd_kafka_mock_broker_push_request_error_rtts(mc_, 1, /*SyncGroup*/ 14, 1,
+                                                 RD_KAFKA_RESP_ERR_NO_ERROR, ms);
+  }
 
   void Produce(int n, int partition) {
     char err[256];
@@ -184,6 +189,30 @@ TEST(KafkaConsumer, RejectsUnknownPassThroughProperty) {
   auto consumer = KafkaConsumer::Create(c, &metrics);
   ASSERT_FALSE(consumer.ok());
   EXPECT_NE(consumer.status().message().find("no.such.property"), std::string::npos);
+}
+
+// A sticky member that joined its group but has not received its first
+// assignment yet (SIGTERM during a rebalance) must close and go away without
+// aborting: librdkafka before 2.3 (Debian's 2.0.2) asserts in rd_kafka_destroy
+// on the assignor state such a member does not have yet (librdkafka issue
+// 4312, fixed in 2.3.0); sink_faults_test saw the sink exit 134 that way.
+TEST(KafkaConsumer, ClosingBeforeTheFirstAssignmentDoesNotAbort) {
+  MockCluster cluster;
+  cluster.DelaySyncGroup(30000);
+  SourceConfig c = Config(cluster.Bootstrap(), "early-close");
+  c.kafka_properties["partition.assignment.strategy"] = "cooperative-sticky";
+  NoopMetrics metrics;
+  auto consumer = KafkaConsumer::Create(c, &metrics);
+  ASSERT_TRUE(consumer.ok()) << consumer.status();
+  // The mock coordinator completes a new group's JoinGroup after ~3 s; the
+  // SyncGroup that would carry the assignment is held for 30 s.
+  std::vector<Message> out;
+  const absl::Time end = absl::Now() + absl::Seconds(6);
+  while (absl::Now() < end) ASSERT_TRUE((*consumer)->Poll(10, absl::Milliseconds(200), &out).ok());
+  EXPECT_TRUE((*consumer)->Partitions().empty()) << "no assignment may have arrived yet";
+  (*consumer)->SetShutdownDeadline(absl::Now() + absl::Seconds(2));
+  consumer->reset();  // closes and destroys: aborted the process before the fix
+  SUCCEED();
 }
 
 TEST(KafkaConsumer, StaticMembershipGivesEachWorkerItsOwnInstanceId) {
