@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
+#include <memory>
 
 #include "integration/fake_http_server.h"
 #include "integration/notification_helpers.h"
@@ -76,35 +78,103 @@ class RealAlertmanager {
   bool started_ = false;
 };
 
-TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
-  if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
-  Stack::Options opts;
-  // The hook's own token, which Alertmanager sends as a bearer token.
-  const std::string token = "am-hook-token-0123456789abcdef";
-  opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = token;
-  opts.config_yaml =
-      "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
-      "  admins: [tester@example.com]\n"
-      "  alert_hook_tokens:\n    - {provider: alertmanager/am-test, token_env: SLUICE_TEST_ALERT_TOKEN}\n";
-  auto stack = Stack::Start(opts);
-  ASSERT_TRUE(stack.ok()) << stack.status();
-  NotificationApi api(stack->get());
-  auto fake = FakeHttpServer::Start();
-  uint64_t rid = api.CreateReceiver({{"name", "am-sink"}, {"type", "http"},
-                                     {"configurations", {{"url", fake->Url("/am-sink")}}}});
-  api.CreateSubscription({{"urn", "am-team-db"}, {"receivers", {{{"id", rid}}}},
-                          {"match", {{"team", "db"}, {"severity", "page"}}}});
+// Alertmanager's webhook token: the hook's own, sent as a bearer token.
+constexpr char kHookToken[] = "am-hook-token-0123456789abcdef";
 
-  RealAlertmanager am(api.Url("/alerts/alertmanager/am-test"), token);
-  ASSERT_TRUE(am.Started()) << am.Output();
-  ASSERT_TRUE(am.Post({{"alertname", "ReplicationLag"}, {"team", "db"}, {"severity", "page"},
-                       {"instance", "pg-2"}},
-                      {{"summary", "replica 2 is 40s behind"}}))
-      << am.Output();
+// Each test's stack (fast delivery, tester@example.com a notification admin,
+// the hook token for one provider) and a real Alertmanager sending to it.
+class AlertmanagerTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
+  }
+
+  // Starts the stack taking Alertmanager's hook for `provider` ("cortex/3")
+  // with kHookToken; `extra` holds more `notification:` config lines.
+  void StartStack(const std::string& provider, const std::string& extra = "") {
+    Stack::Options opts;
+    opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = kHookToken;
+    opts.config_yaml = absl::StrCat(
+        "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
+        "  admins: [tester@example.com]\n", extra,
+        "  alert_hook_tokens:\n    - {provider: ", provider,
+        ", token_env: SLUICE_TEST_ALERT_TOKEN}\n");
+    auto stack = Stack::Start(opts);
+    ASSERT_TRUE(stack.ok()) << stack.status();
+    stack_ = *std::move(stack);
+    api_ = std::make_unique<NotificationApi>(stack_.get());
+  }
+
+  // Starts Alertmanager sending every alert to `hook` with kHookToken.
+  void StartAlertmanager(const std::string& hook) {
+    am_ = std::make_unique<RealAlertmanager>(hook, kHookToken);
+    ASSERT_TRUE(am_->Started()) << am_->Output();
+  }
+
+  // Fires alert `name` (team db, severity CRITICAL) on `resource` with
+  // Siren's CPU rule annotations plus `more`; true once Alertmanager took it.
+  bool FireCpu(const std::string& name, const std::string& resource,
+               const json& more = json::object()) {
+    json annotations = {{"resource", resource},
+                        {"metric_name", "cpu_usage_user"},
+                        {"metric_value", "97"},
+                        {"template", "CPU"}};
+    annotations.update(more);
+    return am_->Post({{"alertname", name}, {"team", "db"}, {"severity", "CRITICAL"}}, annotations);
+  }
+
+  // `fetch()` polled every 200 ms for up to 40 s until `done` holds of it;
+  // the last value fetched.
+  static json Poll(const std::function<json()>& fetch, const std::function<bool(const json&)>& done) {
+    absl::Time deadline = absl::Now() + absl::Seconds(40);
+    json got;
+    while (absl::Now() < deadline) {
+      got = fetch();
+      if (done(got)) break;
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    return got;
+  }
+
+  // The stored alert of `resource` from GET `alerts_url`?resource_name= once
+  // it is there (null on timeout).
+  json Stored(const std::string& alerts_url, const std::string& resource) {
+    json list = Poll(
+        [&] {
+          return Http("GET", alerts_url + "?resource_name=" + resource, "",
+                      {"X-Auth-Email: tester@example.com"})
+              .Json()["alerts"];
+        },
+        [](const json& l) { return l.is_array() && !l.empty(); });
+    return list.is_array() && !list.empty() ? list[0] : json();
+  }
+
+  // Alertmanager's and the server's output, for failure messages.
+  std::string Logs() const {
+    return (am_ ? am_->Output() : "") + (stack_ ? stack_->server().Output() : "");
+  }
+
+  std::unique_ptr<Stack> stack_;
+  std::unique_ptr<NotificationApi> api_;
+  std::unique_ptr<RealAlertmanager> am_;
+};
+
+TEST_F(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
+  ASSERT_NO_FATAL_FAILURE(StartStack("alertmanager/am-test"));
+  auto fake = FakeHttpServer::Start();
+  uint64_t rid = api_->CreateReceiver({{"name", "am-sink"}, {"type", "http"},
+                                       {"configurations", {{"url", fake->Url("/am-sink")}}}});
+  api_->CreateSubscription({{"urn", "am-team-db"}, {"receivers", {{{"id", rid}}}},
+                            {"match", {{"team", "db"}, {"severity", "page"}}}});
+
+  ASSERT_NO_FATAL_FAILURE(StartAlertmanager(api_->Url("/alerts/alertmanager/am-test")));
+  ASSERT_TRUE(am_->Post({{"alertname", "ReplicationLag"}, {"team", "db"}, {"severity", "page"},
+                         {"instance", "pg-2"}},
+                        {{"summary", "replica 2 is 40s behind"}}))
+      << Logs();
 
   // Alertmanager → gateway → server → queue → our endpoint.
-  ASSERT_TRUE(fake->WaitForRequests("/am-sink", 1, absl::Seconds(40)))
-      << am.Output() << stack->get()->server().Output();
+  ASSERT_TRUE(fake->WaitForRequests("/am-sink", 1, absl::Seconds(40))) << Logs();
   json got = fake->Requests("/am-sink")[0].Json();
   EXPECT_EQ(got["version"], "4");
   EXPECT_EQ(got["status"], "firing");
@@ -117,7 +187,7 @@ TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
   EXPECT_FALSE(got["alerts"][0]["fingerprint"].get<std::string>().empty());
 
   // Stored, and linked to the notification.
-  json stored = api.Call("GET", "/alerts/alertmanager/am-test").Json()["alerts"];
+  json stored = api_->Call("GET", "/alerts/alertmanager/am-test").Json()["alerts"];
   ASSERT_GE(stored.size(), 1u);
   EXPECT_EQ(stored[0]["labels"]["alertname"], "ReplicationLag");
   EXPECT_GT(U64(stored[0]["notification_id"]), 0u);
@@ -126,18 +196,9 @@ TEST(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
 // Siren's flow: the namespace hook stores Siren's alert fields; a silence
 // stops the next alert (stored with silence_status "total", not delivered);
 // expiring it lets the next one through.
-TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
-  if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
-  Stack::Options opts;
-  const std::string token = "cortex-hook-token-0123456789abcdef";
-  opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = token;
-  opts.config_yaml =
-      "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
-      "  admins: [tester@example.com]\n"
-      "  alert_hook_tokens:\n    - {provider: cortex/3, token_env: SLUICE_TEST_ALERT_TOKEN}\n";
-  auto stack = Stack::Start(opts);
-  ASSERT_TRUE(stack.ok()) << stack.status();
-  NotificationApi api(stack->get());
+TEST_F(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
+  ASSERT_NO_FATAL_FAILURE(StartStack("cortex/3"));
+  NotificationApi& api = *api_;
   auto fake = FakeHttpServer::Start();
   uint64_t rid = api.CreateReceiver({{"name", "oncall"}, {"type", "http"},
                                      {"configurations", {{"url", fake->Url("/oncall")}}}});
@@ -148,31 +209,13 @@ TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   ASSERT_GT(sub, 0u);
 
   // Siren's URL shape with the namespace: /alerts/cortex/{provider}/{namespace}.
-  RealAlertmanager am(api.Url("/alerts/cortex/3/7"), token);
-  ASSERT_TRUE(am.Started()) << am.Output();
-  auto fire = [&](const std::string& name, const std::string& resource) {
-    return am.Post({{"alertname", name}, {"team", "db"}, {"severity", "CRITICAL"}},
-                   {{"resource", resource},
-                    {"metric_name", "cpu_usage_user"},
-                    {"metric_value", "97"},
-                    {"template", "CPU"}});
-  };
-  // The stored alert of `resource` once it is there (null on timeout).
-  auto stored = [&](const std::string& resource) -> json {
-    absl::Time deadline = absl::Now() + absl::Seconds(40);
-    while (absl::Now() < deadline) {
-      json list = api.Call("GET", "/alerts/cortex/3?resource_name=" + resource).Json()["alerts"];
-      if (list.is_array() && !list.empty()) return list[0];
-      absl::SleepFor(absl::Milliseconds(200));
-    }
-    return json();
-  };
+  ASSERT_NO_FATAL_FAILURE(StartAlertmanager(api.Url("/alerts/cortex/3/7")));
+  const std::string alerts = api.Url("/alerts/cortex/3");
 
   // 1. Delivered, with Siren's fields.
-  ASSERT_TRUE(fire("CPUCritical1", "db-1")) << am.Output();
-  ASSERT_TRUE(fake->WaitForRequests("/oncall", 1, absl::Seconds(40)))
-      << am.Output() << stack->get()->server().Output();
-  json first = stored("db-1");
+  ASSERT_TRUE(FireCpu("CPUCritical1", "db-1")) << Logs();
+  ASSERT_TRUE(fake->WaitForRequests("/oncall", 1, absl::Seconds(40))) << Logs();
+  json first = Stored(alerts, "db-1");
   ASSERT_FALSE(first.is_null());
   EXPECT_EQ(first["resource_name"], "db-1");
   EXPECT_EQ(first["metric_name"], "cpu_usage_user");
@@ -223,9 +266,9 @@ TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   EXPECT_EQ(api.Call("GET", "/silences?subscription_match[team]=db")
                 .Json()["silences"].size(),
             0u);  // its matchers are not within {team: db}
-  ASSERT_TRUE(fire("CPUCritical2", "db-2")) << am.Output();
-  json second = stored("db-2");
-  ASSERT_FALSE(second.is_null()) << stack->get()->server().Output();
+  ASSERT_TRUE(FireCpu("CPUCritical2", "db-2")) << Logs();
+  json second = Stored(alerts, "db-2");
+  ASSERT_FALSE(second.is_null()) << Logs();
   EXPECT_EQ(second["silence_status"], "total");
   EXPECT_EQ(U64(second["notification_id"]), 0u);
   json by_silence =
@@ -241,14 +284,12 @@ TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   EXPECT_EQ(api.Call("GET", "/silences").Json()["silences"].size(), 1u);  // the staging one
   EXPECT_FALSE(api.Call("GET", "/silences/" + silence_id)
                    .Json()["silence"]["deleted_at"].is_null());
-  ASSERT_TRUE(fire("CPUCritical3", "db-3")) << am.Output();
-  ASSERT_TRUE(fake->WaitForRequests("/oncall", 2, absl::Seconds(40)))
-      << am.Output() << stack->get()->server().Output();
+  ASSERT_TRUE(FireCpu("CPUCritical3", "db-3")) << Logs();
+  ASSERT_TRUE(fake->WaitForRequests("/oncall", 2, absl::Seconds(40))) << Logs();
   json delivered = fake->Requests("/oncall")[1].Json();
   EXPECT_EQ(delivered["alerts"][0]["labels"]["alertname"], "CPUCritical3");
-  EXPECT_EQ(stored("db-3")["silence_status"], "");
+  EXPECT_EQ(Stored(alerts, "db-3")["silence_status"], "");
 }
-
 
 // Issue #30 "Done when": a real Alertmanager configured with Siren's URL
 // shape (root /v1beta1 path, namespace variant) plus the hook's bearer token
@@ -258,28 +299,20 @@ TEST(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
 // text/template in //common/gotemplate/difftest); a silence made at Siren's
 // path stops it; expiring the silence lets the next alert through. The Slack
 // side is integration/slack_fake, proven with @slack/web-api.
-TEST(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
-  if (access(kAlertmanager, X_OK) != 0) GTEST_FAIL() << kAlertmanager << " is not installed";
+TEST_F(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
   auto slack = SlackFake::Start();
   ASSERT_TRUE(slack.ok()) << slack.status();
   (*slack)->Setup({{"apps",
                     {{{"client_id", "cid"}, {"client_secret", "csecret"}, {"code", "code-1"},
                       {"access_token", "xoxb-acme"}, {"team", {{"id", "T1"}, {"name", "acme"}}}}}},
                    {"channels", {{{"id", "C1"}, {"name", "db-alerts"}}}}});
-  Stack::Options opts;
-  const std::string token = "cortex-hook-token-0123456789abcdef";
-  opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = token;
-  opts.config_yaml = absl::StrCat(
-      "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
-      "  admins: [tester@example.com]\n  slack_api_url: ", (*slack)->ApiUrl(), "\n"
-      "  alert_hook_tokens:\n    - {provider: cortex/3, token_env: SLUICE_TEST_ALERT_TOKEN}\n");
-  auto stack = Stack::Start(opts);
-  ASSERT_TRUE(stack.ok()) << stack.status();
-  NotificationApi api(stack->get());
+  ASSERT_NO_FATAL_FAILURE(
+      StartStack("cortex/3", absl::StrCat("  slack_api_url: ", (*slack)->ApiUrl(), "\n")));
   // Siren's paths, at the gateway's root.
+  const std::string root = absl::StrCat(stack_->http_base(), "/v1beta1");
   auto siren = [&](const std::string& method, const std::string& path, const json& body = {}) {
-    return Http(method, absl::StrCat(stack->get()->http_base(), "/v1beta1", path),
-                body.is_null() ? "" : body.dump(), {"X-Auth-Email: tester@example.com"});
+    return Http(method, root + path, body.is_null() ? "" : body.dump(),
+                {"X-Auth-Email: tester@example.com"});
   };
   auto parent = siren("POST", "/receivers",
                       {{"name", "acme"}, {"type", "slack"},
@@ -298,42 +331,23 @@ TEST(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
                     {"match", {{"team", "db"}}}});
   ASSERT_EQ(sub.status, 200) << sub.body;
 
-  RealAlertmanager am(absl::StrCat(stack->get()->http_base(), "/v1beta1/alerts/cortex/3/7"), token);
-  ASSERT_TRUE(am.Started()) << am.Output();
+  ASSERT_NO_FATAL_FAILURE(StartAlertmanager(root + "/alerts/cortex/3/7"));
   auto fire = [&](const std::string& name, const std::string& resource) {
-    return am.Post({{"alertname", name}, {"team", "db"}, {"severity", "CRITICAL"}},
-                   {{"resource", resource},
-                    {"metric_name", "cpu_usage_user"},
-                    {"metric_value", "97"},
-                    {"template", "CPU"},
-                    {"summary", "CPU of " + resource + " is 97%"},
+    return FireCpu(name, resource,
+                   {{"summary", "CPU of " + resource + " is 97%"},
                     {"dashboard", "http://grafana.local/d/cpu"},
                     {"playbook", "http://runbook.local/cpu"}});
   };
   auto slack_messages = [&](size_t want) {
-    absl::Time deadline = absl::Now() + absl::Seconds(40);
-    json msgs;
-    while (absl::Now() < deadline) {
-      msgs = (*slack)->State()["messages"];
-      if (msgs.size() >= want) break;
-      absl::SleepFor(absl::Milliseconds(200));
-    }
-    return msgs;
+    return Poll([&] { return (*slack)->State()["messages"]; },
+                [want](const json& msgs) { return msgs.size() >= want; });
   };
-  auto stored = [&](const std::string& resource) -> json {
-    absl::Time deadline = absl::Now() + absl::Seconds(40);
-    while (absl::Now() < deadline) {
-      json list = siren("GET", "/alerts/cortex/3?resource_name=" + resource).Json()["alerts"];
-      if (list.is_array() && !list.empty()) return list[0];
-      absl::SleepFor(absl::Milliseconds(200));
-    }
-    return json();
-  };
+  const std::string alerts = root + "/alerts/cortex/3";
 
   // 1. Delivered: Siren's default Slack message for this alert.
-  ASSERT_TRUE(fire("CPUHigh1", "db-1")) << am.Output();
+  ASSERT_TRUE(fire("CPUHigh1", "db-1")) << Logs();
   json msgs = slack_messages(1);
-  ASSERT_EQ(msgs.size(), 1u) << am.Output() << stack->get()->server().Output();
+  ASSERT_EQ(msgs.size(), 1u) << Logs();
   EXPECT_EQ(msgs[0]["channel"], "C1");
   EXPECT_EQ(msgs[0]["team"], "acme");  // the token exchanged from Siren's OAuth config
   json att = msgs[0]["attachments"][0];
@@ -353,9 +367,9 @@ TEST(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
   ASSERT_EQ(silence.status, 200) << silence.body;
   std::string silence_id = silence.Json()["id"];
   ASSERT_FALSE(silence_id.empty()) << silence.body;
-  ASSERT_TRUE(fire("CPUHigh2", "db-2")) << am.Output();
-  json second = stored("db-2");
-  ASSERT_FALSE(second.is_null()) << stack->get()->server().Output();
+  ASSERT_TRUE(fire("CPUHigh2", "db-2")) << Logs();
+  json second = Stored(alerts, "db-2");
+  ASSERT_FALSE(second.is_null()) << Logs();
   EXPECT_EQ(second["silence_status"], "total");
   absl::SleepFor(absl::Seconds(2));  // a delivery would have happened by now
   EXPECT_EQ((*slack)->State()["messages"].size(), 1u);
@@ -363,11 +377,11 @@ TEST(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
   // 3. Expired: the next alert reaches Slack again.
   auto expired = siren("DELETE", "/silences/" + silence_id);
   ASSERT_EQ(expired.status, 200) << expired.body;
-  ASSERT_TRUE(fire("CPUHigh3", "db-3")) << am.Output();
+  ASSERT_TRUE(fire("CPUHigh3", "db-3")) << Logs();
   msgs = slack_messages(2);
-  ASSERT_EQ(msgs.size(), 2u) << stack->get()->server().Output();
+  ASSERT_EQ(msgs.size(), 2u) << Logs();
   EXPECT_EQ(msgs[1]["attachments"][0]["pretext"], ":fire: (FIRING:1) *(CRITICAL)* CPUHigh3");
-  EXPECT_EQ(stored("db-3")["silence_status"], "");
+  EXPECT_EQ(Stored(alerts, "db-3")["silence_status"], "");
 }
 
 }  // namespace

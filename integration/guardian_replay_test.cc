@@ -4,7 +4,7 @@
 // meets them (policy → provider → resource → appeal → approval → grant →
 // revoke/restore → import → deletes), against a real sluice-server,
 // sluice-gateway and PostgreSQL. The route table is guardian_routes.json;
-// its "about" explains the row format.
+// its "about" explains the row format; the runner is replay_runner.h.
 //
 // Prints one line per replayed route (rpc, method, path, outcome: "as
 // Guardian", "documented 400", "documented 501", "PENDING(<flag>)" or
@@ -17,22 +17,17 @@
 // it decides). Sluice runs here as deployed, in auth mode `header`, so every
 // request carries X-Auth-Email (the row's `as`, admin@example.com unless
 // set), as Guardian's docs show the header for appeals and approvals.
-#include "integration/guardian_replay.h"
-
 #include <gtest/gtest.h>
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/soci.h>
 
-#include <cstdio>
-#include <fstream>
-#include <map>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "integration/harness.h"
+#include "integration/replay_runner.h"
 
 namespace sluice::integration {
 namespace {
@@ -98,8 +93,6 @@ const std::set<std::string>& GuardianRoutes() {
   return *routes;
 }
 
-constexpr char kDefaultCaller[] = "admin@example.com";
-
 // What ImportGrantsFromProvider imports: a database the postgres provider
 // manages, with one table and one role granted SELECT outside Sluice.
 class ImportTarget {
@@ -137,159 +130,22 @@ class ImportTarget {
   std::string role_;
 };
 
-// One replayed route's result, for the summary.
-struct Outcome {
-  std::string rpc, method, path, text;
-  bool as_guardian = false, documented = false, pending = false, different = false;
-};
-
-json LoadTable() {
-  std::ifstream in(Runfile("integration/guardian_routes.json"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-}
-
-// The expectation list of `row`: its `expect` (one or a list of
-// alternatives), or the documented 501/400 shape its `outcome` names.
-json Expectations(const json& row) {
-  std::string outcome = row.value("outcome", "as_guardian");
-  if (outcome == "documented_501") {
-    return json::array(
-        {{{"status", 501}, {"code", 12}, {"message_has", row.value("feature", "")}}});
-  }
-  if (outcome == "documented_400") {
-    return json::array(
-        {{{"status", 400},
-          {"code", 3},
-          {"message_has", absl::StrCat("unknown field \"", row.value("field", ""), "\"")}}});
-  }
-  json expect = row.value("expect", json::object());
-  return expect.is_array() ? expect : json::array({expect});
-}
-
 TEST(GuardianReplayTest, EachOfGuardiansRoutesAnswersAsGuardian) {
-  json table = LoadTable();
-  ASSERT_TRUE(table.is_object() && table.contains("rows")) << "integration/guardian_routes.json";
-
   ImportTarget target;
   ASSERT_TRUE(target.Create().ok());
   auto stack = Stack::Start();
   ASSERT_TRUE(stack.ok()) << stack.status();
-  const std::string base = absl::StrCat((*stack)->http_base(), "/api/v1beta1");
 
-  json vars = {{"pg_credentials", ProviderCredentials(target.dsn())},
+  replay::ReplaySpec spec;
+  spec.upstream = "Guardian";
+  spec.table = "integration/guardian_routes.json";
+  spec.routes = GuardianRoutes();
+  spec.root = (*stack)->http_base();
+  spec.base = "/api/v1beta1";
+  spec.vars = {{"pg_credentials", ProviderCredentials(target.dsn())},
                {"outside_role", target.role()}};
-  std::vector<Outcome> outcomes;
-  std::set<std::string> routes;
-  std::map<std::string, std::vector<std::string>> pending_by_flag;  // flag → rpcs
-
-  for (const json& raw : table["rows"]) {
-    std::set<std::string> missing;
-    json row = replay::Substitute(raw, vars, &missing);
-    const bool fixture = row.contains("fixture");
-    std::string method = row.value("method", "");
-    std::string path = row.value("path", "");
-    std::string label =
-        fixture ? absl::StrCat("fixture (", row.value("fixture", ""), ")") : row.value("rpc", "");
-
-    if (!fixture) {
-      std::string route = raw.value("route", "");
-      EXPECT_TRUE(routes.insert(route).second) << "route listed twice: " << route;
-      EXPECT_EQ(GuardianRoutes().count(route), 1u) << "not a route of Guardian's proto: " << route;
-      std::string fit = replay::MatchesRoute(route, method, raw.value("path", ""));
-      EXPECT_EQ(fit, "") << label;
-    }
-
-    std::string why;
-    long status = 0;
-    json body;
-    if (!missing.empty()) {
-      why = absl::StrCat("needs ", absl::StrJoin(missing, ", "), " from an earlier row");
-    } else {
-      std::string payload = row.contains("body") ? row["body"].dump() : "";
-      std::string caller = row.value("as", kDefaultCaller);
-      HttpResponse r = Http(method, base + path, payload, {"X-Auth-Email: " + caller});
-      status = r.status;
-      body = r.Json();
-      if (r.status == 0) why = absl::StrCat("no answer: ", r.error);
-      for (const json& expect : Expectations(row)) {
-        if (!why.empty() && r.status == 0) break;
-        std::string w = replay::Expect(expect, status, body);
-        if (w.empty()) {
-          why.clear();
-          break;
-        }
-        if (why.empty()) why = w;  // report the first alternative's reason
-      }
-      if (why.empty()) {
-        json save = row.value("save", json::object());
-        for (auto it = save.begin(); it != save.end(); ++it) {
-          std::optional<json> v = replay::Lookup(body, it.value().get<std::string>());
-          if (v.has_value()) {
-            vars[it.key()] = *v;
-          } else {
-            why = absl::StrCat("nothing at ", it.value().get<std::string>(), " to save as ",
-                               it.key());
-          }
-        }
-      }
-    }
-
-    if (fixture) {
-      EXPECT_EQ(why, "") << label << ": " << method << " " << path;
-      continue;
-    }
-    Outcome o{row.value("rpc", ""), method, path};
-    std::string outcome = row.value("outcome", "as_guardian");
-    std::string pending = row.value("pending", "");
-    if (!pending.empty()) {
-      o.pending = true;
-      // UpdateProvider has two bindings: name the route where an rpc has more.
-      int bindings = 0;
-      for (const json& r : table["rows"])
-        bindings += !r.contains("fixture") && r.value("rpc", "") == o.rpc;
-      pending_by_flag[pending].push_back(
-          bindings > 1 ? absl::StrCat(o.rpc, " (", raw.value("route", ""), ")") : o.rpc);
-      o.text = why.empty()
-                   ? absl::StrCat("PENDING(", pending, "): answers as expected now; clear the flag")
-                   : absl::StrCat("PENDING(", pending, "): ", why);
-    } else if (!why.empty()) {
-      o.different = true;
-      o.text = absl::StrCat("DIFFERENT: ", why);
-    } else if (outcome == "as_guardian") {
-      o.as_guardian = true;
-      o.text = "as Guardian";
-    } else {
-      o.documented = true;
-      o.text = outcome == "documented_501" ? "documented 501" : "documented 400";
-    }
-    outcomes.push_back(o);
-  }
-
-  int as_guardian = 0, documented = 0, pending = 0, different = 0;
-  std::printf("\n%-30s %-6s %-58s %s\n", "Guardian rpc", "method", "path (under /api/v1beta1)",
-              "outcome");
-  for (const auto& o : outcomes) {
-    std::string path = o.path.size() > 58 ? o.path.substr(0, 55) + "..." : o.path;
-    std::printf("%-30s %-6s %-58s %s\n", o.rpc.c_str(), o.method.c_str(), path.c_str(),
-                o.text.c_str());
-    as_guardian += o.as_guardian;
-    documented += o.documented;
-    pending += o.pending;
-    different += o.different;
-  }
-  std::printf(
-      "\n%d of %d answer as Guardian; %d with the documented 400/501; %d pending; %d different\n",
-      as_guardian, static_cast<int>(GuardianRoutes().size()), documented, pending, different);
-  for (const auto& [flag, rpcs] : pending_by_flag) {
-    std::printf("  pending=%s (%zu): %s\n", flag.c_str(), rpcs.size(),
-                absl::StrJoin(rpcs, ", ").c_str());
-  }
-  std::fflush(stdout);
-
-  EXPECT_EQ(routes, GuardianRoutes()) << "the table must hold each of Guardian's routes once";
-  EXPECT_EQ(different, 0) << "routes that answer differently from Guardian (see the table above)";
+  replay::ReplayReport report = replay::Run(spec);
+  EXPECT_EQ(absl::StrJoin(report.errors, "\n"), "");
 }
 
 }  // namespace

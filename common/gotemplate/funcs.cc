@@ -1,13 +1,12 @@
 // text/template's builtins (Go 1.19 funcs.go). The sprig and Siren
-// functions are in sprig.cc.
+// functions are in sprig_strings.cc and sprig_lists.cc.
 #include "common/gotemplate/funcs.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/gotemplate/sprig.h"
 #include "common/gotemplate/unquote.h"
 
 namespace sluice::gotemplate {
-
-void AddSprigFuncs(std::map<std::string, Func>* table);
 
 namespace {
 
@@ -224,7 +223,7 @@ std::map<std::string, Func> MakeTable() {
     return Value::Int(n);
   });
   t["index"] = Builtin({V, V}, true, Index);
-  // "slice" is sprig's (sprig.cc): Siren's Funcs replace the builtin.
+  // "slice" is sprig's (sprig_lists.cc): Siren's Funcs replace the builtin.
   t["print"] = Builtin({A}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
     return Value::String(Sprint(a));
   });

@@ -10,7 +10,7 @@
 // Injected rate limits are HTTP 429 with code 99991400 and the
 // x-ogw-ratelimit-reset header.
 //
-// Control endpoints (JSON):
+// Control endpoints (JSON; integration/fake_server/fake_server.js serves them):
 //   POST /_fake/reset
 //   POST /_fake/setup {apps:[{app_id, app_secret}], chats:[{chat_id, name, member}],
 //                      users:[{email}]}
@@ -18,39 +18,29 @@
 //   GET  /_fake/state {messages, tokens_issued, calls}
 'use strict';
 
-const http = require('node:http');
 const crypto = require('node:crypto');
-const {URL} = require('node:url');
+const fake = require('../fake_server/fake_server.js');
 
-let state;
-function reset() {
-  state = {apps: {}, tokens: {}, chats: [], users: [], failures: [], messages: [],
-    tokens_issued: 0, calls: []};
-}
-reset();
-
-function send(res, status, body, headers = {}) {
-  res.writeHead(status, {'Content-Type': 'application/json; charset=utf-8', ...headers});
-  res.end(JSON.stringify(body));
-}
-
-function takeFailure(path) {
-  const i = state.failures.findIndex((f) => path.includes(f.path));
-  if (i < 0) return null;
-  const f = state.failures[i];
-  if (--f.times <= 0) state.failures.splice(i, 1);
-  return f;
-}
+const {send} = fake;
+const state = {};  // fresh() below, refilled in place on /_fake/reset
 
 function tenant(req) {
   const auth = String(req.headers.authorization || '');
   return auth.startsWith('Bearer ') ? state.tokens[auth.slice(7)] : undefined;
 }
 
-function api(req, res, url, body) {
+function api(req, res, url, raw) {
+  let body = {};
+  if (raw.length > 0) {
+    try {
+      body = JSON.parse(raw);
+    } catch (e) {
+      return send(res, 400, {code: 9499, msg: 'bad json'});
+    }
+  }
   const p = url.pathname.replace(/\/+$/, '');
   state.calls.push({method: req.method, path: p});
-  const f = takeFailure(p);
+  const f = fake.takeFailure(state, (x) => p.includes(x.path));
   if (f) {
     return send(res, f.status || 429, {code: f.code || 99991400, msg: 'request trigger frequency limit'},
       {'x-ogw-ratelimit-reset': String(f.reset === undefined ? 1 : f.reset)});
@@ -106,49 +96,15 @@ function api(req, res, url, body) {
   return send(res, 404, {code: 404, msg: 'not found'});
 }
 
-function control(req, res, url, body) {
-  const p = url.pathname;
-  if (p === '/_fake/reset' && req.method === 'POST') {
-    reset();
-    return send(res, 200, {});
-  }
-  if (p === '/_fake/setup' && req.method === 'POST') {
+fake.serve({
+  state,
+  fresh: () => ({apps: {}, tokens: {}, chats: [], users: [], failures: [], messages: [],
+    tokens_issued: 0, calls: []}),
+  setup: (body) => {
     for (const a of body.apps || []) state.apps[a.app_id] = {app_secret: a.app_secret};
     for (const c of body.chats || []) state.chats.push(c);
     for (const u of body.users || []) state.users.push(u);
-    return send(res, 200, {});
-  }
-  if (p === '/_fake/fail' && req.method === 'POST') {
-    state.failures.push({times: 1, ...body});
-    return send(res, 200, {});
-  }
-  if (p === '/_fake/state' && req.method === 'GET') {
-    return send(res, 200, {messages: state.messages, tokens_issued: state.tokens_issued, calls: state.calls});
-  }
-  return send(res, 404, {error: 'no such control endpoint'});
-}
-
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const raw = Buffer.concat(chunks).toString();
-    let body = {};
-    if (raw.length > 0) {
-      try {
-        body = JSON.parse(raw);
-      } catch (e) {
-        return send(res, 400, {code: 9499, msg: 'bad json'});
-      }
-    }
-    const url = new URL(req.url, 'http://fake');
-    if (url.pathname.startsWith('/_fake/')) return control(req, res, url, body);
-    return api(req, res, url, body);
-  });
-});
-
-const i = process.argv.indexOf('--port');
-const port = i >= 0 ? Number(process.argv[i + 1]) : 0;
-server.listen(port, '127.0.0.1', () => {
-  console.log(`listening on ${server.address().port}`);
+  },
+  view: () => ({messages: state.messages, tokens_issued: state.tokens_issued, calls: state.calls}),
+  api,
 });

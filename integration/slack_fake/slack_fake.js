@@ -10,7 +10,7 @@
 // bad_client_secret, channel_not_found, users_not_found, no_text), except
 // injected rate limits: HTTP 429 with Retry-After, as Slack sends them.
 //
-// Control endpoints (JSON):
+// Control endpoints (JSON; integration/fake_server/fake_server.js serves them):
 //   POST /_fake/reset                        forget everything
 //   POST /_fake/setup {apps:[{client_id, client_secret, code, access_token,
 //        team:{id,name}}], channels:[{id,name,is_member}], users:[{id,email}]}
@@ -20,28 +20,11 @@
 //   GET  /_fake/state                        {messages, exchanged, calls}
 'use strict';
 
-const http = require('node:http');
-const {URL, URLSearchParams} = require('node:url');
+const {URLSearchParams} = require('node:url');
+const fake = require('../fake_server/fake_server.js');
 
-let state;
-function reset() {
-  state = {
-    apps: {},       // client_id -> {client_secret, codes: {code: {access_token, team}}}
-    tokens: {},     // access_token -> team
-    channels: [],   // [{id, name, is_member}]
-    users: [],      // [{id, email}]
-    failures: [],   // [{method, error, status, retry_after, times}]
-    messages: [],   // chat.postMessage calls accepted
-    exchanged: [],  // [{client_id, code, team}]
-    calls: [],      // [{method, token}]
-  };
-}
-reset();
-
-function send(res, status, body, headers = {}) {
-  res.writeHead(status, {'Content-Type': 'application/json; charset=utf-8', ...headers});
-  res.end(JSON.stringify(body));
-}
+const {send} = fake;
+const state = {};  // fresh() below, refilled in place on /_fake/reset
 
 function parseArgs(req, raw, url) {
   const args = {};
@@ -72,14 +55,6 @@ function basic(req) {
   if (!auth.startsWith('Basic ')) return null;
   const [id, secret] = Buffer.from(auth.slice(6), 'base64').toString().split(':');
   return {id, secret};
-}
-
-function takeFailure(method) {
-  const i = state.failures.findIndex((f) => f.method === method);
-  if (i < 0) return null;
-  const f = state.failures[i];
-  if (--f.times <= 0) state.failures.splice(i, 1);
-  return f;
 }
 
 // Methods: (args, token) -> reply object (ok added).
@@ -128,21 +103,41 @@ const methods = {
   },
 };
 
-function control(req, res, url, raw) {
-  let body = {};
-  if (raw.length > 0) {
-    try {
-      body = JSON.parse(raw);
-    } catch (e) {
-      return send(res, 400, {error: 'bad json'});
-    }
+function api(req, res, url, raw) {
+  const m = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
+  if (!m || !methods[m[1]]) return send(res, 404, {ok: false, error: 'unknown_method'});
+  const method = m[1];
+  const args = parseArgs(req, raw, url);
+  if (args === null) return send(res, 200, {ok: false, error: 'invalid_json'});
+  const token = bearer(req, args);
+  state.calls.push({method, token: token ? 'set' : ''});
+  const f = fake.takeFailure(state, (x) => x.method === method);
+  if (f && f.status) {
+    const headers = f.retry_after !== undefined ? {'Retry-After': String(f.retry_after)} : {};
+    return send(res, f.status, {ok: false, error: f.status === 429 ? 'ratelimited' : 'fatal_error'},
+      headers);
   }
-  const p = url.pathname;
-  if (p === '/_fake/reset' && req.method === 'POST') {
-    reset();
-    return send(res, 200, {});
+  if (f && f.error) return send(res, 200, {ok: false, error: f.error});
+  if (method !== 'oauth.v2.access') {
+    if (!token) return send(res, 200, {ok: false, error: 'not_authed'});
+    if (!state.tokens[token]) return send(res, 200, {ok: false, error: 'invalid_auth'});
   }
-  if (p === '/_fake/setup' && req.method === 'POST') {
+  return send(res, 200, methods[method](args, token, req));
+}
+
+fake.serve({
+  state,
+  fresh: () => ({
+    apps: {},       // client_id -> {client_secret, codes: {code: {access_token, team}}}
+    tokens: {},     // access_token -> team
+    channels: [],   // [{id, name, is_member}]
+    users: [],      // [{id, email}]
+    failures: [],   // [{method, error, status, retry_after, times}]
+    messages: [],   // chat.postMessage calls accepted
+    exchanged: [],  // [{client_id, code, team}]
+    calls: [],      // [{method, token}]
+  }),
+  setup: (body) => {
     for (const a of body.apps || []) {
       const app = state.apps[a.client_id] ||
           (state.apps[a.client_id] = {client_secret: a.client_secret, codes: {}});
@@ -151,49 +146,7 @@ function control(req, res, url, raw) {
     for (const c of body.channels || []) state.channels.push({is_member: true, ...c});
     for (const u of body.users || []) state.users.push(u);
     for (const t of body.tokens || []) state.tokens[t.access_token] = t.team;
-    return send(res, 200, {});
-  }
-  if (p === '/_fake/fail' && req.method === 'POST') {
-    state.failures.push({times: 1, ...body});
-    return send(res, 200, {});
-  }
-  if (p === '/_fake/state' && req.method === 'GET') {
-    return send(res, 200, {messages: state.messages, exchanged: state.exchanged, calls: state.calls});
-  }
-  return send(res, 404, {error: 'no such control endpoint'});
-}
-
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const raw = Buffer.concat(chunks).toString();
-    const url = new URL(req.url, 'http://fake');
-    if (url.pathname.startsWith('/_fake/')) return control(req, res, url, raw);
-    const m = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
-    if (!m || !methods[m[1]]) return send(res, 404, {ok: false, error: 'unknown_method'});
-    const method = m[1];
-    const args = parseArgs(req, raw, url);
-    if (args === null) return send(res, 200, {ok: false, error: 'invalid_json'});
-    const token = bearer(req, args);
-    state.calls.push({method, token: token ? 'set' : ''});
-    const f = takeFailure(method);
-    if (f && f.status) {
-      const headers = f.retry_after !== undefined ? {'Retry-After': String(f.retry_after)} : {};
-      return send(res, f.status, {ok: false, error: f.status === 429 ? 'ratelimited' : 'fatal_error'},
-        headers);
-    }
-    if (f && f.error) return send(res, 200, {ok: false, error: f.error});
-    if (method !== 'oauth.v2.access') {
-      if (!token) return send(res, 200, {ok: false, error: 'not_authed'});
-      if (!state.tokens[token]) return send(res, 200, {ok: false, error: 'invalid_auth'});
-    }
-    return send(res, 200, methods[method](args, token, req));
-  });
-});
-
-const i = process.argv.indexOf('--port');
-const port = i >= 0 ? Number(process.argv[i + 1]) : 0;
-server.listen(port, '127.0.0.1', () => {
-  console.log(`listening on ${server.address().port}`);
+  },
+  view: () => ({messages: state.messages, exchanged: state.exchanged, calls: state.calls}),
+  api,
 });

@@ -1,4 +1,4 @@
-#include "integration/guardian_replay.h"
+#include "integration/replay.h"
 
 #include <vector>
 
@@ -139,7 +139,7 @@ std::optional<json> Lookup(const json& doc, absl::string_view path) {
   return *cur;
 }
 
-std::string Check(const json& doc, const json& check) {
+std::string Check(const json& doc, const json& check, absl::string_view upstream) {
   std::string at = check.value("at", "");
   std::optional<json> got = Lookup(doc, at);
   std::string where = at.empty() ? "the body" : at;
@@ -152,7 +152,7 @@ std::string Check(const json& doc, const json& check) {
   if (!got.has_value()) return absl::StrCat(where, " is missing");
   if (check.contains("eq")) {
     if (*got == check["eq"]) return "";
-    return absl::StrCat(where, " is ", Show(*got), ", Guardian gives ", Show(check["eq"]));
+    return absl::StrCat(where, " is ", Show(*got), ", ", upstream, " gives ", Show(check["eq"]));
   }
   if (check.contains("contains")) {
     const json& want = check["contains"];
@@ -175,10 +175,11 @@ std::string Check(const json& doc, const json& check) {
   return absl::StrCat("check on ", where, " has no eq/contains/exists/nonempty");
 }
 
-std::string Expect(const json& expect, long status, const json& body) {
+std::string Expect(const json& expect, long status, const json& body,
+                   absl::string_view upstream) {
   long want = expect.value("status", 200L);
   if (status != want) {
-    std::string why = absl::StrCat("HTTP ", status, " (Guardian: ", want, ")");
+    std::string why = absl::StrCat("HTTP ", status, " (", upstream, ": ", want, ")");
     if (body.is_object() && body.contains("message")) {
       absl::StrAppend(&why, ": ", body.value("code", -1), " ", body.value("message", ""));
     } else if (!body.is_null()) {
@@ -188,7 +189,7 @@ std::string Expect(const json& expect, long status, const json& body) {
   }
   if (expect.contains("code") && (!body.is_object() || body.value("code", -1) != expect["code"])) {
     return absl::StrCat("code ", body.is_object() ? body.value("code", -1) : -1,
-                        " (Guardian: ", expect["code"].dump(), ")");
+                        " (", upstream, ": ", expect["code"].dump(), ")");
   }
   if (expect.contains("message_has")) {
     std::string message = body.is_object() ? body.value("message", "") : "";
@@ -198,7 +199,7 @@ std::string Expect(const json& expect, long status, const json& body) {
     }
   }
   for (const auto& check : expect.value("checks", json::array())) {
-    std::string why = Check(body, check);
+    std::string why = Check(body, check, upstream);
     if (!why.empty()) return why;
   }
   return "";
@@ -209,9 +210,12 @@ std::string MatchesRoute(absl::string_view route, absl::string_view method,
   std::pair<std::string, std::string> parts = absl::StrSplit(route, absl::MaxSplits(' ', 1));
   if (parts.first != method)
     return absl::StrCat("method ", method, " is not the route's ", parts.first);
-  if (!absl::StartsWith(parts.second, "/v1beta1/"))
-    return absl::StrCat("route ", route, " is not under /v1beta1");
-  std::vector<std::string> want = absl::StrSplit(parts.second.substr(9), '/');
+  size_t version = 0;  // length of the route's version prefix
+  for (absl::string_view v : {"/v1beta1/", "/v1/"}) {
+    if (absl::StartsWith(parts.second, v)) version = v.size();
+  }
+  if (version == 0) return absl::StrCat("route ", route, " is not under /v1beta1 or /v1");
+  std::vector<std::string> want = absl::StrSplit(parts.second.substr(version), '/');
   std::string bare(path.substr(0, path.find('?')));
   if (!absl::StartsWith(bare, "/")) return absl::StrCat("path ", path, " does not start with /");
   std::vector<std::string> got = absl::StrSplit(bare.substr(1), '/');

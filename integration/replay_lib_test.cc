@@ -1,7 +1,7 @@
 // The replay table's mechanics: substitution, paths, checks, route fit.
 #include <gtest/gtest.h>
 
-#include "integration/guardian_replay.h"
+#include "integration/replay.h"
 
 namespace sluice::integration::replay {
 namespace {
@@ -36,26 +36,35 @@ TEST(LookupTest, KeysIndexesAndSelectors) {
 
 TEST(CheckTest, EachKindSaysWhyItFails) {
   json doc = json::parse(R"({"a": {"s": "pending", "l": ["x", "y"], "e": []}})");
-  EXPECT_EQ(Check(doc, {{"at", "a.s"}, {"eq", "pending"}}), "");
-  EXPECT_EQ(Check(doc, {{"at", "a.s"}, {"eq", "approved"}}),
+  EXPECT_EQ(Check(doc, {{"at", "a.s"}, {"eq", "pending"}}, "Guardian"), "");
+  EXPECT_EQ(Check(doc, {{"at", "a.s"}, {"eq", "approved"}}, "Guardian"),
             "a.s is \"pending\", Guardian gives \"approved\"");
-  EXPECT_EQ(Check(doc, {{"at", "a.l"}, {"contains", "y"}}), "");
-  EXPECT_EQ(Check(doc, {{"at", "a.s"}, {"contains", "end"}}), "");
-  EXPECT_NE(Check(doc, {{"at", "a.l"}, {"contains", "z"}}), "");
-  EXPECT_EQ(Check(doc, {{"at", "a.e"}, {"nonempty", true}}), "a.e is empty: []");
-  EXPECT_EQ(Check(doc, {{"at", "a.q"}, {"exists", false}}), "");
-  EXPECT_EQ(Check(doc, {{"at", "a.q"}, {"eq", 1}}), "a.q is missing");
+  EXPECT_EQ(Check(doc, {{"at", "a.s"}, {"eq", "approved"}}, "Siren"),
+            "a.s is \"pending\", Siren gives \"approved\"");
+  EXPECT_EQ(Check(doc, {{"at", "a.l"}, {"contains", "y"}}, "Guardian"), "");
+  EXPECT_EQ(Check(doc, {{"at", "a.s"}, {"contains", "end"}}, "Guardian"), "");
+  EXPECT_NE(Check(doc, {{"at", "a.l"}, {"contains", "z"}}, "Guardian"), "");
+  EXPECT_EQ(Check(doc, {{"at", "a.e"}, {"nonempty", true}}, "Guardian"), "a.e is empty: []");
+  EXPECT_EQ(Check(doc, {{"at", "a.q"}, {"exists", false}}, "Guardian"), "");
+  EXPECT_EQ(Check(doc, {{"at", "a.q"}, {"eq", 1}}, "Guardian"), "a.q is missing");
 }
 
 TEST(ExpectTest, StatusCodeMessageAndChecks) {
   json err = {{"code", 12},
               {"message", "appeal activities are not implemented"},
               {"details", json::array()}};
-  EXPECT_EQ(Expect({{"status", 501}, {"code", 12}, {"message_has", "Activit"}}, 501, err), "");
-  EXPECT_EQ(Expect({{"status", 200}}, 404, {{"code", 5}, {"message", "not found"}}),
+  EXPECT_EQ(
+      Expect({{"status", 501}, {"code", 12}, {"message_has", "Activit"}}, 501, err, "Guardian"), "");
+  EXPECT_EQ(Expect({{"status", 200}}, 404, {{"code", 5}, {"message", "not found"}}, "Guardian"),
             "HTTP 404 (Guardian: 200): 5 not found");
-  EXPECT_NE(Expect({{"status", 501}, {"code", 12}, {"message_has", "relabel"}}, 501, err), "");
-  EXPECT_NE(Expect({{"status", 200}, {"checks", {{{"at", "x"}, {"eq", 1}}}}}, 200, json::object()),
+  EXPECT_EQ(Expect({{"status", 200}}, 404, {{"code", 5}, {"message", "not found"}}, "Siren"),
+            "HTTP 404 (Siren: 200): 5 not found");
+  EXPECT_EQ(Expect({{"status", 400}, {"code", 3}}, 400, {{"code", 5}}, "Siren"),
+            "code 5 (Siren: 3)");
+  EXPECT_NE(
+      Expect({{"status", 501}, {"code", 12}, {"message_has", "relabel"}}, 501, err, "Guardian"), "");
+  EXPECT_NE(Expect({{"status", 200}, {"checks", {{{"at", "x"}, {"eq", 1}}}}}, 200, json::object(),
+                   "Guardian"),
             "");
 }
 
@@ -68,6 +77,11 @@ TEST(MatchesRouteTest, MethodLiteralsAndParameters) {
   EXPECT_NE(MatchesRoute("GET /v1beta1/providers/{id}", "PUT", "/providers/abc"), "");
   EXPECT_NE(MatchesRoute("GET /v1beta1/providers/types", "GET", "/providers/typez"), "");
   EXPECT_NE(MatchesRoute("GET /v1beta1/providers/{id}", "GET", "/providers/a/b"), "");
+}
+
+TEST(MatchesRouteTest, PathIsRelativeToTheRoutesVersion) {
+  EXPECT_EQ(MatchesRoute("GET /v1/subscriptions", "GET", "/subscriptions?namespace_id=1"), "");
+  EXPECT_NE(MatchesRoute("GET /v2/subscriptions", "GET", "/subscriptions"), "");
 }
 
 }  // namespace
