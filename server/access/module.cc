@@ -12,6 +12,7 @@
 #include "common/http_client.h"
 #include "server/access/api/appeal_services.h"
 #include "server/access/api/services.h"
+#include "server/access/core/access_services.h"
 #include "server/access/iam/http_iam_client.h"
 #include "server/access/core/validation.h"
 #include "server/access/event_notifier.h"
@@ -66,18 +67,18 @@ class AccessModule : public server::Module {
         providers_(&provider_repo_, &policy_repo_, &registry_, ctx.crypter),
         resources_(&resource_repo_, &providers_),
         iam_(NewHttpIamClient()),
-        appeals_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get(),
-                 &absl::Now, AppealLimits{config_.max_grant_duration}),
+        services_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get(),
+                  &absl::Now, AppealLimits{config_.max_grant_duration}),
         api_auth_{ctx.auth, &config_.admins, config_.max_page_size, config_.read_scope_all},
         policy_grpc_(&policies_, api_auth_),
         provider_grpc_(&providers_, api_auth_),
         resource_grpc_(&resources_, api_auth_),
         audit_grpc_(&audit_repo_, api_auth_),
-        appeal_grpc_(&appeals_, api_auth_),
-        approval_grpc_(&appeals_, api_auth_),
-        grant_grpc_(&appeals_, api_auth_) {
-    appeals_.set_journal(&journal_);
-    appeals_.set_events(config_.notifications.events, [this] {
+        appeal_grpc_(&services_.appeals(), &services_.grants(), api_auth_),
+        approval_grpc_(&services_.approvals(), api_auth_),
+        grant_grpc_(&services_.grants(), &services_.reconcile(), api_auth_) {
+    services_.set_journal(&journal_);
+    services_.set_events(config_.notifications.events, [this] {
       if (EventDispatcher* d = dispatcher_.load()) d->Wake();
     });
   }
@@ -168,7 +169,7 @@ class AccessModule : public server::Module {
   absl::StatusOr<Counts> RevokeExpiredGrants() {
     // The advisory lock picks one replica; the job's FOR UPDATE SKIP LOCKED
     // would keep two apart anyway.
-    auto expired = appeals_.ExpireGrants();
+    auto expired = services_.reconcile().ExpireGrants();
     if (!expired.ok()) return expired.status();
     return Counts{{"grants_expired", *expired}};
   }
@@ -176,18 +177,18 @@ class AccessModule : public server::Module {
     auto n = WriteExpiringReminders(event_store_, config_.notifications.events,
                                     config_.notifications.reminders, absl::Now());
     if (!n.ok()) return n.status();
-    appeals_.EventsCommitted();
+    services_.EventsCommitted();
     return Counts{{"reminders_written", *n}};
   }
   absl::StatusOr<Counts> RemindPending() {
     auto n = WritePendingReminders(event_store_, config_.notifications.events,
                                    config_.notifications.reminders, absl::Now());
     if (!n.ok()) return n.status();
-    appeals_.EventsCommitted();
+    services_.EventsCommitted();
     return Counts{{"reminders_written", *n}};
   }
   absl::StatusOr<Counts> ReconcileOperations() {
-    auto report = appeals_.Reconcile(kReconcileMinAge);
+    auto report = services_.reconcile().Reconcile(kReconcileMinAge);
     if (!report.ok()) return report.status();
     if (report->examined > 0) {
       spdlog::warn("msg=\"reconciled provider operations left in flight\" examined={} "
@@ -226,7 +227,7 @@ class AccessModule : public server::Module {
   ProviderService providers_;
   ResourceService resources_;
   std::unique_ptr<IamClient> iam_;
-  AppealService appeals_;
+  AccessServices services_;  // appeals, approvals, grants, reconcile
   ApiAuth api_auth_;
   PolicyGrpcService policy_grpc_;
   ProviderGrpcService provider_grpc_;

@@ -149,10 +149,10 @@ AccessWorld::AccessWorld()
       policies(&policy_repo, &FuzzCrypter()),
       providers(&provider_repo, &policy_repo, registry.get(), &FuzzCrypter()),
       resources(&resource_repo, &providers),
-      appeals(&appeal_repo, &resource_repo, &policies, &providers, registry.get(), &iam,
-              [this] { return now; }) {
+      services(&appeal_repo, &resource_repo, &policies, &providers, registry.get(), &iam,
+               [this] { return now; }) {
   appeal_repo.resources = &resource_repo;
-  appeals.set_journal(&journal);
+  services.set_journal(&journal);
 }
 
 void AccessWorld::CopyStateFrom(const AccessWorld& other) {
@@ -203,7 +203,7 @@ void AccessWorld::BuildBaseline() {
   Must(providers.Create(FromJson<pb::ProviderConfig>(kNoopProvider), kAdmin), "provider noop");
   // A pending appeal for POST /appeals/{id}/approvals/{name} to act on, and
   // an active grant for new appeals to extend.
-  auto pending = Must(appeals.Create(FromJson<pb::CreateAppealRequest>(R"json({
+  auto pending = Must(services.appeals().Create(FromJson<pb::CreateAppealRequest>(R"json({
       "resources": [{"id": "00000000-0000-0000-0000-000000000001", "role": "viewer",
                      "options": {"duration": "24h"}}]})json"), kUser), "pending appeal");
   if (pending.size() != 1 || pending[0].id() != kPendingAppealId || pending[0].status() != "pending") {
@@ -211,7 +211,7 @@ void AccessWorld::BuildBaseline() {
                  pending.empty() ? "(none)" : pending[0].DebugString().c_str());
     std::abort();
   }
-  auto active = Must(appeals.Create(FromJson<pb::CreateAppealRequest>(R"json({
+  auto active = Must(services.appeals().Create(FromJson<pb::CreateAppealRequest>(R"json({
       "resources": [{"id": "00000000-0000-0000-0000-000000000002", "role": "viewer",
                      "options": {"duration": "1h"}}]})json"), kUser), "active appeal");
   if (active.size() != 1 || active[0].status() != "approved") {

@@ -18,7 +18,7 @@
 
 #include "absl/time/time.h"
 #include "common/crypto.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/access_services.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/policy_service.h"
 #include "server/access/core/provider_service.h"
@@ -92,7 +92,7 @@ struct AccessWorld {
   access::PolicyService policies;
   access::ProviderService providers;
   access::ResourceService resources;
-  access::AppealService appeals;
+  access::AccessServices services;  // appeals, approvals, grants, reconcile
 
  private:
   static const AccessWorld& Baseline();

@@ -88,15 +88,16 @@ void FollowAppeal(AccessWorld& w, apb::Appeal appeal) {
       }
     }
     if (step == nullptr || step->approvers().empty()) break;
-    auto acted = w.appeals.Act(appeal.id(), step->name(), "approve", step->approvers(0), "fuzz");
-    CheckStatus(acted.status(), "AppealService::Act");
+    auto acted = w.services.approvals().Act(appeal.id(), step->name(), "approve",
+                                            step->approvers(0), "fuzz");
+    CheckStatus(acted.status(), "ApprovalService::Act");
     if (!acted.ok()) break;
     apb::UpdateApprovalResponse resp;
     *resp.mutable_appeal() = *acted;
     CheckReply(resp, "UpdateApprovalResponse");
     appeal = *std::move(acted);
   }
-  auto got = w.appeals.GetFor(appeal.id(), access::Actor{kUser, false});
+  auto got = w.services.appeals().GetFor(appeal.id(), access::Actor{kUser, false});
   CheckStatus(got.status(), "AppealService::GetFor");
   if (got.ok()) {
     apb::GetAppealResponse resp;
@@ -104,8 +105,9 @@ void FollowAppeal(AccessWorld& w, apb::Appeal appeal) {
     CheckReply(resp, "GetAppealResponse");
   }
   w.now += absl::Hours(24 * 366);
-  CheckStatus(w.appeals.ExpireGrants().status(), "AppealService::ExpireGrants");
-  CheckStatus(w.appeals.Reconcile(absl::ZeroDuration()).status(), "AppealService::Reconcile");
+  CheckStatus(w.services.reconcile().ExpireGrants().status(), "ReconcileService::ExpireGrants");
+  CheckStatus(w.services.reconcile().Reconcile(absl::ZeroDuration()).status(),
+              "ReconcileService::Reconcile");
 }
 
 // An appeal under `policy` (just created or updated by the body) by a
@@ -121,7 +123,7 @@ void UsePolicy(AccessWorld& w, const apb::Policy& policy) {
   r->mutable_options()->set_duration("24h");
   *r->mutable_details() =
       access::JsonToStruct(json{{"lead", "lead@example.com"}, {"ticket", "T-1"}, {"n", 2}});
-  auto appeals = w.appeals.Create(req, kUser);
+  auto appeals = w.services.appeals().Create(req, kUser);
   CheckStatus(appeals.status(), "AppealService::Create (policy under test)");
   if (!appeals.ok()) return;
   apb::CreateAppealResponse resp;
@@ -135,7 +137,7 @@ void PostAppeals(absl::string_view body) {
   apb::CreateAppealRequest req;
   if (!ParseBody(body, &req)) return;
   auto w = AccessWorld::Fresh();
-  auto appeals = w->appeals.Create(req, kUser);
+  auto appeals = w->services.appeals().Create(req, kUser);
   CheckStatus(appeals.status(), "AppealService::Create");
   if (!appeals.ok()) return;
   apb::CreateAppealResponse resp;
@@ -204,8 +206,9 @@ void PostApproval(absl::string_view body) {
   apb::UpdateApprovalRequest req;
   if (!ParseBody(body, &req)) return;
   auto w = AccessWorld::Fresh();
-  auto a = w->appeals.Act(req.id(), req.approval_name(), req.action(), kApprover, req.reason());
-  CheckStatus(a.status(), "AppealService::Act");
+  auto a = w->services.approvals().Act(req.id(), req.approval_name(), req.action(), kApprover,
+                                       req.reason());
+  CheckStatus(a.status(), "ApprovalService::Act");
   if (!a.ok()) return;
   apb::UpdateApprovalResponse resp;
   *resp.mutable_appeal() = *a;

@@ -107,7 +107,7 @@ grpc::Status GrantGrpcService::ListUserRoles(grpc::ServerContext* ctx,
                                              v1beta1::ListUserRolesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/ListUserRoles",
                     [&](const Caller& caller) -> absl::Status {
-    auto roles = appeals_->ListUserRoles(caller.identity);
+    auto roles = grants_->ListUserRoles(caller.identity);
     if (!roles.ok()) return roles.status();
     for (auto& r : *roles) resp->add_roles(std::move(r));
     return absl::OkStatus();
@@ -128,7 +128,7 @@ grpc::Status GrantGrpcService::ImportGrantsFromProvider(
     criteria.resource_ids.assign(req->resource_ids().begin(), req->resource_ids().end());
     criteria.resource_types.assign(req->resource_types().begin(), req->resource_types().end());
     criteria.resource_urns.assign(req->resource_urns().begin(), req->resource_urns().end());
-    auto result = appeals_->ImportGrants(criteria, /*apply=*/true, caller.identity);
+    auto result = grants_->ImportGrants(criteria, /*apply=*/true, caller.identity);
     if (!result.ok()) return result.status();
     for (auto& g : result->grants) *resp->add_grants() = std::move(g);
     return absl::OkStatus();
@@ -141,7 +141,7 @@ grpc::Status ApprovalGrpcService::AddApprovalStep(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/AddApprovalStep",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "add approval steps"); !st.ok()) return st;
-    auto a = appeals_->AddApprovalSteps(req->appeal_id(), req->steps(), caller.identity);
+    auto a = approvals_->AddApprovalSteps(req->appeal_id(), req->steps(), caller.identity);
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -154,9 +154,9 @@ grpc::Status ApprovalGrpcService::UpdateApprovalStep(
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/UpdateApprovalStep",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "update approval steps"); !st.ok()) return st;
-    auto a = appeals_->UpdateApprovalStep(req->appeal_id(), req->approval_id(),
-                                          req->has_details() ? &req->details() : nullptr,
-                                          caller.identity);
+    auto a = approvals_->UpdateApprovalStep(req->appeal_id(), req->approval_id(),
+                                            req->has_details() ? &req->details() : nullptr,
+                                            caller.identity);
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -168,7 +168,7 @@ grpc::Status ApprovalGrpcService::GenerateUserApprovalSummaries(
     v1beta1::GenerateApprovalSummariesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/GenerateUserApprovalSummaries",
                     [&](const Caller& caller) -> absl::Status {
-    auto items = appeals_->SummarizeApprovals(req->summary_items(), caller.identity);
+    auto items = approvals_->SummarizeApprovals(req->summary_items(), caller.identity);
     if (!items.ok()) return items.status();
     *resp->mutable_summary_items() = std::move(*items);
     return absl::OkStatus();
@@ -182,8 +182,8 @@ grpc::Status ApprovalGrpcService::GenerateApprovalSummaries(
                     [&](const Caller& caller) -> absl::Status {
     // As ListApprovals: admins summarize every approval, anyone else their own.
     Actor actor = auth_.ActorOf(caller);
-    auto items = appeals_->SummarizeApprovals(req->summary_items(),
-                                              actor.admin ? "" : actor.identity);
+    auto items = approvals_->SummarizeApprovals(req->summary_items(),
+                                                actor.admin ? "" : actor.identity);
     if (!items.ok()) return items.status();
     *resp->mutable_summary_items() = std::move(*items);
     return absl::OkStatus();

@@ -104,7 +104,7 @@ grpc::Status AppealGrpcService::RevokeAppeals(grpc::ServerContext* ctx,
     if (auto st = auth_.RequireAdmin(caller, "bulk-revoke grants"); !st.ok()) return st;
     const auto& b = req->body();
     std::string reason = b.reason().empty() ? req->reason() : b.reason();
-    auto result = appeals_->RevokeMany(GrantSelectorOf(*req), caller.identity, reason);
+    auto result = grants_->RevokeMany(GrantSelectorOf(*req), caller.identity, reason);
     if (!result.ok()) return result.status();
     for (auto& a : result->revoked) *resp->add_appeals() = std::move(a);
     for (auto& f : result->failed) *resp->add_failed() = std::move(f);
@@ -117,8 +117,8 @@ grpc::Status ApprovalGrpcService::UpdateApproval(grpc::ServerContext* ctx,
                                                  v1beta1::UpdateApprovalResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/UpdateApproval",
                     [&](const Caller& caller) -> absl::Status {
-    auto a = appeals_->Act(req->id(), req->approval_name(), req->action(), caller.identity,
-                           req->reason());
+    auto a = approvals_->Act(req->id(), req->approval_name(), req->action(), caller.identity,
+                             req->reason());
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -136,7 +136,7 @@ grpc::Status ApprovalGrpcService::ListApprovals(grpc::ServerContext* ctx,
     auto filter = ApprovalFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
     if (auth_.NarrowReads(caller)) filter->approver = caller.identity;
-    auto list = appeals_->ListApprovals(*filter, &total);
+    auto list = approvals_->ListApprovals(*filter, &total);
     if (!list.ok()) return list.status();
     for (auto& a : *list) *resp->add_approvals() = std::move(a);
     resp->set_total(total);
@@ -153,7 +153,7 @@ grpc::Status ApprovalGrpcService::ListUserApprovals(grpc::ServerContext* ctx,
     auto filter = ApprovalFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
     filter->approver = caller.identity;
-    auto list = appeals_->ListApprovals(*filter, &total);
+    auto list = approvals_->ListApprovals(*filter, &total);
     if (!list.ok()) return list.status();
     for (auto& a : *list) *resp->add_approvals() = std::move(a);
     resp->set_total(total);
@@ -167,8 +167,8 @@ grpc::Status ApprovalGrpcService::AddApprover(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/AddApprover",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "add approvers"); !st.ok()) return st;
-    auto a = appeals_->AddApprover(req->appeal_id(), req->approval_id(), req->email(),
-                                   caller.identity);
+    auto a = approvals_->AddApprover(req->appeal_id(), req->approval_id(), req->email(),
+                                     caller.identity);
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -181,8 +181,8 @@ grpc::Status ApprovalGrpcService::DeleteApprover(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "ApprovalService/DeleteApprover",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "delete approvers"); !st.ok()) return st;
-    auto a = appeals_->DeleteApprover(req->appeal_id(), req->approval_id(), req->email(),
-                                      caller.identity);
+    auto a = approvals_->DeleteApprover(req->appeal_id(), req->approval_id(), req->email(),
+                                        caller.identity);
     if (!a.ok()) return a.status();
     *resp->mutable_appeal() = std::move(*a);
     return absl::OkStatus();
@@ -200,7 +200,7 @@ grpc::Status GrantGrpcService::ListGrants(grpc::ServerContext* ctx,
     auto filter = GrantFilterOf(*req, auth_.max_page_size);
     if (!filter.ok()) return filter.status();
     if (auth_.NarrowReads(caller)) filter->visible_to = caller.identity;
-    auto grants = appeals_->ListGrants(*filter, &total);
+    auto grants = grants_->ListGrants(*filter, &total);
     if (!grants.ok()) return grants.status();
     for (auto& g : *grants) *resp->add_grants() = std::move(g);
     resp->set_total(total);
@@ -213,7 +213,7 @@ grpc::Status GrantGrpcService::GetGrant(grpc::ServerContext* ctx,
                                         v1beta1::GetGrantResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "GrantService/GetGrant",
                     [&](const Caller& caller) -> absl::Status {
-    auto g = appeals_->GetGrant(req->id(), auth_.ReaderOf(caller));
+    auto g = grants_->GetGrant(req->id(), auth_.ReaderOf(caller));
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();
@@ -226,7 +226,7 @@ grpc::Status GrantGrpcService::ReconcileGrants(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "GrantService/ReconcileGrants",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "reconcile grants"); !st.ok()) return st;
-    auto report = appeals_->Reconcile(absl::Seconds(req->min_age_seconds()));
+    auto report = reconcile_->Reconcile(absl::Seconds(req->min_age_seconds()));
     if (!report.ok()) return report.status();
     resp->set_examined(report->examined);
     resp->set_confirmed(report->confirmed);

@@ -5,6 +5,9 @@
 #include "server/access/api/api_auth.h"
 #include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
 #include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/approval/approval_service.h"
+#include "server/access/core/grant/grant_service.h"
+#include "server/access/core/reconcile/reconcile_service.h"
 
 namespace sluice::access {
 
@@ -13,8 +16,9 @@ namespace sluice::access {
 
 class AppealGrpcService final : public v1beta1::AppealService::Service {
  public:
-  AppealGrpcService(AppealService* appeals, ApiAuth auth)
-      : appeals_(appeals), auth_(auth) {}
+  // RevokeAppeals (bulk) revokes through `grants`.
+  AppealGrpcService(AppealService* appeals, GrantService* grants, ApiAuth auth)
+      : appeals_(appeals), grants_(grants), auth_(auth) {}
   grpc::Status CreateAppeal(grpc::ServerContext* ctx, const v1beta1::CreateAppealRequest* req,
                             v1beta1::CreateAppealResponse* resp) override;
   grpc::Status ListAppeals(grpc::ServerContext* ctx, const v1beta1::ListAppealsRequest* req,
@@ -54,13 +58,14 @@ class AppealGrpcService final : public v1beta1::AppealService::Service {
 
  private:
   AppealService* appeals_;
+  GrantService* grants_;
   ApiAuth auth_;
 };
 
 class ApprovalGrpcService final : public v1beta1::ApprovalService::Service {
  public:
-  ApprovalGrpcService(AppealService* appeals, ApiAuth auth)
-      : appeals_(appeals), auth_(auth) {}
+  ApprovalGrpcService(ApprovalService* approvals, ApiAuth auth)
+      : approvals_(approvals), auth_(auth) {}
   grpc::Status UpdateApproval(grpc::ServerContext* ctx, const v1beta1::UpdateApprovalRequest* req,
                               v1beta1::UpdateApprovalResponse* resp) override;
   grpc::Status ListApprovals(grpc::ServerContext* ctx, const v1beta1::ListApprovalsRequest* req,
@@ -86,14 +91,15 @@ class ApprovalGrpcService final : public v1beta1::ApprovalService::Service {
                                          v1beta1::GenerateApprovalSummariesResponse* resp) override;
 
  private:
-  AppealService* appeals_;
+  ApprovalService* approvals_;
   ApiAuth auth_;
 };
 
 class GrantGrpcService final : public v1beta1::GrantService::Service {
  public:
-  GrantGrpcService(AppealService* appeals, ApiAuth auth)
-      : appeals_(appeals), auth_(auth) {}
+  // ReconcileGrants runs `reconcile`'s job on demand.
+  GrantGrpcService(GrantService* grants, ReconcileService* reconcile, ApiAuth auth)
+      : grants_(grants), reconcile_(reconcile), auth_(auth) {}
   grpc::Status ListGrants(grpc::ServerContext* ctx, const v1beta1::ListGrantsRequest* req,
                           v1beta1::ListGrantsResponse* resp) override;
   grpc::Status GetGrant(grpc::ServerContext* ctx, const v1beta1::GetGrantRequest* req,
@@ -121,7 +127,8 @@ class GrantGrpcService final : public v1beta1::GrantService::Service {
                                         v1beta1::ImportGrantsFromProviderResponse* resp) override;
 
  private:
-  AppealService* appeals_;
+  GrantService* grants_;
+  ReconcileService* reconcile_;
   ApiAuth auth_;
 };
 

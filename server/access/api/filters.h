@@ -13,7 +13,7 @@
 #include "proto/sluice/access/v1beta1/access.pb.h"
 #include "proto/sluice/access/v1beta1/appeal.pb.h"
 #include "server/access/core/appeal_repositories.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/grant/grant_service.h"
 #include "server/access/core/repositories.h"
 
 namespace sluice::access {

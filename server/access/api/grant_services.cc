@@ -30,7 +30,7 @@ grpc::Status GrantGrpcService::ListUserGrants(grpc::ServerContext* ctx,
     filter->owners.clear();
     filter->owner = caller.identity;
     int total = 0;
-    auto grants = appeals_->ListGrants(*filter, &total);
+    auto grants = grants_->ListGrants(*filter, &total);
     if (!grants.ok()) return grants.status();
     for (auto& g : *grants) *resp->add_grants() = std::move(g);
     resp->set_total(total);
@@ -45,8 +45,8 @@ grpc::Status GrantGrpcService::UpdateGrant(grpc::ServerContext* ctx,
                     [&](const Caller& caller) -> absl::Status {
     std::optional<absl::Time> expiration;
     if (req->has_expiration_date()) expiration = FromTimestamp(req->expiration_date());
-    auto g = appeals_->UpdateGrant(req->id(), req->owner(), expiration,
-                                   req->expiration_date_reason(), auth_.ActorOf(caller));
+    auto g = grants_->UpdateGrant(req->id(), req->owner(), expiration,
+                                  req->expiration_date_reason(), auth_.ActorOf(caller));
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();
@@ -61,7 +61,7 @@ grpc::Status GrantGrpcService::RevokeGrant(grpc::ServerContext* ctx,
     RevokeOptions opts;
     opts.skip_notification = req->skip_notification();
     opts.skip_revoke_in_provider = req->skip_revoke_in_provider();
-    auto g = appeals_->RevokeGrant(req->id(), auth_.ActorOf(caller), req->reason(), opts);
+    auto g = grants_->RevokeGrant(req->id(), auth_.ActorOf(caller), req->reason(), opts);
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();
@@ -74,7 +74,7 @@ grpc::Status GrantGrpcService::RevokeGrants(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "GrantService/RevokeGrants",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "bulk-revoke grants"); !st.ok()) return st;
-    auto result = appeals_->RevokeGrants(GrantSelectorOf(*req), caller.identity, req->reason());
+    auto result = grants_->RevokeGrants(GrantSelectorOf(*req), caller.identity, req->reason());
     if (!result.ok()) return result.status();
     for (auto& g : result->grants) *resp->add_grants() = std::move(g);
     for (auto& f : result->failed) *resp->add_failed() = std::move(f);
@@ -91,7 +91,7 @@ grpc::Status GrantGrpcService::RestoreGrant(grpc::ServerContext* ctx,
     // (PermissionDenied naming expiration_date) and caps an admin's.
     std::optional<absl::Time> expiration;
     if (req->has_expiration_date()) expiration = FromTimestamp(req->expiration_date());
-    auto g = appeals_->RestoreGrant(req->id(), auth_.ActorOf(caller), req->reason(), expiration);
+    auto g = grants_->RestoreGrant(req->id(), auth_.ActorOf(caller), req->reason(), expiration);
     if (!g.ok()) return g.status();
     *resp->mutable_grant() = std::move(*g);
     return absl::OkStatus();
@@ -104,7 +104,7 @@ grpc::Status GrantGrpcService::ImportGrants(grpc::ServerContext* ctx,
   return WithCaller(*auth_.authenticator, ctx, "GrantService/ImportGrants",
                     [&](const Caller& caller) -> absl::Status {
     if (auto st = auth_.RequireAdmin(caller, "import grants"); !st.ok()) return st;
-    auto result = appeals_->ImportGrants(ImportCriteriaOf(*req), req->apply(), caller.identity);
+    auto result = grants_->ImportGrants(ImportCriteriaOf(*req), req->apply(), caller.identity);
     if (!result.ok()) return result.status();
     for (auto& g : result->grants) *resp->add_grants() = std::move(g);
     for (auto& g : result->drift) *resp->add_drift() = std::move(g);

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/expr/expr.h"
-#include "server/access/core/approval/flow.h"
+#include "server/access/core/approval_flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 

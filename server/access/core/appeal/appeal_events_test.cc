@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/access_services.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
@@ -42,8 +42,8 @@ class AppealEventsTest : public ::testing::Test {
     providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_, registry_.get(),
                                                    crypter_.get());
     ASSERT_TRUE(providers_->Create(c, "admin@x.com").ok());
-    service_ = std::make_unique<AppealService>(&appeals_, &resources_, &policies_, providers_.get(),
-                                               registry_.get(), nullptr);
+    service_ = std::make_unique<AccessServices>(&appeals_, &resources_, &policies_, providers_.get(),
+                                                registry_.get(), nullptr);
     service_->set_events(policy_, [this] { ++wakes_; });
   }
   pb::Appeal Create(const std::string& account = "") {
@@ -52,7 +52,7 @@ class AppealEventsTest : public ::testing::Test {
     auto* r = req.add_resources();
     r->set_id(kResource);
     r->set_role("viewer");
-    auto created = service_->Create(req, "u@x.com");
+    auto created = service_->appeals().Create(req, "u@x.com");
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? (*created)[0] : pb::Appeal();
   }
@@ -72,7 +72,7 @@ class AppealEventsTest : public ::testing::Test {
   std::unique_ptr<Crypter> crypter_ = Crypter::Development();
   PolicyService policies_{&policy_repo_, crypter_.get()};
   std::unique_ptr<ProviderService> providers_;
-  std::unique_ptr<AppealService> service_;
+  std::unique_ptr<AccessServices> service_;
 };
 
 TEST_F(AppealEventsTest, AFullLifeWritesOneEventPerChangeToTheRightPeople) {
@@ -87,19 +87,19 @@ TEST_F(AppealEventsTest, AFullLifeWritesOneEventPerChangeToTheRightPeople) {
   EXPECT_EQ(created->labels.at("resource_type"), "table");
   EXPECT_EQ(wakes_, 1);
 
-  ASSERT_TRUE(service_->Act(a.id(), "owner", "approve", "o@x.com", "fine").ok());
+  ASSERT_TRUE(service_->approvals().Act(a.id(), "owner", "approve", "o@x.com", "fine").ok());
   const AccessEvent* step = Event("appeal.step_approved:" + a.id() + ":owner");
   ASSERT_NE(step, nullptr);
   EXPECT_EQ(step->recipients, (Strings{"s1@x.com", "s2@x.com"}));
   EXPECT_EQ(step->variables["step"], "security");
   EXPECT_EQ(step->variables["actor"], "o@x.com");
 
-  ASSERT_TRUE(service_->Act(a.id(), "security", "approve", "s1@x.com", "").ok());
+  ASSERT_TRUE(service_->approvals().Act(a.id(), "security", "approve", "s1@x.com", "").ok());
   const AccessEvent* approved = Event("appeal.approved:" + a.id());
   ASSERT_NE(approved, nullptr);
   EXPECT_EQ(approved->recipients, Strings{"u@x.com"});
 
-  auto revoked = service_->Revoke(a.id(), {"admin@x.com", true}, "left the team");
+  auto revoked = service_->appeals().Revoke(a.id(), {"admin@x.com", true}, "left the team");
   ASSERT_TRUE(revoked.ok()) << revoked.status();
   const AccessEvent* rv = Event(absl::StrCat(
       "grant.revoked:", revoked->grant().id(), ":",
@@ -114,7 +114,7 @@ TEST_F(AppealEventsTest, AFullLifeWritesOneEventPerChangeToTheRightPeople) {
 
 TEST_F(AppealEventsTest, RejectionTellsAccountAndCreatorWithTheReason) {
   pb::Appeal a = Create("acct@x.com");
-  ASSERT_TRUE(service_->Act(a.id(), "owner", "reject", "o@x.com", "not needed").ok());
+  ASSERT_TRUE(service_->approvals().Act(a.id(), "owner", "reject", "o@x.com", "not needed").ok());
   const AccessEvent* e = Event("appeal.rejected:" + a.id());
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->recipients, (Strings{"acct@x.com", "u@x.com"}));
@@ -127,7 +127,7 @@ TEST_F(AppealEventsTest, DisabledTypesAreNotWritten) {
   service_->set_events(policy_, nullptr);
   pb::Appeal a = Create();
   EXPECT_EQ(Event("appeal.created:" + a.id()), nullptr);
-  ASSERT_TRUE(service_->Act(a.id(), "owner", "reject", "o@x.com", "").ok());
+  ASSERT_TRUE(service_->approvals().Act(a.id(), "owner", "reject", "o@x.com", "").ok());
   EXPECT_NE(Event("appeal.rejected:" + a.id()), nullptr);
 }
 
@@ -135,7 +135,7 @@ TEST_F(AppealEventsTest, AFailedActionWritesNoEvent) {
   pb::Appeal a = Create();
   size_t before = appeals_.state.events.size();
   EXPECT_TRUE(absl::IsPermissionDenied(
-      service_->Act(a.id(), "owner", "approve", "eve@x.com", "").status()));
+      service_->approvals().Act(a.id(), "owner", "approve", "eve@x.com", "").status()));
   EXPECT_EQ(appeals_.state.events.size(), before);
 }
 
@@ -147,7 +147,7 @@ TEST_F(AppealEventsTest, OwnerChangeIsRecordedInTheCallersTransaction) {
   *g.mutable_updated_at() = ToTimestamp(absl::FromUnixSeconds(1800000000));
   *g.mutable_resource() = resources_.resources[kResource];
   ASSERT_TRUE(appeals_.InTransaction([&](AccessTx& tx) {
-    return service_->RecordOwnerChange(tx, g, "old@x.com", "admin@x.com");
+    return service_->grants().RecordOwnerChange(tx, g, "old@x.com", "admin@x.com");
   }).ok());
   const AccessEvent* e = Event("grant.owner_changed:g1:1800000000000000");
   ASSERT_NE(e, nullptr);
@@ -157,11 +157,11 @@ TEST_F(AppealEventsTest, OwnerChangeIsRecordedInTheCallersTransaction) {
   // A rolled-back transaction leaves nothing behind; an unchanged owner writes nothing.
   g.set_id("g2");
   EXPECT_FALSE(appeals_.InTransaction([&](AccessTx& tx) {
-    EXPECT_TRUE(service_->RecordOwnerChange(tx, g, "old@x.com", "a@x.com").ok());
+    EXPECT_TRUE(service_->grants().RecordOwnerChange(tx, g, "old@x.com", "a@x.com").ok());
     return absl::AbortedError("rolled back");
   }).ok());
   ASSERT_TRUE(appeals_.InTransaction([&](AccessTx& tx) {
-    return service_->RecordOwnerChange(tx, g, "new@x.com", "a@x.com");
+    return service_->grants().RecordOwnerChange(tx, g, "new@x.com", "a@x.com");
   }).ok());
   EXPECT_EQ(appeals_.state.events.size(), 1u);
 }

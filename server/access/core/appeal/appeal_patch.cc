@@ -1,6 +1,5 @@
-// PatchAppeal (Guardian's core/appeal/service.go Patch), appeal comments
-// (Guardian's core/comment) and the caller's grant roles (Guardian's
-// ListUserRoles): issue 28's appeal routes.
+// PatchAppeal (Guardian's core/appeal/service.go Patch) and appeal comments
+// (Guardian's core/comment): issue 28's appeal routes.
 #include <optional>
 #include <set>
 #include <string>
@@ -91,8 +90,9 @@ absl::StatusOr<pb::Appeal> AppealService::Patch(const pb::PatchAppealRequest& re
     approval.set_appeal_revision(a.revision());
   }
   if (a.status() == "approved") p.hard = PrepareHardRequirements(a, p.policy);
-  const absl::Time now = clock_();
-  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+  const absl::Time now = applier_->Now();
+  absl::Status st =
+      applier_->RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     // Both accesses, in one order (as creation orders its keys).
     std::set<std::tuple<std::string, std::string, std::string>> keys = {
         {existing->account_id(), existing->resource_id(), existing->role()},
@@ -144,17 +144,17 @@ absl::StatusOr<pb::Appeal> AppealService::Patch(const pb::PatchAppealRequest& re
                             {"changed", changed}, {"status", a.status()}};
     if (auto s = tx.Audit({"appeal.patch", actor, audit}); !s.ok()) return s;
     if (a.status() == "approved") {
-      if (auto s = Activate(tx, &a, p.config, p.policy, ops); !s.ok()) return s;
+      if (auto s = applier_->Activate(tx, &a, p.config, ops); !s.ok()) return s;
       if (auto s = InsertHardRequirements(tx, a, &p.hard, ops); !s.ok()) return s;
     }
     // The new flow's notifications (Guardian notifies the new approvers),
     // keyed by revision so that they do not collide with the first ones.
     std::vector<AccessEvent> events = CreatedEvents(a);
     for (AccessEvent& e : events) e.id = absl::StrCat(e.id, ":r", a.revision());
-    return EmitEvents(tx, std::move(events));
+    return applier_->EmitEvents(tx, std::move(events));
   });
   if (!st.ok()) return st;
-  EventsCommitted();
+  applier_->EventsCommitted();
   if (a.status() == "approved") CreateSoftRequirements(&a, p.policy, &p.hard);
   return a;
 }
@@ -196,9 +196,5 @@ absl::StatusOr<pb::AppealComment> AppealService::CreateComment(const std::string
   return c;
 }
 
-absl::StatusOr<std::vector<std::string>> AppealService::ListUserRoles(const std::string& owner) {
-  if (owner.empty()) return absl::InvalidArgumentError("owner: required");
-  return appeals_->ListUserRoles(owner);
-}
 
 }  // namespace sluice::access

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/access/core/appeal/appeal_service.h"
-#include "server/access/core/approval/flow.h"
+#include "server/access/core/approval_flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
@@ -243,7 +243,7 @@ absl::StatusOr<AppealService::Prepared> AppealService::Prepare(
   if (!system) {
     if (auto st = AddCreatorProfile(iam_, *policy, creator, &p.appeal); !st.ok()) return st;
   }
-  auto now = ToTimestamp(clock_());
+  auto now = ToTimestamp(applier_->Now());
   *p.appeal.mutable_created_at() = now;
   *p.appeal.mutable_updated_at() = now;
   if (auto st = PopulateApprovals(&p.appeal, *policy); !st.ok()) return st;

@@ -128,7 +128,7 @@ absl::Status AppealService::InsertHardRequirements(AccessTx& tx, const pb::Appea
       continue;
     }
     if (a.status() == "approved") {
-      if (auto st = Activate(tx, &a, p.config, p.policy, ops); !st.ok()) {
+      if (auto st = applier_->Activate(tx, &a, p.config, ops); !st.ok()) {
         return HardFailure(ra.requirement, ra.index, st);
       }
     }

@@ -1,6 +1,6 @@
 // Appeal creation (its validation steps are in appeal_prepare.cc),
 // activation (granting) and the read paths.
-// Approval actions, revocation and expiry are in appeal_actions.cc.
+// Cancel and revoke are in appeal_actions.cc.
 #include "server/access/core/appeal/appeal_service.h"
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "common/expr/expr.h"
 #include "server/access/core/fault.h"
-#include "server/access/core/approval/flow.h"
+#include "server/access/core/approval_flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/policy_rules.h"
 #include "server/access/core/validation.h"
@@ -71,25 +71,6 @@ absl::Status PendingExists(const pb::Appeal& a) {
 
 }  // namespace
 
-absl::Status AppealService::AddOtherGrants(AccessTx& tx, const ProviderClient& client,
-                                           const pb::ProviderConfig& config,
-                                           const std::string& exclude_grant_id,
-                                           AccessRequest* req) {
-  if (!client.UsesOtherGrants()) return absl::OkStatus();
-  GrantSelector sel;
-  sel.account_ids = {req->account_id};
-  sel.provider_types = {config.type()};
-  sel.provider_urns = {config.urn()};
-  auto grants = tx.FindActiveGrants(sel, 10000);
-  if (!grants.ok()) return grants.status();
-  for (const pb::Grant& g : *grants) {
-    if (g.id() == exclude_grant_id || g.account_type() != req->account_type) continue;
-    req->other_grants.push_back({g.resource().type(), g.resource().urn(),
-                                 {g.permissions().begin(), g.permissions().end()},
-                                 g.provider_state()});
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<bool> AppealService::InsertUnlessGranted(AccessTx* tx, pb::Appeal* a,
                                                         const std::string& creator) {
@@ -99,7 +80,8 @@ absl::StatusOr<bool> AppealService::InsertUnlessGranted(AccessTx* tx, pb::Appeal
   // has decided what happened.
   auto inserted = tx != nullptr ? tx->InsertAppealUnlessActiveGrant(a, std::move(audit))
                                 : appeals_->InsertAppealUnlessActiveGrant(
-                                      a, std::move(audit), event_policy_.Filter(CreatedEvents(*a)));
+                                      a, std::move(audit),
+                                      applier_->event_policy().Filter(CreatedEvents(*a)));
   if (absl::IsAlreadyExists(inserted.status())) return PendingExists(*a);
   return inserted;
 }
@@ -147,19 +129,20 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
     auto inserted = InsertUnlessGranted(nullptr, &prepared[0].appeal, creator);
     if (!inserted.ok()) return inserted.status();
     if (*inserted) {
-      EventsCommitted();
+      applier_->EventsCommitted();
       return std::vector<pb::Appeal>{std::move(prepared[0].appeal)};
     }
     // An active grant exists: the transaction below decides on extension.
   }
-  absl::Time now = clock_();
+  absl::Time now = applier_->Now();
   // Every access the request touches, in one global order: requests naming
   // the same resources in another order cannot deadlock.
   std::set<std::tuple<std::string, std::string, std::string>> keys;
   for (const Prepared& p : prepared) {
     keys.emplace(p.appeal.account_id(), p.appeal.resource_id(), p.appeal.role());
   }
-  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+  absl::Status st =
+      applier_->RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     // Identical requests racing (a double click, a retry) queue here; the
     // later ones then find the first one's pending appeal or grant.
     for (const auto& [account, resource, role] : keys) {
@@ -175,15 +158,15 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
         if (auto b = InsertBesideGrant(tx, p, creator, now); !b.ok()) return b;
       }
       if (p.appeal.status() == "approved") {
-        if (auto ac = Activate(tx, &p.appeal, p.config, p.policy, ops); !ac.ok()) return ac;
+        if (auto ac = applier_->Activate(tx, &p.appeal, p.config, ops); !ac.ok()) return ac;
         if (auto h = InsertHardRequirements(tx, p.appeal, &p.hard, ops); !h.ok()) return h;
       }
       for (AccessEvent& e : CreatedEvents(p.appeal)) events.push_back(std::move(e));
     }
-    return EmitEvents(tx, std::move(events));  // one multi-row INSERT
+    return applier_->EmitEvents(tx, std::move(events));  // one multi-row INSERT
   });
   if (!st.ok()) return st;  // RunAndSettle undid the provider calls: no access without a record
-  EventsCommitted();
+  applier_->EventsCommitted();
   std::vector<pb::Appeal> out;
   for (Prepared& p : prepared) {
     if (p.appeal.status() == "approved") CreateSoftRequirements(&p.appeal, p.policy, &p.hard);
@@ -192,125 +175,8 @@ absl::StatusOr<std::vector<pb::Appeal>> AppealService::CreatePrepared(
   return out;
 }
 
-absl::Status AppealService::Activate(AccessTx& tx, pb::Appeal* appeal,
-                                     const pb::ProviderConfig& config, const pb::Policy& policy,
-                                     std::vector<PendingOp>* ops) {
-  auto client = registry_->Find(config.type());
-  if (!client.ok()) return client.status();
-  absl::Time now = clock_();
-  auto existing = tx.FindActiveGrant(appeal->account_id(), appeal->resource_id(), appeal->role(),
-                                     true);
-  if (!existing.ok()) return existing.status();
-  AccessRequest req{appeal->account_id(), appeal->account_type(), appeal->resource(),
-                    appeal->role(),
-                    std::vector<std::string>(appeal->permissions().begin(),
-                                             appeal->permissions().end())};
-  if (auto st = AddOtherGrants(tx, **client, config, "", &req); !st.ok()) return st;
-  auto op_id = JournalBegin({"", "grant", req.account_id, req.account_type, appeal->resource_id(),
-                             req.role, req.permissions, config.type(), config.urn(),
-                             appeal->id(), "", absl::Time()});
-  if (!op_id.ok()) return op_id.status();
-  auto provider_state = (*client)->GrantAccessWithState(config, req);
-  if (!provider_state.ok()) {
-    const absl::Status& st = provider_state.status();
-    JournalFinish(*op_id, kOpFailed);
-    return absl::Status(st.code(), absl::StrCat("granting access in provider ", config.urn(),
-                                                " failed: ", st.message()));
-  }
-  req.provider_state = *provider_state;  // what the compensating revoke needs
-  FaultPoint("crash_after_provider_grant");
-  ProviderClient* plugin = *client;
-  // Compensation if the records below do not commit. An extension keeps the
-  // previous access, so nothing is revoked for it.
-  PendingOp op{*op_id, nullptr};
-  if (!existing->has_value()) {
-    op.compensate = [plugin, config, req] { return plugin->RevokeAccess(config, req); };
-  }
-  ops->push_back(std::move(op));
-  if (existing->has_value()) {
-    pb::Grant old = **existing;
-    old.set_status("inactive");
-    old.set_revoked_by("system");
-    *old.mutable_revoked_at() = ToTimestamp(now);
-    old.set_revoke_reason(absl::StrCat("extended by appeal ", appeal->id()));
-    old.clear_pending_appeal_id();
-    if (auto st = tx.UpdateGrant(old); !st.ok()) return st;
-    auto old_appeal = tx.GetAppeal(old.appeal_id(), true);
-    // The replaced appeal stays "approved" (as in Guardian); its grant,
-    // inactive now, says the access moved to the new appeal.
-    if (old_appeal.ok() && old_appeal->status() == "approved") {
-      old_appeal->set_revoked_by("system");
-      *old_appeal->mutable_revoked_at() = ToTimestamp(now);
-      old_appeal->set_revoke_reason(old.revoke_reason());
-      *old_appeal->mutable_updated_at() = ToTimestamp(now);
-      if (auto st = tx.UpdateAppeal(*old_appeal); !st.ok()) return st;
-    }
-  }
-  pb::Grant grant;
-  grant.set_status("active");
-  grant.set_status_in_provider("active");
-  grant.set_account_id(appeal->account_id());
-  grant.set_account_type(appeal->account_type());
-  grant.set_resource_id(appeal->resource_id());
-  grant.set_role(appeal->role());
-  *grant.mutable_permissions() = appeal->permissions();
-  grant.set_appeal_id(appeal->id());
-  grant.set_source("appeal");
-  grant.set_owner(appeal->created_by());
-  grant.set_provider_state(*provider_state);
-  if (appeal->options().duration().empty()) {
-    grant.set_is_permanent(true);
-  } else {
-    auto d = ParseDurationField("options.duration", appeal->options().duration());
-    if (!d.ok()) return d.status();
-    *grant.mutable_expiration_date() = ToTimestamp(now + *d);
-    grant.set_expiration_date_reason(
-        absl::StrCat("approval time + duration ", appeal->options().duration()));
-  }
-  *grant.mutable_created_at() = ToTimestamp(now);
-  *grant.mutable_updated_at() = ToTimestamp(now);
-  if (auto st = tx.InsertGrant(&grant); !st.ok()) return st;
-  if (auto st = tx.Audit({"grant.create", "system",
-                          {{"id", grant.id()}, {"appeal_id", appeal->id()},
-                           {"account_id", grant.account_id()}, {"role", grant.role()}}});
-      !st.ok()) {
-    return st;
-  }
-  *appeal->mutable_grant() = grant;
-  (void)policy;
-  return absl::OkStatus();
-}
-
-absl::Status AppealService::EmitEvents(AccessTx& tx, std::vector<AccessEvent> events) {
-  events = event_policy_.Filter(std::move(events));
-  if (events.empty()) return absl::OkStatus();
-  return tx.InsertEvents(events);
-}
-
-absl::Status AppealService::RecordOwnerChange(AccessTx& tx, const pb::Grant& grant,
-                                              const std::string& previous_owner,
-                                              const std::string& actor) {
-  if (grant.owner() == previous_owner) return absl::OkStatus();
-  return EmitEvents(tx, {OwnerChangedEvent(grant, previous_owner, actor)});
-}
-
-absl::StatusOr<pb::Appeal> AppealService::Expand(pb::Appeal appeal) {
-  if (!appeal.has_resource()) {
-    auto r = resources_->Get(appeal.resource_id());
-    if (r.ok()) *appeal.mutable_resource() = *r;
-  }
-  return appeal;
-}
-
 absl::StatusOr<pb::Appeal> AppealService::Get(const std::string& id) {
-  if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
-  absl::StatusOr<pb::Appeal> out = absl::NotFoundError("");
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
-    out = tx.GetAppeal(id, false);
-    return out.status();
-  });
-  if (!st.ok()) return st;
-  return Expand(std::move(*out));
+  return applier_->GetAppeal(id);
 }
 
 namespace {
@@ -327,36 +193,10 @@ bool IsApproverOf(const pb::Appeal& a, const std::string& identity) {
 
 }  // namespace
 
+
 absl::StatusOr<std::vector<pb::Appeal>> AppealService::List(const AppealFilter& filter,
                                                             int* total) {
   return appeals_->ListAppeals(filter, total);
-}
-
-absl::StatusOr<std::vector<pb::Approval>> AppealService::ListApprovals(
-    const ApprovalFilter& filter, int* total) {
-  return appeals_->ListApprovals(filter, total);
-}
-
-absl::StatusOr<std::vector<pb::Grant>> AppealService::ListGrants(const GrantFilter& filter,
-                                                                 int* total) {
-  return appeals_->ListGrants(filter, total);
-}
-
-absl::StatusOr<pb::Grant> AppealService::GetGrant(const std::string& id, const Actor& actor) {
-  if (!IsUuid(id)) return absl::NotFoundError(absl::StrCat("grant \"", id, "\" not found"));
-  auto grant = appeals_->GetGrant(id);
-  if (!grant.ok() || actor.admin || grant->account_id() == actor.identity ||
-      (!grant->owner().empty() && grant->owner() == actor.identity)) {
-    return grant;
-  }
-  auto approver = appeals_->IsResourceApprover(grant->resource_id(), actor.identity);
-  if (!approver.ok()) return approver.status();
-  if (!*approver) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        actor.identity, " may not read grant ", id,
-        ": only admins, its account and the resource's approvers may"));
-  }
-  return grant;
 }
 
 absl::StatusOr<pb::Appeal> AppealService::GetFor(const std::string& id, const Actor& actor) {

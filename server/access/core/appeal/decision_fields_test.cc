@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/access_services.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
 #include "server/access/core/policy_rules.h"
@@ -30,9 +30,9 @@ class DecisionFieldsTest : public ::testing::Test {
     AddResource(kPii, "pii", R"({"team": "data", "pii": true})");
     providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_,
                                                    registry_.get(), crypter_.get());
-    service_ = std::make_unique<AppealService>(&appeals_, &resources_, &policies_,
-                                               providers_.get(), registry_.get(), nullptr,
-                                               [this] { return now_; });
+    service_ = std::make_unique<AccessServices>(&appeals_, &resources_, &policies_,
+                                                providers_.get(), registry_.get(), nullptr,
+                                                [this] { return now_; });
   }
   void AddPolicy(const std::string& json) {
     pb::Policy p;
@@ -82,7 +82,7 @@ class DecisionFieldsTest : public ::testing::Test {
   std::unique_ptr<Crypter> crypter_ = Crypter::Development();
   PolicyService policies_{&policy_repo_, crypter_.get()};
   std::unique_ptr<ProviderService> providers_;
-  std::unique_ptr<AppealService> service_;
+  std::unique_ptr<AccessServices> service_;
 };
 
 // A dry run on an auto-approving policy returns the appeal as it would be
@@ -90,7 +90,7 @@ class DecisionFieldsTest : public ::testing::Test {
 // issue 28 dry_run did not exist and the same request granted access.
 TEST_F(DecisionFieldsTest, DryRunAppealOnAnAutoApprovingPolicyGrantsNothing) {
   AddProvider();
-  auto dry = service_->Create(Request(kPublic, /*dry_run=*/true), "u@x.com");
+  auto dry = service_->appeals().Create(Request(kPublic, /*dry_run=*/true), "u@x.com");
   ASSERT_TRUE(dry.ok()) << dry.status();
   ASSERT_EQ(dry->size(), 1u);
   const pb::Appeal& a = (*dry)[0];
@@ -111,12 +111,12 @@ TEST_F(DecisionFieldsTest, DryRunAppealOnAnAutoApprovingPolicyGrantsNothing) {
   // Validation errors come back as for a real request.
   pb::CreateAppealRequest bad = Request(kPublic, true);
   bad.mutable_resources(0)->set_role("owner");
-  EXPECT_TRUE(absl::IsInvalidArgument(service_->Create(bad, "u@x.com").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->appeals().Create(bad, "u@x.com").status()));
   client_->account_error = absl::InvalidArgumentError("account_id: unknown to the provider");
-  EXPECT_TRUE(absl::IsInvalidArgument(service_->Create(Request(kPublic, true), "u@x.com").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->appeals().Create(Request(kPublic, true), "u@x.com").status()));
   client_->account_error = absl::OkStatus();
   // The same request without dry_run grants.
-  auto real = service_->Create(Request(kPublic), "u@x.com");
+  auto real = service_->appeals().Create(Request(kPublic), "u@x.com");
   ASSERT_TRUE(real.ok()) << real.status();
   EXPECT_EQ(client_->granted.size(), 1u);
   EXPECT_EQ(appeals_.state.grants.size(), 1u);
@@ -128,18 +128,18 @@ TEST_F(DecisionFieldsTest, DryRunAppealOnAnAutoApprovingPolicyGrantsNothing) {
 TEST_F(DecisionFieldsTest, ProviderPoliciesWhenPicksTheFlow) {
   AddProvider(R"([{"when": "$appeal.resource.details.pii == true", "policy": "strict@1"},
                   {"when": "$appeal.role == 'nobody'", "policy": "auto@1"}])");
-  auto pii = service_->Create(Request(kPii), "u@x.com");
+  auto pii = service_->appeals().Create(Request(kPii), "u@x.com");
   ASSERT_TRUE(pii.ok()) << pii.status();
   EXPECT_EQ((*pii)[0].policy_id(), "strict");
   EXPECT_EQ((*pii)[0].status(), "pending");
-  auto open = service_->Create(Request(kPublic), "u@x.com");
+  auto open = service_->appeals().Create(Request(kPublic), "u@x.com");
   ASSERT_TRUE(open.ok()) << open.status();
   EXPECT_EQ((*open)[0].policy_id(), "auto");
   EXPECT_EQ((*open)[0].status(), "approved");
   EXPECT_EQ(client_->granted.size(), 1u);  // only the non-matching one
   // The strict flow goes on as usual; an appeal without a creator profile
   // keeps none (an empty google.protobuf.Value would not serialize to JSON).
-  auto approved = service_->Act((*pii)[0].id(), "owner", "approve", "o@x.com", "ok");
+  auto approved = service_->approvals().Act((*pii)[0].id(), "owner", "approve", "o@x.com", "ok");
   ASSERT_TRUE(approved.ok()) << approved.status();
   EXPECT_EQ(approved->status(), "approved");
   EXPECT_FALSE(approved->has_creator());
@@ -197,7 +197,7 @@ TEST_F(DecisionFieldsTest, ConditionsRequirementThroughApproval) {
                         "appeals": [{"resource": {"id": ")", kPublic, R"("}, "role": "viewer",
                                      "policy": {"id": "strict", "version": 1}}]}]})"));
   AddProvider(R"([{"when": "$appeal.resource.urn == 'pii'", "policy": "req@1"}])");
-  auto on_pii = service_->Create(Request(kPii), "u@x.com");
+  auto on_pii = service_->appeals().Create(Request(kPii), "u@x.com");
   ASSERT_TRUE(on_pii.ok()) << on_pii.status();
   int additional = 0;
   for (const auto& [id, a] : appeals_.state.appeals) {
@@ -209,7 +209,7 @@ TEST_F(DecisionFieldsTest, ConditionsRequirementThroughApproval) {
   resources_.resources[kPii].mutable_details()->mutable_fields()->at("team").set_string_value("x");
   pb::CreateAppealRequest again = Request(kPii);
   again.set_account_id("v@x.com");
-  ASSERT_TRUE(service_->Create(again, "v@x.com").ok());
+  ASSERT_TRUE(service_->appeals().Create(again, "v@x.com").ok());
   EXPECT_EQ(appeals_.state.appeals.size(), 1u);
 }
 

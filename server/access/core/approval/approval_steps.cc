@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/approval/approval_service.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {
@@ -28,7 +28,7 @@ absl::Status CheckPendingAppeal(const pb::Appeal& appeal, const char* what) {
 
 }  // namespace
 
-absl::StatusOr<pb::Appeal> AppealService::AddApprovalSteps(
+absl::StatusOr<pb::Appeal> ApprovalService::AddApprovalSteps(
     const std::string& appeal_id,
     const google::protobuf::RepeatedPtrField<pb::ApprovalStepInput>& steps,
     const std::string& actor) {
@@ -98,10 +98,10 @@ absl::StatusOr<pb::Appeal> AppealService::AddApprovalSteps(
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
-  return Expand(std::move(result));
+  return applier_->Expand(std::move(result));
 }
 
-absl::StatusOr<pb::Appeal> AppealService::UpdateApprovalStep(
+absl::StatusOr<pb::Appeal> ApprovalService::UpdateApprovalStep(
     const std::string& appeal_id, const std::string& approval_id,
     const google::protobuf::Struct* details, const std::string& actor) {
   if (appeal_id.empty()) return absl::InvalidArgumentError("appeal_id: required");
@@ -138,7 +138,7 @@ absl::StatusOr<pb::Appeal> AppealService::UpdateApprovalStep(
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
-  return Expand(std::move(result));
+  return applier_->Expand(std::move(result));
 }
 
 }  // namespace sluice::access

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/approval/approval_service.h"
 
 namespace sluice::access {
 namespace {
@@ -97,7 +97,7 @@ absl::StatusOr<ApprovalSummaryQuery> QueryOf(const std::string& key,
 }  // namespace
 
 absl::StatusOr<google::protobuf::Map<std::string, pb::SummaryResult>>
-AppealService::SummarizeApprovals(
+ApprovalService::SummarizeApprovals(
     const google::protobuf::Map<std::string, pb::SummaryParameters>& items,
     const std::string& approver) {
   if (items.size() > kMaxSummaryItems) {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/grant/grant_service.h"
 #include "server/access/core/fault.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"
@@ -84,8 +84,8 @@ std::vector<pb::Grant> ReduceByRole(const pb::ResourceConfig& rc, std::set<std::
 
 }  // namespace
 
-absl::StatusOr<pb::Grant> AppealService::GrantForOwner(const std::string& id, const Actor& actor,
-                                                       const char* what) {
+absl::StatusOr<pb::Grant> GrantService::GrantForOwner(const std::string& id, const Actor& actor,
+                                                      const char* what) {
   if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
   auto grant = appeals_->GetGrant(id);
   if (!grant.ok()) return grant.status();
@@ -97,9 +97,9 @@ absl::StatusOr<pb::Grant> AppealService::GrantForOwner(const std::string& id, co
   return grant;
 }
 
-absl::StatusOr<pb::Grant> AppealService::RevokeGrant(const std::string& id, const Actor& actor,
-                                                     const std::string& reason,
-                                                     RevokeOptions opts) {
+absl::StatusOr<pb::Grant> GrantService::RevokeGrant(const std::string& id, const Actor& actor,
+                                                    const std::string& reason,
+                                                    RevokeOptions opts) {
   // Leaving access in the provider while the record says revoked is an
   // admin's call (e.g. the access is already gone there).
   if (opts.skip_revoke_in_provider && !actor.admin) {
@@ -115,14 +115,15 @@ absl::StatusOr<pb::Grant> AppealService::RevokeGrant(const std::string& id, cons
   }
   auto configs = providers_->PlainConfigs();
   if (!configs.ok()) return configs.status();
-  absl::Status st = RevokeOne(*current, *configs, actor.identity, reason, "grant.revoke", opts);
+  absl::Status st =
+      applier_->RevokeOne(*current, *configs, actor.identity, reason, "grant.revoke", opts);
   if (!st.ok()) return st;
   return appeals_->GetGrant(id);
 }
 
-absl::StatusOr<RevokeManyResult> AppealService::RevokeGrants(const GrantSelector& s,
-                                                             const std::string& actor,
-                                                             const std::string& reason) {
+absl::StatusOr<RevokeManyResult> GrantService::RevokeGrants(const GrantSelector& s,
+                                                            const std::string& actor,
+                                                            const std::string& reason) {
   if (s.account_ids.empty() && s.provider_types.empty() && s.provider_urns.empty() &&
       s.resource_types.empty() && s.resource_urns.empty()) {
     return absl::InvalidArgumentError(
@@ -136,7 +137,7 @@ absl::StatusOr<RevokeManyResult> AppealService::RevokeGrants(const GrantSelector
   return RevokeSelected(s, actor, reason);
 }
 
-absl::StatusOr<ExpirationCap> AppealService::RestoreCapOf(
+absl::StatusOr<ExpirationCap> GrantService::RestoreCapOf(
     const pb::Grant& grant, const pb::ProviderConfig& config) {
   ExpirationCap cap{limits_.max_grant_duration, "access.max_grant_duration"};
   const pb::ResourceConfig* rc = nullptr;
@@ -229,13 +230,13 @@ absl::Status CheckRestore(const pb::Grant& g, const Actor& actor,
 
 }  // namespace
 
-absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, const Actor& actor,
-                                                      const std::string& reason,
-                                                      std::optional<absl::Time> expiration) {
+absl::StatusOr<pb::Grant> GrantService::RestoreGrant(const std::string& id, const Actor& actor,
+                                                     const std::string& reason,
+                                                     std::optional<absl::Time> expiration) {
   if (reason.empty()) return absl::InvalidArgumentError("reason: required");
   auto current = GrantForOwner(id, actor, "restore");
   if (!current.ok()) return current.status();
-  absl::Time now = clock_();
+  absl::Time now = applier_->Now();
   if (auto st = CheckRestore(*current, actor, expiration, now, std::nullopt); !st.ok()) return st;
   auto config = providers_->GetPlainConfig(current->resource().provider_type(),
                                            current->resource().provider_urn());
@@ -249,7 +250,8 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
   }
   auto client = registry_->Find(config->type());
   if (!client.ok()) return client.status();
-  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+  absl::Status st =
+      applier_->RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     if (auto l = tx.LockAccess(current->account_id(), current->resource_id(), current->role());
         !l.ok()) {
       return l;
@@ -270,15 +272,18 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
                        (*held)->id(), "; nothing to restore"));
     }
     AccessRequest req = RequestOf(*g);
-    if (auto s = AddOtherGrants(tx, **client, *config, g->id(), &req); !s.ok()) return s;
-    auto op_id = JournalBegin({"", "grant", req.account_id, req.account_type, g->resource_id(),
-                               req.role, req.permissions, config->type(), config->urn(),
-                               g->appeal_id(), g->id(), absl::Time()});
+    if (auto s = GrantApplier::AddOtherGrants(tx, **client, *config, g->id(), &req); !s.ok()) {
+      return s;
+    }
+    auto op_id = applier_->JournalBegin({"", "grant", req.account_id, req.account_type,
+                                         g->resource_id(), req.role, req.permissions,
+                                         config->type(), config->urn(), g->appeal_id(), g->id(),
+                                         absl::Time()});
     if (!op_id.ok()) return op_id.status();
     auto provider_state = (*client)->GrantAccessWithState(*config, req);
     if (!provider_state.ok()) {
       const absl::Status& s = provider_state.status();
-      JournalFinish(*op_id, kOpFailed);
+      applier_->JournalFinish(*op_id, kOpFailed);
       return absl::Status(s.code(), absl::StrCat("granting access in provider ", config->urn(),
                                                  " failed: ", s.message()));
     }
@@ -307,7 +312,7 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
     // The holder and the owner hear of access that came back without an
     // approval; the audit row keeps who, why, which revoke was undone and
     // until when.
-    if (auto s = EmitEvents(tx, {RestoredEvent(*g)}); !s.ok()) return s;
+    if (auto s = applier_->EmitEvents(tx, {RestoredEvent(*g)}); !s.ok()) return s;
     return tx.Audit({"grant.restore", actor.identity,
                      {{"grant_id", id},
                       {"reason", reason},
@@ -318,12 +323,12 @@ absl::StatusOr<pb::Grant> AppealService::RestoreGrant(const std::string& id, con
                                               : Rfc3339(FromTimestamp(g->expiration_date()))}}});
   });
   if (!st.ok()) return st;
-  EventsCommitted();
+  applier_->EventsCommitted();
   return appeals_->GetGrant(id);
 }
 
-absl::StatusOr<ImportResult> AppealService::ImportGrants(const ImportCriteria& c, bool apply,
-                                                         const std::string& actor) {
+absl::StatusOr<ImportResult> GrantService::ImportGrants(const ImportCriteria& c, bool apply,
+                                                        const std::string& actor) {
   if (c.provider_id.empty()) return absl::InvalidArgumentError("id: required (the provider's id)");
   auto provider = providers_->Get(c.provider_id);
   if (!provider.ok()) return provider.status();
@@ -417,8 +422,8 @@ absl::StatusOr<ImportResult> AppealService::ImportGrants(const ImportCriteria& c
   return result;
 }
 
-absl::Status AppealService::ApplyImport(ImportResult* result, const std::string& actor) {
-  auto now = ToTimestamp(clock_());
+absl::Status GrantService::ApplyImport(ImportResult* result, const std::string& actor) {
+  auto now = ToTimestamp(applier_->Now());
   absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
     for (pb::Grant& g : result->grants) {
       if (auto l = tx.LockAccess(g.account_id(), g.resource_id(), g.role()); !l.ok()) return l;

@@ -1,6 +1,7 @@
 // The fixture of the grant lifecycle tests (grant_actions_test.cc,
 // grant_update_test.cc): an "auto" policy, a fake provider "f" with one
-// table resource, and an AppealService on in-memory fakes at a fixed clock.
+// table resource, and the access services (AccessServices) on in-memory
+// fakes at a fixed clock.
 #ifndef SLUICE_SERVER_ACCESS_CORE_GRANT_GRANT_ACTIONS_FIXTURE_H_
 #define SLUICE_SERVER_ACCESS_CORE_GRANT_GRANT_ACTIONS_FIXTURE_H_
 
@@ -11,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/access_services.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/json.h"
 
@@ -49,7 +50,7 @@ class GrantActionsTest : public ::testing::Test {
     auto created = providers_->Create(c, "admin@x.com");
     ASSERT_TRUE(created.ok()) << created.status();
     provider_id_ = created->id();
-    service_ = std::make_unique<AppealService>(&appeals_, &resources_, &policies_,
+    service_ = std::make_unique<AccessServices>(&appeals_, &resources_, &policies_,
                                                providers_.get(), registry_.get(), nullptr,
                                                [this] { return now_; });
     service_->set_journal(&journal_);
@@ -62,7 +63,7 @@ class GrantActionsTest : public ::testing::Test {
     r->set_id(resource.empty() ? kRes : resource);
     r->set_role(role);
     r->mutable_options()->set_duration(duration);
-    auto created = service_->Create(req, account);
+    auto created = service_->appeals().Create(req, account);
     EXPECT_TRUE(created.ok()) << created.status();
     if (!created.ok()) return {};
     EXPECT_EQ((*created)[0].status(), "approved");
@@ -123,7 +124,7 @@ class GrantActionsTest : public ::testing::Test {
   std::unique_ptr<Crypter> crypter_ = Crypter::Development();
   PolicyService policies_{&policy_repo_, crypter_.get()};
   std::unique_ptr<ProviderService> providers_;
-  std::unique_ptr<AppealService> service_;
+  std::unique_ptr<AccessServices> service_;
   std::string provider_id_;
 };
 

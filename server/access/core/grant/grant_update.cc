@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/grant/grant_service.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {
@@ -62,17 +62,17 @@ absl::Status CheckExpiration(const pb::Grant& g, absl::Time expiration, const st
 
 }  // namespace
 
-absl::StatusOr<pb::Grant> AppealService::UpdateGrantOwner(const std::string& id,
-                                                          const std::string& owner,
-                                                          const Actor& actor) {
+absl::StatusOr<pb::Grant> GrantService::UpdateGrantOwner(const std::string& id,
+                                                         const std::string& owner,
+                                                         const Actor& actor) {
   return UpdateGrant(id, owner, std::nullopt, "", actor);
 }
 
-absl::StatusOr<pb::Grant> AppealService::UpdateGrant(const std::string& id,
-                                                     const std::string& owner,
-                                                     std::optional<absl::Time> expiration,
-                                                     const std::string& expiration_reason,
-                                                     const Actor& actor) {
+absl::StatusOr<pb::Grant> GrantService::UpdateGrant(const std::string& id,
+                                                    const std::string& owner,
+                                                    std::optional<absl::Time> expiration,
+                                                    const std::string& expiration_reason,
+                                                    const Actor& actor) {
   if (!IsUuid(id)) return absl::InvalidArgumentError(absl::StrCat("id: \"", id, "\" is not a UUID"));
   // Guardian's IsUpdatingExpirationDate: either field asks for it.
   const bool updating_expiration = expiration.has_value() || !expiration_reason.empty();
@@ -101,7 +101,7 @@ absl::StatusOr<pb::Grant> AppealService::UpdateGrant(const std::string& id,
     return absl::InvalidArgumentError(absl::StrCat(
         "owner: \"", owner, "\" is neither an email address nor the grant's account id"));
   }
-  absl::Time now = clock_();
+  absl::Time now = applier_->Now();
   std::optional<ExpirationCap> cap;
   if (updating_expiration) {
     auto config = providers_->GetPlainConfig(current->resource().provider_type(),
@@ -149,7 +149,7 @@ absl::StatusOr<pb::Grant> AppealService::UpdateGrant(const std::string& id,
                      {{"grant_id", id}, {"previous_owner", previous}, {"owner", owner}}});
   });
   if (!st.ok()) return st;
-  EventsCommitted();
+  applier_->EventsCommitted();
   return appeals_->GetGrant(id);
 }
 

@@ -1,71 +1,50 @@
-// Consistency between the providers and the database under faults (security
-// review M2): journaling provider calls, settling them after the transaction
-// that records their effect, and the reconciliation job for the ones a crash
-// or an ambiguous COMMIT left in flight.
+// The expiry job and the reconciliation job (security review M2) for the
+// provider operations a crash or an ambiguous COMMIT left in flight; the
+// journaling and settling of provider calls is GrantApplier's.
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/appeal/appeal_service.h"
+#include "server/access/core/reconcile/reconcile_service.h"
 #include "server/access/core/validation.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::access {
 
-absl::StatusOr<std::string> AppealService::JournalBegin(ProviderOperation op) {
-  if (journal_ == nullptr) return std::string();
-  op.started_at = clock_();
-  auto id = journal_->Begin(op);
-  if (!id.ok()) {
-    // No provider call without a record of it.
-    return absl::Status(id.status().code(),
-                        absl::StrCat("cannot journal the provider call: ", id.status().message()));
-  }
-  return id;
-}
-
-void AppealService::JournalFinish(const std::string& id, const char* outcome) {
-  if (journal_ == nullptr || id.empty()) return;
-  if (auto st = journal_->Finish(id, outcome); !st.ok()) {
-    // The reconciler will find it in flight and settle it the same way.
-    spdlog::warn("msg=\"provider operation not settled\" op={} outcome={} error=\"{}\"", id,
-                 outcome, std::string(st.message()));
-  }
-}
-
-absl::Status AppealService::RunAndSettle(
-    const std::function<absl::Status(AccessTx&, std::vector<PendingOp>*)>& body) {
-  std::vector<PendingOp> ops;
-  bool body_ok = false;
-  absl::Status st = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
-    ops.clear();  // a store may run the body again after a reconnect
-    absl::Status s = body(tx, &ops);
-    body_ok = s.ok();
-    return s;
+absl::StatusOr<int> ReconcileService::ExpireGrants() {
+  auto configs = providers_->PlainConfigs();
+  if (!configs.ok()) return configs.status();
+  absl::Time now = applier_->Now();
+  std::vector<pb::Grant> candidates;
+  absl::Status found = appeals_->InTransaction([&](AccessTx& tx) -> absl::Status {
+    auto grants = tx.LockExpiredGrants(now, 500);
+    if (!grants.ok()) return grants.status();
+    candidates = std::move(*grants);
+    return absl::OkStatus();
   });
-  for (PendingOp& op : ops) {
-    if (st.ok()) {
-      JournalFinish(op.id, kOpCommitted);
-    } else if (body_ok) {
-      // The COMMIT failed: it may have committed. Only the reconciler, which
-      // reads what the database holds, can tell.
-      spdlog::warn("msg=\"commit failed after a provider call; left to reconciliation\" op={}",
-                   op.id);
-    } else if (!op.compensate) {
-      JournalFinish(op.id, kOpCompensated);  // nothing to undo (an extension)
-    } else if (absl::Status c = op.compensate(); c.ok()) {
-      JournalFinish(op.id, kOpCompensated);
-    } else {
-      spdlog::error("msg=\"compensation failed; left to reconciliation\" op={} error=\"{}\"", op.id,
-                    std::string(c.message()));
+  if (!found.ok()) return found;
+  int expired = 0;
+  for (const pb::Grant& candidate : candidates) {
+    // One transaction per grant, as in bulk revoke: a failure leaves that
+    // grant active in both places, never the others half done.
+    absl::Status st = applier_->RevokeOne(candidate, *configs, "system", "expired", "grant.expire");
+    if (!st.ok()) {
+      if (absl::IsFailedPrecondition(st) && st.message() == kNoLongerActive) {
+        continue;
+      }
+      // Left active: the next run retries it.
+      spdlog::warn("msg=\"grant expiry failed; will retry\" grant={} error=\"{}\"", candidate.id(),
+                   std::string(st.message()));
+      continue;
     }
+    ++expired;
   }
-  return st;
+  return expired;
 }
 
-absl::StatusOr<ReconcileReport> AppealService::Reconcile(absl::Duration min_age) {
+absl::StatusOr<ReconcileReport> ReconcileService::Reconcile(absl::Duration min_age) {
   ReconcileReport report;
-  if (journal_ == nullptr) return report;
-  auto ops = journal_->InFlight(clock_() - min_age, 500);
+  if (applier_->journal() == nullptr) return report;
+  auto ops = applier_->journal()->InFlight(applier_->Now() - min_age, 500);
   if (!ops.ok()) return ops.status();
   for (const ProviderOperation& op : *ops) {
     ++report.examined;
@@ -90,7 +69,7 @@ absl::StatusOr<ReconcileReport> AppealService::Reconcile(absl::Duration min_age)
   return report;
 }
 
-absl::StatusOr<const char*> AppealService::ReconcileOne(const ProviderOperation& op) {
+absl::StatusOr<const char*> ReconcileService::ReconcileOne(const ProviderOperation& op) {
   auto config = providers_->GetPlainConfig(op.provider_type, op.provider_urn);
   if (!config.ok()) return config.status();
   auto client = registry_->Find(config->type());
@@ -99,7 +78,8 @@ absl::StatusOr<const char*> AppealService::ReconcileOne(const ProviderOperation&
   if (!resource.ok()) return resource.status();
   AccessRequest req{op.account_id, op.account_type, *resource, op.role, op.permissions};
   const char* outcome = kOpConfirmed;
-  absl::Status st = RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
+  absl::Status st =
+      applier_->RunAndSettle([&](AccessTx& tx, std::vector<PendingOp>* ops) -> absl::Status {
     // The access's lock: a live request on the same access finishes first.
     if (auto l = tx.LockAccess(op.account_id, op.resource_id, op.role); !l.ok()) return l;
     auto active = tx.FindActiveGrant(op.account_id, op.resource_id, op.role, /*for_update=*/true);
@@ -117,8 +97,8 @@ absl::StatusOr<const char*> AppealService::ReconcileOne(const ProviderOperation&
       // Revoked in the provider, still active here: finish the revoke.
       *g.mutable_resource() = *resource;
       outcome = kOpCompleted;
-      return Deactivate(tx, &g, *config, "system", "reconciled: an interrupted revoke",
-                        "grant.revoke_reconciled", ops);
+      return applier_->Deactivate(tx, &g, *config, "system", "reconciled: an interrupted revoke",
+                                  "grant.revoke_reconciled", ops);
     }
     // A newer grant for the same access needs what the old revoke removed.
     if (auto r = (*client)->GrantAccess(*config, req); !r.ok()) return r;
@@ -126,7 +106,7 @@ absl::StatusOr<const char*> AppealService::ReconcileOne(const ProviderOperation&
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
-  JournalFinish(op.id, outcome);
+  applier_->JournalFinish(op.id, outcome);
   return outcome;
 }
 

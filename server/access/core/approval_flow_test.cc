@@ -1,4 +1,4 @@
-#include "server/access/core/approval/flow.h"
+#include "server/access/core/approval_flow.h"
 
 #include <gtest/gtest.h>
 

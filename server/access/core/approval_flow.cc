@@ -1,4 +1,4 @@
-#include "server/access/core/approval/flow.h"
+#include "server/access/core/approval_flow.h"
 
 #include "absl/strings/str_cat.h"
 #include "common/expr/expr.h"
