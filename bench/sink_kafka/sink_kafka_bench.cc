@@ -266,6 +266,8 @@ struct SinkRun {
   int64_t max_anon_kb = 0;
   int64_t max_file_kb = 0;
   absl::Duration cpu;  // sluice-sink's CPU time while the rounds were consumed
+  int64_t idle_anon_kb = 0;  // RssAnon once assigned, before the first round
+  int64_t idle_file_kb = 0;  // RssFile then
   std::vector<std::string> breakdown;  // "worker N: time by stage: ..." per worker
 };
 
@@ -350,6 +352,8 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
   CommitWatcher watcher(bootstrap, group, topic, partitions);
   auto stub = sluice::sink::v1beta1::SinkControl::NewStub(grpc::CreateChannel(
       absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  r.idle_anon_kb = StatusKb(p->pid(), "RssAnon");
+  r.idle_file_kb = StatusKb(p->pid(), "RssFile");
   const int64_t base = watcher.Sum();  // committed offsets before the first round (0 or earlier rounds)
   int64_t done_before = -1;
   absl::Duration total;
@@ -499,9 +503,11 @@ int main(int argc, char** argv) {
         c.name, static_cast<long long>(r.records), r.seconds, rate, rate / baseline,
         c.json ? "JSON " : "", r.peak_rss_kb / 1024.0, r.max_anon_kb / 1024.0,
         r.max_file_kb / 1024.0);
-    std::printf("    sluice-sink CPU %.2f s while consuming, %.2f us a record\n",
+    std::printf("    sluice-sink CPU %.2f s while consuming, %.2f us a record; RSS before the "
+                "first round %.1f MiB anon + %.1f MiB file-backed\n",
                 absl::ToDoubleSeconds(r.cpu),
-                r.records > 0 ? absl::ToDoubleMicroseconds(r.cpu) / r.records : 0.0);
+                r.records > 0 ? absl::ToDoubleMicroseconds(r.cpu) / r.records : 0.0,
+                r.idle_anon_kb / 1024.0, r.idle_file_kb / 1024.0);
     if (int64_t requests = server->requests() - requests_before; requests > 0) {
       std::printf("    %lld HTTP requests, %.0f records and %.0f body bytes per request\n",
                   static_cast<long long>(requests), static_cast<double>(r.records) / requests,
