@@ -15,7 +15,8 @@
 // with records/s and the peak RSS (VmHWM) of sluice-sink. Prints figures; no
 // assertions. Run: bazel run -c opt //bench/sink_kafka:sink_kafka_bench [-- N P]
 // SINK_BENCH_CASES="0,4,5" picks rows by index (0-2 the JEXL rows, 3 JSON,
-// 4 http, 5 httpv2 RAW, 6 httpv2 MESSAGE); SINK_BENCH_ENV adds sink variables.
+// 4 http, 5 httpv2 RAW, 6 httpv2 MESSAGE); SINK_BENCH_ENV adds sink variables;
+// SINK_BENCH_BINARY runs another sluice-sink build (e.g. main's) in its place.
 //
 // librdkafka's mock broker keeps at most ~5 MB per partition (older batches
 // are dropped), so the N records are produced in rounds of 100k: each round
@@ -25,10 +26,14 @@
 // for the baseline, SinkControl.Pause for sluice-sink), so both start every
 // round from the same point: fetch, (decode, filter, sink, commit) 100k.
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -221,19 +226,48 @@ double RawConsume(const std::string& bootstrap, const std::string& topic, int n,
   return absl::ToDoubleSeconds(total);
 }
 
-int64_t PeakRssKb(pid_t pid) {
+// A "Name:  123 kB" line of /proc/<pid>/status, in kB (-1 when absent).
+int64_t StatusKb(pid_t pid, const char* name) {
   std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
   std::string line;
+  const size_t len = std::strlen(name);
   while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6);
+    if (line.compare(0, len, name) == 0 && line.size() > len && line[len] == ':') {
+      return std::atoll(line.c_str() + len + 1);
+    }
   }
   return -1;
+}
+
+int64_t PeakRssKb(pid_t pid) { return StatusKb(pid, "VmHWM"); }
+
+// CPU time (user + system, all threads) `pid` has used so far, from
+// /proc/<pid>/stat; unlike the wall-clock rates it barely moves when other
+// processes load the machine.
+absl::Duration CpuTime(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return absl::ZeroDuration();
+  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
+  // Fields 14 utime and 15 stime of proc(5), counted after ") " from 3.
+  if (f.size() < 13) return absl::ZeroDuration();
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return absl::Seconds((std::atof(f[11].c_str()) + std::atof(f[12].c_str())) / ticks);
 }
 
 struct SinkRun {
   double seconds = 0;
   int64_t records = 0;
   int64_t peak_rss_kb = 0;
+  // Highest RssAnon (heap, librdkafka's queues, thread stacks) and RssFile
+  // (mapped shared libraries and the binary) seen while records flowed,
+  // sampled every 10 ms: what VmHWM is made of.
+  int64_t max_anon_kb = 0;
+  int64_t max_file_kb = 0;
+  absl::Duration cpu;  // sluice-sink's CPU time while the rounds were consumed
+  int64_t idle_anon_kb = 0;  // RssAnon once assigned, before the first round
+  int64_t idle_file_kb = 0;  // RssFile then
   std::vector<std::string> breakdown;  // "worker N: time by stage: ..." per worker
 };
 
@@ -301,7 +335,10 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
   options.clean_env = true;
   options.stdout_path = "/dev/null";  // the log sink's records
   options.stderr_path = dir + "/" + group + ".err";
-  auto started = si::Process::Start({"sink/sluice-sink"}, std::move(options));
+  // SINK_BENCH_BINARY: another sluice-sink build (e.g. main's), to compare.
+  const char* binary = std::getenv("SINK_BENCH_BINARY");
+  auto started = si::Process::Start({binary != nullptr ? binary : "sink/sluice-sink"},
+                                    std::move(options));
   if (!started.ok()) {
     std::printf("cannot start sluice-sink: %s\n", std::string(started.status().message()).c_str());
     std::exit(1);
@@ -315,6 +352,8 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
   CommitWatcher watcher(bootstrap, group, topic, partitions);
   auto stub = sluice::sink::v1beta1::SinkControl::NewStub(grpc::CreateChannel(
       absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  r.idle_anon_kb = StatusKb(p->pid(), "RssAnon");
+  r.idle_file_kb = StatusKb(p->pid(), "RssFile");
   const int64_t base = watcher.Sum();  // committed offsets before the first round (0 or earlier rounds)
   int64_t done_before = -1;
   absl::Duration total;
@@ -336,6 +375,7 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
     producer->Produce(topic, *produced, want, c.json);
     *produced += want;
     absl::Time t0 = absl::Now();
+    const absl::Duration cpu0 = CpuTime(p->pid());
     {
       grpc::ClientContext ctx;
       sluice::sink::v1beta1::ResumeResponse resp;
@@ -355,9 +395,12 @@ SinkRun RunSink(const std::string& dir, const std::string& bootstrap, const std:
     // serves between the sink's fetches, a load the raw baseline does not
     // carry (every 2 ms it cost the sink rows a few percent).
     while ((sum = watcher.Sum()) < target && absl::Now() < give_up) {
+      r.max_anon_kb = std::max(r.max_anon_kb, StatusKb(p->pid(), "RssAnon"));
+      r.max_file_kb = std::max(r.max_file_kb, StatusKb(p->pid(), "RssFile"));
       absl::SleepFor(absl::Milliseconds(10));
     }
     total += absl::Now() - t0;
+    r.cpu += CpuTime(p->pid()) - cpu0;
     if (sum < target) {
       std::printf("  sluice-sink stalled at committed %lld of %lld\n", static_cast<long long>(sum),
                   static_cast<long long>(target));
@@ -456,9 +499,15 @@ int main(int argc, char** argv) {
     double rate = r.seconds > 0 ? r.records / r.seconds : 0;
     std::printf(
         "sluice-sink %s: %lld records in %.2f s, %.0f records/s (%.2fx %sbaseline), peak RSS %.1f "
-        "MiB\n",
+        "MiB (highest anon %.1f MiB, file-backed %.1f MiB)\n",
         c.name, static_cast<long long>(r.records), r.seconds, rate, rate / baseline,
-        c.json ? "JSON " : "", r.peak_rss_kb / 1024.0);
+        c.json ? "JSON " : "", r.peak_rss_kb / 1024.0, r.max_anon_kb / 1024.0,
+        r.max_file_kb / 1024.0);
+    std::printf("    sluice-sink CPU %.2f s while consuming, %.2f us a record; RSS before the "
+                "first round %.1f MiB anon + %.1f MiB file-backed\n",
+                absl::ToDoubleSeconds(r.cpu),
+                r.records > 0 ? absl::ToDoubleMicroseconds(r.cpu) / r.records : 0.0,
+                r.idle_anon_kb / 1024.0, r.idle_file_kb / 1024.0);
     if (int64_t requests = server->requests() - requests_before; requests > 0) {
       std::printf("    %lld HTTP requests, %.0f records and %.0f body bytes per request\n",
                   static_cast<long long>(requests), static_cast<double>(r.records) / requests,

@@ -43,7 +43,7 @@ absl::StatusOr<TemplatePairs> ParseTemplateMap(const Env& env, const char* varia
 
 // Every string (member names included) of the body template must parse as a
 // template, so that a bad one fails at start rather than per record.
-absl::Status CheckBodyTemplate(const nlohmann::json& node, const google::protobuf::Descriptor* d) {
+absl::Status CheckBodyTemplate(const nlohmann::ordered_json& node, const google::protobuf::Descriptor* d) {
   constexpr const char* kVar = "SINK_HTTPV2_JSON_BODY_TEMPLATE";
   if (node.is_string()) {
     const std::string& s = node.get_ref<const std::string&>();
@@ -123,7 +123,7 @@ absl::Status ParseBody(const Env& env, const google::protobuf::Descriptor* d, Ht
       return absl::InvalidArgumentError(
           "SINK_HTTPV2_JSON_BODY_TEMPLATE is required with SINK_HTTPV2_REQUEST_BODY_MODE=TEMPLATIZED_JSON");
     }
-    auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    auto json = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded()) {
       return absl::InvalidArgumentError("SINK_HTTPV2_JSON_BODY_TEMPLATE is not valid JSON");
     }

@@ -50,8 +50,9 @@ struct Httpv2SinkConfig {
   bool batch = false;             // SINK_HTTPV2_REQUEST_MODE: SINGLE (default) | BATCH
   BodyMode body_mode = BodyMode::kRaw;  // SINK_HTTPV2_REQUEST_BODY_MODE
   // SINK_HTTPV2_JSON_BODY_TEMPLATE (required for TEMPLATIZED_JSON): JSON
-  // whose strings (values and keys) are templates.
-  std::optional<nlohmann::json> body_template;
+  // whose strings (values and keys) are templates. Members keep the
+  // template's order, as depot's Jackson ObjectNode prints them.
+  std::optional<nlohmann::ordered_json> body_template;
   std::vector<std::pair<int, int>> log_ranges = {{400, 600}};    // SINK_HTTPV2_REQUEST_LOG_STATUS_CODE_RANGES
   std::vector<std::pair<int, int>> retry_ranges = {{400, 600}};  // SINK_HTTPV2_RETRY_STATUS_CODE_RANGES
   // SINK_HTTPV2_DEFAULT_FIELD_VALUE_ENABLE (default true): JSON of a proto

@@ -84,22 +84,24 @@ absl::Status Httpv2Sink::Decode(const Message& m, bool key, Side* out) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<nlohmann::json> Httpv2Sink::FillTemplate(const nlohmann::json& node,
-                                                        const RecordView& r) const {
+absl::StatusOr<nlohmann::ordered_json> Httpv2Sink::FillTemplate(
+    const nlohmann::ordered_json& node, const RecordView& r) const {
   constexpr const char* kVar = "SINK_HTTPV2_JSON_BODY_TEMPLATE";
   if (node.is_string()) {
     const std::string& s = node.get_ref<const std::string&>();
     if (s.empty()) return node;
     auto t = ValueTemplate::Parse(s, config_.descriptor ? config_.descriptor->get() : nullptr, kVar);
     if (!t.ok()) return t.status();
-    return t->RenderJson(r, config_.default_field_values);
+    auto value = t->RenderJson(r, config_.default_field_values);
+    if (!value.ok()) return value.status();
+    return nlohmann::ordered_json(*value);
   }
   if (node.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
     for (const auto& [k, v] : node.items()) {
       std::string key = k;
       if (!k.empty()) {
-        auto filled = FillTemplate(nlohmann::json(k), r);
+        auto filled = FillTemplate(nlohmann::ordered_json(k), r);
         if (!filled.ok()) return filled.status();
         key = filled->is_string() ? filled->get<std::string>() : filled->dump();
       }
@@ -110,7 +112,7 @@ absl::StatusOr<nlohmann::json> Httpv2Sink::FillTemplate(const nlohmann::json& no
     return out;
   }
   if (node.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& v : node) {
       auto value = FillTemplate(v, r);
       if (!value.ok()) return value.status();
@@ -155,7 +157,12 @@ absl::StatusOr<std::string> Httpv2Sink::Body(const Message& m, const Side& decod
         *type = ErrorType::kUnknownFieldsError;
         return filled.status();
       }
-      return DumpJson(*filled, "SINK_HTTPV2_JSON_BODY_TEMPLATE");
+      try {
+        return filled->dump();
+      } catch (const nlohmann::ordered_json::exception& e) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("SINK_HTTPV2_JSON_BODY_TEMPLATE: cannot serialize as JSON: ", e.what()));
+      }
     }
   }
   return absl::InternalError("unknown body mode");

@@ -87,7 +87,8 @@ class Httpv2Sink : public TwoStageSink {
   absl::Status Decode(const Message& m, bool key, Side* out) const;
   // The body of one record; `type` says how it fails.
   absl::StatusOr<std::string> Body(const Message& m, const Side& decoded, ErrorType* type) const;
-  absl::StatusOr<nlohmann::json> FillTemplate(const nlohmann::json& node, const RecordView& r) const;
+  absl::StatusOr<nlohmann::ordered_json> FillTemplate(const nlohmann::ordered_json& node,
+                                                      const RecordView& r) const;
   // One SINGLE-mode request for `m`, or its failure.
   absl::StatusOr<Request> SingleRequest(const Message& m, ErrorType* type) const;
   std::vector<std::string> BaseHeaders(bool with_body) const;
