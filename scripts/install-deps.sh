@@ -24,8 +24,10 @@ PKGS=(
   # Go's text/template with sprig: the reference side of the template
   # differential test (common/gotemplate/difftest); x/text for Siren's title
   golang-github-masterminds-sprig-dev golang-golang-x-text-dev
-  # OCI images (make images): no daemon, root filesystems from apt's sources
-  mmdebstrap buildah podman skopeo
+  # OCI images (make images): no daemon, root filesystems from apt's sources;
+  # the stack test reads deploy/*.yaml (python3-yaml) in its own network
+  # namespace (iproute2 brings its loopback up)
+  mmdebstrap buildah podman skopeo python3-yaml iproute2
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
   redis-server influxdb influxdb-client prometheus clickhouse-server clickhouse-client

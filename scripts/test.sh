@@ -59,7 +59,33 @@ else
 fi
 t_fuzz=$(( $(date +%s) - t ))
 
-echo "== phases: deps ${t_deps}s, build ${t_build}s ($cold disk cache), tests ${t_tests}s, fuzzers ${t_fuzz}s"
+# The images from this build's (fastbuild) binaries, under sluice-test/ so a
+# `make images` result is left alone, and the stack run from them
+# (scripts/images/test.sh). Skipped, with one line, where images cannot be built.
+t=$(date +%s)
+why=""
+for tool in buildah mmdebstrap unshare ip; do
+  command -v "$tool" >/dev/null || { why="$tool is not installed"; break; }
+done
+if [ -z "$why" ] && ! unshare -n true 2>/dev/null; then why="network namespaces are denied (unshare -n)"; fi
+if [ -z "$why" ]; then
+  c="$(buildah from scratch 2>/dev/null)" && buildah rm "$c" >/dev/null 2>&1 || why="buildah cannot create a container here"
+fi
+if [ -n "$why" ]; then
+  echo "== images: SKIPPED: $why"
+else
+  echo "== images: build + stack test"
+  if SLUICE_IMAGE_REPO=sluice-test SLUICE_IMAGE_BINDIR="$(bazel info bazel-bin 2>/dev/null)" ./scripts/images/build.sh &&
+     SLUICE_IMAGE_REPO=sluice-test ./scripts/images/test.sh; then
+    extra_pass=$((extra_pass + 1))
+  else
+    echo "FAILED: images (scripts/images/build.sh + test.sh)"
+    extra_fail=$((extra_fail + 1))
+  fi
+fi
+t_images=$(( $(date +%s) - t ))
+
+echo "== phases: deps ${t_deps}s, build ${t_build}s ($cold disk cache), tests ${t_tests}s, fuzzers ${t_fuzz}s, images ${t_images}s"
 budget="$(sed -n 's/.*cold_build_budget_s = \([0-9][0-9]*\).*/\1/p' docs/build.md 2>/dev/null | head -1)"
 if [ "$cold" = cold ] && [ -n "$budget" ] && [ "$t_build" -gt "$budget" ]; then
   echo "WARNING: the cold build phase took ${t_build}s, over the ${budget}s budget in docs/build.md;" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make images`: builds the four OCI images of Sluice with buildah, without a
+# `make images`: builds the OCI images of Sluice with buildah, without a
 # daemon and without pulling any image from a registry:
 #
 #   sluice/sluice-server:<version>   server binary + migrations + the Debian runtime
@@ -7,6 +7,9 @@
 #   sluice/sluice-gateway:<version>  the static Go gateway on an empty base (scratch)
 #   sluice/sluice-sink:<version>     the worker (configured by environment only)
 #   sluice/sluicectl:<version>       the CLI
+#   sluice/sluice-dev-postgres:<version>  PostgreSQL from Debian's postgresql-<major>
+#                                    package, for deploy/dev/postgres.yaml (development
+#                                    and the stack test; not for production data)
 #
 # The C++ images' root filesystems come from `mmdebstrap --variant=extract`
 # against the machine's apt sources (a fixed Debian snapshot here), holding only
@@ -17,11 +20,23 @@
 # org.opencontainers.image.{version,revision,source} and lists its Debian
 # packages, `name=version` a line, in /usr/share/sluice/packages.txt.
 #
-# Binaries: bazel -c opt (SLUICE_IMAGE_COMPILATION_MODE overrides), stripped.
+# Binaries: bazel -c opt (SLUICE_IMAGE_COMPILATION_MODE overrides), stripped;
+# SLUICE_IMAGE_BINDIR=<bazel-bin> takes binaries already built instead (`make
+# test` passes its fastbuild outputs).
+#
+# Cache: each unpacked Debian root filesystem is kept in
+# SLUICE_IMAGE_CACHE (default ~/.cache/sluice-images) under a key made of the
+# exact package versions apt resolves for it (plus this script's rootfs
+# recipe), so a rebuild with unchanged apt sources skips mmdebstrap.
+#
+# Reproducible: every file's mtime is clamped to SOURCE_DATE_EPOCH (default: the
+# commit time of HEAD) and `buildah commit --timestamp` uses it for the image's
+# created time and history, so two builds of one commit from the same binaries
+# give the same image ID.
 # Environment: SLUICE_IMAGE_VERSION (default: server/server_service.h kVersion),
 # SLUICE_IMAGE_SOURCE (default: git remote origin, else "local"),
 # SLUICE_IMAGE_REPO (image name prefix, default "sluice"),
-# SLUICE_IMAGES ("server gateway sink cli" by default: which to build).
+# SLUICE_IMAGES ("server gateway sink cli postgres" by default: which to build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$(pwd)"
@@ -29,7 +44,9 @@ start=$(date +%s)
 
 MODE="${SLUICE_IMAGE_COMPILATION_MODE:-opt}"
 REPO="${SLUICE_IMAGE_REPO:-sluice}"
-IMAGES="${SLUICE_IMAGES:-server gateway sink cli}"
+IMAGES="${SLUICE_IMAGES:-server gateway sink cli postgres}"
+CACHE="${SLUICE_IMAGE_CACHE:-$HOME/.cache/sluice-images}"
+SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
 VERSION="${SLUICE_IMAGE_VERSION:-$(sed -n 's/.*kVersion\[\] = "\(.*\)";/\1/p' server/server_service.h)}"
 REVISION="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then REVISION="$REVISION-dirty"; fi
@@ -48,21 +65,25 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images.XXXXXX")"
 ctrs=()
 trap 'for c in "${ctrs[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done; rm -rf "$work"' EXIT
 
-if [ -n "${SLUICE_IMAGE_BINDIR:-}" ]; then
-  bin="$SLUICE_IMAGE_BINDIR"   # prebuilt: <dir>/{server,gateway,sink,cli}/<binary>
-else
-  echo "images: bazel build -c $MODE"
-  bazel build -c "$MODE" //server:sluice-server //gateway:sluice-gateway_gen //cli:sluicectl //sink:sluice-sink
-  bin="$(bazel info -c "$MODE" bazel-bin 2>/dev/null)"
-fi
+need_bin=false
+for img in $IMAGES; do [ "$img" = postgres ] || need_bin=true; done
 mkdir -p "$work/bin"
-for b in server/sluice-server gateway/sluice-gateway sink/sluice-sink cli/sluicectl; do
-  cp "$bin/$b" "$work/bin/" && chmod 0755 "$work/bin/${b#*/}"
-  strip --strip-unneeded "$work/bin/${b#*/}"
-done
-if ldd "$work/bin/sluice-gateway" >/dev/null 2>&1; then
-  echo "images: sluice-gateway is dynamically linked; it must be static (CGO_ENABLED=0)" >&2
-  exit 1
+if $need_bin; then
+  if [ -n "${SLUICE_IMAGE_BINDIR:-}" ]; then
+    bin="$SLUICE_IMAGE_BINDIR"   # prebuilt: <dir>/{server,gateway,sink,cli}/<binary>
+  else
+    echo "images: bazel build -c $MODE"
+    bazel build -c "$MODE" //server:sluice-server //gateway:sluice-gateway_gen //cli:sluicectl //sink:sluice-sink
+    bin="$(bazel info -c "$MODE" bazel-bin 2>/dev/null)"
+  fi
+  for b in server/sluice-server gateway/sluice-gateway sink/sluice-sink cli/sluicectl; do
+    cp "$bin/$b" "$work/bin/" && chmod 0755 "$work/bin/${b#*/}"
+    strip --strip-unneeded "$work/bin/${b#*/}"
+  done
+  if ldd "$work/bin/sluice-gateway" >/dev/null 2>&1; then
+    echo "images: sluice-gateway is dynamically linked; it must be static (CGO_ENABLED=0)" >&2
+    exit 1
+  fi
 fi
 
 # CA certificates for outbound TLS (providers, receivers, sinks): Debian's
@@ -99,16 +120,38 @@ common_files() {  # <rootfs dir> <packages.txt lines on stdin>
   { cat; echo "$CA_LINE"; } | sort -u >"$r/usr/share/sluice/packages.txt"
 }
 
+# Unpacks <packages> (comma-separated) and their dependencies into <rootfs dir>
+# with mmdebstrap, minus docs and package-manager state; <rootfs>/.packages lists
+# them as name=version. Cached under the versions apt resolves for them.
+unpack_packages() {  # <packages> <rootfs dir>
+  local pkgs="$1" r="$2" key tarball
+  key="$( { echo "recipe 1 $SUITE"; declare -f unpack_packages;
+            apt-get install -s -qq --no-install-recommends -o Dir::State::status=/dev/null ${pkgs//,/ } |
+              awk '/^Inst / {print $2, $3}' | sort; } | sha256sum | cut -c1-16)"
+  tarball="$CACHE/rootfs-$key.tar"
+  mkdir -p "$r"
+  if [ -s "$tarball" ]; then
+    tar -xf "$tarball" -C "$r"
+    echo "images:   rootfs from cache ($(basename "$tarball"))"
+    return
+  fi
+  mmdebstrap --quiet --variant=extract --include="$pkgs" \
+    --extract-hook='for d in "$1"/var/cache/apt/archives/*.deb; do dpkg-deb --show --showformat="\${Package}=\${Version}\n" "$d"; done >"$1/.packages"' \
+    "$SUITE" "$r" >/dev/null
+  # No package manager, no docs: what is left is the packages' files.
+  rm -rf "$r"/usr/share/{doc,man,info,locale,lintian,bug,common-licenses} \
+    "$r"/var/cache "$r"/var/lib/apt "$r"/var/lib/dpkg "$r"/var/log "$r"/etc/apt "$r"/dev/* 2>/dev/null || true
+  mkdir -p "$CACHE"
+  tar -cf "$tarball.tmp" -C "$r" . && mv "$tarball.tmp" "$tarball"
+  # Keep the 12 newest root filesystems.
+  ls -t "$CACHE"/rootfs-*.tar 2>/dev/null | tail -n +13 | xargs -r rm -f
+}
+
 # A root filesystem with just the packages the binary links, unpacked.
 debian_rootfs() {  # <binary> <rootfs dir>
   local b="$1" r="$2" pkgs
   pkgs="$(lib_packages "$b" | paste -sd, -)"
-  mmdebstrap --quiet --variant=extract --include="$pkgs" \
-    --extract-hook='for d in "$1"/var/cache/apt/archives/*.deb; do dpkg-deb --show --showformat="\${Package}=\${Version}\n" "$d"; done >"$1/.packages"' \
-    "$SUITE" "$r" >/dev/null
-  # No package manager, no docs: what is left is the libraries' files.
-  rm -rf "$r"/usr/share/{doc,man,info,locale,lintian,bug,common-licenses} \
-    "$r"/var/cache "$r"/var/lib/apt "$r"/var/lib/dpkg "$r"/var/log "$r"/etc/apt "$r"/dev/* 2>/dev/null || true
+  unpack_packages "$pkgs" "$r"
   common_files "$r" <"$r/.packages"
   rm -f "$r/.packages"
   if [ -x /sbin/ldconfig ]; then /sbin/ldconfig -r "$r" 2>/dev/null || true; fi
@@ -125,13 +168,15 @@ commit_image() {  # <name> <rootfs dir> <entrypoint json> [buildah config args..
   shift 3
   ctr="$(buildah from scratch)"
   ctrs+=("$ctr")
+  # Reproducible: no file newer than the commit (SOURCE_DATE_EPOCH).
+  find "$r" -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
   buildah copy --quiet "$ctr" "$r" / >/dev/null
   buildah config --user "$UID_GID:$UID_GID" --workingdir / --entrypoint "$entry" --cmd '' \
     --env PATH=/usr/bin:/bin "${label_args[@]}" \
     --label "org.opencontainers.image.title=$name" "$@" "$ctr"
   # A rebuild leaves the previous image untagged: remove it (not if in use).
   old="$(buildah images --quiet --no-trunc "$REPO/$name:$VERSION" 2>/dev/null | awk 'NR == 1' || true)"
-  new="$(buildah commit --quiet --rm "$ctr" "$REPO/$name:$VERSION")"
+  new="$(buildah commit --quiet --rm --timestamp "$SOURCE_DATE_EPOCH" "$ctr" "$REPO/$name:$VERSION")"
   buildah tag "$REPO/$name:$VERSION" "$REPO/$name:latest"
   if [ -n "$old" ] && [ "$old" != "$new" ] && [ "$old" != "sha256:$new" ]; then
     buildah rmi "$old" >/dev/null 2>&1 || true
@@ -175,7 +220,28 @@ for img in $IMAGES; do
       cp "$work/bin/sluicectl" "$r/usr/bin/"
       commit_image sluicectl "$r" '["/usr/bin/sluicectl"]'
       built+=(sluicectl) ;;
-    *) echo "images: unknown image '$img' (server gateway sink cli)" >&2; exit 1 ;;
+    postgres)
+      # Debian's PostgreSQL server without its JIT (LLVM, 130 MB; the manifest
+      # sets jit=off) or the perl cluster wrappers: deploy/dev/postgres.yaml
+      # runs initdb and postgres directly. initdb runs postgres through
+      # popen(3), so this image (only this one) has a shell: dash as /bin/sh.
+      r="$work/rootfs-postgres"
+      pgpkg="$(apt-cache depends postgresql 2>/dev/null | awk '/Depends: postgresql-[0-9]+$/ {print $2; exit}')"
+      unpack_packages "${pgpkg:-postgresql-15},dash" "$r"
+      ln -sf dash "$r/bin/sh"
+      pgbin="$(ls -d "$r"/usr/lib/postgresql/*/bin | sort -V | tail -1)"
+      rm -rf "${pgbin%/bin}"/lib/llvmjit* "${pgbin%/bin}"/lib/bitcode "$r"/usr/lib/x86_64-linux-gnu/libLLVM* \
+        "$r"/usr/lib/x86_64-linux-gnu/libz3* "$r"/usr/lib/x86_64-linux-gnu/perl* "$r"/usr/share/perl* \
+        "$r"/usr/bin/perl* "$r"/usr/share/postgresql-common "$r"/usr/share/zoneinfo-icu
+      grep -vE '^(libllvm|libz3|perl|libperl|postgresql-common)' "$r/.packages" >"$r/.packages.kept"
+      common_files "$r" <"$r/.packages.kept"
+      rm -f "$r/.packages" "$r/.packages.kept"
+      for t in postgres initdb pg_isready psql; do ln -sf "${pgbin#"$r"}/$t" "$r/usr/bin/$t"; done
+      mkdir -p "$r/var/lib/postgresql/data" "$r/etc/postgres/secret"
+      if [ -x /sbin/ldconfig ]; then /sbin/ldconfig -r "$r" 2>/dev/null || true; fi
+      commit_image sluice-dev-postgres "$r" '["/usr/bin/postgres"]' --port 5432
+      built+=(sluice-dev-postgres) ;;
+    *) echo "images: unknown image '$img' (server gateway sink cli postgres)" >&2; exit 1 ;;
   esac
   echo "images: ${built[-1]} in $(( $(date +%s) - t0 )) s"
 done
