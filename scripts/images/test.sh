@@ -50,8 +50,6 @@ ro="$(mktemp -d "${TMPDIR:-/tmp}/sluice-images-ro.XXXXXX")"
 # Runs <argv...> as uid 65532 inside a read-only bind mount of <root dir>
 # (chroot in a private mount namespace), with the host's network and only the
 # given environment; prints output, returns the command's exit status.
-# RO_BIND=<host dir>:<dir in the image> also mounts a host directory there, read-only
-# (as Kubernetes mounts a ConfigMap or Secret).
 # Call it in a subshell ($(...) or &): it execs timeout, which passes SIGTERM on.
 run_ro() {  # <root dir> <timeout s> [NAME=value...] -- <argv...>
   local root="$1" t="$2" envs=()
@@ -59,9 +57,8 @@ run_ro() {  # <root dir> <timeout s> [NAME=value...] -- <argv...>
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
   exec timeout "$t" unshare -m -- sh -c 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" || exit 125
-      if [ -n "$3" ]; then mount --bind -o ro "${3%%:*}" "$2${3#*:}" || exit 125; fi
-      shift 3; exec "$@"' \
-    run_ro "$root" "$ro" "${RO_BIND:-}" env -i "${envs[@]}" "$(command -v chroot)" --userspec="$UID_GID:$UID_GID" "$ro" "$@"
+      shift 2; exec "$@"' \
+    run_ro "$root" "$ro" env -i "${envs[@]}" "$(command -v chroot)" --userspec="$UID_GID:$UID_GID" "$ro" "$@"
 }
 
 check_image() {  # <name> <expected exit status of the smoke run> <expected output> <argv...>
