@@ -16,7 +16,10 @@
 // (hence sees the ~100 grants of those resources), creates 10 appeals.
 //
 //   scripts/with-postgres.sh bazel run -c opt //bench:access_lists_bench
-//   [-- --grants N --appeals N --resources N --calls N --only <route substring>]
+//   [-- --grants N --appeals N --resources N --calls N --only <route substring>
+//       --hold S (after seeding, print the DSN and the server's pid, then wait
+//                 S seconds: time to EXPLAIN the lists or attach perf)
+//       --rest 0 (gRPC only)]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -117,6 +120,8 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int grants = 1000000, appeals = 1000000, resources = 100000, calls = 200;
   std::string only;  // --only: run the routes whose name contains it
+  int hold = 0;      // --hold: seconds to wait after seeding
+  bool rest = true;  // --rest 0: skip the gateway
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--grants") grants = std::atoi(argv[i + 1]);
@@ -124,6 +129,8 @@ int main(int argc, char** argv) {
     if (k == "--resources") resources = std::atoi(argv[i + 1]);
     if (k == "--calls") calls = std::atoi(argv[i + 1]);
     if (k == "--only") only = argv[i + 1];
+    if (k == "--hold") hold = std::atoi(argv[i + 1]);
+    if (k == "--rest") rest = std::atoi(argv[i + 1]) != 0;
   }
   Stack::Options opts;
   opts.config_yaml = "db:\n  pool_size: 8\naccess:\n  grant_expiry_interval: 1h\n";
@@ -136,6 +143,12 @@ int main(int argc, char** argv) {
   auto& stack = **stack_or;
   std::printf("cores: %u\n", std::thread::hardware_concurrency());
   Seed(stack, resources, grants, appeals);
+  if (hold > 0) {
+    std::printf("holding %d s: dsn '%s', sluice-server pid %d, gRPC %s, HTTP %s\n", hold,
+                stack.database().dsn().c_str(), static_cast<int>(stack.server().pid()),
+                stack.grpc_target().c_str(), stack.http_base().c_str());
+    std::this_thread::sleep_for(std::chrono::seconds(hold));
+  }
 
   auto channel = grpc::CreateChannel(stack.grpc_target(), grpc::InsecureChannelCredentials());
   auto grant_stub = pb::GrantService::NewStub(channel);
@@ -273,12 +286,15 @@ int main(int argc, char** argv) {
         if (!st.ok() && ++errors == 1) {
           std::fprintf(stderr, "%s: %s\n", route.name.c_str(), st.error_message().c_str());
         }
-        auto t1 = Clock::now();
-        auto r = Http("GET", absl::StrCat(stack.http_base(), "/api/v1beta1", route.path), "",
-                      {"X-Auth-Email: " + who});
-        double h = Ms(Clock::now() - t1);
-        if (r.status != 200 && ++errors == 1) {
-          std::fprintf(stderr, "%s: HTTP %ld\n", route.path.c_str(), r.status);
+        double h = 0;
+        if (rest) {
+          auto t1 = Clock::now();
+          auto r = Http("GET", absl::StrCat(stack.http_base(), "/api/v1beta1", route.path), "",
+                        {"X-Auth-Email: " + who});
+          h = Ms(Clock::now() - t1);
+          if (r.status != 200 && ++errors == 1) {
+            std::fprintf(stderr, "%s: HTTP %ld\n", route.path.c_str(), r.status);
+          }
         }
         if (i < calls / 10) continue;
         grpc_ms.push_back(g);
