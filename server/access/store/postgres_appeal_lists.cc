@@ -1,6 +1,6 @@
 // PostgresAppealRepository's lists: appeals, approvals and grants with
 // Guardian's filters (issue 28), a non-admin's visibility, order, page and
-// total (CappedCount).
+// total (PageTotal: counted only for a full page).
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -69,15 +69,17 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     bool need_resource = !f.q.empty() || !f.provider_types.empty() || !f.provider_urns.empty() ||
                          !f.resource_types.empty() || !f.resource_urns.empty();
     std::string from = " FROM appeals a JOIN resources r ON r.id = a.resource_id";
-    *total = static_cast<int>(CappedCount(sql, q, need_resource ? from : " FROM appeals a"));
     std::vector<std::string> ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kResourceCols, from,
+    PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kResourceCols, from,
                                                   q.WhereClause(),
                                                   WithPrefix(order_prefix, OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
                                                                   : f.order_by,
                                                               "a.", "a.id")),
-                                                  " LIMIT ", f.size, " OFFSET ", f.offset))) {
+                                                  " LIMIT ", f.size, " OFFSET ", f.offset));
+    *total = static_cast<int>(PageTotal(sql, q, need_resource ? from : " FROM appeals a",
+                                        rows.size(), f.size, f.offset));
+    for (const auto& r : rows) {
       pb::Appeal a = AppealFromRow(r);
       *a.mutable_resource() = ResourceFromRow(r, kAppealColCount);
       ids.push_back(a.id());
@@ -118,18 +120,20 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
                        !f.account_types.empty() || !f.appeal_statuses.empty() ||
                        !f.roles.empty() || f.created.start_micros || f.created.end_micros;
     std::string from = " FROM approvals p JOIN appeals a ON a.id = p.appeal_id JOIN resources r ON r.id = a.resource_id";
-    *total = static_cast<int>(CappedCount(
-        sql, q,
-        need_resource ? from
-                      : (need_appeal ? " FROM approvals p JOIN appeals a ON a.id = p.appeal_id"
-                                     : " FROM approvals p")));
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), ", ", AppealCols(), ", ",
+    PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), ", ", AppealCols(), ", ",
                                                   kResourceCols, from, q.WhereClause(),
                                                   WithPrefix(order_prefix, OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
                                                                   : f.order_by,
                                                               "p.", "p.id")),
-                                                  " LIMIT ", f.size, " OFFSET ", f.offset))) {
+                                                  " LIMIT ", f.size, " OFFSET ", f.offset));
+    *total = static_cast<int>(PageTotal(
+        sql, q,
+        need_resource ? from
+                      : (need_appeal ? " FROM approvals p JOIN appeals a ON a.id = p.appeal_id"
+                                     : " FROM approvals p"),
+        rows.size(), f.size, f.offset));
+    for (const auto& r : rows) {
       pb::Approval p = ApprovalFromRow(r);
       pb::Appeal* a = p.mutable_appeal();
       *a = AppealFromRow(r, kApprovalColCount);
@@ -199,16 +203,18 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
                                   " THEN 0 ELSE 1 END, ");
     }
     std::string join = " JOIN resources r ON r.id = g.resource_id";
-    *total = static_cast<int>(
-        CappedCount(sql, q, absl::StrCat(" FROM grants g", need_resource ? join : "")));
     std::vector<std::string> appeal_ids;
-    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
+    PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", GrantCols(), ", ", kResourceCols,
                                                   " FROM grants g", join, q.WhereClause(),
                                                   WithPrefix(order_prefix, OrderClause(f.order_by.empty()
                                                                   ? std::vector<std::pair<std::string, bool>>{{"created_at", true}}
                                                                   : f.order_by,
                                                               "g.", "g.id")),
-                                                  " LIMIT ", f.size, " OFFSET ", f.offset))) {
+                                                  " LIMIT ", f.size, " OFFSET ", f.offset));
+    *total = static_cast<int>(PageTotal(sql, q,
+                                        absl::StrCat(" FROM grants g", need_resource ? join : ""),
+                                        rows.size(), f.size, f.offset));
+    for (const auto& r : rows) {
       pb::Grant g = GrantFromRow(r);
       *g.mutable_resource() = ResourceFromRow(r, kGrantColCount);
       if (!g.appeal_id().empty()) appeal_ids.push_back(g.appeal_id());

@@ -61,10 +61,12 @@ absl::StatusOr<std::vector<pb::Resource>> PostgresResourceRepository::List(
     } else if (!f.order_by.empty()) {
       order = OrderClause(f.order_by, "r.", "r.id");
     }
-    if (total != nullptr) *total = CappedCount(sql, q, " FROM resources r");
     PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", kResourceCols, " FROM resources r",
                                            q.WhereClause(), order, " LIMIT ", page.size,
                                            " OFFSET ", page.offset));
+    if (total != nullptr) {
+      *total = PageTotal(sql, q, " FROM resources r", rows.size(), page.size, page.offset);
+    }
     out.clear();
     for (const auto& r : rows) out.push_back(ResourceFromRow(r));
     return absl::OkStatus();

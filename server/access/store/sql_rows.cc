@@ -79,6 +79,14 @@ long long CappedCount(soci::session& sql, const Query& q, const std::string& fro
   return std::max<long long>(estimate, kExactTotalLimit + 1);
 }
 
+long long PageTotal(soci::session& sql, const Query& q, const std::string& from, int rows,
+                    long long size, long long offset) {
+  if (rows < size && (rows > 0 || offset == 0) && offset + rows <= kExactTotalLimit) {
+    return offset + rows;
+  }
+  return CappedCount(sql, q, from);
+}
+
 std::map<std::string, std::vector<pb::Approval>> LoadApprovals(
     soci::session& sql, const std::vector<std::string>& appeal_ids) {
   std::map<std::string, std::vector<pb::Approval>> out;

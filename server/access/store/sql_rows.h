@@ -51,9 +51,16 @@ class Query {
     return absl::StrCat("CAST(", Param(lit), " AS text[])");
   }
   void Where(const std::string& cond) { where_.push_back(cond); }
-  // `col = ANY(values)` when values is non-empty.
+  // `col = ANY(values)` when values is non-empty; `col = value` for one
+  // value, the same rows: PostgreSQL takes an equality, not `= ANY`, as
+  // fixing the column, so an index on (col, order column) yields the
+  // ORDER BY without a sort (e.g. an admin's `statuses=pending` list).
   void In(const std::string& col, const std::vector<std::string>& values) {
-    if (!values.empty()) Where(absl::StrCat(col, " = ANY(", ArrayParam(values), ")"));
+    if (values.size() == 1) {
+      Where(absl::StrCat(col, " = ", Param(values[0])));
+    } else if (!values.empty()) {
+      Where(absl::StrCat(col, " = ANY(", ArrayParam(values), ")"));
+    }
   }
   void Eq(const std::string& col, const std::string& value) {
     if (!value.empty()) Where(absl::StrCat(col, " = ", Param(value)));
@@ -87,6 +94,15 @@ inline constexpr int kExactTotalLimit = 10000;
 // planner estimate for the same query, but never below kExactTotalLimit + 1.
 // Counting a million matches exactly costs more than listing a page of them.
 long long CappedCount(soci::session& sql, const Query& q, const std::string& from);
+
+// The `total` of a page of `rows` rows read with LIMIT `size` OFFSET
+// `offset`: offset + rows when the page is short (every match from offset on
+// is on it) and that is within kExactTotalLimit, which is what CappedCount
+// would count, without the count's round trips (a non-admin's lists are
+// short pages); CappedCount(sql, q, from) otherwise (a full page, or a
+// short page past the rows, which says nothing of how many there are).
+long long PageTotal(soci::session& sql, const Query& q, const std::string& from, int rows,
+                    long long size, long long offset);
 
 // Column lists (SELECT fragments) with their counts, and the decoders that
 // read a row starting at column `o`. Counts let a query join several lists.
