@@ -1,12 +1,15 @@
 #include "server/access/core/policy_rules.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/expr/expr.h"
+#include "re2/re2.h"
 #include "server/access/core/approval_flow.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
@@ -75,15 +78,33 @@ absl::Status CheckApproversLeft(const pb::Appeal& appeal, const pb::Policy& poli
   return absl::OkStatus();
 }
 
+namespace {
+
+// The trigger's pattern fields with the appeal values they are matched
+// against, in Guardian's order.
+std::vector<std::pair<const char*, std::pair<const std::string*, const std::string*>>>
+TriggerPatterns(const pb::RequirementTrigger& on, const pb::Appeal* appeal) {
+  static const std::string kNone;
+  const pb::Resource* res = appeal != nullptr ? &appeal->resource() : nullptr;
+  return {
+      {"provider_type", {&on.provider_type(), res ? &res->provider_type() : &kNone}},
+      {"provider_urn", {&on.provider_urn(), res ? &res->provider_urn() : &kNone}},
+      {"resource_type", {&on.resource_type(), res ? &res->type() : &kNone}},
+      {"resource_urn", {&on.resource_urn(), res ? &res->urn() : &kNone}},
+      {"role", {&on.role(), appeal ? &appeal->role() : &kNone}},
+  };
+}
+
+}  // namespace
+
 bool RequirementMatches(const pb::Requirement& req, const pb::Appeal& appeal) {
   const auto& on = req.on();
-  const auto& res = appeal.resource();
-  if ((!on.provider_type().empty() && on.provider_type() != res.provider_type()) ||
-      (!on.provider_urn().empty() && on.provider_urn() != res.provider_urn()) ||
-      (!on.resource_type().empty() && on.resource_type() != res.type()) ||
-      (!on.resource_urn().empty() && on.resource_urn() != res.urn()) ||
-      (!on.role().empty() && on.role() != appeal.role())) {
-    return false;
+  for (const auto& [name, p] : TriggerPatterns(on, &appeal)) {
+    const std::string& pattern = *p.first;
+    if (pattern.empty()) continue;
+    // Go's regexp.MatchString: an unanchored search (RE2 syntax in both).
+    RE2 re(pattern, RE2::Quiet);
+    if (!re.ok() || !RE2::PartialMatch(*p.second, re)) return false;
   }
   for (const auto& condition : on.conditions()) {
     auto match = ConditionMatches(condition, appeal);
@@ -130,6 +151,16 @@ absl::Status ValidateTrigger(const pb::RequirementTrigger& on, const std::string
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": set at least one of provider_type, provider_urn, resource_type, resource_urn, "
                "role, conditions, expression (an empty trigger would fire for every appeal)"));
+  }
+  for (const auto& [name, p] : TriggerPatterns(on, nullptr)) {
+    if (p.first->empty()) continue;
+    RE2 re(*p.first, RE2::Quiet);
+    if (!re.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".", name, ": \"", *p.first, "\" is not a regular expression (", re.error(),
+          "); trigger fields are matched as Guardian's, an unanchored RE2 search: write ^...$ for "
+          "an exact value"));
+    }
   }
   for (int i = 0; i < on.conditions_size(); ++i) {
     const auto& c = on.conditions(i);

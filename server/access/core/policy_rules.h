@@ -44,7 +44,10 @@ const pb::Step* FindStep(const pb::Policy& policy, const std::string& name);
 absl::Status CheckApproversLeft(const pb::Appeal& appeal, const pb::Policy& policy);
 
 // Whether `appeal` (with its resource expanded) triggers requirement `req`:
-// every non-empty field of req.on equals the appeal's, every condition of
+// every non-empty pattern field of req.on (provider_type, provider_urn,
+// resource_type, resource_urn, role) matches the appeal's value as an
+// unanchored RE2 search (Guardian's RequirementTrigger.IsMatch, Go's
+// regexp.MatchString, domain/policy.go), every condition of
 // req.on.conditions holds (ConditionMatches), and req.on.expression (over
 // $appeal) is truthy. An expression or condition error counts as no match.
 bool RequirementMatches(const pb::Requirement& req, const pb::Appeal& appeal);
@@ -57,7 +60,8 @@ absl::StatusOr<bool> ConditionMatches(const pb::Condition& condition, const pb::
 
 // The checks of a requirement trigger at policy create/update, `field` being
 // "requirements[i].on": at least one of its fields set (Guardian's
-// required_without_all), each condition with a `$resource.` field and a
+// required_without_all), each pattern field a valid RE2 regular expression
+// (Guardian fails at appeal time instead), each condition with a `$resource.` field and a
 // match.eq, and the expression compiling. InvalidArgument naming the field.
 absl::Status ValidateTrigger(const pb::RequirementTrigger& on, const std::string& field);
 

@@ -80,5 +80,42 @@ TEST(PolicyRulesTest, RequirementMatchesFieldsAndExpression) {
   EXPECT_FALSE(RequirementMatches(r, a));
 }
 
+// Guardian's RequirementTrigger.IsMatch (domain/policy.go) matches
+// provider_type, provider_urn, resource_type, resource_urn and role with Go's
+// regexp.MatchString: an unanchored RE2 search, not equality.
+TEST(PolicyRulesTest, TriggerFieldsAreRegularExpressionsAsInGuardian) {
+  pb::Appeal a;
+  a.set_role("roles/bigquery.dataViewer");
+  a.mutable_resource()->set_provider_type("bigquery");
+  a.mutable_resource()->set_provider_urn("gcp-prod");
+  a.mutable_resource()->set_type("dataset");
+  a.mutable_resource()->set_urn("project-a:sales");
+  pb::Requirement r;
+  r.mutable_on()->set_resource_urn("^project-a:.*");
+  EXPECT_TRUE(RequirementMatches(r, a)) << "anchored pattern";
+  r.mutable_on()->set_resource_urn("sales");
+  EXPECT_TRUE(RequirementMatches(r, a)) << "unanchored: a substring matches, as Go's MatchString";
+  r.mutable_on()->set_resource_urn("^sales$");
+  EXPECT_FALSE(RequirementMatches(r, a));
+  r.mutable_on()->set_resource_urn("");
+  r.mutable_on()->set_role("dataViewer|dataEditor");
+  r.mutable_on()->set_provider_type("^big");
+  r.mutable_on()->set_provider_urn("prod$");
+  r.mutable_on()->set_resource_type("^(dataset|table)$");
+  EXPECT_TRUE(RequirementMatches(r, a));
+  r.mutable_on()->set_resource_type("^table$");
+  EXPECT_FALSE(RequirementMatches(r, a)) << "every set field must match";
+}
+
+TEST(PolicyRulesTest, AnInvalidTriggerPatternIsRefusedNamingTheField) {
+  pb::RequirementTrigger on;
+  on.set_resource_urn("[InvalidRegex");
+  absl::Status st = ValidateTrigger(on, "requirements[1].on");
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("requirements[1].on.resource_urn"), std::string::npos) << st;
+  on.set_resource_urn("^project-a:.*");
+  EXPECT_TRUE(ValidateTrigger(on, "requirements[1].on").ok());
+}
+
 }  // namespace
 }  // namespace sluice::access
