@@ -45,7 +45,10 @@ bool IsEmailAddress(absl::string_view s) {
   if (at == absl::string_view::npos || at == 0 || at + 1 >= s.size()) return false;
   if (s.find('@', at + 1) != absl::string_view::npos) return false;
   for (char c : s) {
-    if (absl::ascii_isspace(static_cast<unsigned char>(c)) || c == ',' || c == ';' || c == '"' ||
+    // Control characters (NUL, ESC, DEL ...) would reach logs, headers and
+    // provider calls; none belongs in an address (RFC 5322 atext).
+    if (absl::ascii_isspace(static_cast<unsigned char>(c)) ||
+        absl::ascii_iscntrl(static_cast<unsigned char>(c)) || c == ',' || c == ';' || c == '"' ||
         c == '\'' || c == '$' || c == '(' || c == ')') {
       return false;
     }

@@ -23,8 +23,8 @@ absl::StatusOr<absl::Duration> ParseDurationField(absl::string_view field, absl:
 // "<field>: <parse error with column>".
 absl::Status CheckExpression(absl::string_view field, absl::string_view source);
 
-// True for a literal email address (one '@', no spaces, quotes, '$' or
-// parentheses), as opposed to an approver expression.
+// True for a literal email address (one '@', no spaces, control characters,
+// quotes, '$' or parentheses), as opposed to an approver expression.
 bool IsEmailAddress(absl::string_view s);
 
 // True for a canonical UUID (8-4-4-4-12 hex digits).
