@@ -151,7 +151,9 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAccessEventStore::PendingAppeals
     std::vector<std::string> ids;
     for (const auto& [id, i] : index) ids.push_back(id);
     Query p;
-    p.Where(absl::StrCat("p.appeal_id::text = ANY(", p.ArrayParam(ids), ")"));
+    // The ids are the appeals' own (uuid): cast the array, not the column,
+    // so that approvals_current_step_idx (appeal_id, step_index) is used.
+    p.Where(absl::StrCat("p.appeal_id = ANY(CAST(", p.ArrayParam(ids), " AS uuid[]))"));
     p.Where("NOT p.is_stale");
     for (const auto& r : p.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), " FROM approvals p",
                                                   p.WhereClause(),
