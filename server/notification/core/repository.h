@@ -36,7 +36,8 @@ class ReceiverRepository {
   virtual absl::StatusOr<std::vector<Receiver>> MatchAny(const std::vector<Labels>& selectors) = 0;
   // Replaces name, labels, configurations. NotFound when absent.
   virtual absl::Status Update(const Receiver& r, absl::string_view actor) = 0;
-  // FailedPrecondition while a subscription references it.
+  // FailedPrecondition while a subscription references it, or while other
+  // receivers name it as their parent_id (they send with its credentials).
   virtual absl::Status Delete(uint64_t id, absl::string_view actor) = 0;
 };
 

@@ -178,6 +178,17 @@ absl::Status PostgresReceiverRepository::Delete(uint64_t id, absl::string_view a
       return absl::FailedPreconditionError(absl::StrCat(
           "receiver ", id, " is used by subscription(s) ", absl::StrJoin(urns, ", ")));
     }
+    // Children (slack_channel, lark_channel) take their token from this one.
+    std::vector<std::string> children;
+    soci::rowset<long long> kids =
+        (sql.prepare << "SELECT id FROM receivers WHERE parent_id = :id ORDER BY id", soci::use(key));
+    for (long long k : kids) children.push_back(std::to_string(k));
+    if (!children.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "receiver ", id, " is the parent_id of receiver(s) ", absl::StrJoin(children, ", "),
+          ", which send with its credentials: delete them, or update them to another parent_id, "
+          "first"));
+    }
     soci::statement stmt = (sql.prepare << "DELETE FROM receivers WHERE id = :id", soci::use(key));
     stmt.execute(true);
     if (Affected(stmt) == 0) return absl::NotFoundError(absl::StrCat("receiver ", id, " not found"));

@@ -110,6 +110,27 @@ TEST_F(StoreTest, ReceiverRoundTripLabelFilterAndDeleteGuard) {
   EXPECT_EQ(receivers_.Delete(b, "t").code(), absl::StatusCode::kNotFound);
 }
 
+// A slack_channel/lark_channel receiver takes its token from its parent
+// (parent_id): deleting the parent would leave it unable to send. Siren
+// deletes the parent anyway; Sluice refuses, naming the children.
+TEST_F(StoreTest, AParentReceiverIsNotDeletedWhileChildrenUseIt) {
+  Bind();
+  uint64_t parent = AddReceiver({});
+  Receiver child;
+  child.name = "c";
+  child.type = "http";
+  child.configurations = {{"url", "http://x"}};
+  child.parent_id = parent;
+  auto cid = receivers_.Create(child, "t@example.com");
+  ASSERT_TRUE(cid.ok()) << cid.status();
+  absl::Status del = receivers_.Delete(parent, "t");
+  EXPECT_EQ(del.code(), absl::StatusCode::kFailedPrecondition) << del;
+  EXPECT_NE(del.message().find(std::to_string(*cid)), std::string::npos) << del;
+  EXPECT_TRUE(receivers_.Get(parent).ok());
+  ASSERT_TRUE(receivers_.Delete(*cid, "t").ok());
+  EXPECT_TRUE(receivers_.Delete(parent, "t").ok());
+}
+
 // Security review round 2, F-M1: allowed_senders are stored, read, replaced.
 TEST_F(StoreTest, AllowedSendersRoundTrip) {
   Bind();
