@@ -40,15 +40,27 @@ absl::Status CheckExpression(absl::string_view field, absl::string_view source) 
   return absl::OkStatus();
 }
 
+bool HasControlCharacter(absl::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return true;
+    if (c == 0xc2 && i + 1 < s.size()) {
+      unsigned char n = static_cast<unsigned char>(s[i + 1]);
+      if (n >= 0x80 && n <= 0x9f) return true;
+    }
+  }
+  return false;
+}
+
 bool IsEmailAddress(absl::string_view s) {
   auto at = s.find('@');
   if (at == absl::string_view::npos || at == 0 || at + 1 >= s.size()) return false;
   if (s.find('@', at + 1) != absl::string_view::npos) return false;
+  // Control characters (NUL, ESC, DEL, C1 ...) would reach logs, headers and
+  // provider calls; none belongs in an address (RFC 5322 atext).
+  if (HasControlCharacter(s)) return false;
   for (char c : s) {
-    // Control characters (NUL, ESC, DEL ...) would reach logs, headers and
-    // provider calls; none belongs in an address (RFC 5322 atext).
-    if (absl::ascii_isspace(static_cast<unsigned char>(c)) ||
-        absl::ascii_iscntrl(static_cast<unsigned char>(c)) || c == ',' || c == ';' || c == '"' ||
+    if (absl::ascii_isspace(static_cast<unsigned char>(c)) || c == ',' || c == ';' || c == '"' ||
         c == '\'' || c == '$' || c == '(' || c == ')') {
       return false;
     }

@@ -23,6 +23,11 @@ absl::StatusOr<absl::Duration> ParseDurationField(absl::string_view field, absl:
 // "<field>: <parse error with column>".
 absl::Status CheckExpression(absl::string_view field, absl::string_view source);
 
+// True when `s` holds a C0 control (incl. ESC), DEL, or a C1 control
+// (U+0080..U+009F, UTF-8 C2 80..C2 9F): terminal escapes in a field printed
+// by sluicectl or shown in a notification (security review F-L7).
+bool HasControlCharacter(absl::string_view s);
+
 // True for a literal email address (one '@', no spaces, control characters,
 // quotes, '$' or parentheses), as opposed to an approver expression.
 bool IsEmailAddress(absl::string_view s);

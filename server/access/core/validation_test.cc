@@ -22,6 +22,8 @@ TEST(ValidationTest, EmailAddressesAreOneAtWithoutSeparatorsOrControlCharacters)
   EXPECT_FALSE(IsEmailAddress("alice\x1b[31m@example.com"));
   EXPECT_FALSE(IsEmailAddress("alice@example.com\x7f"));
   EXPECT_FALSE(IsEmailAddress("alice@example.com\r"));
+  EXPECT_FALSE(IsEmailAddress("alice\xc2\x9b" "31m@example.com")) << "C1 CSI";
+  EXPECT_TRUE(IsEmailAddress("j\xc3\xbcrgen@example.com")) << "other UTF-8 is fine";
 }
 
 }  // namespace

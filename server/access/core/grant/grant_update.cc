@@ -11,21 +11,6 @@
 namespace sluice::access {
 namespace {
 
-// A C0 control (incl. ESC), DEL, or a C1 control (U+0080..U+009F, UTF-8
-// C2 80..C2 9F) in `s`: terminal escapes in a field printed by sluicectl or
-// shown in a notification (security review F-L7).
-bool HasControlCharacter(absl::string_view s) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) return true;
-    if (c == 0xc2 && i + 1 < s.size()) {
-      unsigned char n = static_cast<unsigned char>(s[i + 1]);
-      if (n >= 0x80 && n <= 0x9f) return true;
-    }
-  }
-  return false;
-}
-
 std::string Rfc3339(absl::Time t) {
   return absl::FormatTime(absl::RFC3339_sec, t, absl::UTCTimeZone());
 }
