@@ -223,17 +223,11 @@ class AppealRepository {
   virtual absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) = 0;
   // The distinct roles of the active grants owned by `owner`, sorted
   // (Guardian's GrantRepository.ListUserRoles, restricted to active grants).
-  virtual absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) {
-    (void)owner;
-    return absl::UnimplementedError("ListUserRoles");
-  }
+  virtual absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) = 0;
   // The groups of `query`: each group's values (in group_columns order)
   // and its count, ordered by the values.
   virtual absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>>
-  SummarizeApprovals(const ApprovalSummaryQuery& query) {
-    (void)query;
-    return absl::UnimplementedError("SummarizeApprovals");
-  }
+  SummarizeApprovals(const ApprovalSummaryQuery& query) = 0;
 };
 
 }  // namespace sluice::access

@@ -70,6 +70,16 @@ class FakePolicyRepository : public PolicyRepository {
 
 class FakeProviderRepository : public ProviderRepository {
  public:
+  // The distinct types of the stored resources by provider type, sorted.
+  absl::StatusOr<std::map<std::string, std::vector<std::string>>> ResourceTypes() override {
+    std::map<std::string, std::set<std::string>> types;
+    for (const auto& [id, list] : resources) {
+      for (const auto& r : list) types[r.provider_type()].insert(r.type());
+    }
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& [t, set] : types) out[t] = {set.begin(), set.end()};
+    return out;
+  }
   absl::StatusOr<StoredProvider> Create(const StoredProvider& p,
                                         const std::vector<pb::Resource>& r,
                                         const AuditEntry& a) override {
@@ -292,6 +302,14 @@ class FakeAppealRepository : public AppealRepository {
     return absl::OkStatus();
   }
   std::vector<pb::AppealComment> comments;
+  // The distinct roles of `owner`'s active grants, sorted.
+  absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) override {
+    std::set<std::string> roles;
+    for (const auto& [id, g] : state.grants) {
+      if (g.owner() == owner && g.status() == "active") roles.insert(g.role());
+    }
+    return std::vector<std::string>(roles.begin(), roles.end());
+  }
   // Records the query and answers `summary_groups`.
   absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>> SummarizeApprovals(
       const ApprovalSummaryQuery& query) override {

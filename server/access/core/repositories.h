@@ -111,9 +111,7 @@ class ProviderRepository {
                                      const AuditEntry& audit) = 0;
   // The distinct resource types of the stored (not deleted) resources, by
   // provider type, each list sorted (Guardian's GetTypes reads the same).
-  virtual absl::StatusOr<std::map<std::string, std::vector<std::string>>> ResourceTypes() {
-    return absl::UnimplementedError("ResourceTypes");
-  }
+  virtual absl::StatusOr<std::map<std::string, std::vector<std::string>>> ResourceTypes() = 0;
 };
 
 // Filters of ListResources; empty strings/lists match everything. The
