@@ -21,6 +21,8 @@ PKGS=(
   # gateway (Go, GOPATH mode against Debian's packages)
   golang-go golang-github-grpc-ecosystem-grpc-gateway-dev golang-google-grpc-dev
   golang-goprotobuf-dev golang-github-golang-protobuf-1-3-dev
+  # protojson for response bodies (gateway/marshal.go)
+  golang-google-protobuf-dev
   # Go's text/template with sprig: the reference side of the template
   # differential test (common/gotemplate/difftest); x/text for Siren's title
   golang-github-masterminds-sprig-dev golang-golang-x-text-dev
