@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 
 	protov1 "github.com/golang/protobuf/proto"
+	structpb "github.com/golang/protobuf/ptypes/struct"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/runtime/protoimpl"
 )
@@ -21,18 +22,28 @@ import (
 // EmitDefaults: true}.
 var responseJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
+// spacedCommas: whether this binary's protojson writes ", " between
+// elements. protojson decides it once per binary, from a hash of the
+// executable (internal/detrand), to keep clients from depending on bytes;
+// asked here once with a two-element list.
+var spacedCommas = func() bool {
+	yes := &structpb.Value{Kind: &structpb.Value_BoolValue{BoolValue: true}}
+	b, err := responseJSON.Marshal(protoimpl.X.ProtoMessageV2Of(&structpb.ListValue{Values: []*structpb.Value{yes, yes}}))
+	return err != nil || bytes.Contains(b, []byte(", "))
+}()
+
 // Marshal writes a proto message with protojson and anything else as
-// runtime.JSONPb would. protojson inserts a space after some commas, chosen
-// per binary on purpose (internal/detrand); json.Compact removes it so that
-// the bytes of a response do not change from one build to the next.
+// runtime.JSONPb would. Where this binary's protojson spaces its commas
+// (spacedCommas), json.Compact removes the spaces, so that the bytes of a
+// response are the same from one build to the next.
 func (j *strictJSONPb) Marshal(v interface{}) ([]byte, error) {
 	m, ok := v.(protov1.Message)
 	if !ok {
 		return j.JSONPb.Marshal(v)
 	}
 	b, err := responseJSON.Marshal(protoimpl.X.ProtoMessageV2Of(m))
-	if err != nil {
-		return nil, err
+	if err != nil || !spacedCommas {
+		return b, err
 	}
 	var out bytes.Buffer
 	out.Grow(len(b))
