@@ -17,10 +17,9 @@ using auth::WithCaller;
 // What the activity routes answer: HTTP 501 naming the feature and the way round it.
 absl::Status ActivitiesUnimplemented() {
   return absl::UnimplementedError(
-      "appeal activities are not implemented in Sluice: it does not import provider activity "
-      "(Guardian's ImportActivities/ListActivities/ListAppealActivities). Use GET "
-      "/api/v1beta1/audit-logs for what was done through Sluice, and the provider's own "
-      "audit log for activity in the provider");
+      "provider activities are not implemented in Sluice: it does not import provider "
+      "activity (Guardian's ImportActivities/ListActivities/GetActivity). Use the provider's "
+      "own audit log");
 }
 
 }  // namespace
@@ -74,23 +73,28 @@ grpc::Status AppealGrpcService::RelabelAppeal(grpc::ServerContext* ctx,
   });
 }
 
-grpc::Status AppealGrpcService::ListAppealActivities(grpc::ServerContext* ctx,
-                                                     const v1beta1::ListAppealActivitiesRequest*,
-                                                     v1beta1::ListActivitiesResponse*) {
+grpc::Status AppealGrpcService::ListAppealActivities(
+    grpc::ServerContext* ctx, const v1beta1::ListAppealActivitiesRequest* req,
+    v1beta1::ListAppealActivitiesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ListAppealActivities",
-                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+                    [&](const Caller& caller) -> absl::Status {
+    auto activities = appeals_->ListActivities(req->appeal_id(), auth_.ActorOf(caller));
+    if (!activities.ok()) return activities.status();
+    for (auto& a : *activities) *resp->add_activities() = std::move(a);
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status AppealGrpcService::ImportActivities(grpc::ServerContext* ctx,
                                                  const v1beta1::ImportActivitiesRequest*,
-                                                 v1beta1::ListActivitiesResponse*) {
+                                                 v1beta1::ImportActivitiesResponse*) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ImportActivities",
                     [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
 }
 
 grpc::Status AppealGrpcService::GetActivity(grpc::ServerContext* ctx,
                                             const v1beta1::GetActivityRequest*,
-                                            v1beta1::ListActivitiesResponse*) {
+                                            v1beta1::GetActivityResponse*) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/GetActivity",
                     [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
 }

@@ -47,12 +47,12 @@ class AppealGrpcService final : public v1beta1::AppealService::Service {
                              v1beta1::RelabelAppealResponse* resp) override;
   grpc::Status ListAppealActivities(grpc::ServerContext* ctx,
                                     const v1beta1::ListAppealActivitiesRequest* req,
-                                    v1beta1::ListActivitiesResponse* resp) override;
+                                    v1beta1::ListAppealActivitiesResponse* resp) override;
   grpc::Status ImportActivities(grpc::ServerContext* ctx,
                                 const v1beta1::ImportActivitiesRequest* req,
-                                v1beta1::ListActivitiesResponse* resp) override;
+                                v1beta1::ImportActivitiesResponse* resp) override;
   grpc::Status GetActivity(grpc::ServerContext* ctx, const v1beta1::GetActivityRequest* req,
-                           v1beta1::ListActivitiesResponse* resp) override;
+                           v1beta1::GetActivityResponse* resp) override;
   grpc::Status ListActivities(grpc::ServerContext* ctx, const v1beta1::ListActivitiesRequest* req,
                               v1beta1::ListActivitiesResponse* resp) override;
 
