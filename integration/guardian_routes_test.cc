@@ -252,15 +252,33 @@ TEST_F(GuardianRoutesTest, AppealActivitiesAreItsAuditEvents) {
   ExpectCode(Call("GET", "/appeals/" + id + "/activities", nullptr, ""), 401, 16);
 }
 
-TEST_F(GuardianRoutesTest, ProviderActivitiesAndRelabelAre501) {
+TEST_F(GuardianRoutesTest, ProviderActivitiesAreForAdminsAndNeedActivitySupport) {
+  Setup("acts", TwoStep());
+  auto providers = Call("GET", "/providers").Json()["providers"];
+  std::string noop;
+  for (const auto& p : providers) {
+    if (p["urn"] == "noop-acts") noop = p["id"];
+  }
+  ASSERT_FALSE(noop.empty());
+  // Guardian's ErrImportActivitiesMethodNotSupported, as FailedPrecondition.
+  ExpectCode(Call("POST", "/activities/import", json{{"provider_id", noop}}), 400, 9,
+             "provider type \"noop\" does not support activity import");
+  ExpectCode(Call("POST", "/activities/import", json::object()), 400, 3, "provider_id");
+  ExpectCode(Call("POST", "/activities/import", json{{"provider_id", noop}}, kBob), 403, 7);
+  ExpectCode(Call("GET", "/activities", nullptr, kBob), 403, 7);
+  ExpectCode(Call("GET", "/activities/00000000-0000-0000-0000-0000000000ab", nullptr, kBob), 403, 7);
+  auto list = Call("GET", "/activities?provider_ids=" + noop + "&types=x&timestamp_gte=2026-01-01T00:00:00Z");
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.Json()["activities"], json::array()) << list.body;
+  ExpectCode(Call("GET", "/activities/00000000-0000-0000-0000-0000000000ab"), 404, 5);
+  ExpectCode(Call("GET", "/activities", nullptr, ""), 401, 16);
+}
+
+TEST_F(GuardianRoutesTest, RelabelIs501) {
   std::string rid = Setup("unimpl", TwoStep());
   std::string id = Appeal(rid, "viewer").Json()["appeals"][0]["id"];
   ExpectCode(Call("POST", "/appeals/" + id + "/relabel", json{{"dry_run", true}}), 501, 12,
              "relabel");
-  ExpectCode(Call("GET", "/activities"), 501, 12, "activities");
-  ExpectCode(Call("GET", "/activities/123"), 501, 12, "activities");
-  ExpectCode(Call("POST", "/activities/import", json{{"provider_id", "p"}}), 501, 12, "activities");
-  ExpectCode(Call("GET", "/activities", nullptr, ""), 401, 16);
 }
 
 TEST_F(GuardianRoutesTest, AddAndUpdateApprovalSteps) {
