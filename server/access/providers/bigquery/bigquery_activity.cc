@@ -31,8 +31,11 @@ std::string AnyOf(const std::vector<std::string>& values) {
   return absl::StrCat("(", absl::StrJoin(q, " OR "), ")");
 }
 
-// Pages of one entries.list at most (1000 entries a page).
-constexpr int kMaxPages = 1000;
+// Entries a page: audit entries of jobs carry their query and metadata (often
+// 5-20 KB), and GoogleApi caps an answer at 16 MiB.
+constexpr int kPageSize = 500;
+// Pages of one entries.list at most.
+constexpr int kMaxPages = 2000;
 
 }  // namespace
 
@@ -164,7 +167,7 @@ absl::StatusOr<std::vector<v1beta1::ProviderActivity>> ReadActivities(
   std::vector<v1beta1::ProviderActivity> out;
   gcp::Json body = {{"resourceNames", {absl::StrCat("projects/", creds.ResourceId())}},
                     {"filter", EntriesFilter(query)},
-                    {"pageSize", 1000}};
+                    {"pageSize", kPageSize}};
   for (int page = 0;; ++page) {
     if (page == kMaxPages) {
       return absl::FailedPreconditionError(
