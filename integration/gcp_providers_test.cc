@@ -2,8 +2,9 @@
 // access admins) against integration/gcp_fake. Register each provider, see
 // its resources, appeal → approve → the binding exists in the fake, revoke or
 // expiry → it is gone; a provider down during approval leaves the appeal
-// pending with no grant, a failed revoke keeps the grant; Guardian's
-// documented YAML (docs/providers/) loads through sluicectl.
+// pending with no grant, a failed revoke keeps the grant; BigQuery's audit
+// log imported as activities; Guardian's documented YAML (docs/providers/)
+// loads through sluicectl.
 #include <fstream>
 #include <sstream>
 
