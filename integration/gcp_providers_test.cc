@@ -2,8 +2,9 @@
 // access admins) against integration/gcp_fake. Register each provider, see
 // its resources, appeal → approve → the binding exists in the fake, revoke or
 // expiry → it is gone; a provider down during approval leaves the appeal
-// pending with no grant, a failed revoke keeps the grant; Guardian's
-// documented YAML (docs/providers/) loads through sluicectl.
+// pending with no grant, a failed revoke keeps the grant; BigQuery's audit
+// log imported as activities; Guardian's documented YAML (docs/providers/)
+// loads through sluicectl.
 #include <fstream>
 #include <sstream>
 
@@ -124,6 +125,52 @@ TEST_F(GcpProvidersTest, BigQueryAppealApproveRevoke) {
   ASSERT_EQ(revoked.status, 200) << revoked.body;
   EXPECT_EQ(DatasetAccess("sales").find("alice@example.com"), std::string::npos);
   EXPECT_TRUE(ActiveGrants(rid).empty());
+}
+
+// Guardian's provider activity import end to end: BigQuery's audit log from
+// the fake's entries.list, stored once per entry, read back, and the
+// provider's failure as the caller sees it.
+TEST_F(GcpProvidersTest, BigQueryActivitiesImportOncePerEntry) {
+  auto created = Call("POST", "/providers",
+                      Provider("bigquery", "bq-acts", "projects/e2e", "dataset",
+                               json::parse(R"([{"id": "viewer", "permissions": ["READER"]}])")),
+                      kAdmin);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string pid = created.Json()["provider"]["id"];
+  std::string rid = ResourceId("bq-acts", "e2e:sales");
+  json entry = {{"insertId", "e2e-1"},
+                {"timestamp", "2026-02-01T08:00:00.5Z"},
+                {"resource", {{"type", "bigquery_dataset"}}},
+                {"protoPayload",
+                 {{"serviceName", "bigquery.googleapis.com"},
+                  {"methodName", "google.cloud.bigquery.v2.JobService.Query"},
+                  {"resourceName", "projects/e2e/datasets/sales"},
+                  {"authenticationInfo", {{"principalEmail", "bob@example.com"}}},
+                  {"authorizationInfo", {{{"permission", "bigquery.tables.getData"}}}}}}};
+  fake_->LogEntries(json::array({entry}), "e2e");
+  ASSERT_EQ(fake_->Control("GET", "/_fake/logging/entries")["entries"].size(), 1u);
+  json body = {{"provider_id", pid}, {"account_ids", {"bob@example.com"}}};
+  auto first = Call("POST", "/activities/import", body, kAdmin);
+  ASSERT_EQ(first.status, 200) << first.body;
+  json a = first.Json()["activities"];
+  ASSERT_EQ(a.size(), 1u) << first.body;
+  EXPECT_EQ(a[0]["resource_id"], rid);
+  EXPECT_EQ(a[0]["timestamp"], "2026-02-01T08:00:00.500Z");
+  EXPECT_EQ(a[0]["related_permissions"], json::array({"READER"}));
+  auto again = Call("POST", "/activities/import", body, kAdmin);
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.Json()["activities"][0]["id"], a[0]["id"]);  // upserted, not duplicated
+  auto list = Call("GET", "/activities?provider_ids=" + pid, nullptr, kAdmin);
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.Json()["activities"].size(), 1u) << list.body;
+
+  fake_->Fault({{"path", "/v2/entries:list"}, {"status", 403}});
+  ExpectCode(Call("POST", "/activities/import", body, kAdmin), 400, 9, "reading activities");
+  // A resource of another provider is refused, naming the field.
+  ExpectCode(Call("POST", "/activities/import",
+                  json{{"provider_id", pid}, {"resource_ids", {"00000000-0000-0000-0000-000000000001"}}},
+                  kAdmin),
+             400, 3, "resource_ids[0]");
 }
 
 TEST_F(GcpProvidersTest, GcsGrantExpires) {

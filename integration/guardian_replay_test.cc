@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "integration/gcp_fake/gcp_fake_process.h"
 #include "integration/harness.h"
 #include "integration/replay_runner.h"
 
@@ -130,9 +131,42 @@ class ImportTarget {
   std::string role_;
 };
 
+// A BigQuery audit log entry (Cloud Logging LogEntry with an AuditLog
+// payload) on project replay-proj.
+nlohmann::json AuditEntry(const std::string& id, const std::string& ts, const std::string& who,
+                          const std::string& resource, const std::string& method,
+                          const std::string& permission) {
+  return {{"insertId", id},
+          {"timestamp", ts},
+          {"resource", {{"type", "bigquery_dataset"}, {"labels", {{"project_id", "replay-proj"}}}}},
+          {"protoPayload",
+           {{"@type", "type.googleapis.com/google.cloud.audit.AuditLog"},
+            {"serviceName", "bigquery.googleapis.com"},
+            {"methodName", method},
+            {"resourceName", resource},
+            {"authenticationInfo", {{"principalEmail", who}}},
+            {"authorizationInfo", {{{"permission", permission}, {"granted", true}}}}}}};
+}
+
 TEST(GuardianReplayTest, EachOfGuardiansRoutesAnswersAsGuardian) {
   ImportTarget target;
   ASSERT_TRUE(target.Create().ok());
+  // What the activity routes import: the bigquery provider's audit log.
+  auto gcp = GcpFake::Start();
+  ASSERT_TRUE(gcp.ok()) << gcp.status();
+  (*gcp)->Seed({{"bigquery",
+                 {{"replay-proj", {{"datasets", {{"sales", {{"tables", {{"orders", json::object()}}}}}}}}}}}});
+  (*gcp)->LogEntries(
+      {AuditEntry("replay-entry-1", "2026-03-01T10:00:00Z", "user@example.com",
+                  "projects/replay-proj/datasets/sales",
+                  "google.cloud.bigquery.v2.TableDataService.List", "bigquery.tables.getData"),
+       AuditEntry("replay-entry-2", "2026-03-02T10:00:00Z", "user@example.com",
+                  "projects/replay-proj/datasets/sales/tables/orders",
+                  "google.cloud.bigquery.v2.TableService.PatchTable", "bigquery.tables.update"),
+       AuditEntry("replay-entry-3", "2026-03-03T10:00:00Z", "other@example.com",
+                  "projects/replay-proj/datasets/sales",
+                  "google.cloud.bigquery.v2.TableDataService.List", "bigquery.tables.getData")},
+      "replay-proj");
   auto stack = Stack::Start();
   ASSERT_TRUE(stack.ok()) << stack.status();
 
@@ -143,7 +177,8 @@ TEST(GuardianReplayTest, EachOfGuardiansRoutesAnswersAsGuardian) {
   spec.root = (*stack)->http_base();
   spec.base = "/api/v1beta1";
   spec.vars = {{"pg_credentials", ProviderCredentials(target.dsn())},
-               {"outside_role", target.role()}};
+               {"outside_role", target.role()},
+               {"bq_credentials", (*gcp)->Credentials("projects/replay-proj", 2000)}};
   replay::ReplayReport report = replay::Run(spec);
   EXPECT_EQ(absl::StrJoin(report.errors, "\n"), "");
 }

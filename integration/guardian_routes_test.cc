@@ -227,16 +227,58 @@ TEST_F(GuardianRoutesTest, GetPolicyPreferences) {
   ExpectCode(Call("GET", "/policies/prefs/versions/1/preferences", nullptr, ""), 401, 16);
 }
 
-TEST_F(GuardianRoutesTest, ActivitiesAndRelabelAre501) {
+TEST_F(GuardianRoutesTest, AppealActivitiesAreItsAuditEvents) {
+  std::string rid = Setup("activity", TwoStep());
+  auto created = Appeal(rid, "viewer", "", kBob);
+  ASSERT_EQ(created.status, 200) << created.body;
+  std::string id = created.Json()["appeals"][0]["id"];
+  Act(id, "owner", "approve", "owner@example.com");
+  Act(id, "lead", "reject", "lead@example.com");
+  auto r = Call("GET", "/appeals/" + id + "/activities", nullptr, kBob);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json activities = r.Json()["activities"];
+  ASSERT_EQ(activities.size(), 2u) << r.body;  // newest first; creation is not an activity
+  EXPECT_EQ(activities[0]["type"], "appeal.reject");
+  EXPECT_EQ(activities[0]["actor"], "lead@example.com");
+  EXPECT_EQ(activities[0]["appeal_id"], id);
+  EXPECT_EQ(activities[0]["data"]["appeal_id"], id);
+  EXPECT_FALSE(activities[0]["timestamp"].get<std::string>().empty());
+  EXPECT_EQ(activities[1]["type"], "appeal.approve");
+  EXPECT_EQ(activities[1]["actor"], "owner@example.com");
+  // Whoever may read the appeal: its approvers may, others may not.
+  EXPECT_EQ(Call("GET", "/appeals/" + id + "/activities", nullptr, "lead@example.com").status, 200);
+  ExpectCode(Call("GET", "/appeals/" + id + "/activities", nullptr, kCarol), 403, 7);
+  ExpectCode(Call("GET", "/appeals/00000000-0000-0000-0000-0000000000aa/activities"), 404, 5);
+  ExpectCode(Call("GET", "/appeals/" + id + "/activities", nullptr, ""), 401, 16);
+}
+
+TEST_F(GuardianRoutesTest, ProviderActivitiesAreForAdminsAndNeedActivitySupport) {
+  Setup("acts", TwoStep());
+  auto providers = Call("GET", "/providers").Json()["providers"];
+  std::string noop;
+  for (const auto& p : providers) {
+    if (p["urn"] == "noop-acts") noop = p["id"];
+  }
+  ASSERT_FALSE(noop.empty());
+  // Guardian's ErrImportActivitiesMethodNotSupported, as FailedPrecondition.
+  ExpectCode(Call("POST", "/activities/import", json{{"provider_id", noop}}), 400, 9,
+             "provider type \"noop\" does not support activity import");
+  ExpectCode(Call("POST", "/activities/import", json::object()), 400, 3, "provider_id");
+  ExpectCode(Call("POST", "/activities/import", json{{"provider_id", noop}}, kBob), 403, 7);
+  ExpectCode(Call("GET", "/activities", nullptr, kBob), 403, 7);
+  ExpectCode(Call("GET", "/activities/00000000-0000-0000-0000-0000000000ab", nullptr, kBob), 403, 7);
+  auto list = Call("GET", "/activities?provider_ids=" + noop + "&types=x&timestamp_gte=2026-01-01T00:00:00Z");
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.Json()["activities"], json::array()) << list.body;
+  ExpectCode(Call("GET", "/activities/00000000-0000-0000-0000-0000000000ab"), 404, 5);
+  ExpectCode(Call("GET", "/activities", nullptr, ""), 401, 16);
+}
+
+TEST_F(GuardianRoutesTest, RelabelIs501) {
   std::string rid = Setup("unimpl", TwoStep());
   std::string id = Appeal(rid, "viewer").Json()["appeals"][0]["id"];
   ExpectCode(Call("POST", "/appeals/" + id + "/relabel", json{{"dry_run", true}}), 501, 12,
              "relabel");
-  ExpectCode(Call("GET", "/appeals/" + id + "/activities"), 501, 12, "activities");
-  ExpectCode(Call("GET", "/activities"), 501, 12, "audit-logs");
-  ExpectCode(Call("GET", "/activities/123"), 501, 12, "activities");
-  ExpectCode(Call("POST", "/activities/import", json{{"provider_id", "p"}}), 501, 12, "activities");
-  ExpectCode(Call("GET", "/activities", nullptr, ""), 401, 16);
 }
 
 TEST_F(GuardianRoutesTest, AddAndUpdateApprovalSteps) {

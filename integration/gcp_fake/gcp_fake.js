@@ -3,8 +3,9 @@
 // providers and the GCS dead-letter writer use: the OAuth2 token endpoint,
 // BigQuery v2 (datasets, tables, dataset access entries, table IAM, and in
 // bigquery_data.js table schemas, insertAll and tabledata.list), Cloud
-// Storage JSON v1 (buckets, bucket IAM, object uploads and downloads), Cloud Resource Manager v1 (project and organization IAM) and IAM v1
-// (roles:queryGrantableRoles). One process serves all of them on one port;
+// Storage JSON v1 (buckets, bucket IAM, object uploads and downloads), Cloud Resource Manager v1 (project and organization IAM), IAM v1
+// (roles:queryGrantableRoles, and in cloud_logging.js roles.get) and Cloud
+// Logging v2 (entries.list, in cloud_logging.js). One process serves all of them on one port;
 // the request and response shapes follow Google's REST references (see
 // README.md beside this file). Node builtins only: no install needed.
 //
@@ -17,6 +18,7 @@
 const http = require('http');
 const crypto = require('crypto');
 const bigqueryData = require('./bigquery_data');
+const cloudLogging = require('./cloud_logging');
 
 let state;
 function reset() {
@@ -38,6 +40,7 @@ function reset() {
     stats: {tokenRequests: 0, requests: {}},
   };
   if (bqData) bqData.resetData();
+  if (logging) logging.reset();
 }
 
 function defaultGrantable() {
@@ -57,6 +60,8 @@ function defaultGrantable() {
 
 // Table data (insertAll, tabledata.list, schemas) lives in bigquery_data.js.
 let bqData = null;
+// Cloud Logging entries.list and IAM roles.get live in cloud_logging.js.
+let logging = null;
 
 const b64url = (b) => Buffer.from(b).toString('base64url');
 let etagCounter = 0;
@@ -518,6 +523,7 @@ function seed(s) {
 function control(req, res, path, query, body) {
   const args = body ? JSON.parse(body) : {};
   if (path.startsWith('/_fake/bq/') && bqData.control(req, res, path, args)) return;
+  if (logging.control(req, res, path, args)) return;
   if (path === '/_fake/reset') { reset(); return send(res, 200, {}); }
   if (path === '/_fake/seed') { seed(args); return send(res, 200, {}); }
   if (path === '/_fake/config') { Object.assign(state.config, args); return send(res, 200, state.config); }
@@ -584,6 +590,7 @@ function route(req, res, path, query, body, raw) {
       return gerr(res, 401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.',
         'authError');
     }
+    if (logging.route(req, res, path, body)) return;
     if (path.startsWith('/bigquery/v2/')) return bigquery(req, res, path, query, body);
     if (path.startsWith('/storage/v1/')) return storage(req, res, path, query, body);
     if (path.startsWith('/upload/storage/v1/')) return upload(req, res, path, query, raw);
@@ -596,6 +603,7 @@ function route(req, res, path, query, body, raw) {
 function main() {
   bqData = bigqueryData({state: () => state, send, gerr, newEtag, newPolicy,
     datasetView: (res, p, d) => send(res, 200, datasetView(p, d))});
+  logging = cloudLogging({state: () => state, send, gerr});
   reset();
   const i = process.argv.indexOf('--port');
   const port = i > 0 ? Number(process.argv[i + 1]) : 0;

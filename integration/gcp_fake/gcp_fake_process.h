@@ -37,6 +37,11 @@ class GcpFake : public NodeFake {
     return Control("GET", "/_fake/objects/" + bucket);
   }
   nlohmann::json Stats() { return Control("GET", "/_fake/stats"); }
+  // Appends Cloud Audit Logs entries (LogEntry JSON; insertId and logName
+  // defaulted) under project `project` (cloud_logging.js).
+  void LogEntries(const nlohmann::json& entries, const std::string& project) {
+    Control("POST", "/_fake/logging/entries", {{"entries", entries}, {"project", project}});
+  }
   void Reset() { Control("POST", "/_fake/reset"); }
 
  private:

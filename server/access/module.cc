@@ -17,6 +17,7 @@
 #include "server/access/core/validation.h"
 #include "server/access/event_notifier.h"
 #include "server/access/providers/registry.h"
+#include "server/access/store/postgres_activity_repository.h"
 #include "server/access/store/postgres_appeal_repository.h"
 #include "server/access/store/postgres_event_store.h"
 #include "server/access/store/postgres_provider_journal.h"
@@ -53,6 +54,7 @@ class AccessModule : public server::Module {
         resource_repo_(ctx.pool),
         audit_repo_(ctx.pool),
         appeal_repo_(ctx.pool),
+        activity_repo_(ctx.pool),
         event_store_(ctx.pool),
         links_(ctx.links),
         event_outcomes_(ctx.registry == nullptr
@@ -66,6 +68,7 @@ class AccessModule : public server::Module {
         policies_(&policy_repo_, ctx.crypter),
         providers_(&provider_repo_, &policy_repo_, &registry_, ctx.crypter),
         resources_(&resource_repo_, &providers_),
+        activities_(&activity_repo_, &providers_, &resource_repo_, &registry_),
         iam_(NewHttpIamClient()),
         services_(&appeal_repo_, &resource_repo_, &policies_, &providers_, &registry_, iam_.get(),
                   &absl::Now, AppealLimits{config_.max_grant_duration}),
@@ -74,7 +77,7 @@ class AccessModule : public server::Module {
         provider_grpc_(&providers_, api_auth_),
         resource_grpc_(&resources_, api_auth_),
         audit_grpc_(&audit_repo_, api_auth_),
-        appeal_grpc_(&services_.appeals(), &services_.grants(), api_auth_),
+        appeal_grpc_(&services_.appeals(), &services_.grants(), &activities_, api_auth_),
         approval_grpc_(&services_.approvals(), api_auth_),
         grant_grpc_(&services_.grants(), &services_.reconcile(), api_auth_) {
     services_.set_journal(&journal_);
@@ -214,6 +217,7 @@ class AccessModule : public server::Module {
   PostgresResourceRepository resource_repo_;
   PostgresAuditLogRepository audit_repo_;
   PostgresAppealRepository appeal_repo_;
+  PostgresActivityRepository activity_repo_;
   PostgresAccessEventStore event_store_;
   server::ModuleLinks* links_;  // may be null
   prometheus::Family<prometheus::Counter>* event_outcomes_;  // owned by the registry; may be null
@@ -226,6 +230,7 @@ class AccessModule : public server::Module {
   PolicyService policies_;
   ProviderService providers_;
   ResourceService resources_;
+  ActivityService activities_;  // provider activity import (Guardian's activities)
   std::unique_ptr<IamClient> iam_;
   AccessServices services_;  // appeals, approvals, grants, reconcile
   ApiAuth api_auth_;

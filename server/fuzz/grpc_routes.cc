@@ -31,7 +31,7 @@ struct ServedApis::Handlers {
         policy(&a.policies, api_auth),
         provider(&a.providers, api_auth),
         resource(&a.resources, api_auth),
-        appeal(&a.services.appeals(), &a.services.grants(), api_auth),
+        appeal(&a.services.appeals(), &a.services.grants(), &a.activities, api_auth),
         approval(&a.services.approvals(), api_auth),
         grant(&a.services.grants(), &a.services.reconcile(), api_auth),
         hook_tokens{{"*", kHookToken}},

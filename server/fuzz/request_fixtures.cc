@@ -150,7 +150,8 @@ AccessWorld::AccessWorld()
       providers(&provider_repo, &policy_repo, registry.get(), &FuzzCrypter()),
       resources(&resource_repo, &providers),
       services(&appeal_repo, &resource_repo, &policies, &providers, registry.get(), &iam,
-               [this] { return now; }) {
+               [this] { return now; }),
+      activities(&activity_repo, &providers, &resource_repo, registry.get()) {
   appeal_repo.resources = &resource_repo;
   services.set_journal(&journal);
 }
@@ -165,6 +166,8 @@ void AccessWorld::CopyStateFrom(const AccessWorld& other) {
   appeal_repo.state = other.appeal_repo.state;
   journal.entries = other.journal.entries;
   journal.next_id = other.journal.next_id;
+  activity_repo.stored = other.activity_repo.stored;
+  activity_repo.next_id = other.activity_repo.next_id;
   fake_plugin->resources = other.fake_plugin->resources;
 }
 

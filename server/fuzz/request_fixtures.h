@@ -19,6 +19,8 @@
 #include "absl/time/time.h"
 #include "common/crypto.h"
 #include "server/access/core/access_services.h"
+#include "server/access/core/activity/activity_service.h"
+#include "server/access/core/activity/fake_activity_repository.h"
 #include "server/access/core/fakes.h"
 #include "server/access/core/policy_service.h"
 #include "server/access/core/provider_service.h"
@@ -93,6 +95,8 @@ struct AccessWorld {
   access::ProviderService providers;
   access::ResourceService resources;
   access::AccessServices services;  // appeals, approvals, grants, reconcile
+  access::testing::FakeActivityRepository activity_repo;
+  access::ActivityService activities;
 
  private:
   static const AccessWorld& Baseline();

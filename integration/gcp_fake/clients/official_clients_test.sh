@@ -2,7 +2,8 @@
 # Test setup + run: installs the pinned official clients (idempotent, see
 # scripts/install-npm-deps.sh), then runs a test file of this folder ($1,
 # default official_clients_test.js: Google's clients against a fresh
-# integration/gcp_fake; es_official_client_test.js: Elastic's client against
+# integration/gcp_fake; logging_official_client_test.js: @google-cloud/logging
+# against its Cloud Logging entries.list; es_official_client_test.js: Elastic's client against
 # integration/es_fake; slack_official_client_test.js: @slack/web-api against
 # integration/slack_fake; lark_official_client_test.js: @larksuiteoapi/node-sdk
 # against integration/lark_fake) with node's test runner.

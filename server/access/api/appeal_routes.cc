@@ -1,8 +1,9 @@
 // gRPC handlers of issue 28's appeal and grant routes: PatchAppeal (its
 // creator, checked by the core), appeal comments (whoever may read the
 // appeal, checked by the core), ListUserRoles (the caller's own grants),
-// ImportGrantsFromProvider (access admins), and the activity and relabel
-// routes that Sluice answers with UNIMPLEMENTED (after authentication).
+// ImportGrantsFromProvider (access admins), appeal activities (whoever may
+// read the appeal), provider activities (access admins), and relabel, which
+// Sluice answers with UNIMPLEMENTED (after authentication).
 #include <string>
 #include <vector>
 
@@ -14,13 +15,9 @@ namespace {
 using auth::Caller;
 using auth::WithCaller;
 
-// What the activity routes answer: HTTP 501 naming the feature and the way round it.
-absl::Status ActivitiesUnimplemented() {
-  return absl::UnimplementedError(
-      "appeal activities are not implemented in Sluice: it does not import provider activity "
-      "(Guardian's ImportActivities/ListActivities/ListAppealActivities). Use GET "
-      "/api/v1beta1/audit-logs for what was done through Sluice, and the provider's own "
-      "audit log for activity in the provider");
+// Microseconds of `ts` for a filter bound (0 = unbounded, as an unset one).
+int64_t Micros(const google::protobuf::Timestamp& ts) {
+  return ts.seconds() * 1000000 + ts.nanos() / 1000;
 }
 
 }  // namespace
@@ -74,32 +71,65 @@ grpc::Status AppealGrpcService::RelabelAppeal(grpc::ServerContext* ctx,
   });
 }
 
-grpc::Status AppealGrpcService::ListAppealActivities(grpc::ServerContext* ctx,
-                                                     const v1beta1::ListAppealActivitiesRequest*,
-                                                     v1beta1::ListActivitiesResponse*) {
+grpc::Status AppealGrpcService::ListAppealActivities(
+    grpc::ServerContext* ctx, const v1beta1::ListAppealActivitiesRequest* req,
+    v1beta1::ListAppealActivitiesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ListAppealActivities",
-                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+                    [&](const Caller& caller) -> absl::Status {
+    auto activities = appeals_->ListActivities(req->appeal_id(), auth_.ActorOf(caller));
+    if (!activities.ok()) return activities.status();
+    for (auto& a : *activities) *resp->add_activities() = std::move(a);
+    return absl::OkStatus();
+  });
 }
 
+// The provider activity routes are for access admins: an activity names
+// another account and what it did in the provider (Guardian leaves the
+// decision to its proxy; README "Security model").
 grpc::Status AppealGrpcService::ImportActivities(grpc::ServerContext* ctx,
-                                                 const v1beta1::ImportActivitiesRequest*,
-                                                 v1beta1::ListActivitiesResponse*) {
+                                                 const v1beta1::ImportActivitiesRequest* req,
+                                                 v1beta1::ImportActivitiesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ImportActivities",
-                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "import activities"); !st.ok()) return st;
+    auto got = activities_->Import(*req);
+    if (!got.ok()) return got.status();
+    for (auto& a : *got) *resp->add_activities() = std::move(a);
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status AppealGrpcService::GetActivity(grpc::ServerContext* ctx,
-                                            const v1beta1::GetActivityRequest*,
-                                            v1beta1::ListActivitiesResponse*) {
+                                            const v1beta1::GetActivityRequest* req,
+                                            v1beta1::GetActivityResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/GetActivity",
-                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "read activities"); !st.ok()) return st;
+    auto a = activities_->Get(req->id());
+    if (!a.ok()) return a.status();
+    *resp->mutable_activity() = std::move(*a);
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status AppealGrpcService::ListActivities(grpc::ServerContext* ctx,
-                                               const v1beta1::ListActivitiesRequest*,
-                                               v1beta1::ListActivitiesResponse*) {
+                                               const v1beta1::ListActivitiesRequest* req,
+                                               v1beta1::ListActivitiesResponse* resp) {
   return WithCaller(*auth_.authenticator, ctx, "AppealService/ListActivities",
-                    [&](const Caller&) -> absl::Status { return ActivitiesUnimplemented(); });
+                    [&](const Caller& caller) -> absl::Status {
+    if (auto st = auth_.RequireAdmin(caller, "list activities"); !st.ok()) return st;
+    ActivityFilter f;
+    f.provider_ids.assign(req->provider_ids().begin(), req->provider_ids().end());
+    f.account_ids.assign(req->account_ids().begin(), req->account_ids().end());
+    f.resource_ids.assign(req->resource_ids().begin(), req->resource_ids().end());
+    f.types.assign(req->types().begin(), req->types().end());
+    f.timestamp.start_micros = Micros(req->timestamp_gte());
+    f.timestamp.end_micros = Micros(req->timestamp_lte());
+    auto got = activities_->List(f);
+    if (!got.ok()) return got.status();
+    for (auto& a : *got) *resp->add_activities() = std::move(a);
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status GrantGrpcService::ListUserRoles(grpc::ServerContext* ctx,

@@ -4,6 +4,7 @@
 
 #include "server/access/api/api_auth.h"
 #include "proto/sluice/access/v1beta1/appeal.grpc.pb.h"
+#include "server/access/core/activity/activity_service.h"
 #include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/approval/approval_service.h"
 #include "server/access/core/grant/grant_service.h"
@@ -16,9 +17,11 @@ namespace sluice::access {
 
 class AppealGrpcService final : public v1beta1::AppealService::Service {
  public:
-  // RevokeAppeals (bulk) revokes through `grants`.
-  AppealGrpcService(AppealService* appeals, GrantService* grants, ApiAuth auth)
-      : appeals_(appeals), grants_(grants), auth_(auth) {}
+  // RevokeAppeals (bulk) revokes through `grants`; the provider activity
+  // routes use `activities` (access admins only).
+  AppealGrpcService(AppealService* appeals, GrantService* grants, ActivityService* activities,
+                    ApiAuth auth)
+      : appeals_(appeals), grants_(grants), activities_(activities), auth_(auth) {}
   grpc::Status CreateAppeal(grpc::ServerContext* ctx, const v1beta1::CreateAppealRequest* req,
                             v1beta1::CreateAppealResponse* resp) override;
   grpc::Status ListAppeals(grpc::ServerContext* ctx, const v1beta1::ListAppealsRequest* req,
@@ -33,8 +36,8 @@ class AppealGrpcService final : public v1beta1::AppealService::Service {
                             v1beta1::RevokeAppealResponse* resp) override;
   grpc::Status RevokeAppeals(grpc::ServerContext* ctx, const v1beta1::RevokeAppealsRequest* req,
                              v1beta1::RevokeAppealsResponse* resp) override;
-  // Issue 28 (appeal_routes.cc): patch, comments, and the UNIMPLEMENTED
-  // activity and relabel routes.
+  // Issue 28 (appeal_routes.cc): patch, comments, activities, and the
+  // UNIMPLEMENTED relabel route.
   grpc::Status PatchAppeal(grpc::ServerContext* ctx, const v1beta1::PatchAppealRequest* req,
                            v1beta1::PatchAppealResponse* resp) override;
   grpc::Status ListAppealComments(grpc::ServerContext* ctx,
@@ -47,18 +50,19 @@ class AppealGrpcService final : public v1beta1::AppealService::Service {
                              v1beta1::RelabelAppealResponse* resp) override;
   grpc::Status ListAppealActivities(grpc::ServerContext* ctx,
                                     const v1beta1::ListAppealActivitiesRequest* req,
-                                    v1beta1::ListActivitiesResponse* resp) override;
+                                    v1beta1::ListAppealActivitiesResponse* resp) override;
   grpc::Status ImportActivities(grpc::ServerContext* ctx,
                                 const v1beta1::ImportActivitiesRequest* req,
-                                v1beta1::ListActivitiesResponse* resp) override;
+                                v1beta1::ImportActivitiesResponse* resp) override;
   grpc::Status GetActivity(grpc::ServerContext* ctx, const v1beta1::GetActivityRequest* req,
-                           v1beta1::ListActivitiesResponse* resp) override;
+                           v1beta1::GetActivityResponse* resp) override;
   grpc::Status ListActivities(grpc::ServerContext* ctx, const v1beta1::ListActivitiesRequest* req,
                               v1beta1::ListActivitiesResponse* resp) override;
 
  private:
   AppealService* appeals_;
   GrantService* grants_;
+  ActivityService* activities_;
   ApiAuth auth_;
 };
 

@@ -218,6 +218,11 @@ class AppealRepository {
   // `newest_first`), ties by id.
   virtual absl::StatusOr<std::vector<pb::AppealComment>> ListComments(
       const std::string& appeal_id, bool newest_first) = 0;
+  // The audit rows of appeal `appeal_id` (data.appeal_id or data.id) whose
+  // action is one of `actions`, newest first, ties by id (Guardian's
+  // audit_log_repository List with AppealID, ordered by timestamp DESC).
+  virtual absl::StatusOr<std::vector<pb::AuditLog>> ListAppealAudit(
+      const std::string& appeal_id, const std::vector<std::string>& actions) = 0;
   // Inserts `comment` (appeal_id, created_by, body) with an audit row;
   // assigns id and timestamps.
   virtual absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) = 0;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "server/access/core/appeal_repositories.h"
+#include "server/access/core/json.h"
 #include "server/access/core/provider_client.h"
 #include "server/access/core/provider_journal.h"
 #include "server/access/core/repositories.h"
@@ -293,6 +294,26 @@ class FakeAppealRepository : public AppealRepository {
       if (c.appeal_id() == appeal_id) out.push_back(c);
     }
     if (newest_first) std::reverse(out.begin(), out.end());
+    return out;
+  }
+  // state.audit filtered as PostgresAppealRepository does, newest first
+  // (no timestamps: entries are in insertion order).
+  absl::StatusOr<std::vector<pb::AuditLog>> ListAppealAudit(
+      const std::string& appeal_id, const std::vector<std::string>& actions) override {
+    std::vector<pb::AuditLog> out;
+    for (size_t i = state.audit.size(); i-- > 0;) {
+      const AuditEntry& e = state.audit[i];
+      if (std::find(actions.begin(), actions.end(), e.action) == actions.end()) continue;
+      std::string id = e.data.contains("appeal_id") ? e.data.value("appeal_id", "")
+                                                     : e.data.value("id", "");
+      if (id != appeal_id) continue;
+      pb::AuditLog log;
+      log.set_id(static_cast<int64_t>(i) + 1);
+      log.set_action(e.action);
+      log.set_actor(e.actor);
+      (void)JsonStringToProto(e.data.dump(), log.mutable_data());
+      out.push_back(std::move(log));
+    }
     return out;
   }
   absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) override {

@@ -58,6 +58,12 @@ absl::StatusOr<std::vector<ProviderAccess>> ProviderClient::ListAccess(
       absl::StrCat("provider type \"", config.type(), "\" cannot list existing access"));
 }
 
+absl::StatusOr<std::vector<v1beta1::ProviderActivity>> ProviderClient::GetActivities(
+    const v1beta1::ProviderConfig& config, const ActivityQuery&) {
+  return absl::UnimplementedError(
+      absl::StrCat("provider type \"", config.type(), "\" does not support activity import"));
+}
+
 ProviderRegistry::ProviderRegistry(std::vector<std::unique_ptr<ProviderClient>> clients) {
   for (auto& c : clients) {
     std::string type = c->Type();

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/sluice/access/v1beta1/access.pb.h"
+#include "proto/sluice/access/v1beta1/appeal.pb.h"
 
 namespace sluice::access {
 
@@ -49,6 +50,15 @@ struct ProviderAccess {
   std::string account_id;                // e.g. an email or a role name
   std::string account_type;              // e.g. "user", "serviceAccount", "group"
   std::vector<std::string> permissions;  // as the provider names them (a role's permissions)
+};
+
+// What an activity import asks a provider for (Guardian's
+// domain.ListActivitiesFilter): every field narrows; empty = unbounded.
+struct ActivityQuery {
+  std::vector<std::string> account_ids;
+  // Sluice resources of this provider (resolved from resource_ids).
+  std::vector<v1beta1::Resource> resources;
+  std::string timestamp_gte, timestamp_lte;  // RFC 3339, e.g. "2026-01-02T15:04:05Z"
 };
 
 // One of a role's permissions (Role.permissions, a google.protobuf.Value) as
@@ -114,6 +124,16 @@ class ProviderClient {
   // Unimplemented (the plugin cannot list access).
   virtual absl::StatusOr<std::vector<ProviderAccess>> ListAccess(
       const v1beta1::ProviderConfig& config, const std::vector<v1beta1::Resource>& resources);
+  // True when the plugin reads activity from the provider's audit log
+  // (Guardian's activityManager interface). Default: false.
+  virtual bool SupportsActivities() const { return false; }
+  // The provider's activities matching `query` (Guardian's GetActivities):
+  // provider_activity_id, account, timestamp, type, authorizations,
+  // related_permissions and metadata set, `resource` carrying the
+  // activity's resource type, urn and name (the core matches it to a
+  // Sluice resource). Default: Unimplemented.
+  virtual absl::StatusOr<std::vector<v1beta1::ProviderActivity>> GetActivities(
+      const v1beta1::ProviderConfig& config, const ActivityQuery& query);
 };
 
 // Plugins by type. Thread-safe after construction.

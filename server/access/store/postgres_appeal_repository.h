@@ -26,6 +26,8 @@ class PostgresAppealRepository : public AppealRepository {
   absl::StatusOr<std::vector<pb::AppealComment>> ListComments(const std::string& appeal_id,
                                                               bool newest_first) override;
   absl::Status InsertComment(pb::AppealComment* comment, const AuditEntry& audit) override;
+  absl::StatusOr<std::vector<pb::AuditLog>> ListAppealAudit(
+      const std::string& appeal_id, const std::vector<std::string>& actions) override;
   absl::StatusOr<std::vector<std::string>> ListUserRoles(const std::string& owner) override;
   absl::StatusOr<std::vector<std::pair<std::vector<std::string>, int>>> SummarizeApprovals(
       const ApprovalSummaryQuery& query) override;

@@ -88,6 +88,39 @@ absl::StatusOr<std::vector<pb::AppealComment>> PostgresAppealRepository::ListCom
   return out;
 }
 
+absl::StatusOr<std::vector<pb::AuditLog>> PostgresAppealRepository::ListAppealAudit(
+    const std::string& appeal_id, const std::vector<std::string>& actions) {
+  std::vector<pb::AuditLog> out;
+  if (actions.empty()) return out;
+  absl::Status st = pool_->RunIdempotent([&](soci::session& sql) -> absl::Status {
+    out.clear();
+    Query q;
+    q.In("l.action", actions);
+    // Sluice's appeal rows name the appeal in data.id, the revoke rows in
+    // data.appeal_id (they are about a grant); the expression index of
+    // migration 0014 serves this predicate.
+    q.Where(absl::StrCat("COALESCE(l.data->>'appeal_id', l.data->>'id') = ", q.Param(appeal_id)));
+    for (const auto& r : q.Rows(sql, absl::StrCat("SELECT l.id, ", Micros("l.timestamp"),
+                                                  ", l.action, l.actor, l.data::text "
+                                                  "FROM audit_logs l",
+                                                  q.WhereClause(),
+                                                  " ORDER BY l.timestamp DESC, l.id DESC"))) {
+      pb::AuditLog log;
+      log.set_id(r.get<long long>(0));
+      *log.mutable_timestamp() = FromMicros(r.get<long long>(1));
+      log.set_action(r.get<std::string>(2));
+      log.set_actor(r.get<std::string>(3));
+      if (auto s = JsonStringToProto(r.get<std::string>(4), log.mutable_data()); !s.ok()) {
+        return s;
+      }
+      out.push_back(std::move(log));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
 absl::Status PostgresAppealRepository::InsertComment(pb::AppealComment* comment,
                                                      const AuditEntry& audit) {
   return pool_->InTransaction([&](soci::session& sql) -> absl::Status {

@@ -155,6 +155,34 @@ TEST_F(RoutesStoreTest, CommentsInOrderWithAudit) {
   EXPECT_EQ(audits, 2);
 }
 
+TEST_F(RoutesStoreTest, AppealAuditByActionAndAppealNewestFirst) {
+  PostgresAppealRepository repo(pool_.get());
+  const std::string a = "11111111-1111-1111-1111-111111111111";
+  const std::string b = "22222222-2222-2222-2222-222222222222";
+  ASSERT_TRUE(repo.InTransaction([&](AccessTx& tx) -> absl::Status {
+    for (const AuditEntry& e :
+         {AuditEntry{"appeal.create", "u@x.com", {{"resource_id", "r"}}},
+          AuditEntry{"appeal.approve", "o@x.com", {{"id", a}, {"approval", "owner"}}},
+          AuditEntry{"appeal.cancel", "u@x.com", {{"id", b}}},
+          AuditEntry{"appeal.comment", "u@x.com", {{"appeal_id", a}}},
+          AuditEntry{"appeal.revoke", "admin@x.com", {{"appeal_id", a}, {"grant_id", "g"}}}}) {
+      if (auto s = tx.Audit(e); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }).ok());
+  auto got = repo.ListAppealAudit(a, {"appeal.approve", "appeal.cancel", "appeal.revoke"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), 2u);
+  // One transaction: one timestamp, so the id breaks the tie (newest first).
+  EXPECT_EQ((*got)[0].action(), "appeal.revoke");
+  EXPECT_EQ((*got)[0].actor(), "admin@x.com");
+  EXPECT_EQ((*got)[0].data().fields().at("grant_id").string_value(), "g");
+  EXPECT_EQ((*got)[1].action(), "appeal.approve");
+  EXPECT_GT((*got)[1].timestamp().seconds(), 0);
+  EXPECT_TRUE(repo.ListAppealAudit(a, {})->empty());
+  EXPECT_TRUE(repo.ListAppealAudit("nope", {"appeal.approve"})->empty());
+}
+
 TEST_F(RoutesStoreTest, UserRolesAreTheDistinctRolesOfActiveOwnedGrants) {
   std::string rid = SeedResources();
   PostgresAppealRepository repo(pool_.get());

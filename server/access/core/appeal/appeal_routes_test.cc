@@ -45,5 +45,43 @@ TEST_F(AppealRoutesTest, PatchIsForThePendingAppealsCreatorAndNeedsAChange) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+TEST_F(AppealRoutesTest, ActivitiesAreTheAppealsAuditEventsInGuardiansTypes) {
+  pb::Appeal a = Create();
+  pb::Appeal other = Create("editor");
+  ASSERT_TRUE(service_->approvals().AddApprover(a.id(), "owner", "x@x.com", "admin@x.com").ok());
+  ASSERT_TRUE(service_->approvals().Act(a.id(), "owner", "approve", "o@x.com", "ok").ok());
+  pb::PatchAppealRequest req;
+  req.set_id(a.id());
+  req.set_description("why");
+  ASSERT_TRUE(service_->appeals().Patch(req, "bob@x.com").ok());
+  ASSERT_TRUE(service_->appeals().Cancel(other.id(), "bob@x.com").ok());
+  ASSERT_TRUE(service_->appeals().Cancel(a.id(), "bob@x.com").ok());
+
+  auto got = service_->appeals().ListActivities(a.id(), Actor{"bob@x.com", false});
+  ASSERT_TRUE(got.ok()) << got.status();
+  // Newest first; appeal.create is not an activity (Guardian lists neither
+  // create nor bulkInsert); the other appeal's cancel is not listed.
+  std::vector<std::string> types;
+  for (const auto& e : *got) {
+    types.push_back(e.type());
+    EXPECT_EQ(e.appeal_id(), a.id());
+    EXPECT_EQ(e.data().fields().at("appeal_id").string_value(), a.id());
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"appeal.cancel", "appeal.update", "appeal.approve",
+                                             "appeal.addApprover"}));
+  EXPECT_EQ((*got)[2].actor(), "o@x.com");
+  EXPECT_EQ((*got)[3].actor(), "admin@x.com");
+
+  // Whoever may read the appeal: an approver may, a stranger may not.
+  EXPECT_TRUE(service_->appeals().ListActivities(a.id(), Actor{"o@x.com", false}).ok());
+  EXPECT_EQ(service_->appeals().ListActivities(a.id(), Actor{"eve@x.com", false}).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(service_->appeals()
+                .ListActivities("00000000-0000-0000-0000-0000000000ff", Actor{"admin@x.com", true})
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace sluice::access

@@ -105,6 +105,14 @@ class AppealService {
   // naming `body` when empty or longer than kMaxCommentBytes.
   absl::StatusOr<pb::AppealComment> CreateComment(const std::string& appeal_id,
                                                   const std::string& body, const Actor& actor);
+  // The audit events of an appeal `actor` may read (GetFor's rule and
+  // codes), newest first, as Guardian's ListActivities
+  // (core/appeal/activity.go): Sluice's appeal.cancel, approve, reject,
+  // revoke, add_approver, delete_approver and patch rows, typed with
+  // Guardian's audit keys (appeal.addApprover, appeal.deleteApprover,
+  // appeal.update) and with data.appeal_id set (appeal_activity.cc).
+  absl::StatusOr<std::vector<pb::AppealActivity>> ListActivities(const std::string& appeal_id,
+                                                                 const Actor& actor);
 
   // Requirements (issue 17; appeal_requirements.cc), for the approval path
   // (ApprovalService::Act) as for creation and patch.

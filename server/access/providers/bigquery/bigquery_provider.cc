@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/expr/expr.h"
 #include "server/access/core/json.h"
+#include "server/access/providers/bigquery/bigquery_activity.h"
 #include "server/access/providers/gcp/gcp_api.h"
 
 namespace sluice::access {
@@ -274,6 +275,17 @@ class BigQueryProvider : public ProviderClient {
   absl::Status RevokeAccess(const v1beta1::ProviderConfig& config,
                             const AccessRequest& req) override {
     return Apply(config, req, /*grant=*/false);
+  }
+
+  // Cloud Audit Logs through Cloud Logging (bigquery_activity.h).
+  bool SupportsActivities() const override { return true; }
+  absl::StatusOr<std::vector<v1beta1::ProviderActivity>> GetActivities(
+      const v1beta1::ProviderConfig& config, const ActivityQuery& query) override {
+    auto creds = gcp::ParseCredentials(config.credentials(), true);
+    if (!creds.ok()) return creds.status();
+    auto got = bigquery::ReadActivities(*api_, *creds, config, query);
+    if (!got.ok()) return gcp::Outward(*api_, config, "reading activities", got.status());
+    return got;
   }
 
   absl::StatusOr<std::vector<ProviderAccess>> ListAccess(

@@ -92,6 +92,9 @@ std::string Credentials::Url(Api api) const {
     case Api::kIam:
       return absl::StrCat(api_base_url.empty() ? "https://iam.googleapis.com" : api_base_url,
                           "/v1");
+    case Api::kLogging:
+      return absl::StrCat(api_base_url.empty() ? "https://logging.googleapis.com" : api_base_url,
+                          "/v2");
   }
   return "";
 }

@@ -9,7 +9,8 @@
 //   resource_name        "projects/<id>" or "organizations/<id>" (required)
 //   api_base_url         optional: one base URL for every Google API the
 //                        plugin calls (tests, emulators); paths keep their
-//                        API prefix (/bigquery/v2, /storage/v1, /v1). Unset:
+//                        API prefix (/bigquery/v2, /storage/v1, /v1, /v2 for
+//                        Cloud Logging). Unset:
 //                        each API's own Google host.
 //   request_timeout_ms   optional: per HTTP call, default 10000.
 #ifndef SLUICE_SERVER_ACCESS_PROVIDERS_GCP_GCP_API_H_
@@ -46,7 +47,7 @@ inline constexpr int kMaxAttempts = 3;
 inline constexpr int kMaxEtagAttempts = 8;
 
 // The Google APIs the plugins call.
-enum class Api { kBigQuery, kStorage, kResourceManager, kIam };
+enum class Api { kBigQuery, kStorage, kResourceManager, kIam, kLogging };
 
 // Parsed credentials.
 struct Credentials {
@@ -59,7 +60,8 @@ struct Credentials {
   std::string ResourceId() const;
   bool IsProject() const;
   // "https://bigquery.googleapis.com/bigquery/v2", ".../storage/v1",
-  // "https://cloudresourcemanager.googleapis.com/v1", "https://iam.googleapis.com/v1";
+  // "https://cloudresourcemanager.googleapis.com/v1", "https://iam.googleapis.com/v1",
+  // "https://logging.googleapis.com/v2";
   // with api_base_url: that base plus the same path prefix.
   std::string Url(Api api) const;
 };
