@@ -206,6 +206,8 @@ int main(int argc, char** argv) {
   expiring.set_expiring_in_days(7);
   pb::ListAppealsRequest pending;
   pending.add_statuses("pending");
+  pb::ListAppealsRequest with_approvals;
+  with_approvals.set_with_approvals(true);
   pb::ListApprovalsRequest pending_approvals;
   pending_approvals.add_statuses("pending");
   pb::ListResourcesRequest prefix;
@@ -233,6 +235,8 @@ int main(int argc, char** argv) {
       {"GET /me/grants", grants_call({}, true), "/me/grants"},
       {"GET /appeals", appeals_call({}, false), "/appeals"},
       {"GET /appeals?statuses=pending", appeals_call(pending, false), "/appeals?statuses=pending"},
+      {"GET /appeals?with_approvals=true", appeals_call(with_approvals, false),
+       "/appeals?with_approvals=true"},
       {"GET /me/appeals", appeals_call({}, true), "/me/appeals"},
       {"GET /approvals", approvals_call({}, false), "/approvals"},
       {"GET /approvals?statuses=pending", approvals_call(pending_approvals, false),

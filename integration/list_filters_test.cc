@@ -75,6 +75,12 @@ TEST_F(ListFiltersTest, GrantsByResourceUrnReturnOnlyThatResourcesGrants) {
   // Appeals, approvals, resources, providers, policies.
   EXPECT_EQ(Call("GET", "/appeals?resource_ids=" + x_ + "&account_types=user").Json()["total"], 2);
   EXPECT_EQ(Call("GET", "/appeals?q=lf-manual").Json()["total"], 1);
+  // Guardian's with_approvals: the appeal list carries approval steps only
+  // when asked (the lf-manual appeal has one pending step).
+  EXPECT_EQ(Call("GET", "/appeals?q=lf-manual").Json()["appeals"][0]["approvals"].size(), 0u);
+  auto steps = Call("GET", "/appeals?q=lf-manual&with_approvals=true").Json()["appeals"][0]["approvals"];
+  ASSERT_EQ(steps.size(), 1u) << steps;
+  EXPECT_EQ(steps[0]["status"], "pending");
   EXPECT_EQ(Call("GET", "/approvals?resource_urns=noop-lf-manual&appeal_statuses=pending")
                 .Json()["total"], 1);
   auto res = Call("GET", "/resources?urn_starts_with=noop-lf-&urn_not_ends_with=manual"

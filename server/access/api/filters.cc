@@ -154,6 +154,7 @@ absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& reques
   f.resource_urns = Vec(request.resource_urns());
   f.created_by = request.created_by();
   f.q = request.q();
+  f.with_approvals = request.with_approvals();
   auto range = RangeOf(request);
   if (!range.ok()) return range.status();
   f.created = *range;

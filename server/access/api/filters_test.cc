@@ -65,6 +65,9 @@ TEST(FiltersTest, AppealFilterJoinsAccountIdAndReadsThePage) {
   EXPECT_EQ(f->size, 5);
   EXPECT_EQ(f->offset, 10);
   EXPECT_TRUE(f->visible_to.empty());
+  EXPECT_FALSE(f->with_approvals);  // Guardian's default: no approvals in the list
+  req.set_with_approvals(true);
+  EXPECT_TRUE(AppealFilterOf(req)->with_approvals);
   req.add_order_by("password");
   EXPECT_TRUE(absl::IsInvalidArgument(AppealFilterOf(req).status()));
 }

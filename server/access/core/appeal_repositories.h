@@ -131,6 +131,9 @@ struct AppealFilter {
   // (column, descending) pairs, validated by the core.
   std::vector<std::pair<std::string, bool>> order_by;
   int size = 50, offset = 0;
+  // Fill each appeal's approvals (its current, non-stale steps); false:
+  // approvals stay empty (Guardian's ListAppealsFilter.WithApprovals).
+  bool with_approvals = false;
 };
 
 struct ApprovalFilter {

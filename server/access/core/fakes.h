@@ -253,9 +253,12 @@ class FakeAppealRepository : public AppealRepository {
     if (st.ok()) state = std::move(copy);
     return st;
   }
-  absl::StatusOr<std::vector<pb::Appeal>> ListAppeals(const AppealFilter&, int* total) override {
+  absl::StatusOr<std::vector<pb::Appeal>> ListAppeals(const AppealFilter& f, int* total) override {
     std::vector<pb::Appeal> out;
-    for (auto& [id, a] : state.appeals) out.push_back(a);
+    for (auto& [id, a] : state.appeals) {
+      out.push_back(a);
+      if (!f.with_approvals) out.back().clear_approvals();
+    }
     *total = static_cast<int>(out.size());
     return out;
   }

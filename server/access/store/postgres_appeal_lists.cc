@@ -85,7 +85,8 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
       ids.push_back(a.id());
       out.push_back(std::move(a));
     }
-    auto approvals = LoadApprovals(sql, ids);
+    auto approvals = f.with_approvals ? LoadApprovals(sql, ids)
+                                      : std::map<std::string, std::vector<pb::Approval>>{};
     auto grants = LoadGrants(sql, ids);
     for (auto& a : out) {  // each appeal's own approvals and grant, moved, not copied
       if (auto it = approvals.find(a.id()); it != approvals.end()) {

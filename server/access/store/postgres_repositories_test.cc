@@ -207,6 +207,19 @@ TEST_F(RepositoriesTest, InsertAppealAuditedWritesApprovalsAndAudit) {
   EXPECT_EQ(got->approvals(1).approvers(0), "o@x.com");
   EXPECT_EQ(got->policy_version(), 3u);
 
+  // Guardian's appeal list carries approvals only with with_approvals.
+  AppealFilter page;
+  page.size = 10;
+  int listed_total = 0;
+  auto unlisted = appeals.ListAppeals(page, &listed_total);
+  ASSERT_TRUE(unlisted.ok() && unlisted->size() == 1u) << unlisted.status();
+  EXPECT_EQ((*unlisted)[0].approvals_size(), 0);
+  page.with_approvals = true;
+  auto with_steps = appeals.ListAppeals(page, &listed_total);
+  ASSERT_TRUE(with_steps.ok() && with_steps->size() == 1u) << with_steps.status();
+  ASSERT_EQ((*with_steps)[0].approvals_size(), 2);
+  EXPECT_EQ((*with_steps)[0].approvals(1).name(), "second");
+
   pb::Appeal dup = a;
   dup.clear_id();
   EXPECT_TRUE(absl::IsAlreadyExists(
