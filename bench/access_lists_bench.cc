@@ -9,6 +9,8 @@
 //   resources  100,000 on one noop provider;
 //   grants     1,000,000: account acct-(i % 100k), owner acct-(i+1 % 100k),
 //              resource i % 100k, 80% active, a third expiring within 30 days;
+//              4 in 5 from appeal i (source appeal, appeal_id set: a page
+//              loads those appeals), the fifth imported;
 //   appeals    1,000,000: account = creator acct-(i % 100k), resource
 //              (7 i) % 100k, 25% pending; one approval each whose approver
 //              is acct-((7919 n) % 100k).
@@ -74,17 +76,6 @@ void Seed(const Stack& stack, int resources, int grants, int appeals) {
   sql << "CREATE TEMP TABLE bench_res AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::int "
          "AS n FROM resources WHERE provider_urn = 'bench-lists'";
   sql << "CREATE INDEX ON bench_res (n)";
-  sql << "INSERT INTO grants (status, status_in_provider, account_id, account_type, resource_id, "
-         "role, is_permanent, expiration_date, source, owner, created_at, updated_at) "
-         "SELECT CASE WHEN i % 5 = 0 THEN 'inactive' ELSE 'active' END, 'active', "
-         "'acct-' || (i % " << users << ") || '@example.com', 'user', r.id, "
-         "'role-' || (i / " << users << "), i % 3 <> 0, "
-         "CASE WHEN i % 3 = 0 THEN now() + ((i % 30) || ' days')::interval END, 'import', "
-         "'acct-' || ((i + 1) % " << users << ") || '@example.com', "
-         "now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval "
-         "FROM generate_series(0, " << grants - 1 << ") AS i JOIN bench_res r ON r.n = i % "
-      << resources;
-  std::printf("seeded %d grants after %.1f s\n", grants, Ms(Clock::now() - start) / 1000);
   sql << "INSERT INTO appeals (resource_id, policy_id, policy_version, status, account_id, "
          "account_type, role, created_by, created_at, updated_at) "
          "SELECT r.id, 'bench-lists', 1, CASE WHEN i % 4 = 0 THEN 'pending' ELSE 'approved' END, "
@@ -93,6 +84,23 @@ void Seed(const Stack& stack, int resources, int grants, int appeals) {
          "now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval "
          "FROM generate_series(0, " << appeals - 1 << ") AS i JOIN bench_res r ON r.n = (i * 7) % "
       << resources;
+  // Appeals numbered as inserted: 4 grants in 5 come from appeal i (the
+  // list then loads each page's appeals, as for grants made through Sluice).
+  sql << "CREATE TEMP TABLE bench_app AS SELECT id, (row_number() OVER (ORDER BY created_at "
+         "DESC) - 1)::int AS n FROM appeals";
+  sql << "CREATE INDEX ON bench_app (n)";
+  sql << "INSERT INTO grants (status, status_in_provider, account_id, account_type, resource_id, "
+         "role, is_permanent, expiration_date, source, appeal_id, owner, created_at, updated_at) "
+         "SELECT CASE WHEN i % 5 = 0 THEN 'inactive' ELSE 'active' END, 'active', "
+         "'acct-' || (i % " << users << ") || '@example.com', 'user', r.id, "
+         "'role-' || (i / " << users << "), i % 3 <> 0, "
+         "CASE WHEN i % 3 = 0 THEN now() + ((i % 30) || ' days')::interval END, "
+         "CASE WHEN i % 5 = 4 THEN 'import' ELSE 'appeal' END, "
+         "CASE WHEN i % 5 = 4 THEN NULL ELSE ba.id END, 'acct-' || ((i + 1) % " << users << ") || '@example.com', "
+         "now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval "
+         "FROM generate_series(0, " << grants - 1 << ") AS i JOIN bench_res r ON r.n = i % "
+      << resources << " LEFT JOIN bench_app ba ON ba.n = i";
+  std::printf("seeded %d grants after %.1f s\n", grants, Ms(Clock::now() - start) / 1000);
   sql << "INSERT INTO approvals (appeal_id, step_index, name, status, approvers, policy_id, "
          "policy_version, created_at, updated_at) "
          "SELECT id, 0, 'owner', CASE WHEN status = 'pending' THEN 'pending' ELSE 'approved' END, "
