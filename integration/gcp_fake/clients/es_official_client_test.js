@@ -10,9 +10,9 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const {spawn} = require('node:child_process');
 const path = require('node:path');
 const {Client, errors} = require('@elastic/elasticsearch');
+const {startFake} = require('./fake_process');
 
 let fake, base, client;
 
@@ -24,16 +24,7 @@ async function control(method, p, body) {
 }
 
 test.before(async () => {
-  fake = spawn(process.execPath, [path.join(__dirname, '..', '..', 'es_fake', 'es_fake.js'), '--port', '0'],
-    {stdio: ['ignore', 'pipe', 'inherit']});
-  const port = await new Promise((resolve, reject) => {
-    fake.stdout.on('data', (d) => {
-      const m = /listening on (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    });
-    fake.on('exit', (c) => reject(new Error('fake exited ' + c)));
-  });
-  base = 'http://127.0.0.1:' + port;
+  ({process: fake, base} = await startFake(path.join(__dirname, '..', '..', 'es_fake', 'es_fake.js')));
   client = new Client({node: base, maxRetries: 3, requestTimeout: 5000});
 });
 

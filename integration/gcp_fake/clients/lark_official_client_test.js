@@ -9,9 +9,9 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const {spawn} = require('node:child_process');
 const path = require('node:path');
 const lark = require('@larksuiteoapi/node-sdk');
+const {startFake} = require('./fake_process');
 
 let fake, base;
 
@@ -44,16 +44,7 @@ function client(appSecret = 'sec') {
 }
 
 test.before(async () => {
-  fake = spawn(process.execPath, [path.join(__dirname, '..', '..', 'lark_fake', 'lark_fake.js'), '--port', '0'],
-    {stdio: ['ignore', 'pipe', 'inherit']});
-  const port = await new Promise((resolve, reject) => {
-    fake.stdout.on('data', (d) => {
-      const m = /listening on (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    });
-    fake.on('exit', (c) => reject(new Error('fake exited ' + c)));
-  });
-  base = 'http://127.0.0.1:' + port;
+  ({process: fake, base} = await startFake(path.join(__dirname, '..', '..', 'lark_fake', 'lark_fake.js')));
 });
 
 test.after(() => fake.kill());

@@ -10,11 +10,11 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const {spawn} = require('node:child_process');
 const crypto = require('node:crypto');
 const path = require('node:path');
 const {Logging} = require('@google-cloud/logging');
 const {OAuth2Client} = require('google-auth-library');
+const {startFake} = require('./fake_process');
 
 let fake, base, port;
 
@@ -80,16 +80,7 @@ function entry(id, ts, who, resource, method) {
 }
 
 test.before(async () => {
-  fake = spawn(process.execPath, [path.join(__dirname, '..', 'gcp_fake.js'), '--port', '0'],
-    {stdio: ['ignore', 'pipe', 'inherit']});
-  port = await new Promise((resolve, reject) => {
-    fake.stdout.on('data', (d) => {
-      const m = /listening on (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    });
-    fake.on('exit', (c) => reject(new Error('fake exited ' + c)));
-  });
-  base = 'http://127.0.0.1:' + port;
+  ({process: fake, port, base} = await startFake(path.join(__dirname, '..', 'gcp_fake.js')));
 });
 
 test.after(() => fake.kill());

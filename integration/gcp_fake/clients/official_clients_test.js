@@ -8,12 +8,12 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const {spawn} = require('node:child_process');
 const crypto = require('node:crypto');
 const path = require('node:path');
 const {BigQuery} = require('@google-cloud/bigquery');
 const {Storage} = require('@google-cloud/storage');
 const {OAuth2Client} = require('google-auth-library');
+const {startFake} = require('./fake_process');
 
 let fake, base;
 
@@ -48,16 +48,7 @@ async function authClient() {
 }
 
 test.before(async () => {
-  fake = spawn(process.execPath, [path.join(__dirname, '..', 'gcp_fake.js'), '--port', '0'],
-    {stdio: ['ignore', 'pipe', 'inherit']});
-  const port = await new Promise((resolve, reject) => {
-    fake.stdout.on('data', (d) => {
-      const m = /listening on (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    });
-    fake.on('exit', (c) => reject(new Error('fake exited ' + c)));
-  });
-  base = 'http://127.0.0.1:' + port;
+  ({process: fake, base} = await startFake(path.join(__dirname, '..', 'gcp_fake.js')));
 });
 
 test.after(() => fake.kill());
