@@ -12,7 +12,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
 const {Client, errors} = require('@elastic/elasticsearch');
-const {startFake} = require('./fake_process');
+const {startFake} = require('./test_support');
 
 let fake, base, client;
 

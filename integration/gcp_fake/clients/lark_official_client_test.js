@@ -11,7 +11,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
 const lark = require('@larksuiteoapi/node-sdk');
-const {startFake} = require('./fake_process');
+const {startFake} = require('./test_support');
 
 let fake, base;
 

@@ -10,11 +10,10 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const crypto = require('node:crypto');
 const path = require('node:path');
 const {Logging} = require('@google-cloud/logging');
 const {OAuth2Client} = require('google-auth-library');
-const {startFake} = require('./fake_process');
+const {startFake, serviceAccountToken} = require('./test_support');
 
 let fake, base, port;
 
@@ -24,23 +23,12 @@ async function call(method, p, body) {
   return {status: res.status, json: await res.json().catch(() => null)};
 }
 
-// Google's service-account flow against the fake's /token (as
-// official_clients_test.js does).
+// An OAuth2 client holding a token from the fake's service-account flow
+// (test_support.js serviceAccountToken).
 async function authClient() {
   const key = (await call('POST', '/_fake/service_accounts', {project_id: 'proj'})).json;
-  const now = Math.floor(Date.now() / 1000);
-  const enc = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const input = enc({alg: 'RS256', typ: 'JWT', kid: key.private_key_id}) + '.' +
-    enc({iss: key.client_email, scope: 'https://www.googleapis.com/auth/cloud-platform',
-      aud: key.token_uri, iat: now, exp: now + 3600});
-  const sig = crypto.sign('RSA-SHA256', Buffer.from(input), key.private_key).toString('base64url');
-  const res = await fetch(key.token_uri, {method: 'POST',
-    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
-    body: new URLSearchParams({grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-      assertion: input + '.' + sig})});
-  assert.strictEqual(res.status, 200);
   const c = new OAuth2Client();
-  c.setCredentials({access_token: (await res.json()).access_token,
+  c.setCredentials({access_token: await serviceAccountToken(key),
     expiry_date: Date.now() + 3600e3});
   return c;
 }

@@ -8,12 +8,11 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const crypto = require('node:crypto');
 const path = require('node:path');
 const {BigQuery} = require('@google-cloud/bigquery');
 const {Storage} = require('@google-cloud/storage');
 const {OAuth2Client} = require('google-auth-library');
-const {startFake} = require('./fake_process');
+const {startFake, serviceAccountToken} = require('./test_support');
 
 let fake, base;
 
@@ -23,22 +22,7 @@ async function call(method, p, body) {
   return {status: res.status, json: await res.json().catch(() => null)};
 }
 
-// Google's documented service-account flow: an RS256 JWT assertion
-// exchanged at the key's token_uri (the fake's /token).
-async function accessToken(key) {
-  const now = Math.floor(Date.now() / 1000);
-  const enc = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const input = enc({alg: 'RS256', typ: 'JWT', kid: key.private_key_id}) + '.' +
-    enc({iss: key.client_email, scope: 'https://www.googleapis.com/auth/cloud-platform',
-      aud: key.token_uri, iat: now, exp: now + 3600});
-  const sig = crypto.sign('RSA-SHA256', Buffer.from(input), key.private_key).toString('base64url');
-  const res = await fetch(key.token_uri, {method: 'POST',
-    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
-    body: new URLSearchParams({grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-      assertion: input + '.' + sig})});
-  assert.strictEqual(res.status, 200);
-  return (await res.json()).access_token;
-}
+const accessToken = serviceAccountToken;
 
 async function authClient() {
   const key = (await call('POST', '/_fake/service_accounts', {project_id: 'proj'})).json;
