@@ -153,10 +153,7 @@ class ResourceRepository {
   // AlreadyExists for a duplicate (provider_type, provider_urn, type, urn),
   // deleted or not.
   virtual absl::StatusOr<pb::Resource> Create(const pb::Resource& resource,
-                                              const AuditEntry& audit) {
-    (void)resource, (void)audit;
-    return absl::UnimplementedError("ResourceRepository::Create");
-  }
+                                              const AuditEntry& audit) = 0;
 };
 
 struct AuditLogFilter {

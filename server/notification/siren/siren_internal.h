@@ -23,12 +23,6 @@ using auth::Caller;
 // Siren's lists are unpaged: the first kMaxPageSize matches.
 inline const Page kAll{kMaxPageSize, 0};
 
-// UNIMPLEMENTED "<what>: wired after merge": a part whose core is built in a
-// parallel branch of issue #30.
-inline absl::Status AfterMerge(absl::string_view what) {
-  return absl::UnimplementedError(absl::StrCat(what, ": wired after merge"));
-}
-
 // Siren's silence_id subscription filter reads its notification log, which
 // Sluice does not keep.
 inline absl::Status NoSilenceLog() {
