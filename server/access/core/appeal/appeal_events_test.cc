@@ -3,47 +3,30 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/access_services.h"
-#include "server/access/core/fakes.h"
-#include "server/access/core/json.h"
+#include "server/access/core/fake_access_test.h"
 #include "server/access/core/validation.h"
 
 namespace sluice::access {
 namespace {
 
-class AppealEventsTest : public ::testing::Test {
+class AppealEventsTest : public FakeAccessTest {
  protected:
   void SetUp() override {
-    pb::Policy p;
     // Two manual steps: the second one's approvers hear of the first's approval.
-    ASSERT_TRUE(JsonStringToProto(R"({"id": "pol", "steps": [
+    StorePolicy(R"({"id": "pol", "steps": [
         {"name": "owner", "strategy": "manual", "approvers": ["o@x.com"]},
         {"name": "security", "strategy": "manual", "approvers": ["s1@x.com", "s2@x.com"]}],
-        "appeal": {"allow_permanent_access": true, "allow_on_behalf": true}})", &p).ok());
-    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
-    appeals_.resources = &resources_;
-    auto client = std::make_unique<testing::FakeProviderClient>();
+        "appeal": {"allow_permanent_access": true, "allow_on_behalf": true}})");
     pb::Resource r;
     r.set_id(kResource);
     r.set_type("table");
     r.set_urn("urn-t");
     r.set_name("orders");
-    client->resources.push_back(r);
-    r.set_provider_type("fake");
-    r.set_provider_urn("f");
-    resources_.resources[r.id()] = r;
-    std::vector<std::unique_ptr<ProviderClient>> clients;
-    clients.push_back(std::move(client));
-    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
-    pb::ProviderConfig c;
-    ASSERT_TRUE(JsonStringToProto(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
+    StoreResource(r);
+    StoreProvider(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
         "resources": [{"type": "table", "policy": {"id": "pol", "version": 1},
-                       "roles": [{"id": "viewer"}]}]})", &c).ok());
-    providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_, registry_.get(),
-                                                   crypter_.get());
-    ASSERT_TRUE(providers_->Create(c, "admin@x.com").ok());
-    service_ = std::make_unique<AccessServices>(&appeals_, &resources_, &policies_, providers_.get(),
-                                                registry_.get(), nullptr);
+                       "roles": [{"id": "viewer"}]}]})");
+    StartServices(/*fixed_clock=*/false);
     service_->set_events(policy_, [this] { ++wakes_; });
   }
   pb::Appeal Create(const std::string& account = "") {
@@ -64,15 +47,6 @@ class AppealEventsTest : public ::testing::Test {
   const std::string kResource = "00000000-0000-0000-0000-000000000001";
   EventPolicy policy_;
   int wakes_ = 0;
-  testing::FakePolicyRepository policy_repo_;
-  testing::FakeProviderRepository provider_repo_;
-  testing::FakeResourceRepository resources_;
-  testing::FakeAppealRepository appeals_;
-  std::unique_ptr<ProviderRegistry> registry_;
-  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
-  PolicyService policies_{&policy_repo_, crypter_.get()};
-  std::unique_ptr<ProviderService> providers_;
-  std::unique_ptr<AccessServices> service_;
 };
 
 TEST_F(AppealEventsTest, AFullLifeWritesOneEventPerChangeToTheRightPeople) {

@@ -11,46 +11,29 @@
 
 #include <gtest/gtest.h>
 
-#include "server/access/core/access_services.h"
-#include "server/access/core/fakes.h"
-#include "server/access/core/json.h"
+#include "server/access/core/fake_access_test.h"
 
 namespace sluice::access {
 
 // The resource of the fixture's provider.
 inline const std::string kRoutesResource = "00000000-0000-0000-0000-000000000001";
 
-class AppealRoutesTest : public ::testing::Test {
+class AppealRoutesTest : public FakeAccessTest {
  protected:
   void SetUp() override {
-    pb::Policy p;
-    ASSERT_TRUE(JsonStringToProto(R"({"id": "pol", "steps": [
+    StorePolicy(R"({"id": "pol", "steps": [
         {"name": "owner", "strategy": "manual", "approvers": ["o@x.com"]},
         {"name": "lead", "strategy": "manual", "approvers": ["l@x.com"]}],
-        "appeal": {"allow_permanent_access": true}})", &p).ok());
-    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
-    appeals_.resources = &resources_;
-    auto client = std::make_unique<testing::FakeProviderClient>();
+        "appeal": {"allow_permanent_access": true}})");
     pb::Resource r;
     r.set_id(kRoutesResource);
     r.set_type("manual");
     r.set_urn("urn-manual");
-    client->resources.push_back(r);
-    std::vector<std::unique_ptr<ProviderClient>> clients;
-    clients.push_back(std::move(client));
-    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
-    r.set_provider_type("fake");
-    r.set_provider_urn("f");
-    resources_.resources[kRoutesResource] = r;
-    pb::ProviderConfig c;
-    ASSERT_TRUE(JsonStringToProto(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
+    StoreResource(r);
+    StoreProvider(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
         "resources": [{"type": "manual", "policy": {"id": "pol", "version": 1},
-                       "roles": [{"id": "viewer"}, {"id": "editor"}]}]})", &c).ok());
-    providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_, registry_.get(),
-                                                   crypter_.get());
-    ASSERT_TRUE(providers_->Create(c, "admin@x.com").ok());
-    service_ = std::make_unique<AccessServices>(&appeals_, &resources_, &policies_,
-                                                providers_.get(), registry_.get(), nullptr);
+                       "roles": [{"id": "viewer"}, {"id": "editor"}]}]})");
+    StartServices(/*fixed_clock=*/false);
   }
 
   // A pending appeal by bob for `role`.
@@ -63,16 +46,6 @@ class AppealRoutesTest : public ::testing::Test {
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? (*created)[0] : pb::Appeal();
   }
-
-  testing::FakePolicyRepository policy_repo_;
-  testing::FakeProviderRepository provider_repo_;
-  testing::FakeResourceRepository resources_;
-  testing::FakeAppealRepository appeals_;
-  std::unique_ptr<ProviderRegistry> registry_;
-  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
-  PolicyService policies_{&policy_repo_, crypter_.get()};
-  std::unique_ptr<ProviderService> providers_;
-  std::unique_ptr<AccessServices> service_;
 };
 
 }  // namespace sluice::access

@@ -12,51 +12,30 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/access_services.h"
-#include "server/access/core/fakes.h"
-#include "server/access/core/json.h"
+#include "server/access/core/fake_access_test.h"
 
 namespace sluice::access {
 
-class AppealServiceTest : public ::testing::Test {
+class AppealServiceTest : public FakeAccessTest {
  protected:
   void SetUp() override {
-    pb::Policy p;
-    ASSERT_TRUE(JsonStringToProto(R"({"id": "pol", "steps": [
+    StorePolicy(R"({"id": "pol", "steps": [
         {"name": "owner", "strategy": "manual", "approvers": ["o@x.com"]}],
-        "appeal": {"allow_active_access_extension_in": "1h", "allow_permanent_access": true}})",
-                                  &p).ok());
-    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
-    pb::Policy auto_p;
-    ASSERT_TRUE(JsonStringToProto(R"({"id": "auto", "steps": [
+        "appeal": {"allow_active_access_extension_in": "1h", "allow_permanent_access": true}})");
+    StorePolicy(R"({"id": "auto", "steps": [
         {"name": "a", "strategy": "auto", "approve_if": "true"}],
-        "appeal": {"allow_active_access_extension_in": "1h"}})", &auto_p).ok());
-    ASSERT_TRUE(policies_.Create(auto_p, "admin@x.com").ok());
-    appeals_.resources = &resources_;
-    auto client = std::make_unique<testing::FakeProviderClient>();
-    client_ = client.get();
-    std::vector<std::unique_ptr<ProviderClient>> clients;
-    clients.push_back(std::move(client));
-    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
+        "appeal": {"allow_active_access_extension_in": "1h"}})");
     for (const char* type : {"manual", "auto"}) {
       pb::Resource r;
       r.set_id(std::string("00000000-0000-0000-0000-00000000000") + (type[0] == 'm' ? "1" : "2"));
       r.set_type(type);
       r.set_urn(std::string("urn-") + type);
-      client_->resources.push_back(r);
-      resources_.resources[r.id()] = r;
-      resources_.resources[r.id()].set_provider_type("fake");
-      resources_.resources[r.id()].set_provider_urn("f");
+      StoreResource(r);
     }
-    pb::ProviderConfig c;
-    ASSERT_TRUE(JsonStringToProto(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
+    StoreProvider(R"({"type": "fake", "urn": "f", "allowed_account_types": ["user"],
         "resources": [
           {"type": "manual", "policy": {"id": "pol", "version": 1}, "roles": [{"id": "viewer", "permissions": ["read"]}]},
-          {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})", &c).ok());
-    providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_, registry_.get(),
-                                                   crypter_.get());
-    auto created = providers_->Create(c, "admin@x.com");
-    ASSERT_TRUE(created.ok()) << created.status();
+          {"type": "auto", "policy": {"id": "auto", "version": 1}, "roles": [{"id": "viewer"}]}]})");
   }
   pb::CreateAppealRequest Request(const std::string& resource_id, const std::string& duration = "") {
     pb::CreateAppealRequest req;
@@ -68,27 +47,16 @@ class AppealServiceTest : public ::testing::Test {
   }
   const std::string kManual = "00000000-0000-0000-0000-000000000001";
   const std::string kAuto = "00000000-0000-0000-0000-000000000002";
-  absl::Time now_ = absl::FromUnixSeconds(1800000000);
-  testing::FakePolicyRepository policy_repo_;
-  testing::FakeProviderRepository provider_repo_;
-  testing::FakeResourceRepository resources_;
-  testing::FakeAppealRepository appeals_;
-  testing::FakeProviderClient* client_ = nullptr;
-  std::unique_ptr<ProviderRegistry> registry_;
-  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
-  PolicyService policies_{&policy_repo_, crypter_.get()};
-  std::unique_ptr<ProviderService> providers_;
-  std::unique_ptr<AccessServices> service_;
 
+  // The services at the fixed clock, journaling; built on first use, so a
+  // test can change the fakes first.
   AccessServices& Service() {
     if (!service_) {
-      service_ = std::make_unique<AccessServices>(&appeals_, &resources_, &policies_, providers_.get(),
-                                                 registry_.get(), nullptr, [this] { return now_; });
+      StartServices();
       service_->set_journal(&journal_);
     }
     return *service_;
   }
-  testing::FakeProviderJournal journal_;
 
   // Replaces policy "pol" (the manual resource's) with `json` as a new
   // version and points the provider config at it.

@@ -4,62 +4,41 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/access/core/access_services.h"
-#include "server/access/core/fakes.h"
-#include "server/access/core/json.h"
+#include "server/access/core/fake_access_test.h"
 #include "server/access/core/policy_rules.h"
 
 namespace sluice::access {
 namespace {
 
-class DecisionFieldsTest : public ::testing::Test {
+class DecisionFieldsTest : public FakeAccessTest {
  protected:
   void SetUp() override {
     // "auto" approves at once; "strict" waits for a manual approver.
-    AddPolicy(R"({"id": "auto", "steps": [{"name": "a", "strategy": "auto", "approve_if": "true"}],
+    StorePolicy(R"({"id": "auto", "steps": [{"name": "a", "strategy": "auto", "approve_if": "true"}],
                   "appeal": {"allow_permanent_access": true}})");
-    AddPolicy(R"({"id": "strict", "steps": [{"name": "owner", "strategy": "manual",
+    StorePolicy(R"({"id": "strict", "steps": [{"name": "owner", "strategy": "manual",
                   "approvers": ["o@x.com"]}], "appeal": {"allow_permanent_access": true}})");
-    appeals_.resources = &resources_;
-    auto client = std::make_unique<testing::FakeProviderClient>();
-    client_ = client.get();
-    std::vector<std::unique_ptr<ProviderClient>> clients;
-    clients.push_back(std::move(client));
-    registry_ = std::make_unique<ProviderRegistry>(std::move(clients));
     AddResource(kPublic, "public", R"({"team": "web"})");
     AddResource(kPii, "pii", R"({"team": "data", "pii": true})");
-    providers_ = std::make_unique<ProviderService>(&provider_repo_, &policy_repo_,
-                                                   registry_.get(), crypter_.get());
-    service_ = std::make_unique<AccessServices>(&appeals_, &resources_, &policies_,
-                                                providers_.get(), registry_.get(), nullptr,
-                                                [this] { return now_; });
+    StartServices();
   }
-  void AddPolicy(const std::string& json) {
-    pb::Policy p;
-    ASSERT_TRUE(JsonStringToProto(json, &p).ok()) << json;
-    ASSERT_TRUE(policies_.Create(p, "admin@x.com").ok());
-  }
+  // A table of provider "f" with `details`, stored only (the plugin does
+  // not list it).
   void AddResource(const std::string& id, const std::string& urn, const std::string& details) {
     pb::Resource r;
     r.set_id(id);
     r.set_type("table");
     r.set_urn(urn);
-    r.set_provider_type("fake");
-    r.set_provider_urn("f");
     ASSERT_TRUE(JsonStringToProto(details, r.mutable_details()).ok());
-    resources_.resources[id] = r;
+    StoreResource(r, "f", /*listed=*/false);
   }
   // Registers provider "f" (tables follow "auto") with `policies` (JSON
   // array of {when, policy}).
   void AddProvider(const std::string& policies = "[]") {
-    pb::ProviderConfig c;
-    ASSERT_TRUE(JsonStringToProto(absl::StrCat(R"({"type": "fake", "urn": "f",
+    StoreProvider(absl::StrCat(R"({"type": "fake", "urn": "f",
         "allowed_account_types": ["user"], "policies": )", policies, R"(,
         "resources": [{"type": "table", "policy": {"id": "auto", "version": 1},
-                       "roles": [{"id": "viewer", "permissions": ["read"]}]}]})"),
-                                  &c).ok());
-    auto created = providers_->Create(c, "admin@x.com");
-    ASSERT_TRUE(created.ok()) << created.status();
+                       "roles": [{"id": "viewer", "permissions": ["read"]}]}]})"));
   }
   pb::CreateAppealRequest Request(const std::string& resource_id, bool dry_run = false) {
     pb::CreateAppealRequest req;
@@ -72,17 +51,6 @@ class DecisionFieldsTest : public ::testing::Test {
 
   const std::string kPublic = "00000000-0000-0000-0000-000000000001";
   const std::string kPii = "00000000-0000-0000-0000-000000000002";
-  absl::Time now_ = absl::FromUnixSeconds(1800000000);
-  testing::FakePolicyRepository policy_repo_;
-  testing::FakeProviderRepository provider_repo_;
-  testing::FakeResourceRepository resources_;
-  testing::FakeAppealRepository appeals_;
-  testing::FakeProviderClient* client_ = nullptr;
-  std::unique_ptr<ProviderRegistry> registry_;
-  std::unique_ptr<Crypter> crypter_ = Crypter::Development();
-  PolicyService policies_{&policy_repo_, crypter_.get()};
-  std::unique_ptr<ProviderService> providers_;
-  std::unique_ptr<AccessServices> service_;
 };
 
 // A dry run on an auto-approving policy returns the appeal as it would be
@@ -190,7 +158,7 @@ TEST_F(DecisionFieldsTest, ConditionsRequirementFiresOnlyWhenItsConditionsMatch)
 // Through the flow: an approved appeal on the pii table creates the
 // additional appeal, one on the public table does not.
 TEST_F(DecisionFieldsTest, ConditionsRequirementThroughApproval) {
-  AddPolicy(absl::StrCat(R"({"id": "req", "steps": [{"name": "a", "strategy": "auto",
+  StorePolicy(absl::StrCat(R"({"id": "req", "steps": [{"name": "a", "strategy": "auto",
       "approve_if": "true"}], "appeal": {"allow_permanent_access": true},
       "requirements": [{"on": {"conditions": [{"field": "$resource.details.team",
                                                "match": {"eq": "data"}}]},
