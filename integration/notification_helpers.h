@@ -3,6 +3,10 @@
 #ifndef SLUICE_INTEGRATION_NOTIFICATION_HELPERS_H_
 #define SLUICE_INTEGRATION_NOTIFICATION_HELPERS_H_
 
+#include <sys/types.h>
+
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -82,6 +86,16 @@ class NotificationApi {
  private:
   Stack* stack_;
 };
+
+// The peak resident memory (VmHWM, KiB) of process `pid`, or -1.
+inline long PeakRssKiB(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return -1;
+}
 
 // Expects an rpcStatus body with `code` whose message contains `part`.
 inline void ExpectError(const HttpResponse& r, int code, absl::string_view part = "") {

@@ -300,16 +300,6 @@ TEST_F(NotificationSecurityTest, H1OddOverridesAndSlackRepliesDoNotCrashTheServe
 
 // ---- H2 ----
 
-// The server's peak resident memory (VmHWM, KiB), or -1.
-long PeakRssKiB(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return -1;
-}
-
 TEST_F(NotificationSecurityTest, H2TemplateBombsAreRefusedBeforeParsing) {
   // The review's body: 12000 nested sections (144 KB): about 860 MB to parse.
   ExpectError(api_.Call("PUT", "/templates",

@@ -1,7 +1,9 @@
 // Go's fmt printing for template values: Sprint/Sprintln/Sprintf, and
 // strconv.Quote. Only the verbs templates use are implemented; see funcs.h.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "common/gotemplate/funcs.h"
@@ -199,33 +201,57 @@ std::string FormatOne(const Value& v0, char verb, const Spec& sp) {
   }
 }
 
+// The bytes of a string operand, known before it is formatted (0 for other
+// kinds, whose text is bounded by the data they came from).
+size_t StringBytes(const Value& v) {
+  Value u = v.Unwrapped();
+  return u.j.is_string() ? u.j.get_ref<const std::string&>().size() : 0;
+}
+
+// Appends FormatOne(v, verb, sp) to `out` unless that would take it past
+// `max_bytes`: the operand's known size is checked before anything is built
+// (security review R3-L6), the result after.
+bool AppendFormatted(std::string& out, const Value& v, char verb, const Spec& sp, size_t max_bytes) {
+  size_t width = sp.width > 0 ? static_cast<size_t>(sp.width) : 0;
+  size_t known = StringBytes(v);
+  if (sp.prec >= 0) known = std::min(known, static_cast<size_t>(sp.prec));  // %.3s truncates
+  if (out.size() + std::max(known, width) > max_bytes) return false;
+  out += FormatOne(v, verb, sp);
+  return out.size() <= max_bytes;
+}
+
+absl::Status TooLarge(const char* fn, size_t max_bytes) {
+  return absl::ResourceExhaustedError(absl::StrCat(fn, " result is over ", max_bytes, " bytes"));
+}
+
 }  // namespace
 
-
-std::string Sprint(const std::vector<Value>& args) {
+absl::StatusOr<std::string> Sprint(const std::vector<Value>& args, size_t max_bytes) {
   std::string out;
   for (size_t i = 0; i < args.size(); ++i) {
     if (i > 0 && !IsStringArg(args[i]) && !IsStringArg(args[i - 1])) out.push_back(' ');
-    out += FormatOne(args[i], 'v', Spec());
+    if (!AppendFormatted(out, args[i], 'v', Spec(), max_bytes)) return TooLarge("print", max_bytes);
   }
   return out;
 }
 
-std::string Sprintln(const std::vector<Value>& args) {
+absl::StatusOr<std::string> Sprintln(const std::vector<Value>& args, size_t max_bytes) {
   std::string out;
   for (size_t i = 0; i < args.size(); ++i) {
     if (i > 0) out.push_back(' ');
-    out += FormatOne(args[i], 'v', Spec());
+    if (!AppendFormatted(out, args[i], 'v', Spec(), max_bytes)) return TooLarge("println", max_bytes);
   }
   out.push_back('\n');
+  if (out.size() > max_bytes) return TooLarge("println", max_bytes);
   return out;
 }
 
-std::string Sprintf(const std::string& f, const std::vector<Value>& args) {
+absl::StatusOr<std::string> Sprintf(const std::string& f, const std::vector<Value>& args, size_t max_bytes) {
   std::string out;
   size_t argi = 0;
   size_t i = 0;
   while (i < f.size()) {
+    if (out.size() > max_bytes) return TooLarge("printf", max_bytes);
     if (f[i] != '%') {
       out.push_back(f[i++]);
       continue;
@@ -266,7 +292,7 @@ std::string Sprintf(const std::string& f, const std::vector<Value>& args) {
       out += absl::StrCat("%!", std::string(1, verb), "(MISSING)");
       continue;
     }
-    out += FormatOne(args[argi++], verb, sp);
+    if (!AppendFormatted(out, args[argi++], verb, sp, max_bytes)) return TooLarge("printf", max_bytes);
   }
   if (argi < args.size()) {
     out += "%!(EXTRA ";
@@ -276,11 +302,13 @@ std::string Sprintf(const std::string& f, const std::vector<Value>& args) {
       if (!v.valid() || v.type == GoType::kNilIface) {
         out += "<nil>";
       } else {
+        if (out.size() + StringBytes(v) > max_bytes) return TooLarge("printf", max_bytes);
         out += GoTypeName(v) + "=" + FormatValue(v.Deref());
       }
     }
     out += ")";
   }
+  if (out.size() > max_bytes) return TooLarge("printf", max_bytes);
   return out;
 }
 

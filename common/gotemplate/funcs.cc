@@ -122,7 +122,9 @@ absl::StatusOr<Value> Index(Args& a, const FuncLimits&) {
   return item;
 }
 
-std::string EvalArgs(const Args& a) {
+// text/template's evalArgs: the operands as fmt.Sprint prints them, within
+// `l.max_bytes` (ResourceExhausted past it).
+absl::StatusOr<std::string> EvalArgs(const Args& a, const FuncLimits& l) {
   if (a.size() == 1 && a[0].is_string()) return a[0].j.get<std::string>();
   Args printable;
   for (const Value& v : a) {
@@ -130,7 +132,16 @@ std::string EvalArgs(const Args& a) {
     if (p.type == GoType::kRootPtr) p = Value::FromJson(p.j);
     printable.push_back(p.valid() ? p : Value::String("<no value>"));
   }
-  return Sprint(printable);
+  return Sprint(printable, l.max_bytes);
+}
+
+// An escaper over EvalArgs: html, js and urlquery.
+absl::StatusOr<Value> Escaped(const Args& a, const FuncLimits& l, std::string (*escape)(const std::string&)) {
+  auto text = EvalArgs(a, l);
+  if (!text.ok()) return text.status();
+  std::string out = escape(*text);
+  if (out.size() > l.max_bytes) return absl::ResourceExhaustedError("function result too large");
+  return Value::String(std::move(out));
 }
 
 std::string HtmlEscape(const std::string& s) {
@@ -224,27 +235,25 @@ std::map<std::string, Func> MakeTable() {
   });
   t["index"] = Builtin({V, V}, true, Index);
   // "slice" is sprig's (sprig_lists.cc): Siren's Funcs replace the builtin.
-  t["print"] = Builtin({A}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
-    return Value::String(Sprint(a));
+  t["print"] = Builtin({A}, true, [](Args& a, const FuncLimits& l) -> absl::StatusOr<Value> {
+    auto out = Sprint(a, l.max_bytes);
+    if (!out.ok()) return out.status();
+    return Value::String(std::move(*out));
   });
-  t["println"] = Builtin({A}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
-    return Value::String(Sprintln(a));
+  t["println"] = Builtin({A}, true, [](Args& a, const FuncLimits& l) -> absl::StatusOr<Value> {
+    auto out = Sprintln(a, l.max_bytes);
+    if (!out.ok()) return out.status();
+    return Value::String(std::move(*out));
   });
   t["printf"] = Builtin({S, A}, true, [](Args& a, const FuncLimits& l) -> absl::StatusOr<Value> {
     Args rest(a.begin() + 1, a.end());
-    std::string out = Sprintf(a[0].j.get<std::string>(), rest);
-    if (out.size() > l.max_bytes) return absl::ResourceExhaustedError("printf result too large");
-    return Value::String(std::move(out));
+    auto out = Sprintf(a[0].j.get<std::string>(), rest, l.max_bytes);
+    if (!out.ok()) return out.status();
+    return Value::String(std::move(*out));
   });
-  t["html"] = Builtin({A}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
-    return Value::String(HtmlEscape(EvalArgs(a)));
-  });
-  t["js"] = Builtin({A}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
-    return Value::String(JsEscape(EvalArgs(a)));
-  });
-  t["urlquery"] = Builtin({A}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
-    return Value::String(QueryEscape(EvalArgs(a)));
-  });
+  t["html"] = Builtin({A}, true, [](Args& a, const FuncLimits& l) { return Escaped(a, l, HtmlEscape); });
+  t["js"] = Builtin({A}, true, [](Args& a, const FuncLimits& l) { return Escaped(a, l, JsEscape); });
+  t["urlquery"] = Builtin({A}, true, [](Args& a, const FuncLimits& l) { return Escaped(a, l, QueryEscape); });
   t["eq"] = Builtin({V, V}, true, [](Args& a, const FuncLimits&) -> absl::StatusOr<Value> {
     if (a.size() < 2) return Err("missing argument for comparison");
     for (size_t k = 1; k < a.size(); ++k) {

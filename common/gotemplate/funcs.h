@@ -6,6 +6,7 @@
 #define SLUICE_COMMON_GOTEMPLATE_FUNCS_H_
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,10 +50,16 @@ const std::map<std::string, Func>& FuncTable();
 
 // fmt.Sprint / Sprintln / Sprintf of values (Go's spacing and verb rules;
 // verbs v s d q t f e g x X o c b and %%, flags + - # 0 space, width,
-// precision; bad verbs print as %!v(type=value)).
-std::string Sprint(const std::vector<Value>& args);
-std::string Sprintln(const std::vector<Value>& args);
-std::string Sprintf(const std::string& format, const std::vector<Value>& args);
+// precision; bad verbs print as %!v(type=value)). ResourceExhausted when the
+// result would pass `max_bytes`: each string operand's size (and each
+// width) is checked before it is formatted, so nothing larger is built
+// (security review R3-L6).
+absl::StatusOr<std::string> Sprint(const std::vector<Value>& args,
+                                   size_t max_bytes = std::numeric_limits<size_t>::max());
+absl::StatusOr<std::string> Sprintln(const std::vector<Value>& args,
+                                     size_t max_bytes = std::numeric_limits<size_t>::max());
+absl::StatusOr<std::string> Sprintf(const std::string& format, const std::vector<Value>& args,
+                                    size_t max_bytes = std::numeric_limits<size_t>::max());
 
 // strconv.Quote of a string (Go escapes; UTF-8 kept).
 std::string GoQuote(const std::string& s);

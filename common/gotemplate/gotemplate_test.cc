@@ -71,5 +71,26 @@ TEST(GoTemplate, Budgets) {
             std::string::npos);
 }
 
+// Security review R3-L6: print, println, cat and printf are held to the
+// function budget (max_output_bytes) before they build their result, so
+// variables, which never reach the output, cannot grow past it either.
+TEST(GoTemplate, PrintFunctionsAreBoundedBeforeBuilding) {
+  Limits small;
+  small.max_output_bytes = 1 << 20;
+  const std::string a = "{{ $a := repeat 300000 \"x\" }}";
+  for (const char* call : {"print $a $a $a $a", "println $a $a $a $a", "cat $a $a $a $a",
+                           "printf \"%s%s%s%s\" $a $a $a $a", "printf \"%900000d%900000d\" 1 2",
+                           "quote $a $a $a $a", "html $a $a $a $a"}) {
+    auto out = Render("t", a + "{{ $b := " + call + " }}{{ len $b }}", nlohmann::json::object(), "", "", small);
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << call << ": " << out.status();
+  }
+  // Within the budget they still print as Go does.
+  EXPECT_EQ(*Render("t", a + "{{ len (print $a $a $a) }}", nlohmann::json::object(), "", "", small), "900000");
+  EXPECT_EQ(*Render("t", "{{ printf \"%.2s|%5d\" \"abc\" 7 }}", nlohmann::json::object(), "", "", small),
+            "ab|    7");
+  EXPECT_EQ(*Render("t", "{{ cat \"a\" 1 }} {{ quote \"q\" }}", nlohmann::json::object(), "", "", small),
+            "a 1 \"q\"");
+}
+
 }  // namespace
 }  // namespace sluice::gotemplate

@@ -1,6 +1,7 @@
 // sprig's string and regular-expression functions and Siren's string extras
 // (Siren core/template/mapper.go). Case mapping is ASCII only.
 #include <algorithm>
+#include <functional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -13,6 +14,23 @@
 
 namespace sluice::gotemplate::sprig {
 namespace {
+
+// The non-nil operands, each as `piece(v)`, joined by " " (sprig's cat,
+// quote, squote). Each string operand's size is checked against the budget
+// before its piece is built (security review R3-L6).
+R JoinBounded(const Args& a, const FuncLimits& l, const std::function<std::string(const Value&)>& piece) {
+  std::string out;
+  for (const auto& v : a) {
+    if (IsNilV(v)) continue;
+    Value d = v.Deref();
+    size_t known = d.j.is_string() ? d.j.get_ref<const std::string&>().size() : 0;
+    if (out.size() + known + 1 > l.max_bytes) return absl::ResourceExhaustedError("function result too large");
+    if (!out.empty()) out.push_back(' ');
+    out += piece(v);
+    if (auto st = CheckSize(out.size(), l); !st.ok()) return st;
+  }
+  return Value::String(std::move(out));
+}
 
 std::string Upper(std::string s) { return absl::AsciiStrToUpper(s); }
 std::string Lower(std::string s) { return absl::AsciiStrToLower(s); }
@@ -263,26 +281,14 @@ void AddStringFuncs(std::map<std::string, Func>* t) {
     if (start > end) return Err("runtime error: slice bounds out of range");
     return Value::String(s.substr(start, end - start));
   });
-  Add(t, "quote", {A}, true, [](Args& a, const FuncLimits&) -> R {
-    std::vector<std::string> out;
-    for (const auto& v : a) {
-      if (!IsNilV(v)) out.push_back(GoQuote(StrVal(v)));
-    }
-    return Value::String(absl::StrJoin(out, " "));
+  Add(t, "quote", {A}, true, [](Args& a, const FuncLimits& l) -> R {
+    return JoinBounded(a, l, [](const Value& v) { return GoQuote(StrVal(v)); });
   });
-  Add(t, "squote", {A}, true, [](Args& a, const FuncLimits&) -> R {
-    std::vector<std::string> out;
-    for (const auto& v : a) {
-      if (!IsNilV(v)) out.push_back("'" + StrVal(v) + "'");
-    }
-    return Value::String(absl::StrJoin(out, " "));
+  Add(t, "squote", {A}, true, [](Args& a, const FuncLimits& l) -> R {
+    return JoinBounded(a, l, [](const Value& v) { return "'" + StrVal(v) + "'"; });
   });
-  Add(t, "cat", {A}, true, [](Args& a, const FuncLimits&) -> R {
-    std::vector<std::string> out;
-    for (const auto& v : a) {
-      if (!IsNilV(v)) out.push_back(FormatValue(v.Deref()));
-    }
-    return Value::String(absl::StrJoin(out, " "));
+  Add(t, "cat", {A}, true, [](Args& a, const FuncLimits& l) -> R {
+    return JoinBounded(a, l, [](const Value& v) { return FormatValue(v.Deref()); });
   });
   Add(t, "toString", {A}, false, [](Args& a, const FuncLimits&) -> R { return Value::String(StrVal(a[0])); });
   Add(t, "toStrings", {A}, false, [](Args& a, const FuncLimits&) -> R { return StringSlice(StrSlice(a[0])); });

@@ -259,9 +259,10 @@ grpc::Status NotificationGrpcService::DeleteTemplate(grpc::ServerContext* ctx,
 grpc::Status NotificationGrpcService::RenderTemplate(grpc::ServerContext* ctx,
                                                      const pb::RenderTemplateRequest* req,
                                                      pb::RenderTemplateResponse* resp) {
-  return Call(ctx, "RenderTemplate", [&](const Caller&) -> absl::Status {
-    auto body = s_.templates->Render(req->name(), StructToJson(req->variables()),
-                                     req->receiver_type());
+  return Call(ctx, "RenderTemplate", [&](const Caller& caller) -> absl::Status {
+    Sender sender = SenderOf(caller, *s_.admins);
+    auto body = s_.templates->Render(req->name(), StructToJson(req->variables()), req->receiver_type(),
+                                     [&](const Template& t) { return s_.notifications->CheckRender(t, sender); });
     if (!body.ok()) return body.status();
     resp->set_body(*body);
     return absl::OkStatus();
@@ -279,7 +280,7 @@ grpc::Status NotificationGrpcService::PostNotification(grpc::ServerContext* ctx,
     if (req->has_data()) n.data = StructToJson(req->data());
     n.template_name = req->template_();
     n.labels = LabelsFromMap(req->labels());
-    Sender sender{caller.identity, caller.groups, s_.admins->Contains(caller), /*system=*/false};
+    Sender sender = SenderOf(caller, *s_.admins);
     auto id = s_.notifications->Post(n, IdempotencyKey(*ctx), sender);
     if (!id.ok()) return id.status();
     resp->set_notification_id(*id);

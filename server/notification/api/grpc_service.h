@@ -21,6 +21,11 @@
 
 namespace sluice::notification::api {
 
+// The caller as a notification sender (admins per notification.admins).
+inline Sender SenderOf(const auth::Caller& caller, const auth::AdminList& admins) {
+  return Sender{caller.identity, caller.groups, admins.Contains(caller), /*system=*/false};
+}
+
 namespace pb = ::sluice::notification::v1beta1;
 
 // Alert hook bearer tokens by "<provider_type>/<provider_id>" (the hook

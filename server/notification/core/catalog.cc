@@ -534,9 +534,11 @@ absl::Status TemplateService::Delete(absl::string_view name, absl::string_view a
 
 absl::StatusOr<std::string> TemplateService::Render(absl::string_view name,
                                                     const nlohmann::json& variables,
-                                                    absl::string_view receiver_type) {
+                                                    absl::string_view receiver_type,
+                                                    const std::function<absl::Status(const Template&)>& authorize) {
   auto t = Get(name);
   if (!t.ok()) return t.status();
+  if (auto st = authorize(*t); !st.ok()) return st;
   return RenderTemplateText(*t, variables, receiver_type);
 }
 

@@ -3,6 +3,7 @@
 #ifndef SLUICE_SERVER_NOTIFICATION_CORE_CATALOG_H_
 #define SLUICE_SERVER_NOTIFICATION_CORE_CATALOG_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -161,9 +162,12 @@ class TemplateService {
                                              int* total = nullptr);
   // FailedPrecondition for a built-in template.
   absl::Status Delete(absl::string_view name, absl::string_view actor);
-  // Renders `name` with `variables` for `receiver_type`.
+  // Renders `name` with `variables` for `receiver_type`, after `authorize`
+  // (e.g. NotificationService::CheckRender) accepts the template: its error
+  // is returned as is. NotFound for an unknown template.
   absl::StatusOr<std::string> Render(absl::string_view name, const nlohmann::json& variables,
-                                     absl::string_view receiver_type);
+                                     absl::string_view receiver_type,
+                                     const std::function<absl::Status(const Template&)>& authorize);
 
  private:
   TemplateRepository* repo_;

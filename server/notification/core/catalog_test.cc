@@ -304,7 +304,17 @@ TEST_F(CatalogTest, TemplatesValidateAndProtectBuiltins) {
             absl::StatusCode::kFailedPrecondition);
   auto all = template_service_.List("");
   EXPECT_EQ(all->size(), 9u);  // 8 built-ins (4 of them Siren's alert templates) + "ok"
-  EXPECT_EQ(*template_service_.Render("ok", {{"x", "\"q\""}}, ""), R"({"a": "\"q\""})");
+  auto allow = [](const Template&) { return absl::OkStatus(); };
+  EXPECT_EQ(*template_service_.Render("ok", {{"x", "\"q\""}}, "", allow), R"({"a": "\"q\""})");
+  // The authorizer sees the template and its refusal is the answer.
+  Template seen;
+  auto refuse = [&](const Template& t) {
+    seen = t;
+    return absl::PermissionDeniedError("no");
+  };
+  EXPECT_EQ(template_service_.Render("system-alert-slack", {}, "slack", refuse).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(seen.engine, "go-content");
 }
 
 TEST_F(CatalogTest, SubscriptionReceiverRelations) {

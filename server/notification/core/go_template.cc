@@ -1,14 +1,19 @@
 #include "server/notification/core/go_template.h"
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <map>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/gotemplate/gotemplate.h"
 
@@ -39,25 +44,90 @@ nlohmann::json ScalarToJson(const YAML::Node& n) {
   return s;
 }
 
-nlohmann::json NodeToJson(const YAML::Node& n, int depth) {
-  if (depth > 100) throw YAML::Exception(YAML::Mark::null_mark(), "document nests too deeply");
-  switch (n.Type()) {
-    case YAML::NodeType::Sequence: {
-      nlohmann::json a = nlohmann::json::array();
-      for (const auto& e : n) a.push_back(NodeToJson(e, depth + 1));
-      return a;
-    }
-    case YAML::NodeType::Map: {
-      nlohmann::json o = nlohmann::json::object();
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = NodeToJson(kv.second, depth + 1);
-      return o;
-    }
-    case YAML::NodeType::Scalar:
-      return ScalarToJson(n);
-    default:
-      return nullptr;
+// Refuses anchors and aliases while the parser reads the document (one pass
+// of events, nothing kept).
+class AliasRefuser : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override { Check(m, a); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { Refuse(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a, const std::string&) override {
+    Check(m, a);
   }
-}
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
+                       YAML::EmitterStyle::value) override {
+    Check(m, a);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+    Check(m, a);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  static void Check(const YAML::Mark& m, YAML::anchor_t a) {
+    if (a != YAML::NullAnchor) Refuse(m);
+  }
+  [[noreturn]] static void Refuse(const YAML::Mark& m) {
+    throw YAML::Exception(m, "anchors and aliases are not allowed here");
+  }
+};
+
+// YAML nodes as JSON within a budget of nodes, bytes and time: an alias is
+// converted again each time it is used, so the output may be far larger
+// than the input (security review R3-H1).
+class Converter {
+ public:
+  Converter(size_t max_nodes, size_t max_bytes, absl::Time deadline)
+      : max_nodes_(max_nodes), max_bytes_(max_bytes), deadline_(deadline) {}
+
+  nlohmann::json Convert(const YAML::Node& n, int depth) {
+    if (depth > 100) throw YAML::Exception(YAML::Mark::null_mark(), "document nests too deeply");
+    Count(2);
+    switch (n.Type()) {
+      case YAML::NodeType::Sequence: {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& e : n) a.push_back(Convert(e, depth + 1));
+        return a;
+      }
+      case YAML::NodeType::Map: {
+        nlohmann::json o = nlohmann::json::object();
+        for (const auto& kv : n) {
+          std::string key = kv.first.as<std::string>();
+          Count(key.size() + 4);
+          o[std::move(key)] = Convert(kv.second, depth + 1);
+        }
+        return o;
+      }
+      case YAML::NodeType::Scalar:
+        Count(n.Scalar().size());
+        return ScalarToJson(n);
+      default:
+        return nullptr;
+    }
+  }
+
+ private:
+  // One node of `bytes` more output; throws past a budget.
+  void Count(size_t bytes) {
+    bytes_ += bytes;
+    if (++nodes_ > max_nodes_ || bytes_ > max_bytes_) {
+      throw YAML::Exception(YAML::Mark::null_mark(),
+                            absl::StrCat("document expands past ", max_nodes_, " nodes or ", max_bytes_,
+                                         " bytes (anchors and aliases repeat what they name)"));
+    }
+    if (nodes_ % 1024 == 0 && absl::Now() > deadline_) {
+      throw YAML::Exception(YAML::Mark::null_mark(), "conversion ran past its time budget");
+    }
+  }
+
+  const size_t max_nodes_;
+  const size_t max_bytes_;
+  const absl::Time deadline_;
+  size_t nodes_ = 0;
+  size_t bytes_ = 0;
+};
 
 nlohmann::json LabelsOf(const nlohmann::json& alert) {
   if (alert.is_object() && alert.contains("labels") && alert["labels"].is_object()) return alert["labels"];
@@ -85,10 +155,20 @@ absl::Status ValidateEngine(absl::string_view engine) {
       absl::StrCat("engine: \"", engine, "\" is not one of \"mustache\", \"go\""));
 }
 
-absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view yaml) {
+absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view yaml, const YamlLimits& limits) {
+  size_t max_nodes = limits.max_nodes != 0 ? limits.max_nodes : 16 * yaml.size() + 1024;
+  size_t max_bytes = limits.max_bytes != 0 ? limits.max_bytes : 8 * yaml.size() + (64 << 10);
   try {
-    YAML::Node n = YAML::Load(std::string(yaml));
-    return NodeToJson(n, 0);
+    std::string text(yaml);
+    if (!limits.allow_aliases) {
+      std::istringstream in(text);
+      YAML::Parser parser(in);
+      AliasRefuser refuser;
+      while (parser.HandleNextDocument(refuser)) {
+      }
+    }
+    YAML::Node n = YAML::Load(text);
+    return Converter(max_nodes, max_bytes, limits.deadline).Convert(n, 0);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("YAML: ", e.what()));
   }
@@ -214,14 +294,22 @@ absl::StatusOr<std::string> GoMessageContent(const Template& t, absl::string_vie
 
 absl::StatusOr<nlohmann::json> RenderGoPayload(const Template& t, const nlohmann::json& data,
                                                absl::string_view receiver_type) {
+  absl::Time deadline = absl::Now() + kPayloadRenderTime;
   auto content = GoMessageContent(t, receiver_type);
   if (!content.ok()) return content.status();
-  auto text = gotemplate::Render(kParseName, *content, SirenView(data), "{{", "}}");
+  gotemplate::Limits limits;
+  limits.max_output_bytes = kPayloadMaxBytes;
+  limits.max_time = absl::ToChronoMilliseconds(kPayloadRenderTime);
+  auto text = gotemplate::Render(kParseName, *content, SirenView(data), "{{", "}}", limits);
   if (!text.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("failed to render template \"", t.name, "\" for receiver ",
                                                    receiver_type, ": ", text.status().message()));
   }
-  auto payload = YamlToJson(*text);
+  YamlLimits yaml;
+  yaml.allow_aliases = false;
+  yaml.max_bytes = kPayloadMaxBytes;
+  yaml.deadline = deadline;
+  auto payload = YamlToJson(*text, yaml);
   if (!payload.ok() || !payload->is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "template \"", t.name, "\" for receiver ", receiver_type, " did not render a YAML mapping: ",

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "server/notification/core/model.h"
 
@@ -60,7 +61,9 @@ absl::StatusOr<std::string> GoMessageContent(const Template& t, absl::string_vie
 
 // Renders a "go" or "go-content" template for a receiver: the content with
 // {{ }} over SirenView(data), then the YAML output as JSON. InvalidArgument
-// naming the template on a template or YAML error.
+// naming the template on a template or YAML error, when the output holds a
+// YAML anchor or alias (Siren's templates use none), or when the whole
+// render passes kPayloadRenderTime or kPayloadMaxBytes.
 absl::StatusOr<nlohmann::json> RenderGoPayload(const Template& t, const nlohmann::json& data,
                                                absl::string_view receiver_type);
 
@@ -68,10 +71,27 @@ absl::StatusOr<nlohmann::json> RenderGoPayload(const Template& t, const nlohmann
 // (each the request's value if given, else its default).
 absl::StatusOr<std::string> RenderGoTemplateBody(const Template& t, const nlohmann::json& variables);
 
+// Bounds on YamlToJson (security review R3-H1). yaml-cpp keeps an alias as
+// a reference to its anchor, and each use of it is converted again, so
+// without a bound a few hundred bytes expand to gigabytes. (Siren's Go yaml
+// refuses "excessive aliasing" the same way.)
+struct YamlLimits {
+  bool allow_aliases = true;  // false: any anchor or alias is refused
+  size_t max_nodes = 0;       // nodes converted; 0: 16 per input byte + 1,024
+  size_t max_bytes = 0;       // keys and scalars converted; 0: 8 per input byte + 64 KiB
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+// The budgets of one rendered payload (RenderGoPayload): the template and
+// the YAML conversion together, as the template engine's own (2 s, 4 MiB).
+inline constexpr absl::Duration kPayloadRenderTime = absl::Seconds(2);
+inline constexpr size_t kPayloadMaxBytes = 4 << 20;
+
 // YAML text (one document) as JSON: mappings, sequences, and scalars typed
 // as YAML 1.1 does for Siren's yaml.v2 (null, true/false, ints, floats,
-// strings). InvalidArgument with the parser's message.
-absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view yaml);
+// strings). InvalidArgument with the parser's message, or naming the budget
+// of `limits` that the document exceeds.
+absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view yaml, const YamlLimits& limits = {});
 
 }  // namespace sluice::notification
 

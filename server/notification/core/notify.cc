@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "server/notification/core/go_template.h"
 #include "server/notification/core/labels.h"
 #include "server/notification/core/template_engine.h"
 #include "spdlog/spdlog.h"
@@ -87,15 +88,7 @@ absl::Status NotificationService::CheckSender(const NotificationRequest& req,
         "\"", sender.identity, "\" may not send notifications: identities beginning with "
         "\"system:\" are reserved for the server's own modules"));
   }
-  if (!sender.admin) {
-    bool listed = senders_.senders.count(kAnySender) > 0 || senders_.senders.count(sender.identity) > 0;
-    for (const std::string& g : sender.groups) listed |= senders_.sender_groups.count(g) > 0;
-    if (!listed) {
-      return absl::PermissionDeniedError(absl::StrCat(
-          sender.identity, " may not send notifications: notification admins and the identities "
-          "and groups of notification.senders / notification.sender_groups only"));
-    }
-  }
+  if (auto st = CheckSenderRole(sender, "send notifications"); !st.ok()) return st;
   if (ReservedTemplate(req.template_name)) {
     return absl::PermissionDeniedError(absl::StrCat(
         sender.identity, " may not use template \"", req.template_name,
@@ -106,6 +99,30 @@ absl::Status NotificationService::CheckSender(const NotificationRequest& req,
     return absl::PermissionDeniedError(absl::StrCat(
         sender.identity, " may not set the label \"", kEventLabel,
         "\": it is reserved for the server's own access events"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NotificationService::CheckSenderRole(const Sender& sender, absl::string_view what) const {
+  if (sender.admin || sender.system) return absl::OkStatus();
+  bool listed = senders_.senders.count(kAnySender) > 0 || senders_.senders.count(sender.identity) > 0;
+  for (const std::string& g : sender.groups) listed |= senders_.sender_groups.count(g) > 0;
+  if (listed) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      sender.identity, " may not ", what, ": notification admins and the identities "
+      "and groups of notification.senders / notification.sender_groups only"));
+}
+
+absl::Status NotificationService::CheckRender(const Template& t, const Sender& sender) const {
+  if (sender.system) return absl::OkStatus();
+  if (absl::StartsWith(t.name, "access-") || absl::StartsWith(t.name, "system-")) {
+    if (sender.admin) return absl::OkStatus();
+    return absl::PermissionDeniedError(absl::StrCat(
+        sender.identity, " may not render template \"", t.name,
+        "\": access-* and system-* templates render for notification admins only"));
+  }
+  if (t.engine == kEngineGo || t.engine == kEngineGoContent) {
+    return CheckSenderRole(sender, absl::StrCat("render the go template \"", t.name, "\""));
   }
   return absl::OkStatus();
 }

@@ -138,6 +138,13 @@ class NotificationService {
     return Routes(namespace_id, labels, nullptr);
   }
 
+  // PermissionDenied unless `sender` may render `t` (security review R3-H1):
+  // templates named system-* or access-* (the built-in alert templates and
+  // the access events' wording) only for notification admins; "go" and
+  // "go-content" templates only for those who may send (SendPolicy's role
+  // rule); mustache templates for every authenticated caller.
+  absl::Status CheckRender(const Template& t, const Sender& sender) const;
+
   // Stores `n` with `deliveries` (non-empty) and wakes the workers.
   absl::StatusOr<uint64_t> Enqueue(const Notification& n, const std::vector<Delivery>& deliveries);
 
@@ -145,6 +152,9 @@ class NotificationService {
   // PermissionDenied unless `sender` may send `req` at all (role, reserved
   // templates and labels).
   absl::Status CheckSender(const NotificationRequest& req, const Sender& sender) const;
+  // PermissionDenied unless `sender` has the sender role (admin, or listed
+  // in senders_); `what` names the action ("send notifications").
+  absl::Status CheckSenderRole(const Sender& sender, absl::string_view what) const;
   // SubscribedDeliveries; with `narrowed` (a sender allowed_senders apply
   // to), PermissionDenied for a subscription or receiver not admitting it.
   absl::StatusOr<std::vector<Delivery>> Subscribed(const Labels& labels, const Sender* narrowed);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/notification/core/fakes.h"
+#include "server/notification/core/go_template.h"
 #include "server/notification/core/template_engine.h"
 
 namespace sluice::notification {
@@ -137,6 +138,38 @@ TEST_F(NotifyTest, SendingIsForAdminsAndConfiguredSendersOnly) {
   EXPECT_EQ(claimed.status().code(), absl::StatusCode::kPermissionDenied) << claimed.status();
   // Only the accepted ones were stored.
   EXPECT_EQ(queue_.notifications.size(), 5u);
+}
+
+// Security review R3-H1: rendering reaches the Go template engine and its
+// YAML step, so it needs a role where sending would.
+TEST_F(NotifyTest, RenderingBuiltinAndGoTemplatesNeedsARole) {
+  Template slack = *FindBuiltinTemplate("system-alert-slack");
+  Template access;
+  access.name = "access-appeal-created";
+  Template go;
+  go.name = "deploy";
+  go.engine = kEngineGo;
+  Template mustache;
+  mustache.name = "plain";
+  mustache.engine = kEngineMustache;
+  // Built-in and access templates: notification admins only.
+  for (const Template* t : {&slack, &access}) {
+    auto st = with_senders_.CheckRender(*t, User("ci@x.com"));
+    EXPECT_EQ(st.code(), absl::StatusCode::kPermissionDenied) << t->name;
+    EXPECT_NE(st.message().find(t->name), std::string::npos) << st;
+    EXPECT_TRUE(with_senders_.CheckRender(*t, Admin("root@x.com")).ok()) << t->name;
+  }
+  // Go templates: those who may send.
+  auto eve = with_senders_.CheckRender(go, User("eve@x.com"));
+  EXPECT_EQ(eve.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(eve.message().find("notification.senders"), std::string::npos) << eve;
+  EXPECT_TRUE(with_senders_.CheckRender(go, User("ci@x.com")).ok());
+  EXPECT_TRUE(with_senders_.CheckRender(go, User("dev@x.com", {"deployers"})).ok());
+  EXPECT_TRUE(with_senders_.CheckRender(go, Admin("root@x.com")).ok());
+  // Mustache templates: every authenticated caller, as before.
+  EXPECT_TRUE(with_senders_.CheckRender(mustache, User("eve@x.com")).ok());
+  // The server's own modules render anything.
+  EXPECT_TRUE(notifications_.CheckRender(slack, Sender::System("system:sluice-access")).ok());
 }
 
 TEST_F(NotifyTest, AccessAndSystemTemplatesAndTheEventLabelAreTheSystemSenders) {

@@ -19,6 +19,7 @@ namespace sluice::notification::siren {
 inline constexpr char kSvc[] = "siren.v1beta1.SirenService/";
 
 using auth::Caller;
+using api::SenderOf;
 
 // Siren's lists are unpaged: the first kMaxPageSize matches.
 inline const Page kAll{kMaxPageSize, 0};
@@ -47,11 +48,6 @@ inline absl::StatusOr<uint64_t> ParseNotificationId(const std::string& text) {
         absl::StrCat("notification_id: \"", text, "\" is not a notification id (a positive number)"));
   }
   return id;
-}
-
-// The caller as a notification sender (admins per notification.admins).
-inline Sender SenderOf(const Caller& caller, const auth::AdminList& admins) {
-  return Sender{caller.identity, caller.groups, admins.Contains(caller), /*system=*/false};
 }
 
 // A string map as a JSON object.

@@ -262,8 +262,10 @@ grpc::Status SirenGrpcService::DeleteTemplate(grpc::ServerContext* ctx,
 grpc::Status SirenGrpcService::RenderTemplate(grpc::ServerContext* ctx,
                                               const spb::RenderTemplateRequest* req,
                                               spb::RenderTemplateResponse* resp) {
-  return Call(ctx, "RenderTemplate", [&](const Caller&) -> absl::Status {
-    auto body = s_.templates->Render(req->name(), ObjectOf(req->variables()), "");
+  return Call(ctx, "RenderTemplate", [&](const Caller& caller) -> absl::Status {
+    Sender sender = SenderOf(caller, *s_.admins);
+    auto body = s_.templates->Render(req->name(), ObjectOf(req->variables()), "",
+                                     [&](const Template& t) { return s_.notifications->CheckRender(t, sender); });
     if (!body.ok()) return body.status();
     resp->set_body(*body);
     return absl::OkStatus();

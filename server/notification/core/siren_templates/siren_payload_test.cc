@@ -1,12 +1,15 @@
 // Alerts to Slack, Lark (and a message template) reach the receiver as Siren
-// sends them: Siren's default templates rendered by Go's text/template over
-// the same notification and read back with yaml.v2, as Siren's
-// core/notification/message.go does (common/gotemplate/difftest/render.go),
-// give the same payload as Sluice's RenderPayload of the built-in template.
+// sends them: Siren's default templates (upstream/, byte for byte) rendered
+// by Go's text/template over the same notification and read back with
+// yaml.v2, as Siren's core/notification/message.go does
+// (common/gotemplate/difftest/render.go), give the same payload as Sluice's
+// RenderPayload of its built-in template, which differs from upstream's only
+// in quoting the alert's text (security review R3-H1).
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "server/notification/core/go_template.h"
 #include "server/notification/core/notify.h"
@@ -60,17 +63,31 @@ AlertGroup Group(const std::string& status, const std::string& severity, bool su
   return g;
 }
 
+std::string ReadRunfile(const std::string& path) {
+  std::ifstream f(Runfile(path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 TEST(SirenPayload, BuiltinAlertTemplatesRenderAsSirenDoes) {
   std::vector<std::pair<std::string, nlohmann::json>> cases;
   std::vector<nlohmann::json> ours;
   for (const char* type : {"slack", "slack_channel", "lark"}) {
     const Template* t = FindBuiltinTemplate(ResolveTemplateName(kAlertTemplate, type));
     ASSERT_NE(t, nullptr) << type;
+    std::string upstream = ReadRunfile(absl::StrCat("server/notification/core/siren_templates/upstream/",
+                                                    std::string(type) == "lark" ? "lark" : "slack", ".goyaml"));
+    ASSERT_FALSE(upstream.empty()) << type;
+    EXPECT_NE(upstream, t->body) << type;
+    AlertGroup no_links = Group("firing", "WARNING", true);  // Siren prints Go's <no value>
+    for (Alert& a : no_links.alerts) a.annotations.erase("dashboard");
+    for (Alert& a : no_links.alerts) a.annotations.erase("playbook");
     for (const auto& g : {Group("firing", "CRITICAL", true), Group("firing", "WARNING", true),
                           Group("resolved", "CRITICAL", true), Group("firing", "critical", true),
-                          Group("firing", "CRITICAL", false)}) {
+                          Group("firing", "CRITICAL", false), no_links}) {
       nlohmann::json data = AlertTemplateData(g);
-      cases.push_back({t->body, SirenView(data)});
+      cases.push_back({upstream, SirenView(data)});
       auto p = RenderPayload(*t, data, type);
       ours.push_back(p.ok() ? *p : nlohmann::json("ERROR"));
     }
@@ -86,7 +103,7 @@ TEST(SirenPayload, BuiltinAlertTemplatesRenderAsSirenDoes) {
     ++ok;
     EXPECT_EQ(ours[i], nlohmann::json::parse(go[i]["out"].get<std::string>())) << "case " << i;
   }
-  EXPECT_EQ(ok, 12);  // without a summary annotation Siren's Slack and Lark templates fail
+  EXPECT_EQ(ok, 15);  // without a summary annotation Siren's Slack and Lark templates fail
 }
 
 TEST(SirenPayload, MessageTemplatesRenderAsSirenDoes) {
