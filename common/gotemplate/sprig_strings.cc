@@ -20,12 +20,14 @@ namespace {
 // before its piece is built (security review R3-L6).
 R JoinBounded(const Args& a, const FuncLimits& l, const std::function<std::string(const Value&)>& piece) {
   std::string out;
+  bool first = true;
   for (const auto& v : a) {
     if (IsNilV(v)) continue;
     Value d = v.Deref();
     size_t known = d.j.is_string() ? d.j.get_ref<const std::string&>().size() : 0;
     if (out.size() + known + 1 > l.max_bytes) return absl::ResourceExhaustedError("function result too large");
-    if (!out.empty()) out.push_back(' ');
+    if (!first) out.push_back(' ');
+    first = false;
     out += piece(v);
     if (auto st = CheckSize(out.size(), l); !st.ok()) return st;
   }
