@@ -140,6 +140,24 @@ absl::StatusOr<std::vector<Delivery>> NotificationService::Subscribed(const Labe
   return out;
 }
 
+absl::Status NotificationService::CheckReceiverAdmits(const Receiver& r, const Sender& sender,
+                                                      absl::string_view through) const {
+  if (!AllowedSendersAdmit(r.allowed_senders, sender)) {
+    return NotAdmitted(sender, absl::StrCat(ReceiverName(r), through));
+  }
+  if (r.parent_id == 0) return absl::OkStatus();
+  // A slack_channel/lark_channel child sends with its parent's credentials,
+  // so the parent's list applies too (security review R3-L4).
+  auto parent = receivers_->Get(r.parent_id);
+  if (absl::IsNotFound(parent.status())) return absl::OkStatus();  // the send fails on its own
+  if (!parent.ok()) return parent.status();
+  if (!AllowedSendersAdmit(parent->allowed_senders, sender)) {
+    return NotAdmitted(sender, absl::StrCat(ReceiverName(r), through, " with the credentials of its parent ",
+                                            ReceiverName(*parent)));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<SubscribedDelivery>> NotificationService::Routes(
     uint64_t namespace_id, const Labels& labels, const Sender* narrowed) {
   std::vector<SubscribedDelivery> out;
@@ -155,9 +173,11 @@ absl::StatusOr<std::vector<SubscribedDelivery>> NotificationService::Routes(
       auto r = receivers_->Get(sr.id);
       if (absl::IsNotFound(r.status())) continue;
       if (!r.ok()) return r.status();
-      if (narrowed != nullptr && !AllowedSendersAdmit(r->allowed_senders, *narrowed)) {
-        return NotAdmitted(*narrowed, absl::StrCat(ReceiverName(*r), " (through ",
-                                                   SubscriptionName(s), ")"));
+      if (narrowed != nullptr) {
+        if (auto st = CheckReceiverAdmits(*r, *narrowed, absl::StrCat(" (through ", SubscriptionName(s), ")"));
+            !st.ok()) {
+          return st;
+        }
       }
       if (!seen.insert({sr.id, sr.configuration.dump()}).second) continue;
       out.push_back(SubscribedDelivery{s.id, Delivery{sr.id, r->type, sr.configuration}});
@@ -219,8 +239,8 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
     auto matched = receivers_->MatchAny(*selectors);
     if (!matched.ok()) return matched.status();
     for (const Receiver& r : *matched) {
-      if (narrowed != nullptr && !AllowedSendersAdmit(r.allowed_senders, *narrowed)) {
-        return NotAdmitted(*narrowed, ReceiverName(r));
+      if (narrowed != nullptr) {
+        if (auto st = CheckReceiverAdmits(r, *narrowed, ""); !st.ok()) return st;
       }
       direct.insert(r.id);
       deliveries.push_back(Delivery{r.id, r.type, nlohmann::json::object()});

@@ -152,6 +152,10 @@ class NotificationService {
   // PermissionDenied unless `sender` may send `req` at all (role, reserved
   // templates and labels).
   absl::Status CheckSender(const NotificationRequest& req, const Sender& sender) const;
+  // PermissionDenied unless receiver `r`'s allowed_senders admit `sender`,
+  // and so do its parent's when it has one (a child sends with the parent's
+  // credentials); `through` is appended to the receiver's name.
+  absl::Status CheckReceiverAdmits(const Receiver& r, const Sender& sender, absl::string_view through) const;
   // PermissionDenied unless `sender` has the sender role (admin, or listed
   // in senders_); `what` names the action ("send notifications").
   absl::Status CheckSenderRole(const Sender& sender, absl::string_view what) const;

@@ -255,6 +255,44 @@ TEST_F(NotifyTest, AllowedSendersNarrowListedSendersNotAdmins) {
   EXPECT_TRUE(with_senders_.Post(by_labels, "", Admin("root@x.com")).ok());
 }
 
+// Security review R3-L4: a slack_channel child sends with its parent's
+// token, so the parent's allowed_senders narrow the child too.
+TEST_F(NotifyTest, AParentsAllowedSendersCoverItsChildren) {
+  Receiver parent;
+  parent.name = "exec-slack";
+  parent.type = "slack";
+  parent.allowed_senders = {"alice@x.com"};
+  uint64_t parent_id = *receivers_.Create(parent, "");
+  Receiver child;
+  child.name = "any-channel";
+  child.type = "slack_channel";
+  child.parent_id = parent_id;
+  child.labels = {{"room", "board"}};
+  uint64_t child_id = *receivers_.Create(child, "");
+  NotificationService senders{&receivers_, &subs_, &templates_, &queue_, QueuePolicy{}, nullptr,
+                              SendPolicy{{"alice@x.com", "bob@x.com"}, {}}};
+  NotificationRequest req;
+  req.data = json::object();
+  req.receivers = {json{{"room", "board"}}};
+  auto bob = senders.Post(req, "", User("bob@x.com"));
+  EXPECT_EQ(bob.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(bob.status().message().find(absl::StrCat("receiver ", parent_id, " (exec-slack)")), std::string::npos)
+      << bob.status();
+  EXPECT_TRUE(senders.Post(req, "", User("alice@x.com")).ok());
+  EXPECT_TRUE(senders.Post(req, "", Admin("root@x.com")).ok());
+  // Through a subscription as well.
+  Subscription sub;
+  sub.urn = "board";
+  sub.match = {{"room", "board"}};
+  sub.receivers = {SubscriptionReceiver{child_id, json::object()}};
+  ASSERT_TRUE(subs_.Create(sub, "").ok());
+  NotificationRequest by_labels;
+  by_labels.data = json::object();
+  by_labels.labels = {{"room", "board"}};
+  EXPECT_EQ(senders.Post(by_labels, "", User("bob@x.com")).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(senders.Post(by_labels, "", User("alice@x.com")).ok());
+}
+
 TEST_F(NotifyTest, AllowedSendersEntriesAreValidated) {
   EXPECT_TRUE(ValidateAllowedSenders({}, "allowed_senders").ok());
   EXPECT_TRUE(ValidateAllowedSenders({"a@x.com", "group:sre", "svc-account"}, "f").ok());

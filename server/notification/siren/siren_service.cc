@@ -41,6 +41,12 @@ grpc::Status SirenGrpcService::CreateReceiver(grpc::ServerContext* ctx,
     r.type = req->type();
     r.labels = Labels(req->labels().begin(), req->labels().end());
     r.configurations = api::StructToJson(req->configurations());
+    // Siren's request has no allowed_senders: a child takes its parent's,
+    // which also narrow it at send time (security review R3-L4).
+    if (r.parent_id != 0) {
+      auto parent = s_.receivers->Get(r.parent_id);
+      if (parent.ok()) r.allowed_senders = parent->allowed_senders;
+    }
     auto id = s_.receivers->Create(std::move(r), caller.identity);
     if (!id.ok()) return id.status();
     resp->set_id(*id);
