@@ -194,7 +194,9 @@ absl::StatusOr<Httpv2Sink::Request> Httpv2Sink::SingleRequest(const Message& m,
   Request r;
   r.messages.push_back(m);
   *type = ErrorType::kUnknownFieldsError;
-  auto url = config_.url->Render(decoded.view);
+  // Values percent-encoded (review R3-M1); query names and values are
+  // encoded by AddQuery, headers and bodies are not URLs and stay as they are.
+  auto url = config_.url->RenderUrl(decoded.view);
   if (!url.ok()) return url.status();
   r.http.url = *std::move(url);
   if (!config_.query_templates.empty()) {

@@ -5,7 +5,8 @@
 // SINGLE mode sends one request per record: URL, query parameters and
 // headers may be templates filled from the record (the URL and body from the
 // decoded record, headers and query from the message or key per
-// *_PARAMETER_SOURCE). BATCH mode sends the whole batch as one request whose
+// *_PARAMETER_SOURCE). Values filled into the URL and the query are
+// percent-encoded; header and body values are not. BATCH mode sends the whole batch as one request whose
 // body is depot's rendering of the list of bodies: "[b1, b2]". Bodies follow
 // SINK_HTTPV2_REQUEST_BODY_MODE:
 //   RAW               {"log_key":"<base64 key>","log_message":"<base64 value>"}

@@ -311,3 +311,54 @@ TEST(Httpv2JsonInputTest, TemplatesReadJsonMembers) {
 
 }  // namespace
 }  // namespace sluice::sink
+
+namespace sluice::sink {
+namespace {
+
+// Security review R3-M1: record values in SINK_HTTPV2_SERVICE_URL.
+class Httpv2UrlSafetyTest : public ::testing::Test {
+ protected:
+  // A config read from `vars` (JSON input).
+  absl::StatusOr<Httpv2SinkConfig> Config(std::map<std::string, std::string> vars) {
+    vars.emplace("INPUT_SCHEMA_DATA_TYPE", "json");
+    env_ = Env(std::move(vars));
+    return Httpv2SinkConfig::FromEnv(env_, SinkContext{&env_, &metrics_, nullptr});
+  }
+  std::unique_ptr<Httpv2Sink> Sink(Httpv2SinkConfig config) {
+    auto sink = Httpv2Sink::Create(std::move(config), &metrics_);
+    EXPECT_TRUE(sink.ok()) << sink.status();
+    return sink.ok() ? *std::move(sink) : nullptr;
+  }
+  static Message JsonRecord(const std::string& text) {
+    Message m;
+    m.value = text;
+    m.json = std::make_shared<nlohmann::json>(nlohmann::json::parse(text));
+    return m;
+  }
+  Env env_;
+  testing::RecordingMetrics metrics_;
+};
+
+TEST_F(Httpv2UrlSafetyTest, UrlValuesArePercentEncodedHeadersAndBodyAreNot) {
+  auto server = testing::HttpTestServer::Start();
+  ASSERT_TRUE(server.ok());
+  auto config = Config({{"SINK_HTTPV2_SERVICE_URL", (*server)->url() + "/api/users/%s,user_id"},
+                        {"SINK_HTTPV2_QUERY_TEMPLATE", R"({"u":"%s,user_id"})"},
+                        {"SINK_HTTPV2_HEADERS_TEMPLATE", R"({"X-User":"%s,user_id"})"},
+                        {"SINK_HTTPV2_REQUEST_BODY_MODE", "TEMPLATIZED_JSON"},
+                        {"SINK_HTTPV2_JSON_BODY_TEMPLATE", R"({"u":"%s,user_id"})"}});
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto sink = Sink(*std::move(config));
+  ASSERT_NE(sink, nullptr);
+  EXPECT_TRUE(sink->Push({JsonRecord(R"({"user_id":"../../admin/x?y#"})")}).empty());
+  auto reqs = (*server)->requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  // The value stays one path segment; the query value is encoded once.
+  EXPECT_EQ(reqs[0].target,
+            "/api/users/..%2F..%2Fadmin%2Fx%3Fy%23?u=..%2F..%2Fadmin%2Fx%3Fy%23");
+  EXPECT_EQ(reqs[0].Header("x-user"), "../../admin/x?y#");
+  EXPECT_EQ(nlohmann::json::parse(reqs[0].body), nlohmann::json::parse(R"({"u":"../../admin/x?y#"})"));
+}
+
+}  // namespace
+}  // namespace sluice::sink
