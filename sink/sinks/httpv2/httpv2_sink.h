@@ -50,7 +50,8 @@ class Httpv2Sink : public TwoStageSink {
   // decode, UNKNOWN_FIELDS_ERROR when a template names a field it lacks,
   // INVALID_MESSAGE_ERROR when a filled value cannot be sent (not UTF-8 in
   // JSON, a header value with control characters, a URL that is not
-  // http(s)).
+  // http(s) or whose scheme, host or port differ from
+  // Httpv2SinkConfig::url_origin).
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Sends the requests, up to SINK_HTTPV2_MAX_CONNECTIONS at once. A 2xx
   // delivers; otherwise (depot's HttpResponseParser) a status in

@@ -360,5 +360,39 @@ TEST_F(Httpv2UrlSafetyTest, UrlValuesArePercentEncodedHeadersAndBodyAreNot) {
   EXPECT_EQ(nlohmann::json::parse(reqs[0].body), nlohmann::json::parse(R"({"u":"../../admin/x?y#"})"));
 }
 
+// FromEnv keeps placeholders out of the authority
+// (Httpv2ConfigTest.PlaceholderBeforeTheEndOfTheAuthorityIsRefused); the
+// per-request check still holds for a config whose URL template was swapped
+// after FromEnv (built in code): no request leaves for another origin.
+TEST_F(Httpv2UrlSafetyTest, ValueThatChangesSchemeHostOrPortFailsTheRecord) {
+  auto a = testing::HttpTestServer::Start();
+  auto b = testing::HttpTestServer::Start();
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::string a_port = std::to_string((*a)->port()), b_port = std::to_string((*b)->port());
+  struct Case {
+    std::string pattern, record;
+  } cases[] = {
+      {"http://127.0.0.1:%s/x,port", R"({"port":")" + b_port + R"("})"},
+      {"http://%s/x,host", R"({"host":"127.0.0.1:)" + b_port + R"("})"},
+      {"http://%s:" + a_port + "/x,host", R"({"host":"localhost"})"},
+      {"%s://127.0.0.1:" + a_port + "/x,scheme", R"({"scheme":"https"})"},
+  };
+  for (const Case& c : cases) {
+    auto config = Config({{"SINK_HTTPV2_SERVICE_URL", "http://127.0.0.1:" + a_port + "/x/%s,id"}});
+    ASSERT_TRUE(config.ok()) << config.status();
+    auto swapped = ValueTemplate::Parse(c.pattern, nullptr, "SINK_HTTPV2_SERVICE_URL");
+    ASSERT_TRUE(swapped.ok()) << swapped.status();
+    config->url = *std::move(swapped);
+    auto sink = Sink(*std::move(config));
+    ASSERT_NE(sink, nullptr);
+    auto failed = sink->Push({JsonRecord(c.record)});
+    ASSERT_EQ(failed.size(), 1u) << c.pattern;
+    EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError) << c.pattern;
+    EXPECT_THAT(failed[0].error, HasSubstr("scheme, host or port")) << c.pattern;
+  }
+  EXPECT_TRUE((*a)->requests().empty());
+  EXPECT_TRUE((*b)->requests().empty());
+}
+
 }  // namespace
 }  // namespace sluice::sink
