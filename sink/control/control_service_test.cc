@@ -26,6 +26,8 @@ struct Fixture {
            {"SINK_JDBC_PASSWORD", "hunter2"},
            {"SINK_HTTP_HEADERS", "Authorization:Bearer abc.def, X-Team:core"},
            {"SINK_JDBC_URL", "jdbc:postgresql://w:pw@db/a?password=pw2"},
+           {"SINK_HTTPV2_HEADERS_TEMPLATE", R"({"X-Api-Key":"header-template-secret-456"})"},
+           {"SINK_HTTPV2_QUERY_TEMPLATE", R"({"api_key":"query-template-secret-789"})"},
            {"HOME", "/root"}}};
   SinkConfig config;
   WorkerControl control;
@@ -60,6 +62,9 @@ TEST(ControlService, StatusMasksSecretsAndReportsState) {
   // Secrets inside readable values (review H6).
   EXPECT_EQ(resp.config().at("SINK_HTTP_HEADERS"), "Authorization:Bearer ****, X-Team:core");
   EXPECT_EQ(resp.config().at("SINK_JDBC_URL"), "jdbc:postgresql://w:****@db/a?password=****");
+  // And inside the HTTPV2 JSON templates (review R3-L1).
+  EXPECT_EQ(resp.config().at("SINK_HTTPV2_HEADERS_TEMPLATE"), R"({"X-Api-Key":"****"})");
+  EXPECT_EQ(resp.config().at("SINK_HTTPV2_QUERY_TEMPLATE"), R"({"api_key":"****"})");
   EXPECT_EQ(resp.config().at("SOURCE_KAFKA_TOPIC"), "orders");
   EXPECT_EQ(resp.config().count("HOME"), 0u);
   EXPECT_EQ(resp.sink_type(), "log");

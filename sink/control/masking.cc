@@ -1,6 +1,8 @@
 #include "sink/control/masking.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -8,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
 
 namespace sluice::sink {
 namespace {
@@ -164,10 +167,63 @@ std::string MaskHeaderList(absl::string_view v) {
   return absl::StrJoin(items, ",");
 }
 
+// A string inside a JSON template: credentials after an auth scheme, URL
+// userinfo and key=value secrets masked.
+std::string MaskTemplateString(absl::string_view v) {
+  if (HasAuthScheme(v)) return MaskCredential(v);
+  return MaskSecretParams(MaskUrlUserinfo(v));
+}
+
+// Masks, at any depth of a JSON template, the members whose key is secret
+// (IsSecretKey: the whole value, also an object or a number), keeps only the
+// scheme of Authorization/Proxy-Authorization values whatever their text and
+// of any value carrying an auth scheme, and masks the other strings as
+// MaskTemplateString.
+void MaskJsonNode(nlohmann::ordered_json* node) {
+  if (node->is_string()) {
+    *node = MaskTemplateString(node->get_ref<const std::string&>());
+    return;
+  }
+  if (node->is_array()) {
+    for (auto& item : *node) MaskJsonNode(&item);
+    return;
+  }
+  if (!node->is_object()) return;
+  for (auto it = node->begin(); it != node->end(); ++it) {
+    std::string name = absl::AsciiStrToLower(absl::StripAsciiWhitespace(it.key()));
+    bool authorization = name == "authorization" || name == "proxy-authorization";
+    if (authorization && it.value().is_string()) {
+      it.value() = MaskCredential(it.value().get_ref<const std::string&>());
+    } else if (authorization || IsSecretKey(name)) {
+      it.value() = kMasked;
+    } else {
+      MaskJsonNode(&it.value());
+    }
+  }
+}
+
+// `v` of a *_TEMPLATE variable with its secrets masked when it is a JSON
+// object or array (SINK_HTTPV2_HEADERS_TEMPLATE, _QUERY_TEMPLATE,
+// _JSON_BODY_TEMPLATE, SINK_HTTP_JSON_BODY_TEMPLATE; review R3-L1),
+// printed compact with members in their order. Text that starts like JSON but
+// does not parse is masked whole (it cannot be read member by member);
+// anything else (a Redis key pattern) is nullopt, for the other rules.
+std::optional<std::string> MaskJsonTemplate(absl::string_view v) {
+  absl::string_view trimmed = absl::StripAsciiWhitespace(v);
+  if (trimmed.empty() || (trimmed.front() != '{' && trimmed.front() != '[')) return std::nullopt;
+  auto json = nlohmann::ordered_json::parse(trimmed, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return std::string(kMasked);
+  MaskJsonNode(&json);
+  return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string MaskSecrets(absl::string_view name, absl::string_view value) {
   if (IsSecretName(name)) return kMasked;
+  if (absl::EndsWith(name, "_TEMPLATE")) {
+    if (std::optional<std::string> masked = MaskJsonTemplate(value)) return *std::move(masked);
+  }
   std::string v = MaskUrlUserinfo(value);
   v = MaskSecretParams(v);
   if (absl::EndsWith(name, "_HEADERS") || absl::EndsWith(name, "_METADATA")) {

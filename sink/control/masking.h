@@ -13,6 +13,13 @@
 //     Proxy-Authorization keep their scheme ("Bearer ****"), secret-named
 //     headers (X-Api-Key, Cookie, *-Token, ...) become "****", and any value
 //     carrying Bearer/Basic/Token/Digest credentials keeps only the scheme.
+//   - JSON templates (variables ending in _TEMPLATE whose value is a JSON
+//     object or array, e.g. SINK_HTTPV2_HEADERS_TEMPLATE, _QUERY_TEMPLATE,
+//     _JSON_BODY_TEMPLATE; review R3-L1): at any depth, members with a
+//     secret-named key become "****", Authorization-like members and values
+//     carrying credentials keep only the scheme, other strings get the URL
+//     and key=value rules; printed compact. Such a value that does not parse
+//     is masked whole.
 #ifndef SLUICE_SINK_CONTROL_MASKING_H_
 #define SLUICE_SINK_CONTROL_MASKING_H_
 

@@ -60,6 +60,34 @@ TEST(MaskSecrets, HeaderListsKeepNamesAndSchemes) {
             "X-Upstream-Auth:Bearer ****");
 }
 
+// Review R3-L1: the HTTPV2 templates (JSON objects) matched none of the rules
+// above and were shown in clear.
+TEST(MaskSecrets, JsonTemplatesMaskSecretMembers) {
+  EXPECT_EQ(MaskSecrets("SINK_HTTPV2_HEADERS_TEMPLATE",
+                        R"({"X-Api-Key":"header-template-secret-456","X-Team":"core"})"),
+            R"({"X-Api-Key":"****","X-Team":"core"})");
+  EXPECT_EQ(MaskSecrets("SINK_HTTPV2_QUERY_TEMPLATE",
+                        R"({"api_key":"query-template-secret-789","id":"%s,order_number"})"),
+            R"({"api_key":"****","id":"%s,order_number"})");
+  // Authorization-like keys whatever their text; an auth scheme under any key.
+  EXPECT_EQ(MaskSecrets("SINK_HTTPV2_HEADERS_TEMPLATE",
+                        R"({"Authorization":"Bearer abc","Proxy-Authorization":"raw","X-Up":"Basic dXNlcg=="})"),
+            R"({"Authorization":"Bearer ****","Proxy-Authorization":"****","X-Up":"Basic ****"})");
+  // Nested members, arrays, numbers, URLs; members keep their order.
+  EXPECT_EQ(
+      MaskSecrets("SINK_HTTPV2_JSON_BODY_TEMPLATE",
+                  R"({"id":"%s,order_number","creds":{"user":"u","password":"p"},"list":[{"token":"t"}],)"
+                  R"("api_key":12345,"client_secret":{"a":"b"},"cb":"http://u:pw@h/x?access_token=z"})"),
+      R"({"id":"%s,order_number","creds":{"user":"u","password":"****"},"list":[{"token":"****"}],)"
+      R"("api_key":"****","client_secret":"****","cb":"http://u:****@h/x?access_token=****"})");
+  EXPECT_EQ(MaskSecrets("SINK_HTTP_JSON_BODY_TEMPLATE", R"({"secret":"%s,order_number","n":1})"),
+            R"({"secret":"****","n":1})");
+  // JSON that does not parse is masked whole; a template that is not JSON
+  // (a Redis key pattern) keeps the other rules.
+  EXPECT_EQ(MaskSecrets("SINK_HTTPV2_HEADERS_TEMPLATE", R"({"X-Api-Key":"k")"), "****");
+  EXPECT_EQ(MaskSecrets("SINK_REDIS_KEY_TEMPLATE", "order:%s,order_number"), "order:%s,order_number");
+}
+
 TEST(MaskedConfig, OnlySinkVariablesEachMasked) {
   Env env({{"SINK_HTTP_HEADERS", "Authorization:Bearer abc"},
            {"SINK_JDBC_PASSWORD", "p"},

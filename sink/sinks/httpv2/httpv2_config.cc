@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/outbound.h"
 #include "sink/sinks/common/http_options.h"
+#include "sink/sinks/httpv2/url_origin.h"
 
 namespace sluice::sink {
 namespace {
@@ -71,11 +72,9 @@ absl::Status ParseRequest(const Env& env, const google::protobuf::Descriptor* d,
   std::string url;
   HTTPV2_ASSIGN(url, env.Require("SINK_HTTPV2_SERVICE_URL"));
   HTTPV2_ASSIGN(c->url, ValueTemplate::Parse(url, d, "SINK_HTTPV2_SERVICE_URL"));
-  // The scheme and host come from the pattern's start; a templated part can
-  // only follow them (checked again per request).
-  std::string probe = c->url->pattern();
-  if (!c->url->constant()) probe = probe.substr(0, probe.find("%s")) + "x";
-  if (auto s = ValidateHttpUrl("SINK_HTTPV2_SERVICE_URL", probe); !s.ok()) return s;
+  // The scheme, host and port come from the pattern alone; a templated part
+  // can only follow them (review R3-M1; checked again per request).
+  HTTPV2_ASSIGN(c->url_origin, TemplateOrigin(c->url->pattern(), "SINK_HTTPV2_SERVICE_URL"));
   HTTPV2_ASSIGN(c->method, env.GetEnum("SINK_HTTPV2_REQUEST_METHOD", "PUT",
                                        {"PUT", "POST", "PATCH", "DELETE"}));
   HTTPV2_ASSIGN(c->headers, ParseHeaderList(env.GetOr("SINK_HTTPV2_HEADERS", ""), "SINK_HTTPV2_HEADERS"));

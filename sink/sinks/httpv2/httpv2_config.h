@@ -36,6 +36,9 @@ struct Httpv2SinkConfig {
   // SINK_HTTPV2_SERVICE_URL (required): a template ("http://h/%s,id"); in
   // BATCH mode it must be constant.
   std::optional<ValueTemplate> url;
+  // UrlOrigin of `url`'s pattern ("http://h:80"), set by FromEnv: every
+  // request's URL must have this scheme, host and port.
+  std::string url_origin;
   std::string method = "PUT";  // SINK_HTTPV2_REQUEST_METHOD: put (default), post, patch, delete
   // SINK_HTTPV2_HEADERS: "Name:value, Name2:value2" (sent on every request).
   std::vector<std::pair<std::string, std::string>> headers;
@@ -72,7 +75,8 @@ struct Httpv2SinkConfig {
 
   // Reads the variables. InvalidArgument naming the variable on a bad value:
   // an unknown enum, a bad range, a template that does not parse or names an
-  // unknown field, a service or token URL that is not http(s)://, header
+  // unknown field, a service or token URL that is not http(s)://, a %s
+  // before the end of SINK_HTTPV2_SERVICE_URL's scheme://host:port, header
   // names or values not valid in HTTP, TEMPLATIZED_JSON without a template,
   // BATCH mode with a templated URL, header template or templated query
   // (depot's ConfigurationException), and OAuth2 without its URL and client.

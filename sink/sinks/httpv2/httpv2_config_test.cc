@@ -89,5 +89,33 @@ TEST(Httpv2ConfigTest, BatchAllowsConstantQuery) {
   ASSERT_EQ(c->query_templates.size(), 1u);
 }
 
+// Security review R3-M1: record values must not choose the scheme, host or
+// port. JSON input, so that any field name parses.
+TEST(Httpv2ConfigTest, PlaceholderBeforeTheEndOfTheAuthorityIsRefused) {
+  auto parse_json = [](const std::string& url) {
+    Env env({{"INPUT_SCHEMA_DATA_TYPE", "json"}, {"SINK_HTTPV2_SERVICE_URL", url}});
+    testing::RecordingMetrics metrics;
+    return Httpv2SinkConfig::FromEnv(env, SinkContext{&env, &metrics, nullptr});
+  };
+  for (const char* url : {"http://%s/x,host", "http://ingest-%s.example.com/x,region",
+                          "http://ingest-%s.example.com:8080/events,region", "http://h:%s/x,port",
+                          "http://u:%s@h/x,password", "http://h%s,suffix"}) {
+    auto c = parse_json(url);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << url;
+    EXPECT_THAT(c.status().message(), HasSubstr("SINK_HTTPV2_SERVICE_URL: a %s placeholder")) << url;
+  }
+  struct Accepted {
+    std::string url, origin;
+  } accepted[] = {{"http://h/%s,id", "http://h:80"},
+                  {"https://H:8443/a/%s/b,id", "https://h:8443"},
+                  {"http://h?q=%s,id", "http://h:80"},
+                  {"http://[::1]:9/%s,id", "http://[::1]:9"}};
+  for (const Accepted& a : accepted) {
+    auto c = parse_json(a.url);
+    ASSERT_TRUE(c.ok()) << a.url << ": " << c.status();
+    EXPECT_EQ(c->url_origin, a.origin);
+  }
+}
+
 }  // namespace
 }  // namespace sluice::sink

@@ -14,6 +14,7 @@
 #include "sink/sinks/common/http_options.h"
 #include "sink/sinks/common/json_text.h"
 #include "sink/sinks/common/proto_values.h"
+#include "sink/sinks/httpv2/url_origin.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::sink {
@@ -194,7 +195,9 @@ absl::StatusOr<Httpv2Sink::Request> Httpv2Sink::SingleRequest(const Message& m,
   Request r;
   r.messages.push_back(m);
   *type = ErrorType::kUnknownFieldsError;
-  auto url = config_.url->Render(decoded.view);
+  // Values percent-encoded (review R3-M1); query names and values are
+  // encoded by AddQuery, headers and bodies are not URLs and stay as they are.
+  auto url = config_.url->RenderUrl(decoded.view);
   if (!url.ok()) return url.status();
   r.http.url = *std::move(url);
   if (!config_.query_templates.empty()) {
@@ -212,6 +215,15 @@ absl::StatusOr<Httpv2Sink::Request> Httpv2Sink::SingleRequest(const Message& m,
   }
   *type = ErrorType::kInvalidMessageError;
   if (auto s = ValidateHttpUrl("SINK_HTTPV2_SERVICE_URL", r.http.url); !s.ok()) return s;
+  // Values are encoded and FromEnv keeps placeholders out of the authority;
+  // this holds even if either is ever bypassed (review R3-M1).
+  auto origin = UrlOrigin(r.http.url);
+  if (!origin.ok() || *origin != config_.url_origin) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_HTTPV2_SERVICE_URL: the record's values change the URL's scheme, host or port (",
+        origin.ok() ? *origin : std::string(origin.status().message()), " instead of ",
+        config_.url_origin, ")"));
+  }
   bool with_body = config_.method != "DELETE" || config_.delete_body;
   r.http.headers = BaseHeaders(with_body);
   if (!config_.header_templates.empty()) {

@@ -5,7 +5,8 @@
 // SINGLE mode sends one request per record: URL, query parameters and
 // headers may be templates filled from the record (the URL and body from the
 // decoded record, headers and query from the message or key per
-// *_PARAMETER_SOURCE). BATCH mode sends the whole batch as one request whose
+// *_PARAMETER_SOURCE). Values filled into the URL and the query are
+// percent-encoded; header and body values are not. BATCH mode sends the whole batch as one request whose
 // body is depot's rendering of the list of bodies: "[b1, b2]". Bodies follow
 // SINK_HTTPV2_REQUEST_BODY_MODE:
 //   RAW               {"log_key":"<base64 key>","log_message":"<base64 value>"}
@@ -49,7 +50,8 @@ class Httpv2Sink : public TwoStageSink {
   // decode, UNKNOWN_FIELDS_ERROR when a template names a field it lacks,
   // INVALID_MESSAGE_ERROR when a filled value cannot be sent (not UTF-8 in
   // JSON, a header value with control characters, a URL that is not
-  // http(s)).
+  // http(s) or whose scheme, host or port differ from
+  // Httpv2SinkConfig::url_origin).
   std::vector<FailedMessage> Prepare(const std::vector<Message>& batch) override;
   // Sends the requests, up to SINK_HTTPV2_MAX_CONNECTIONS at once. A 2xx
   // delivers; otherwise (depot's HttpResponseParser) a status in

@@ -311,3 +311,88 @@ TEST(Httpv2JsonInputTest, TemplatesReadJsonMembers) {
 
 }  // namespace
 }  // namespace sluice::sink
+
+namespace sluice::sink {
+namespace {
+
+// Security review R3-M1: record values in SINK_HTTPV2_SERVICE_URL.
+class Httpv2UrlSafetyTest : public ::testing::Test {
+ protected:
+  // A config read from `vars` (JSON input).
+  absl::StatusOr<Httpv2SinkConfig> Config(std::map<std::string, std::string> vars) {
+    vars.emplace("INPUT_SCHEMA_DATA_TYPE", "json");
+    env_ = Env(std::move(vars));
+    return Httpv2SinkConfig::FromEnv(env_, SinkContext{&env_, &metrics_, nullptr});
+  }
+  std::unique_ptr<Httpv2Sink> Sink(Httpv2SinkConfig config) {
+    auto sink = Httpv2Sink::Create(std::move(config), &metrics_);
+    EXPECT_TRUE(sink.ok()) << sink.status();
+    return sink.ok() ? *std::move(sink) : nullptr;
+  }
+  static Message JsonRecord(const std::string& text) {
+    Message m;
+    m.value = text;
+    m.json = std::make_shared<nlohmann::json>(nlohmann::json::parse(text));
+    return m;
+  }
+  Env env_;
+  testing::RecordingMetrics metrics_;
+};
+
+TEST_F(Httpv2UrlSafetyTest, UrlValuesArePercentEncodedHeadersAndBodyAreNot) {
+  auto server = testing::HttpTestServer::Start();
+  ASSERT_TRUE(server.ok());
+  auto config = Config({{"SINK_HTTPV2_SERVICE_URL", (*server)->url() + "/api/users/%s,user_id"},
+                        {"SINK_HTTPV2_QUERY_TEMPLATE", R"({"u":"%s,user_id"})"},
+                        {"SINK_HTTPV2_HEADERS_TEMPLATE", R"({"X-User":"%s,user_id"})"},
+                        {"SINK_HTTPV2_REQUEST_BODY_MODE", "TEMPLATIZED_JSON"},
+                        {"SINK_HTTPV2_JSON_BODY_TEMPLATE", R"({"u":"%s,user_id"})"}});
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto sink = Sink(*std::move(config));
+  ASSERT_NE(sink, nullptr);
+  EXPECT_TRUE(sink->Push({JsonRecord(R"({"user_id":"../../admin/x?y#"})")}).empty());
+  auto reqs = (*server)->requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  // The value stays one path segment; the query value is encoded once.
+  EXPECT_EQ(reqs[0].target,
+            "/api/users/..%2F..%2Fadmin%2Fx%3Fy%23?u=..%2F..%2Fadmin%2Fx%3Fy%23");
+  EXPECT_EQ(reqs[0].Header("x-user"), "../../admin/x?y#");
+  EXPECT_EQ(nlohmann::json::parse(reqs[0].body), nlohmann::json::parse(R"({"u":"../../admin/x?y#"})"));
+}
+
+// FromEnv keeps placeholders out of the authority
+// (Httpv2ConfigTest.PlaceholderBeforeTheEndOfTheAuthorityIsRefused); the
+// per-request check still holds for a config whose URL template was swapped
+// after FromEnv (built in code): no request leaves for another origin.
+TEST_F(Httpv2UrlSafetyTest, ValueThatChangesSchemeHostOrPortFailsTheRecord) {
+  auto a = testing::HttpTestServer::Start();
+  auto b = testing::HttpTestServer::Start();
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::string a_port = std::to_string((*a)->port()), b_port = std::to_string((*b)->port());
+  struct Case {
+    std::string pattern, record;
+  } cases[] = {
+      {"http://127.0.0.1:%s/x,port", R"({"port":")" + b_port + R"("})"},
+      {"http://%s/x,host", R"({"host":"127.0.0.1:)" + b_port + R"("})"},
+      {"http://%s:" + a_port + "/x,host", R"({"host":"localhost"})"},
+      {"%s://127.0.0.1:" + a_port + "/x,scheme", R"({"scheme":"https"})"},
+  };
+  for (const Case& c : cases) {
+    auto config = Config({{"SINK_HTTPV2_SERVICE_URL", "http://127.0.0.1:" + a_port + "/x/%s,id"}});
+    ASSERT_TRUE(config.ok()) << config.status();
+    auto swapped = ValueTemplate::Parse(c.pattern, nullptr, "SINK_HTTPV2_SERVICE_URL");
+    ASSERT_TRUE(swapped.ok()) << swapped.status();
+    config->url = *std::move(swapped);
+    auto sink = Sink(*std::move(config));
+    ASSERT_NE(sink, nullptr);
+    auto failed = sink->Push({JsonRecord(c.record)});
+    ASSERT_EQ(failed.size(), 1u) << c.pattern;
+    EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError) << c.pattern;
+    EXPECT_THAT(failed[0].error, HasSubstr("scheme, host or port")) << c.pattern;
+  }
+  EXPECT_TRUE((*a)->requests().empty());
+  EXPECT_TRUE((*b)->requests().empty());
+}
+
+}  // namespace
+}  // namespace sluice::sink

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/http_client.h"
 #include "sink/sinks/common/json_values.h"
 #include "sink/sinks/common/proto_values.h"
 
@@ -167,14 +168,23 @@ absl::StatusOr<nlohmann::json> ValueTemplate::FieldJson(const Field& f, const Re
   return nlohmann::json(*text);
 }
 
-absl::StatusOr<std::string> ValueTemplate::Render(const RecordView& record) const {
+absl::StatusOr<std::string> ValueTemplate::RenderText(const RecordView& record,
+                                                      bool url_escape) const {
   std::string out = pieces_[0];
   for (size_t i = 0; i < fields_.size(); ++i) {
     auto text = FieldText(fields_[i], record);
     if (!text.ok()) return text.status();
-    absl::StrAppend(&out, *text, pieces_[i + 1]);
+    absl::StrAppend(&out, url_escape ? UrlEscape(*text) : *text, pieces_[i + 1]);
   }
   return out;
+}
+
+absl::StatusOr<std::string> ValueTemplate::Render(const RecordView& record) const {
+  return RenderText(record, /*url_escape=*/false);
+}
+
+absl::StatusOr<std::string> ValueTemplate::RenderUrl(const RecordView& record) const {
+  return RenderText(record, /*url_escape=*/true);
 }
 
 absl::StatusOr<nlohmann::json> ValueTemplate::RenderJson(const RecordView& record,

@@ -50,6 +50,13 @@ class ValueTemplate {
   // input type.
   absl::StatusOr<std::string> Render(const RecordView& record) const;
 
+  // As Render, with each field's text percent-encoded (UrlEscape: every byte
+  // but RFC 3986's unreserved ALPHA / DIGIT / "-" / "." / "_" / "~"), for
+  // the URL template: a value fills its slot but cannot add path segments,
+  // a query or a fragment (security review R3-M1). The pattern's own text
+  // is kept as written. Errors as Render.
+  absl::StatusOr<std::string> RenderUrl(const RecordView& record) const;
+
   // For JSON body templates (depot's Template.parseWithType): a pattern of
   // exactly "%s" gives the field's typed JSON value (number, bool, string,
   // object, array); otherwise the rendered string. `with_defaults`: a
@@ -69,6 +76,7 @@ class ValueTemplate {
     bool singular_message = false;  // a structured field that is one message
   };
   absl::StatusOr<std::string> FieldText(const Field& f, const RecordView& record) const;
+  absl::StatusOr<std::string> RenderText(const RecordView& record, bool url_escape) const;
   absl::StatusOr<nlohmann::json> FieldJson(const Field& f, const RecordView& record,
                                            bool with_defaults) const;
 

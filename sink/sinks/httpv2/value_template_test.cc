@@ -65,3 +65,24 @@ TEST(ValueTemplateTest, JsonInputReadsMembers) {
 
 }  // namespace
 }  // namespace sluice::sink
+
+namespace sluice::sink {
+namespace {
+
+// Security review R3-M1: a record's value fills its slot of the URL and
+// nothing more.
+TEST(ValueTemplateTest, RenderUrlPercentEncodesValuesNotThePattern) {
+  nlohmann::json j = {{"user_id", "../../admin/x?y#"}, {"name", "Zoë a+b@c:d"}, {"ok", "A-z_0.9~"}};
+  RecordView r{nullptr, &j};
+  auto t = ValueTemplate::Parse("/api/users/%s,user_id", nullptr, "V");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(*t->RenderUrl(r), "/api/users/..%2F..%2Fadmin%2Fx%3Fy%23");
+  EXPECT_EQ(*t->Render(r), "/api/users/../../admin/x?y#") << "Render (headers, body) stays raw";
+  t = ValueTemplate::Parse("http://h/a?b=1&n=%s#%s,name,ok", nullptr, "V");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(*t->RenderUrl(r), "http://h/a?b=1&n=Zo%C3%AB%20a%2Bb%40c%3Ad#A-z_0.9~");
+  EXPECT_FALSE(ValueTemplate::Parse("/%s,missing", nullptr, "V")->RenderUrl(r).ok());
+}
+
+}  // namespace
+}  // namespace sluice::sink
