@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/outbound.h"
+#include "sink/sinks/common/url_origin.h"
 #include "sink/sinks/http/http_sink.h"
 
 namespace sluice::sink {
@@ -40,11 +41,12 @@ absl::Status ParseRequest(const Env& env, Config* c) {
   if (!url.ok()) return url.status();
   c->url = absl::StrReplaceAll(*url, {{"%%s", "%s"}});
   // Only http(s): libcurl would also read file:// or speak gopher://. The
-  // check sees the format before field numbers are split off; a %s slot
-  // cannot replace the scheme (values are percent-encoded).
-  if (auto st = ValidateHttpUrl("SINK_HTTP_SERVICE_URL", c->url.substr(0, c->url.find(',')));
-      !st.ok()) {
-    return st;
+  // check sees the format before field numbers are split off. A %s slot may
+  // only follow scheme://host:port, so that record values (percent-encoded)
+  // never choose where requests go, as in HTTPV2 (review R3-M1).
+  if (auto origin = TemplateOrigin(c->url.substr(0, c->url.find(',')), "SINK_HTTP_SERVICE_URL");
+      !origin.ok()) {
+    return origin.status();
   }
   HTTP_ASSIGN_OR_RETURN(c->method, env.GetEnum("SINK_HTTP_REQUEST_METHOD", "PUT",
                                                {"PUT", "POST", "PATCH", "DELETE"}));

@@ -150,6 +150,11 @@ TEST(HttpSinkSecurityConfigTest, RefusesUrlsThatAreNotHttpAndBadHeaders) {
   check({{"SINK_HTTP_SERVICE_URL", "gopher://redis:6379/_FLUSHALL"}}, "SINK_HTTP_SERVICE_URL");
   check({{"SINK_HTTP_SERVICE_URL", "%s,1"}, {"INPUT_SCHEMA_PROTO_CLASS", "sluice.sink.testing.TestMessage"}},
         "SINK_HTTP_SERVICE_URL");
+  // A %s in the authority would let a record choose the host (review R3-M1).
+  for (const char* url : {"http://%s/x,1", "http://ingest-%s.example.com/x,1", "http://h:%s/x,1"}) {
+    check({{"SINK_HTTP_SERVICE_URL", url}, {"INPUT_SCHEMA_PROTO_CLASS", "sluice.sink.testing.TestMessage"}},
+          "SINK_HTTP_SERVICE_URL");
+  }
   check({{"SINK_HTTP_SERVICE_URL", "http://x"}, {"SINK_HTTP_HEADERS", "X-A:b\rX-Admin:1"}},
         "SINK_HTTP_HEADERS");
   check({{"SINK_HTTP_SERVICE_URL", "http://x"}, {"SINK_HTTP_HEADERS", "X A:b"}},

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/outbound.h"
 #include "sink/sinks/common/http_options.h"
-#include "sink/sinks/httpv2/url_origin.h"
+#include "sink/sinks/common/url_origin.h"
 
 namespace sluice::sink {
 namespace {

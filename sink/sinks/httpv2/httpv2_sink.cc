@@ -14,7 +14,7 @@
 #include "sink/sinks/common/http_options.h"
 #include "sink/sinks/common/json_text.h"
 #include "sink/sinks/common/proto_values.h"
-#include "sink/sinks/httpv2/url_origin.h"
+#include "sink/sinks/common/url_origin.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::sink {

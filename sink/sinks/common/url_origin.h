@@ -3,8 +3,8 @@
 // these (security review R3-M1): FromEnv refuses a placeholder before the end
 // of the authority, and the sink compares each request's origin with the
 // pattern's.
-#ifndef SLUICE_SINK_SINKS_HTTPV2_URL_ORIGIN_H_
-#define SLUICE_SINK_SINKS_HTTPV2_URL_ORIGIN_H_
+#ifndef SLUICE_SINK_SINKS_COMMON_URL_ORIGIN_H_
+#define SLUICE_SINK_SINKS_COMMON_URL_ORIGIN_H_
 
 #include <string>
 
@@ -29,4 +29,4 @@ absl::StatusOr<std::string> TemplateOrigin(absl::string_view pattern, absl::stri
 
 }  // namespace sluice::sink
 
-#endif  // SLUICE_SINK_SINKS_HTTPV2_URL_ORIGIN_H_
+#endif  // SLUICE_SINK_SINKS_COMMON_URL_ORIGIN_H_

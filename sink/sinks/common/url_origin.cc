@@ -1,4 +1,4 @@
-#include "sink/sinks/httpv2/url_origin.h"
+#include "sink/sinks/common/url_origin.h"
 
 #include <curl/curl.h>
 
