@@ -86,9 +86,16 @@ absl::Status WriteConfined(const std::string& dir, const std::string& name,
   }
   std::string tmp = absl::StrCat(".", name, ".", getpid(), ".tmp");
   (void)unlinkat(d.get(), tmp.c_str(), 0);
-  Fd f(openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  // 0640, not world-readable: the Alertmanager config carries the hook
+  // tokens (review R3-L5). Prometheus and Alertmanager read through the
+  // group (the shared volume's, e.g. Kubernetes fsGroup). fchmod makes the
+  // mode exact whatever the umask.
+  Fd f(openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              kConfinedFileMode));
   if (f.get() < 0) return Errno(absl::StrCat("create ", dir, "/", tmp));
-  absl::Status st = WriteAll(f.get(), content, absl::StrCat("write ", dir, "/", tmp));
+  absl::Status st = absl::OkStatus();
+  if (fchmod(f.get(), kConfinedFileMode) != 0) st = Errno(absl::StrCat("chmod ", dir, "/", tmp));
+  if (st.ok()) st = WriteAll(f.get(), content, absl::StrCat("write ", dir, "/", tmp));
   if (st.ok() && fsync(f.get()) != 0) st = Errno(absl::StrCat("fsync ", dir, "/", tmp));
   if (st.ok() && renameat(d.get(), tmp.c_str(), d.get(), name.c_str()) != 0) {
     st = Errno(absl::StrCat("rename to ", dir, "/", name));

@@ -11,6 +11,8 @@
 #ifndef SLUICE_SERVER_NOTIFICATION_ALERTING_PROMETHEUS_BACKEND_H_
 #define SLUICE_SERVER_NOTIFICATION_ALERTING_PROMETHEUS_BACKEND_H_
 
+#include <sys/types.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -55,9 +57,13 @@ nlohmann::json AlertmanagerConfig(const PrometheusOptions& options,
                                   const std::map<std::string, std::string>& hook_tokens,
                                   const std::vector<NamespaceRoute>& routes);
 
+// The mode of every file WriteConfined writes: owner read-write, group
+// read, nothing for others (the Alertmanager config holds hook tokens).
+inline constexpr mode_t kConfinedFileMode = 0640;
+
 // Writes `content` to `name` in directory `dir`: a fresh temporary file
 // (O_EXCL | O_NOFOLLOW, opened relative to the directory, itself opened
-// with O_NOFOLLOW), fsync, renameat over `name`. `*previous` (if non-null)
+// with O_NOFOLLOW) of mode kConfinedFileMode, fsync, renameat over `name`. `*previous` (if non-null)
 // gets the file's former content, or nullopt when there was none.
 // InvalidArgument for a name with '/' or a leading '.'; Internal on I/O
 // errors (naming the file).

@@ -116,6 +116,37 @@ TEST(PrometheusBackend, DoesNotFollowSymlinkAtTarget) {
   EXPECT_FALSE(WriteConfined(dir, ".hidden", "x").ok());
 }
 
+// Review R3-L5: the rule files and the Alertmanager config (which holds the
+// hook tokens) are 0640, whatever the umask: never readable by others.
+TEST(PrometheusBackend, FilesAreWrittenOwnerAndGroupOnly) {
+  mode_t old_mask = umask(0);
+  FakeHttp http;
+  std::map<std::string, std::string> tokens = {{"prometheus/1", "tok-1"}};
+  PrometheusOptions o;
+  o.rules_dir = TempDir();
+  o.alertmanager_config_file = TempDir() + "/alertmanager.yml";
+  o.alertmanager_url = "http://127.0.0.1:9093";
+  o.hook_base_url = "http://gateway:8080";
+  PrometheusBackend b(o, &http, &tokens);
+  AlertProvider p;
+  p.id = 1;
+  p.host = "http://127.0.0.1:9090";
+  AlertNamespace ns;
+  ns.id = 2;
+  ns.provider_id = 1;
+  absl::Status rules = b.SyncRules(p, ns, {{"a", CpuGroups()}});
+  absl::Status routes = b.SyncRoutes({{p, ns}});
+  umask(old_mask);
+  ASSERT_TRUE(rules.ok()) << rules;
+  ASSERT_TRUE(routes.ok()) << routes;
+  for (const std::string& path :
+       {o.rules_dir + "/sluice-p1-n2.rules.yml", o.alertmanager_config_file}) {
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0) << path;
+    EXPECT_EQ(st.st_mode & 0777, 0640u) << path;
+  }
+}
+
 TEST(PrometheusBackend, AlertmanagerConfigRoutesNamespacesToHookAndAmtoolAccepts) {
   FakeHttp http;
   std::map<std::string, std::string> tokens = {{"prometheus/3", "tok-3"}};
