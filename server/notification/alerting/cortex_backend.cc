@@ -31,9 +31,7 @@ std::string Segment(absl::string_view s) {
 }
 
 absl::Status Refused(const std::string& what, const HttpResult& r) {
-  std::string body = r.body.substr(0, 512);
-  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
-  return absl::FailedPreconditionError(absl::StrCat(what, ": HTTP ", r.status, ": ", body));
+  return ProviderRefused(what, r.status);
 }
 
 bool Ok(const HttpResult& r) { return r.status >= 200 && r.status < 300; }

@@ -36,7 +36,8 @@ class CortexBackend : public RuleBackend {
 
   // Per ruler namespace: reads the tenant's groups, POSTs each group of
   // `groups`, DELETEs the ones no longer there. On a refusal the groups
-  // read first are put back (best effort) and the error quotes the answer.
+  // read first are put back (best effort) and the error names the answer's
+  // status (ProviderRefused: never its body).
   absl::Status SyncRules(const AlertProvider& provider, const AlertNamespace& ns,
                          const std::map<std::string, RuleGroups>& groups) override;
   // POSTs each namespace's Alertmanager config to its tenant.

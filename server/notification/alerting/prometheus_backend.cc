@@ -63,6 +63,14 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
 
 }  // namespace
 
+absl::Status ProviderRefused(absl::string_view what, long status) {
+  const char* why = status >= 500   ? "the provider failed"
+                    : status >= 400 ? "the provider refused the request"
+                                    : "unexpected answer";
+  return absl::FailedPreconditionError(absl::StrCat(
+      what, ": HTTP ", status, " (", why, "; its answer is not quoted, see the provider's log)"));
+}
+
 absl::Status WriteConfined(const std::string& dir, const std::string& name,
                            const std::string& content, std::optional<std::string>* previous) {
   if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos) {
@@ -166,10 +174,7 @@ absl::Status PrometheusBackend::Reload(const std::string& what, const std::strin
                         absl::StrCat(what, " reload: ", res.status().message()));
   }
   if (res->status < 200 || res->status >= 300) {
-    std::string body = res->body.substr(0, 512);
-    while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, " refused the reload: HTTP ", res->status, ": ", body));
+    return ProviderRefused(absl::StrCat(what, " reload"), res->status);
   }
   return absl::OkStatus();
 }

@@ -57,6 +57,12 @@ nlohmann::json AlertmanagerConfig(const PrometheusOptions& options,
                                   const std::map<std::string, std::string>& hook_tokens,
                                   const std::vector<NamespaceRoute>& routes);
 
+// The error for a provider's non-2xx answer: FailedPrecondition
+// "<what>: HTTP <status> (<fixed description of the status class>)". Never
+// the answer's body (review R3-L2): a provider's host is any URL a
+// notification admin names, and its answer is not Sluice's to repeat.
+absl::Status ProviderRefused(absl::string_view what, long status);
+
 // The mode of every file WriteConfined writes: owner read-write, group
 // read, nothing for others (the Alertmanager config holds hook tokens).
 inline constexpr mode_t kConfinedFileMode = 0640;
@@ -80,7 +86,7 @@ class PrometheusBackend : public RuleBackend {
 
   // Writes sluice-p<provider id>-n<namespace id>.rules.yml and reloads the
   // provider's Prometheus; if the reload fails, the former file is put
-  // back and the error names Prometheus's answer.
+  // back and the error names Prometheus's status (ProviderRefused).
   absl::Status SyncRules(const AlertProvider& provider, const AlertNamespace& ns,
                          const std::map<std::string, RuleGroups>& groups) override;
   // Writes the Alertmanager config and reloads Alertmanager (the former
@@ -88,8 +94,8 @@ class PrometheusBackend : public RuleBackend {
   absl::Status SyncRoutes(const std::vector<NamespaceRoute>& routes) override;
 
  private:
-  // POST {base}/-/reload; FailedPrecondition naming `what` and its answer
-  // for a non-2xx status.
+  // POST {base}/-/reload; ProviderRefused naming `what` and the status
+  // for a non-2xx answer.
   absl::Status Reload(const std::string& what, const std::string& base);
 
   PrometheusOptions options_;

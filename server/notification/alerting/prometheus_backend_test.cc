@@ -76,7 +76,7 @@ TEST(PrometheusBackend, WritesRuleFileThatPromtoolAcceptsAndReloads) {
   }
 }
 
-TEST(PrometheusBackend, RefusedReloadPutsFormerFileBackAndNamesAnswer) {
+TEST(PrometheusBackend, RefusedReloadPutsFormerFileBackAndNamesOnlyTheStatus) {
   FakeHttp http;
   std::map<std::string, std::string> tokens;
   PrometheusOptions o;
@@ -92,12 +92,15 @@ TEST(PrometheusBackend, RefusedReloadPutsFormerFileBackAndNamesAnswer) {
   ASSERT_TRUE(b.SyncRules(p, ns, {{"a", CpuGroups()}}).ok());
   std::string file = o.rules_dir + "/sluice-p1-n2.rules.yml";
   std::string before = Read(file);
+  // The host is any URL an admin names: its answer is never quoted (R3-L2).
   http.status = 500;
-  http.body = "failed to reload config: bad rule\n";
+  http.body = "internal-admin-console: db_password=hunter2\n";
   absl::Status st = b.SyncRules(p, ns, {{"a", {}}});
   EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(st.message().find("HTTP 500: failed to reload config: bad rule"), std::string::npos)
+  EXPECT_NE(st.message().find("prometheus provider prom reload: HTTP 500 (the provider failed"),
+            std::string::npos)
       << st.message();
+  EXPECT_EQ(st.message().find("hunter2"), std::string::npos) << st.message();
   EXPECT_EQ(Read(file), before);
 }
 

@@ -106,7 +106,8 @@ struct NamespaceRoute {
 };
 
 // One provider type's side of the loop (Siren's RuleUploader and
-// ConfigSyncer). Errors name the provider's answer (status and body).
+// ConfigSyncer). Errors name the provider's answer by its HTTP status only,
+// never its body (review R3-L2).
 class RuleBackend {
  public:
   virtual ~RuleBackend() = default;
@@ -155,7 +156,7 @@ class AlertingService {
   absl::Status DeleteProvider(uint64_t id);
 
   // Stores the namespace, then registers its route (SyncRoutes); a failed
-  // registration removes it again and names the provider's answer.
+  // registration removes it again and names the provider's status.
   absl::StatusOr<uint64_t> CreateNamespace(AlertNamespace n);
   absl::StatusOr<AlertNamespace> GetNamespace(uint64_t id);
   absl::StatusOr<std::vector<AlertNamespace>> ListNamespaces();
