@@ -67,6 +67,28 @@ nlohmann::json KeepMasked(nlohmann::json given, const nlohmann::json& stored) {
   return given;
 }
 
+// A provider's credentials are bound to its host: when `given` moves the
+// provider to another host, every stored credential must come again in
+// plain text (a "*****" or an omitted one is refused), so a stored secret is
+// never sent to a new destination. The receivers' rule (ReceiverService::
+// Update); review R3 "Info and hardening".
+absl::Status CredentialsFollowHost(const AlertProvider& given, const AlertProvider& stored) {
+  if (given.host == stored.host) return absl::OkStatus();
+  for (auto it = stored.credentials.begin();
+       stored.credentials.is_object() && it != stored.credentials.end(); ++it) {
+    const nlohmann::json* v = given.credentials.is_object() && given.credentials.contains(it.key())
+                                  ? &given.credentials[it.key()]
+                                  : nullptr;
+    if (v == nullptr || (v->is_string() && v->get<std::string>() == kMaskedSecret)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("credentials.", it.key(),
+                       ": must be supplied again (in plain text) when host changes (a stored "
+                       "secret is never sent to a new destination)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string ProviderContext(const AlertProvider& p) {
   return absl::StrCat("alerting/providers/", p.host, "/credentials");
 }
@@ -228,6 +250,7 @@ absl::Status AlertingService::UpdateProvider(AlertProvider p) {
   if (auto b = Backend(p.type); !b.ok()) return b.status();
   if (auto st = CheckCredentials(p.credentials, "credentials"); !st.ok()) return st;
   p.urn = current->urn;
+  if (auto st = CredentialsFollowHost(p, *current); !st.ok()) return st;
   p.credentials = KeepMasked(p.credentials, current->credentials);
   auto sealed = Seal(p.credentials, ProviderContext(p));
   if (!sealed.ok()) return sealed.status();

@@ -151,7 +151,9 @@ class AlertingService {
   absl::StatusOr<AlertProvider> GetProvider(uint64_t id);
   absl::StatusOr<std::vector<AlertProvider>> ListProviders(absl::string_view urn,
                                                            absl::string_view type);
-  // urn stays; a credentials value "*****" keeps the stored one.
+  // urn stays; a credentials value "*****" keeps the stored one, unless
+  // the host changes: then every stored credential must come again in plain
+  // text (InvalidArgument naming it), as receivers' secrets do.
   absl::Status UpdateProvider(AlertProvider p);
   absl::Status DeleteProvider(uint64_t id);
 

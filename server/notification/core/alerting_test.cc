@@ -252,6 +252,28 @@ TEST_F(AlertingServiceTest, MaskedCredentialKeepsStoredValueOnUpdate) {
   EXPECT_EQ(service.UpdateProvider(p).code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Credentials stay with their host (review R3 "Info and hardening"): a
+// host change needs every stored credential again, in plain text.
+TEST_F(AlertingServiceTest, HostChangeNeedsEveryCredentialAgain) {
+  AlertProvider p = *service.GetProvider(1);
+  p.host = "http://elsewhere.example:9090";
+  p.credentials = {{"token", kMaskedSecret}};
+  absl::Status st = service.UpdateProvider(p);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("credentials.token: must be supplied again"), std::string::npos)
+      << st;
+  p.credentials = nlohmann::json::object();  // omitted is no better
+  EXPECT_EQ(service.UpdateProvider(p).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(repo.providers[1].host, "http://prom:9090");  // nothing changed
+
+  p.credentials = {{"token", "new-s3cret"}};
+  ASSERT_TRUE(service.UpdateProvider(p).ok());
+  auto plain = crypter->Decrypt(repo.creds["p1"],
+                                "alerting/providers/http://elsewhere.example:9090/credentials");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(nlohmann::json::parse(*plain)["token"], "new-s3cret");
+}
+
 TEST_F(AlertingServiceTest, NamespaceWhoseRouteIsRefusedIsNotKept) {
   backend.refuse_routes = "alertmanager reload: HTTP 400 (the provider refused the request)";
   AlertNamespace n;
