@@ -11,12 +11,19 @@ absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* c
                                                           const std::string& type,
                                                           uint64_t provider_id,
                                                           const google::protobuf::Struct& body,
-                                                          uint64_t namespace_id) {
+                                                          std::optional<uint64_t> namespace_id) {
   // Alertmanager authenticates with its bearer token, per hook URL, as on
   // /api/v1beta1/alerts (no identity header involved).
   if (auto st = s_.authenticator->AuthenticateHop(*ctx); !st.ok()) return st;
   if (type.empty() || provider_id == 0) {
     return absl::InvalidArgumentError("provider_type and provider_id are required");
+  }
+  // Every check comes before the ingest, which notifies: namespace 0's
+  // routes are every namespace's subscriptions, and a refusal after the
+  // ingest would have notified them, then made Alertmanager retry (review
+  // R3-L3).
+  if (namespace_id.has_value() && *namespace_id == 0) {
+    return absl::InvalidArgumentError("namespace_id: required (the namespace's id, > 0)");
   }
   std::string id = std::to_string(provider_id);
   if (auto st = api::CheckAlertHookToken(*s_.hook_tokens, type, id, auth::BearerToken(*ctx));
@@ -25,7 +32,7 @@ absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* c
   }
   auto group = AlertGroupFromBody(body, type, id);
   if (!group.ok()) return group.status();
-  group->namespace_id = namespace_id;
+  group->namespace_id = namespace_id.value_or(0);
   std::vector<Alert> stored;
   auto nid = s_.alerts->Ingest(*std::move(group), &stored);
   if (!nid.ok()) return nid.status();
@@ -36,7 +43,7 @@ grpc::Status SirenGrpcService::CreateAlerts(grpc::ServerContext* ctx,
                                             const spb::CreateAlertsRequest* req,
                                             spb::CreateAlertsResponse* resp) {
   return Guarded(absl::StrCat(kSvc, "CreateAlerts"), [&]() -> absl::Status {
-    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(), 0);
+    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(), std::nullopt);
     if (!alerts.ok()) return alerts.status();
     for (const Alert& a : *alerts) ToSiren(a, resp->add_alerts());
     return absl::OkStatus();
@@ -50,7 +57,6 @@ grpc::Status SirenGrpcService::CreateAlertsWithNamespace(
     auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(),
                        req->namespace_id());
     if (!alerts.ok()) return alerts.status();
-    if (req->namespace_id() == 0) return absl::InvalidArgumentError("namespace_id: required");
     for (const Alert& a : *alerts) ToSiren(a, resp->add_alerts());
     return absl::OkStatus();
   });

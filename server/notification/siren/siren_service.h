@@ -15,6 +15,7 @@
 #ifndef SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_SERVICE_H_
 #define SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_SERVICE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,12 +141,15 @@ class SirenGrpcService final : public spb::SirenService::Service {
   grpc::Status Call(grpc::ServerContext* ctx, const char* method, Fn&& fn);
   template <typename Fn>
   grpc::Status AdminCall(grpc::ServerContext* ctx, const char* method, const char* what, Fn&& fn);
-  // The hook: token check, then AlertService::Ingest of the payload in
-  // `body` (namespace_id 0: none); returns the alerts as stored.
+  // The hook: request checks and the token check, then AlertService::Ingest
+  // of the payload in `body`; returns the alerts as stored. `namespace_id`
+  // is the namespace route's (nullopt: the provider route); every check,
+  // namespace_id 0 included (InvalidArgument), comes before the ingest,
+  // which notifies.
   absl::StatusOr<std::vector<Alert>> Hook(grpc::ServerContext* ctx, const std::string& type,
                                           uint64_t provider_id,
                                           const google::protobuf::Struct& body,
-                                          uint64_t namespace_id);
+                                          std::optional<uint64_t> namespace_id);
   api::Services s_;
 };
 
