@@ -127,6 +127,7 @@ TEST(AlertingLoopTest, RuleFiresThroughPrometheusAlertmanagerAndHookThenResolves
       "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
       "  admins: [tester@example.com]\n"
       "  alert_hook_tokens:\n    - {provider: \"*\", token_env: SLUICE_TEST_ALERT_TOKEN}\n"
+      "  alert_hook_secrets:\n    - {provider: \"*\", secret_env: SLUICE_TEST_ALERT_HOOK_SECRET}\n"
       "  prometheus:\n    rules_dir: " + dir + "/rules\n"
       "    alertmanager_config_file: " + dir + "/am/alertmanager.yml\n"
       "    alertmanager_url: http://127.0.0.1:" + std::to_string(am_port) + "\n"

@@ -1,7 +1,9 @@
 // A real Alertmanager (Debian's prometheus-alertmanager) sends its webhook to
 // /api/v1beta1/alerts/<type>/<id>[/<namespace>] through the gateway; the alert
 // reaches an http receiver through a matching subscription, unless a silence
-// stops it.
+// stops it. A namespace hook takes only its namespace's own token, which
+// Sluice writes into the tenant's Alertmanager config at Cortex (here an
+// HTTP fake recording what it is sent).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -80,6 +82,54 @@ class RealAlertmanager {
 
 // Alertmanager's webhook token: the hook's own, sent as a bearer token.
 constexpr char kHookToken[] = "am-hook-token-0123456789abcdef";
+// The hook secrets of cortex providers 1 and 2 (notification.alert_hook_secrets),
+// from which Sluice derives each namespace's own hook token.
+constexpr char kCortexSecret1[] = "cortex-1-hook-secret-0123456789abcdef";
+constexpr char kCortexSecret2[] = "cortex-2-hook-secret-0123456789abcdef";
+const std::string kCortexConfig =
+    "  alert_hook_base_url: http://sluice-gateway.invalid:8080\n"
+    "  alert_hook_secrets:\n"
+    "    - {provider: cortex/1, secret_env: SLUICE_TEST_CORTEX_1_SECRET}\n"
+    "    - {provider: cortex/2, secret_env: SLUICE_TEST_CORTEX_2_SECRET}\n";
+
+// A tenant made through Siren's paths: a cortex provider (or an existing
+// one) and a namespace on it, with what Sluice wrote into the tenant's
+// Alertmanager config at the fake Cortex.
+struct CortexTenant {
+  uint64_t provider_id = 0, namespace_id = 0;
+  std::string hook_url;  // the config's webhook url
+  std::string token;     // the config's bearer token (the namespace's own)
+};
+
+// The Alertmanager config the fake Cortex last received for `tenant`
+// (X-Scope-OrgID), parsed; null when none.
+json TenantConfig(FakeHttpServer* cortex, const std::string& tenant) {
+  json config;
+  for (const auto& r : cortex->Requests("/api/v1/alerts")) {
+    auto org = r.headers.find("x-scope-orgid");
+    if (org == r.headers.end() || org->second != tenant) continue;
+    if (r.method == "DELETE") config = nullptr;
+    if (r.method == "POST") config = json::parse(r.Json().value("alertmanager_config", ""), nullptr, false);
+  }
+  return config;
+}
+
+// The lowercase hex HMAC-SHA256 the README tells operators to compute with
+// `printf %s <type>/<provider>/<namespace> | openssl dgst -sha256 -hmac <secret>`.
+std::string OpensslHookToken(const std::string& secret, const std::string& message) {
+  std::string cmd = absl::StrCat("printf %s '", message, "' | openssl dgst -sha256 -hmac '",
+                                 secret, "'");
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return "";
+  char buf[256] = {0};
+  std::string out = fgets(buf, sizeof(buf), p) ? buf : "";
+  pclose(p);
+  size_t eq = out.rfind("= ");
+  if (eq == std::string::npos) return "";
+  out = out.substr(eq + 2);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
 
 // Each test's stack (fast delivery, tester@example.com a notification admin,
 // the hook token for one provider) and a real Alertmanager sending to it.
@@ -94,6 +144,8 @@ class AlertmanagerTest : public testing::Test {
   void StartStack(const std::string& provider, const std::string& extra = "") {
     Stack::Options opts;
     opts.server_env["SLUICE_TEST_ALERT_TOKEN"] = kHookToken;
+    opts.server_env["SLUICE_TEST_CORTEX_1_SECRET"] = kCortexSecret1;
+    opts.server_env["SLUICE_TEST_CORTEX_2_SECRET"] = kCortexSecret2;
     opts.config_yaml = absl::StrCat(
         "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
         "  admins: [tester@example.com]\n", extra,
@@ -105,10 +157,64 @@ class AlertmanagerTest : public testing::Test {
     api_ = std::make_unique<NotificationApi>(stack_.get());
   }
 
-  // Starts Alertmanager sending every alert to `hook` with kHookToken.
-  void StartAlertmanager(const std::string& hook) {
-    am_ = std::make_unique<RealAlertmanager>(hook, kHookToken);
+  // Starts Alertmanager sending every alert to `hook` with `token`.
+  void StartAlertmanager(const std::string& hook, const std::string& token = kHookToken) {
+    am_ = std::make_unique<RealAlertmanager>(hook, token);
     ASSERT_TRUE(am_->Started()) << am_->Output();
+  }
+
+  // Siren's paths (/v1beta1 at the gateway's root) as tester@example.com.
+  HttpResponse Siren(const std::string& method, const std::string& path,
+                     const json& body = nullptr) {
+    return Http(method, absl::StrCat(stack_->http_base(), "/v1beta1", path),
+                body.is_null() ? "" : body.dump(), {"X-Auth-Email: tester@example.com"});
+  }
+
+  // A cortex provider at `cortex` (created unless `provider_id` is given)
+  // and namespace `urn` on it; the hook URL and token are the ones Sluice
+  // wrote into the tenant's Alertmanager config there.
+  CortexTenant CreateTenant(FakeHttpServer* cortex, const std::string& urn,
+                            uint64_t provider_id = 0) {
+    CortexTenant t;
+    if (provider_id == 0) {
+      auto p = Siren("POST", "/providers",
+                     {{"host", cortex->Url("")}, {"urn", "cortex-" + urn}, {"name", "cortex-" + urn},
+                      {"type", "cortex"}});
+      EXPECT_EQ(p.status, 200) << p.body;
+      provider_id = U64(p.Json()["id"]);
+    }
+    t.provider_id = provider_id;
+    auto n = Siren("POST", "/namespaces",
+                   {{"urn", urn}, {"name", urn}, {"provider", provider_id}});
+    EXPECT_EQ(n.status, 200) << n.body << Logs();
+    t.namespace_id = U64(n.Json()["id"]);
+    json config = TenantConfig(cortex, urn);
+    EXPECT_TRUE(config.is_object()) << "no Alertmanager config for tenant " << urn;
+    if (!config.is_object()) return t;
+    const json& hook = config["receivers"][0]["webhook_configs"][0];
+    t.hook_url = hook.value("url", "");
+    t.token = hook["http_config"]["authorization"].value("credentials", "");
+    return t;
+  }
+
+  // POSTs one firing alert (summary `summary`, team db) straight to Siren's
+  // namespace hook /v1beta1/alerts/cortex/{provider_id}/{namespace_id}.
+  HttpResponse PostToNamespace(uint64_t provider_id, uint64_t namespace_id,
+                               const std::string& token, const std::string& summary) {
+    json body = {{"version", "4"},
+                 {"status", "firing"},
+                 {"groupKey", "{}:{team=\"db\"}"},
+                 {"commonLabels", {{"team", "db"}}},
+                 {"alerts",
+                  {{{"status", "firing"},
+                    {"labels", {{"team", "db"}, {"alertname", "Forged"}}},
+                    {"annotations", {{"summary", summary}}},
+                    {"startsAt", "2026-11-26T10:00:00Z"},
+                    {"fingerprint", "f-forged"}}}}};
+    return Http("POST",
+                absl::StrCat(stack_->http_base(), "/v1beta1/alerts/cortex/", provider_id, "/",
+                             namespace_id),
+                body.dump(), {"Authorization: Bearer " + token});
   }
 
   // Fires alert `name` (team db, severity CRITICAL) on `resource` with
@@ -197,20 +303,27 @@ TEST_F(AlertmanagerTest, AlertReachesHttpReceiverThroughSubscription) {
 // stops the next alert (stored with silence_status "total", not delivered);
 // expiring it lets the next one through.
 TEST_F(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
-  ASSERT_NO_FATAL_FAILURE(StartStack("cortex/3"));
+  ASSERT_NO_FATAL_FAILURE(StartStack("cortex/1", kCortexConfig));
   NotificationApi& api = *api_;
+  // The tenant whose namespace hook Alertmanager calls, with the token
+  // Sluice wrote into its config at the (fake) Cortex.
+  auto cortex = FakeHttpServer::Start();
+  CortexTenant t = CreateTenant(cortex.get(), "team-db");
+  ASSERT_FALSE(t.token.empty());
+  const uint64_t ns = t.namespace_id;
   auto fake = FakeHttpServer::Start();
   uint64_t rid = api.CreateReceiver({{"name", "oncall"}, {"type", "http"},
                                      {"configurations", {{"url", fake->Url("/oncall")}}}});
   uint64_t sub = api.CreateSubscription({{"urn", "db-oncall"},
-                                         {"namespace", 7},
+                                         {"namespace", ns},
                                          {"receivers", {{{"id", rid}}}},
                                          {"match", {{"team", "db"}}}});
   ASSERT_GT(sub, 0u);
 
   // Siren's URL shape with the namespace: /alerts/cortex/{provider}/{namespace}.
-  ASSERT_NO_FATAL_FAILURE(StartAlertmanager(api.Url("/alerts/cortex/3/7")));
-  const std::string alerts = api.Url("/alerts/cortex/3");
+  ASSERT_NO_FATAL_FAILURE(StartAlertmanager(
+      api.Url(absl::StrCat("/alerts/cortex/", t.provider_id, "/", ns)), t.token));
+  const std::string alerts = api.Url(absl::StrCat("/alerts/cortex/", t.provider_id));
 
   // 1. Delivered, with Siren's fields.
   ASSERT_TRUE(FireCpu("CPUCritical1", "db-1")) << Logs();
@@ -222,7 +335,7 @@ TEST_F(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   EXPECT_EQ(first["metric_value"], "97");
   EXPECT_EQ(first["severity"], "CRITICAL");
   EXPECT_EQ(first["rule"], "CPU");
-  EXPECT_EQ(U64(first["namespace_id"]), 7u);
+  EXPECT_EQ(U64(first["namespace_id"]), ns);
   EXPECT_EQ(first["silence_status"], "");
   EXPECT_FALSE(first["triggered_at"].get<std::string>().empty());
 
@@ -241,7 +354,7 @@ TEST_F(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   // 2. Silenced (Siren's subscription silence): stored, not delivered.
   auto created = api.Call("POST", "/silences",
                           {{"type", "subscription"},
-                           {"namespace_id", 7},
+                           {"namespace_id", ns},
                            {"target_id", sub},
                            {"target_expression", {{"rule", "Type == 'http'"}}},
                            {"comment", "db maintenance"}});
@@ -272,7 +385,8 @@ TEST_F(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
   EXPECT_EQ(second["silence_status"], "total");
   EXPECT_EQ(U64(second["notification_id"]), 0u);
   json by_silence =
-      api.Call("GET", "/alerts/cortex/3?silence_id=" + silence_id).Json()["alerts"];
+      api.Call("GET", absl::StrCat("/alerts/cortex/", t.provider_id, "?silence_id=", silence_id))
+          .Json()["alerts"];
   ASSERT_EQ(by_silence.size(), 1u);
   EXPECT_EQ(by_silence[0]["resource_name"], "db-2");
   absl::SleepFor(absl::Seconds(2));  // a delivery would have happened by now
@@ -306,8 +420,12 @@ TEST_F(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
                     {{{"client_id", "cid"}, {"client_secret", "csecret"}, {"code", "code-1"},
                       {"access_token", "xoxb-acme"}, {"team", {{"id", "T1"}, {"name", "acme"}}}}}},
                    {"channels", {{{"id", "C1"}, {"name", "db-alerts"}}}}});
-  ASSERT_NO_FATAL_FAILURE(
-      StartStack("cortex/3", absl::StrCat("  slack_api_url: ", (*slack)->ApiUrl(), "\n")));
+  ASSERT_NO_FATAL_FAILURE(StartStack(
+      "cortex/1", absl::StrCat("  slack_api_url: ", (*slack)->ApiUrl(), "\n", kCortexConfig)));
+  auto cortex = FakeHttpServer::Start();
+  CortexTenant t = CreateTenant(cortex.get(), "team-db");
+  ASSERT_FALSE(t.token.empty());
+  const uint64_t ns = t.namespace_id;
   // Siren's paths, at the gateway's root.
   const std::string root = absl::StrCat(stack_->http_base(), "/v1beta1");
   auto siren = [&](const std::string& method, const std::string& path, const json& body = {}) {
@@ -326,12 +444,16 @@ TEST_F(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
   ASSERT_EQ(channel.status, 200) << channel.body;
   auto sub = siren("POST", "/subscriptions",
                    {{"urn", "db-oncall"},
-                    {"namespace", 7},
+                    {"namespace", ns},
                     {"receivers", {{{"id", U64(channel.Json()["id"])}}}},
                     {"match", {{"team", "db"}}}});
   ASSERT_EQ(sub.status, 200) << sub.body;
 
-  ASSERT_NO_FATAL_FAILURE(StartAlertmanager(root + "/alerts/cortex/3/7"));
+  // The URL and token Sluice wrote into the tenant's config (its base is
+  // alert_hook_base_url; Alertmanager here reaches the test's gateway).
+  const std::string hook_path = absl::StrCat("/alerts/cortex/", t.provider_id, "/", ns);
+  EXPECT_EQ(t.hook_url, "http://sluice-gateway.invalid:8080/v1beta1" + hook_path);
+  ASSERT_NO_FATAL_FAILURE(StartAlertmanager(root + hook_path, t.token));
   auto fire = [&](const std::string& name, const std::string& resource) {
     return FireCpu(name, resource,
                    {{"summary", "CPU of " + resource + " is 97%"},
@@ -342,7 +464,7 @@ TEST_F(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
     return Poll([&] { return (*slack)->State()["messages"]; },
                 [want](const json& msgs) { return msgs.size() >= want; });
   };
-  const std::string alerts = root + "/alerts/cortex/3";
+  const std::string alerts = absl::StrCat(root, "/alerts/cortex/", t.provider_id);
 
   // 1. Delivered: Siren's default Slack message for this alert.
   ASSERT_TRUE(fire("CPUHigh1", "db-1")) << Logs();
@@ -362,7 +484,7 @@ TEST_F(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
 
   // 2. A Matchers silence at Siren's path: stored with its status, not sent.
   auto silence = siren("POST", "/silences",
-                       {{"namespace_id", 7}, {"type", "matchers"},
+                       {{"namespace_id", ns}, {"type", "matchers"},
                         {"target_expression", {{"team", "db"}}}});
   ASSERT_EQ(silence.status, 200) << silence.body;
   std::string silence_id = silence.Json()["id"];

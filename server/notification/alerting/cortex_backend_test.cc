@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "server/notification/core/go_template.h"
+#include "server/notification/core/hook_token.h"
 
 namespace sluice::notification::alerting {
 namespace {
@@ -111,14 +112,15 @@ class CortexBackendTest : public ::testing::Test {
     b.urn = "team-b";
   }
   FakeCortex cortex;
-  std::map<std::string, std::string> tokens = {{"cortex/4", "hook-token"}};
+  const std::string secret = "cortex-4-hook-secret-0123456789abcdef";
+  AlertHookSecrets secrets = {{"cortex/4", secret}};
   PrometheusOptions options;
   AlertProvider provider;
   AlertNamespace a, b;
 };
 
 TEST_F(CortexBackendTest, GroupsLandInTheNamespacesTenantAndGoneGroupsAreDeleted) {
-  CortexBackend backend(options, &cortex, &tokens);
+  CortexBackend backend(options, &cortex, &secrets);
   ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 80), Group("Mem", 1)}}})
                   .ok());
   ASSERT_TRUE(backend.SyncRules(provider, b, {{"odpf", {Group("CPUHigh", 90)}}}).ok());
@@ -136,7 +138,7 @@ TEST_F(CortexBackendTest, GroupsLandInTheNamespacesTenantAndGoneGroupsAreDeleted
 // The error names the status, never the answer's body (review R3-L2: the
 // host may be any URL, and its answer anything).
 TEST_F(CortexBackendTest, RefusalRestoresFormerGroupsAndNamesOnlyTheStatus) {
-  CortexBackend backend(options, &cortex, &tokens);
+  CortexBackend backend(options, &cortex, &secrets);
   ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 80)}}}).ok());
   cortex.refuse_group = "Bad";
   absl::Status st =
@@ -150,15 +152,44 @@ TEST_F(CortexBackendTest, RefusalRestoresFormerGroupsAndNamesOnlyTheStatus) {
   EXPECT_NE(cortex.rules["team-a"]["odpf"]["CPUHigh"].dump().find("> 80"), std::string::npos);
 }
 
-TEST_F(CortexBackendTest, EachTenantGetsAnAlertmanagerConfigToItsHook) {
-  CortexBackend backend(options, &cortex, &tokens);
+// Review R3-M2: each tenant's config carries its own namespace's token,
+// derived from the provider's secret; a tenant reading its config back gets
+// nothing that opens another tenant's hook.
+TEST_F(CortexBackendTest, EachTenantGetsAnAlertmanagerConfigWithItsOwnToken) {
+  CortexBackend backend(options, &cortex, &secrets);
   ASSERT_TRUE(backend.SyncRoutes({{provider, a}, {provider, b}}).ok());
   ASSERT_EQ(cortex.alertmanager.size(), 2u);
-  auto config = YamlToJson(cortex.alertmanager["team-b"]);
-  ASSERT_TRUE(config.ok());
-  const auto& hook = (*config)["receivers"][0]["webhook_configs"][0];
-  EXPECT_EQ(hook["url"], "http://sluice:8080/v1beta1/alerts/cortex/4/11");
-  EXPECT_EQ(hook["http_config"]["authorization"]["credentials"], "hook-token");
+  auto config_a = YamlToJson(cortex.alertmanager["team-a"]);
+  auto config_b = YamlToJson(cortex.alertmanager["team-b"]);
+  ASSERT_TRUE(config_a.ok());
+  ASSERT_TRUE(config_b.ok());
+  const auto& hook_a = (*config_a)["receivers"][0]["webhook_configs"][0];
+  const auto& hook_b = (*config_b)["receivers"][0]["webhook_configs"][0];
+  EXPECT_EQ(hook_b["url"], "http://sluice:8080/v1beta1/alerts/cortex/4/11");
+  std::string token_a = hook_a["http_config"]["authorization"]["credentials"];
+  std::string token_b = hook_b["http_config"]["authorization"]["credentials"];
+  EXPECT_EQ(token_b, NamespaceHookToken(secret, "cortex", 4, 11));
+  EXPECT_EQ(token_a, NamespaceHookToken(secret, "cortex", 4, 10));
+  EXPECT_NE(token_a, token_b);
+  EXPECT_EQ(cortex.alertmanager["team-a"].find(secret), std::string::npos);
+}
+
+// Without a secret for the provider there is no token to write: no tenant
+// is written at all (never a provider route token such as "*").
+TEST_F(CortexBackendTest, ProviderWithoutHookSecretIsRefusedBeforeAnyTenantIsWritten) {
+  AlertHookSecrets other = {{"cortex/5", secret}};
+  CortexBackend backend(options, &cortex, &other);
+  AlertProvider p5 = provider;
+  p5.id = 5;
+  AlertNamespace c = a;
+  c.provider_id = 5;
+  c.urn = "team-c";
+  absl::Status st = backend.SyncRoutes({{p5, c}, {provider, a}});
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(st.message().find("alert provider cortex/4 has no hook secret"), std::string::npos)
+      << st;
+  EXPECT_NE(st.message().find("notification.alert_hook_secrets"), std::string::npos) << st;
+  EXPECT_TRUE(cortex.alertmanager.empty());
 }
 
 }  // namespace

@@ -128,23 +128,20 @@ nlohmann::json PrometheusRuleFile(const AlertNamespace& ns,
   return out;
 }
 
-nlohmann::json AlertmanagerConfig(const PrometheusOptions& o,
-                                  const std::map<std::string, std::string>& hook_tokens,
-                                  const std::vector<NamespaceRoute>& routes) {
+absl::StatusOr<nlohmann::json> AlertmanagerConfig(const PrometheusOptions& o,
+                                                  const AlertHookSecrets& hook_secrets,
+                                                  const std::vector<NamespaceRoute>& routes) {
   nlohmann::json receivers = nlohmann::json::array({{{"name", "sluice-none"}}});
   nlohmann::json children = nlohmann::json::array();
   for (const NamespaceRoute& r : routes) {
     std::string name = absl::StrCat("sluice-p", r.provider.id, "-n", r.ns.id);
+    auto token = NamespaceHookTokenFor(hook_secrets, "prometheus", r.provider.id, r.ns.id);
+    if (!token.ok()) return token.status();
     nlohmann::json webhook = {
         {"url", absl::StrCat(Trimmed(o.hook_base_url), "/v1beta1/alerts/prometheus/",
                              r.provider.id, "/", r.ns.id)},
-        {"send_resolved", true}};
-    auto token = hook_tokens.find(absl::StrCat("prometheus/", r.provider.id));
-    if (token == hook_tokens.end()) token = hook_tokens.find("*");
-    if (token != hook_tokens.end()) {
-      webhook["http_config"] = {
-          {"authorization", {{"type", "Bearer"}, {"credentials", token->second}}}};
-    }
+        {"send_resolved", true},
+        {"http_config", {{"authorization", {{"type", "Bearer"}, {"credentials", *token}}}}}};
     receivers.push_back({{"name", name}, {"webhook_configs", nlohmann::json::array({webhook})}});
     children.push_back(
         {{"receiver", name},
@@ -160,7 +157,7 @@ nlohmann::json AlertmanagerConfig(const PrometheusOptions& o,
       {"group_interval", o.group_interval},
       {"repeat_interval", o.repeat_interval},
       {"routes", children}};
-  return {{"route", route}, {"receivers", receivers}};
+  return nlohmann::json{{"route", route}, {"receivers", receivers}};
 }
 
 absl::Status PrometheusBackend::Reload(const std::string& what, const std::string& base) {
@@ -213,10 +210,12 @@ absl::Status PrometheusBackend::SyncRoutes(const std::vector<NamespaceRoute>& ro
         "notification.prometheus.alertmanager_url and notification.alert_hook_base_url must "
         "be configured");
   }
+  auto config = AlertmanagerConfig(options_, *hook_secrets_, routes);
+  if (!config.ok()) return config.status();
   absl::MutexLock lock(&mu_);
   auto [dir, name] = SplitPath(options_.alertmanager_config_file);
   std::optional<std::string> previous;
-  std::string text = AlertmanagerConfig(options_, *hook_tokens_, routes).dump(2) + "\n";
+  std::string text = config->dump(2) + "\n";
   if (auto st = WriteConfined(dir, name, text, &previous); !st.ok()) return st;
   absl::Status st = Reload("alertmanager", options_.alertmanager_url);
   if (!st.ok() && previous) {

@@ -22,6 +22,7 @@
 #include "common/http_client.h"
 #include "nlohmann/json.hpp"
 #include "server/notification/core/alerting.h"
+#include "server/notification/core/hook_token.h"
 
 namespace sluice::notification::alerting {
 
@@ -50,12 +51,13 @@ nlohmann::json PrometheusRuleFile(const AlertNamespace& ns,
 
 // The whole Alertmanager config routing each namespace's alerts to
 // {hook_base_url}/v1beta1/alerts/prometheus/{provider_id}/{namespace_id},
-// with the hook's bearer token (hook_tokens["prometheus/<id>"] or ["*"])
-// in http_config; alerts of no namespace go to a receiver without
-// destinations.
-nlohmann::json AlertmanagerConfig(const PrometheusOptions& options,
-                                  const std::map<std::string, std::string>& hook_tokens,
-                                  const std::vector<NamespaceRoute>& routes);
+// with that namespace's own bearer token (NamespaceHookTokenFor, from
+// hook_secrets) in http_config; alerts of no namespace go to a receiver
+// without destinations. FailedPrecondition when a route's provider has no
+// secret.
+absl::StatusOr<nlohmann::json> AlertmanagerConfig(const PrometheusOptions& options,
+                                                  const AlertHookSecrets& hook_secrets,
+                                                  const std::vector<NamespaceRoute>& routes);
 
 // The error for a provider's non-2xx answer: FailedPrecondition
 // "<what>: HTTP <status> (<fixed description of the status class>)". Never
@@ -79,10 +81,10 @@ absl::Status WriteConfined(const std::string& dir, const std::string& name,
 
 class PrometheusBackend : public RuleBackend {
  public:
-  // `http` and `hook_tokens` outlive the backend.
+  // `http` and `hook_secrets` outlive the backend.
   PrometheusBackend(PrometheusOptions options, HttpClient* http,
-                    const std::map<std::string, std::string>* hook_tokens)
-      : options_(std::move(options)), http_(http), hook_tokens_(hook_tokens) {}
+                    const AlertHookSecrets* hook_secrets)
+      : options_(std::move(options)), http_(http), hook_secrets_(hook_secrets) {}
 
   // Writes sluice-p<provider id>-n<namespace id>.rules.yml and reloads the
   // provider's Prometheus; if the reload fails, the former file is put
@@ -100,7 +102,7 @@ class PrometheusBackend : public RuleBackend {
 
   PrometheusOptions options_;
   HttpClient* http_;
-  const std::map<std::string, std::string>* hook_tokens_;
+  const AlertHookSecrets* hook_secrets_;
   absl::Mutex mu_;  // one file write + reload at a time
 };
 

@@ -53,10 +53,10 @@ RuleGroups CpuGroups() {
 
 TEST(PrometheusBackend, WritesRuleFileThatPromtoolAcceptsAndReloads) {
   FakeHttp http;
-  std::map<std::string, std::string> tokens = {{"*", "hook-secret"}};
+  AlertHookSecrets secrets = {{"*", "hook-secret-0123456789abcdef0123456789"}};
   PrometheusOptions o;
   o.rules_dir = TempDir();
-  PrometheusBackend b(o, &http, &tokens);
+  PrometheusBackend b(o, &http, &secrets);
   AlertProvider p;
   p.id = 3;
   p.urn = "prom";
@@ -78,10 +78,10 @@ TEST(PrometheusBackend, WritesRuleFileThatPromtoolAcceptsAndReloads) {
 
 TEST(PrometheusBackend, RefusedReloadPutsFormerFileBackAndNamesOnlyTheStatus) {
   FakeHttp http;
-  std::map<std::string, std::string> tokens;
+  AlertHookSecrets secrets;
   PrometheusOptions o;
   o.rules_dir = TempDir();
-  PrometheusBackend b(o, &http, &tokens);
+  PrometheusBackend b(o, &http, &secrets);
   AlertProvider p;
   p.id = 1;
   p.urn = "prom";
@@ -124,13 +124,13 @@ TEST(PrometheusBackend, DoesNotFollowSymlinkAtTarget) {
 TEST(PrometheusBackend, FilesAreWrittenOwnerAndGroupOnly) {
   mode_t old_mask = umask(0);
   FakeHttp http;
-  std::map<std::string, std::string> tokens = {{"prometheus/1", "tok-1"}};
+  AlertHookSecrets secrets = {{"prometheus/1", "prometheus-1-secret-0123456789abcdef"}};
   PrometheusOptions o;
   o.rules_dir = TempDir();
   o.alertmanager_config_file = TempDir() + "/alertmanager.yml";
   o.alertmanager_url = "http://127.0.0.1:9093";
   o.hook_base_url = "http://gateway:8080";
-  PrometheusBackend b(o, &http, &tokens);
+  PrometheusBackend b(o, &http, &secrets);
   AlertProvider p;
   p.id = 1;
   p.host = "http://127.0.0.1:9090";
@@ -152,13 +152,13 @@ TEST(PrometheusBackend, FilesAreWrittenOwnerAndGroupOnly) {
 
 TEST(PrometheusBackend, AlertmanagerConfigRoutesNamespacesToHookAndAmtoolAccepts) {
   FakeHttp http;
-  std::map<std::string, std::string> tokens = {{"prometheus/3", "tok-3"}};
+  AlertHookSecrets secrets = {{"prometheus/3", "prometheus-3-secret-0123456789abcdef"}};
   PrometheusOptions o;
   std::string dir = TempDir();
   o.alertmanager_config_file = dir + "/alertmanager.yml";
   o.alertmanager_url = "http://127.0.0.1:9093";
   o.hook_base_url = "http://gateway:8080/";
-  PrometheusBackend b(o, &http, &tokens);
+  PrometheusBackend b(o, &http, &secrets);
   NamespaceRoute r;
   r.provider.id = 3;
   r.ns.id = 7;
@@ -168,13 +168,37 @@ TEST(PrometheusBackend, AlertmanagerConfigRoutesNamespacesToHookAndAmtoolAccepts
   auto j = nlohmann::json::parse(Read(o.alertmanager_config_file));
   const auto& hook = j["receivers"][1]["webhook_configs"][0];
   EXPECT_EQ(hook["url"], "http://gateway:8080/v1beta1/alerts/prometheus/3/7");
-  EXPECT_EQ(hook["http_config"]["authorization"]["credentials"], "tok-3");
+  // The namespace's own token (review R3-M2).
+  EXPECT_EQ(hook["http_config"]["authorization"]["credentials"],
+            NamespaceHookToken("prometheus-3-secret-0123456789abcdef", "prometheus", 3, 7));
   EXPECT_EQ(j["route"]["routes"][0]["matchers"][0], "sluice_namespace=\"3/7\"");
   if (Have("amtool")) {
     EXPECT_EQ(std::system(("/usr/bin/amtool check-config " + o.alertmanager_config_file +
                            " >/dev/null").c_str()),
               0);
   }
+}
+
+// Without a hook secret for the provider no route is written, and the
+// file stays as it was.
+TEST(PrometheusBackend, ProviderWithoutHookSecretIsRefusedAndFileKept) {
+  FakeHttp http;
+  AlertHookSecrets secrets = {{"prometheus/9", "prometheus-9-secret-0123456789abcdef"}};
+  PrometheusOptions o;
+  o.alertmanager_config_file = TempDir() + "/alertmanager.yml";
+  o.alertmanager_url = "http://127.0.0.1:9093";
+  o.hook_base_url = "http://gateway:8080";
+  std::ofstream(o.alertmanager_config_file) << "before\n";
+  PrometheusBackend b(o, &http, &secrets);
+  NamespaceRoute r;
+  r.provider.id = 3;
+  r.ns.id = 7;
+  r.ns.provider_id = 3;
+  absl::Status st = b.SyncRoutes({r});
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(st.message().find("prometheus/3"), std::string::npos) << st;
+  EXPECT_EQ(Read(o.alertmanager_config_file), "before\n");
+  EXPECT_TRUE(http.urls.empty());
 }
 
 }  // namespace

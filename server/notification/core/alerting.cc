@@ -350,6 +350,24 @@ absl::Status AlertingService::DeleteNamespace(uint64_t id) {
   return SyncRoutesOf(p->type);
 }
 
+absl::Status AlertingService::CheckHookNamespace(absl::string_view type, uint64_t provider_id,
+                                                 uint64_t namespace_id) {
+  auto missing = [&] {
+    return absl::NotFoundError(absl::StrCat("alert hook ", type, "/", provider_id, "/",
+                                            namespace_id, ": no namespace ", namespace_id,
+                                            " of alert provider ", type, "/", provider_id));
+  };
+  auto n = repo_->GetNamespace(namespace_id, nullptr);
+  if (absl::IsNotFound(n.status())) return missing();
+  if (!n.ok()) return n.status();
+  if (n->provider_id != provider_id) return missing();
+  auto p = repo_->GetProvider(provider_id, nullptr);
+  if (absl::IsNotFound(p.status())) return missing();
+  if (!p.ok()) return p.status();
+  if (p->type != type) return missing();
+  return absl::OkStatus();
+}
+
 // ---- Rules ----
 
 absl::StatusOr<std::map<std::string, RuleGroups>> AlertingService::RenderGroups(

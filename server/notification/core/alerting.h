@@ -119,7 +119,9 @@ class RuleBackend {
                                  const std::map<std::string, RuleGroups>& groups) = 0;
   // Makes the Alertmanager(s) route the alerts of every namespace in
   // `routes` (all namespaces of all providers of this type) to Sluice's hook
-  // /v1beta1/alerts/{type}/{provider_id}/{namespace_id}.
+  // /v1beta1/alerts/{type}/{provider_id}/{namespace_id}, each with the
+  // namespace's own hook token (hook_token.h); FailedPrecondition, before
+  // anything is written, when a provider has no hook secret.
   virtual absl::Status SyncRoutes(const std::vector<NamespaceRoute>& routes) = 0;
 };
 
@@ -164,6 +166,13 @@ class AlertingService {
   absl::StatusOr<std::vector<AlertNamespace>> ListNamespaces();
   absl::Status UpdateNamespace(AlertNamespace n);
   absl::Status DeleteNamespace(uint64_t id);
+
+  // The namespace hook's check (review R3-M2): OK when namespace
+  // `namespace_id` exists and belongs to provider `provider_id` of type
+  // `type`; NotFound otherwise (a deleted namespace included), so no alert
+  // is taken for a namespace of another provider or none.
+  absl::Status CheckHookNamespace(absl::string_view type, uint64_t provider_id,
+                                  uint64_t namespace_id);
 
   // Siren's rule Upsert (core/rule/service.go): merges variables with the
   // template's defaults, names the rule, renders the namespace's whole rule

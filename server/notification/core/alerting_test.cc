@@ -205,6 +205,27 @@ TEST_F(AlertingServiceTest, NamespaceWhoseRouteIsRefusedIsNotKept) {
   EXPECT_EQ(service.ListNamespaces()->size(), 1u);
 }
 
+// Review R3-M2: the namespace hook takes alerts only for a namespace that
+// exists and belongs to the provider (type and id) of its URL.
+TEST_F(AlertingServiceTest, HookNamespaceMustBelongToTheUrlsProvider) {
+  EXPECT_TRUE(service.CheckHookNamespace("prometheus", 1, ns_id).ok());
+  AlertProvider other;
+  other.host = "http://prom-2:9090";
+  other.urn = "prom-2";
+  other.name = "prom-2";
+  other.type = "prometheus";
+  auto p2 = service.CreateProvider(other);
+  ASSERT_TRUE(p2.ok()) << p2.status();
+  EXPECT_EQ(service.CheckHookNamespace("prometheus", *p2, ns_id).code(),
+            absl::StatusCode::kNotFound);  // another provider's namespace
+  EXPECT_EQ(service.CheckHookNamespace("cortex", 1, ns_id).code(),
+            absl::StatusCode::kNotFound);  // another type on the same id
+  EXPECT_EQ(service.CheckHookNamespace("prometheus", 1, 999).code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(service.DeleteNamespace(ns_id).ok());
+  EXPECT_EQ(service.CheckHookNamespace("prometheus", 1, ns_id).code(),
+            absl::StatusCode::kNotFound);  // deleted
+}
+
 TEST(ValidatePrometheusRules, NamesTheField) {
   auto j = nlohmann::json::parse(R"([{"alert":"A","expr":"up","for":"5 minutes"}])");
   EXPECT_NE(ValidatePrometheusRules(j, "t").message().find("t[0].for"), std::string::npos);

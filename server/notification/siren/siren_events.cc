@@ -18,18 +18,14 @@ absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* c
   if (type.empty() || provider_id == 0) {
     return absl::InvalidArgumentError("provider_type and provider_id are required");
   }
-  // Every check comes before the ingest, which notifies: namespace 0's
-  // routes are every namespace's subscriptions, and a refusal after the
-  // ingest would have notified them, then made Alertmanager retry (review
-  // R3-L3).
-  if (namespace_id.has_value() && *namespace_id == 0) {
-    return absl::InvalidArgumentError("namespace_id: required (the namespace's id, > 0)");
-  }
   std::string id = std::to_string(provider_id);
-  if (auto st = api::CheckAlertHookToken(*s_.hook_tokens, type, id, auth::BearerToken(*ctx));
-      !st.ok()) {
-    return st;
-  }
+  // Every check comes before the ingest, which notifies: a refusal after it
+  // would have notified, then made Alertmanager retry (review R3-L3).
+  absl::Status st =
+      namespace_id.has_value()
+          ? api::CheckNamespaceHook(s_, type, id, *namespace_id, auth::BearerToken(*ctx))
+          : api::CheckAlertHookToken(*s_.hook_tokens, type, id, auth::BearerToken(*ctx));
+  if (!st.ok()) return st;
   auto group = AlertGroupFromBody(body, type, id);
   if (!group.ok()) return group.status();
   group->namespace_id = namespace_id.value_or(0);
