@@ -153,4 +153,14 @@ absl::Status CortexBackend::SyncRoutes(const std::vector<NamespaceRoute>& routes
   return absl::OkStatus();
 }
 
+absl::Status CortexBackend::RemoveRoute(const NamespaceRoute& r) {
+  auto res = Send("DELETE", absl::StrCat(Base(r.provider.host), "/api/v1/alerts"), r.ns.urn, "");
+  if (!res.ok()) return res.status();
+  if (!Ok(*res) && res->status != 404) {
+    return Refused(absl::StrCat("cortex provider ", r.provider.urn, " delete alertmanager config"),
+                   *res);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace sluice::notification::alerting

@@ -3,7 +3,8 @@
 // one tenant per namespace (X-Scope-OrgID: the namespace's urn, as Siren).
 //   rules:  GET/POST /api/v1/rules/{namespace}, DELETE
 //           /api/v1/rules/{namespace}/{group} (one YAML rule group per POST)
-//   routes: POST /api/v1/alerts {template_files, alertmanager_config}
+//   routes: POST /api/v1/alerts {template_files, alertmanager_config};
+//           DELETE /api/v1/alerts when the namespace is deleted
 // Bodies are JSON, a subset of YAML, sent as application/yaml.
 #ifndef SLUICE_SERVER_NOTIFICATION_ALERTING_CORTEX_BACKEND_H_
 #define SLUICE_SERVER_NOTIFICATION_ALERTING_CORTEX_BACKEND_H_
@@ -46,6 +47,10 @@ class CortexBackend : public RuleBackend {
   // is made first, so a provider without a hook secret fails the call
   // before any tenant is written.
   absl::Status SyncRoutes(const std::vector<NamespaceRoute>& routes) override;
+  // DELETE /api/v1/alerts for the namespace's tenant (Cortex's "Delete
+  // Alertmanager configuration"): its config, all Sluice's, goes with the
+  // namespace. A tenant without one (404) is fine.
+  absl::Status RemoveRoute(const NamespaceRoute& route) override;
 
  private:
   absl::StatusOr<HttpResult> Send(const std::string& method, const std::string& url,

@@ -3,7 +3,8 @@
 // group" POST /api/v1/rules/{namespace} → 202, "Get rule groups by
 // namespace" GET /api/v1/rules/{namespace} → 200 YAML or 404, "Delete rule
 // group" DELETE /api/v1/rules/{namespace}/{groupName} → 202, "Set
-// Alertmanager configuration" POST /api/v1/alerts → 201; every call needs
+// Alertmanager configuration" POST /api/v1/alerts → 201, "Delete
+// Alertmanager configuration" DELETE /api/v1/alerts → 200; every call needs
 // X-Scope-OrgID). No official client is packaged here, so every rule group
 // it receives must pass `promtool check rules` and every Alertmanager config
 // `amtool check-config`; the fake refuses (400) what they refuse.
@@ -40,6 +41,11 @@ class FakeCortex : public HttpClient {
     if (tenant.empty()) return HttpResult{401, "no org id\n"};
     std::string path = r.url.substr(r.url.find("/api/"));
     std::vector<std::string> parts = absl::StrSplit(path, '/');  // "", api, v1, rules|alerts, ...
+    if (parts.size() >= 4 && parts[3] == "alerts" && r.method == "DELETE") {
+      // "Delete Alertmanager configuration": 200 whether or not there was one.
+      alertmanager.erase(tenant);
+      return HttpResult{200, ""};
+    }
     if (parts.size() >= 4 && parts[3] == "alerts" && r.method == "POST") {
       auto body = YamlToJson(r.body);
       if (!body.ok() || !(*body)["alertmanager_config"].is_string()) return HttpResult{400, "bad"};
@@ -190,6 +196,17 @@ TEST_F(CortexBackendTest, ProviderWithoutHookSecretIsRefusedBeforeAnyTenantIsWri
       << st;
   EXPECT_NE(st.message().find("notification.alert_hook_secrets"), std::string::npos) << st;
   EXPECT_TRUE(cortex.alertmanager.empty());
+}
+
+// Review R3-M2: a deleted namespace's tenant keeps no config with Sluice's
+// receiver (and its token); the other tenants keep theirs.
+TEST_F(CortexBackendTest, RemoveRouteDeletesOnlyThatTenantsConfig) {
+  CortexBackend backend(options, &cortex, &secrets);
+  ASSERT_TRUE(backend.SyncRoutes({{provider, a}, {provider, b}}).ok());
+  ASSERT_TRUE(backend.RemoveRoute({provider, a}).ok());
+  EXPECT_EQ(cortex.alertmanager.count("team-a"), 0u);
+  EXPECT_EQ(cortex.alertmanager.count("team-b"), 1u);
+  EXPECT_TRUE(backend.RemoveRoute({provider, a}).ok());  // already gone: fine
 }
 
 }  // namespace

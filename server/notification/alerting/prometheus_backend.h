@@ -94,6 +94,9 @@ class PrometheusBackend : public RuleBackend {
   // Writes the Alertmanager config and reloads Alertmanager (the former
   // file is put back when the reload fails).
   absl::Status SyncRoutes(const std::vector<NamespaceRoute>& routes) override;
+  // Nothing: the namespace's route leaves the one Alertmanager file with
+  // the SyncRoutes of the remaining namespaces that follows.
+  absl::Status RemoveRoute(const NamespaceRoute&) override { return absl::OkStatus(); }
 
  private:
   // POST {base}/-/reload; ProviderRefused naming `what` and the status

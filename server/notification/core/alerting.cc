@@ -344,9 +344,29 @@ absl::Status AlertingService::UpdateNamespace(AlertNamespace n) {
 absl::Status AlertingService::DeleteNamespace(uint64_t id) {
   auto n = repo_->GetNamespace(id, nullptr);
   if (!n.ok()) return n.status();
-  if (auto st = repo_->DeleteNamespace(id); !st.ok()) return st;
-  auto p = LoadProvider(n->provider_id);
+  auto p = repo_->GetProvider(n->provider_id, nullptr);
   if (!p.ok()) return p.status();
+  auto backend = Backend(p->type);
+  if (!backend.ok()) return backend.status();
+  // The store refuses too (in its transaction); asking first keeps the
+  // provider's side untouched in the common case.
+  AlertRuleFilter f;
+  f.namespace_id = id;
+  auto rules = repo_->ListRules(f);
+  if (!rules.ok()) return rules.status();
+  int enabled = 0;
+  for (const AlertRule& r : *rules) enabled += r.enabled ? 1 : 0;
+  if (enabled > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("namespace ", id, " has ", enabled, " enabled rule(s): disable them first"));
+  }
+  // The tenant's config holds the namespace's hook token: it goes first, so
+  // a refusal leaves everything as it was (review R3-M2).
+  if (auto st = (*backend)->RemoveRoute({*p, *n}); !st.ok()) return st;
+  if (auto st = repo_->DeleteNamespace(id); !st.ok()) {
+    (void)SyncRoutesOf(p->type);  // put the route back
+    return st;
+  }
   return SyncRoutesOf(p->type);
 }
 

@@ -123,6 +123,10 @@ class RuleBackend {
   // namespace's own hook token (hook_token.h); FailedPrecondition, before
   // anything is written, when a provider has no hook secret.
   virtual absl::Status SyncRoutes(const std::vector<NamespaceRoute>& routes) = 0;
+  // Removes Sluice's route of `route` (a namespace being deleted) from the
+  // provider's side where SyncRoutes of the others would not (a tenant's
+  // own config); nothing changed on error.
+  virtual absl::Status RemoveRoute(const NamespaceRoute& route) = 0;
 };
 
 // Provider types -> backends (a provider of another type is refused).
@@ -165,6 +169,12 @@ class AlertingService {
   absl::StatusOr<AlertNamespace> GetNamespace(uint64_t id);
   absl::StatusOr<std::vector<AlertNamespace>> ListNamespaces();
   absl::Status UpdateNamespace(AlertNamespace n);
+  // Removes Sluice's route from the provider's side first (RemoveRoute:
+  // for cortex, the tenant's Alertmanager config, which holds the
+  // namespace's hook token), then the namespace, then syncs the remaining
+  // routes. FailedPrecondition with enabled rules (nothing changed), or
+  // naming the provider's status when the removal is refused (nothing
+  // changed either; try again).
   absl::Status DeleteNamespace(uint64_t id);
 
   // The namespace hook's check (review R3-M2): OK when namespace

@@ -22,9 +22,15 @@ class FakeBackend : public RuleBackend {
     routes = r;
     return absl::OkStatus();
   }
+  absl::Status RemoveRoute(const NamespaceRoute& r) override {
+    if (!refuse_remove.empty()) return absl::FailedPreconditionError(refuse_remove);
+    removed.push_back(r.ns.id);
+    return absl::OkStatus();
+  }
   std::map<std::string, RuleGroups> last;
   std::vector<NamespaceRoute> routes;
-  std::string refuse, refuse_routes;
+  std::vector<uint64_t> removed;  // namespace ids
+  std::string refuse, refuse_routes, refuse_remove;
   int rule_syncs = 0;
 };
 
@@ -203,6 +209,40 @@ TEST_F(AlertingServiceTest, NamespaceWhoseRouteIsRefusedIsNotKept) {
   EXPECT_EQ(id.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(id.status().message().find("HTTP 400"), std::string::npos);
   EXPECT_EQ(service.ListNamespaces()->size(), 1u);
+}
+
+// Review R3-M2: deleting a namespace removes its route from the provider's
+// side (for cortex, the tenant's config with its hook token) before the
+// namespace goes; the others are synced without it.
+TEST_F(AlertingServiceTest, DeleteNamespaceRemovesItsRouteThenSyncsTheOthers) {
+  AlertNamespace n;
+  n.urn = "team-b";
+  n.name = "team-b";
+  n.provider_id = 1;
+  auto b = service.CreateNamespace(n);
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(backend.routes.size(), 2u);
+  ASSERT_TRUE(service.DeleteNamespace(*b).ok());
+  EXPECT_EQ(backend.removed, std::vector<uint64_t>{*b});
+  ASSERT_EQ(backend.routes.size(), 1u);
+  EXPECT_EQ(backend.routes[0].ns.id, ns_id);
+  EXPECT_EQ(service.GetNamespace(*b).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(AlertingServiceTest, RefusedRouteRemovalKeepsTheNamespace) {
+  backend.refuse_remove = "cortex provider c delete alertmanager config: HTTP 500";
+  absl::Status st = service.DeleteNamespace(ns_id);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(service.GetNamespace(ns_id).ok());
+}
+
+TEST_F(AlertingServiceTest, NamespaceWithEnabledRulesKeepsItsRoute) {
+  ASSERT_TRUE(service.UpsertRule(Rule(true)).ok());
+  absl::Status st = service.DeleteNamespace(ns_id);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(st.message().find("enabled rule"), std::string::npos) << st;
+  EXPECT_TRUE(backend.removed.empty());
+  EXPECT_TRUE(service.GetNamespace(ns_id).ok());
 }
 
 // Review R3-M2: the namespace hook takes alerts only for a namespace that
