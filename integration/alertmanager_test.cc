@@ -82,8 +82,7 @@ class RealAlertmanager {
 
 // Alertmanager's webhook token: the hook's own, sent as a bearer token.
 constexpr char kHookToken[] = "am-hook-token-0123456789abcdef";
-// The hook secrets of cortex providers 1 and 2 (notification.alert_hook_secrets),
-// from which Sluice derives each namespace's own hook token.
+// Cortex providers 1 and 2's notification.alert_hook_secrets.
 constexpr char kCortexSecret1[] = "cortex-1-hook-secret-0123456789abcdef";
 constexpr char kCortexSecret2[] = "cortex-2-hook-secret-0123456789abcdef";
 const std::string kCortexConfig =
@@ -97,8 +96,7 @@ const std::string kCortexConfig =
 // Alertmanager config at the fake Cortex.
 struct CortexTenant {
   uint64_t provider_id = 0, namespace_id = 0;
-  std::string hook_url;  // the config's webhook url
-  std::string token;     // the config's bearer token (the namespace's own)
+  std::string hook_url, token;  // the config's webhook url and bearer token
 };
 
 // The Alertmanager config the fake Cortex last received for `tenant`
@@ -504,6 +502,97 @@ TEST_F(AlertmanagerTest, SirenShapedHookToSlackSilencedThenExpired) {
   ASSERT_EQ(msgs.size(), 2u) << Logs();
   EXPECT_EQ(msgs[1]["attachments"][0]["pretext"], ":fire: (FIRING:1) *(CRITICAL)* CPUHigh3");
   EXPECT_EQ(Stored(alerts, "db-3")["silence_status"], "");
+}
+
+// Review R3-M2 end to end, through the gateway at Siren's paths: each
+// Cortex tenant's Alertmanager config carries its own namespace's token
+// (what operators compute with openssl), never the provider route's token.
+// With it a tenant posts to its own namespace, delivered to its own
+// subscription only; on another tenant's namespace, or a namespace of
+// another provider, it gets 401 and nobody is notified. A deleted
+// namespace's tenant loses its config at Cortex and its old token gets 404.
+// namespace_id 0 is refused before anyone is notified (R3-L3), and a
+// provider without a hook secret gets no namespace.
+TEST_F(AlertmanagerTest, CortexTenantTokenOpensOnlyItsOwnNamespace) {
+  ASSERT_NO_FATAL_FAILURE(StartStack("cortex/1", kCortexConfig));
+  auto cortex1 = FakeHttpServer::Start();
+  auto cortex2 = FakeHttpServer::Start();
+  CortexTenant a = CreateTenant(cortex1.get(), "team-a");
+  ASSERT_EQ(a.provider_id, 1u);  // the ids kCortexConfig's secrets name (a fresh database)
+  CortexTenant b = CreateTenant(cortex1.get(), "team-b", a.provider_id);
+  CortexTenant c = CreateTenant(cortex2.get(), "team-c");
+  ASSERT_EQ(c.provider_id, 2u);
+  ASSERT_FALSE(a.token.empty());
+  ASSERT_FALSE(b.token.empty());
+  EXPECT_EQ(a.token, OpensslHookToken(kCortexSecret1, absl::StrCat("cortex/1/", a.namespace_id)));
+  EXPECT_EQ(c.token, OpensslHookToken(kCortexSecret2, absl::StrCat("cortex/2/", c.namespace_id)));
+  EXPECT_NE(a.token, b.token);
+  for (FakeHttpServer* fake : {cortex1.get(), cortex2.get()}) {
+    for (const auto& r : fake->Requests("/api/v1/alerts")) {
+      EXPECT_EQ(r.body.find(kHookToken), std::string::npos) << "provider token in a tenant config";
+    }
+  }
+
+  // Each namespace subscribes its own receiver to team=db.
+  auto sink = FakeHttpServer::Start();
+  for (const CortexTenant* t : {&a, &b, &c}) {
+    std::string path = absl::StrCat("/ns-", t->namespace_id);
+    auto r = Siren("POST", "/receivers",
+                   {{"name", path.substr(1)}, {"type", "http"},
+                    {"configurations", {{"url", sink->Url(path)}}}});
+    ASSERT_EQ(r.status, 200) << r.body;
+    auto sub = Siren("POST", "/subscriptions",
+                     {{"urn", path.substr(1)}, {"namespace", t->namespace_id},
+                      {"receivers", {{{"id", U64(r.Json()["id"])}}}},
+                      {"match", {{"team", "db"}}}});
+    ASSERT_EQ(sub.status, 200) << sub.body;
+  }
+
+  // team-a's token elsewhere: 401.
+  auto forged = PostToNamespace(1, b.namespace_id, a.token, "forged by team-a");
+  EXPECT_EQ(forged.status, 401) << forged.body;
+  forged = PostToNamespace(1, c.namespace_id, a.token, "forged by team-a");  // provider 2's
+  EXPECT_EQ(forged.status, 401) << forged.body;
+  forged = PostToNamespace(2, c.namespace_id, a.token, "forged by team-a");
+  EXPECT_EQ(forged.status, 401) << forged.body;
+  // The provider route's token opens no namespace route.
+  forged = PostToNamespace(1, b.namespace_id, kHookToken, "forged with the provider token");
+  EXPECT_EQ(forged.status, 401) << forged.body;
+  // Namespace 0 (every namespace's routes): 400, before any notification.
+  auto zero = PostToNamespace(1, 0, a.token, "to everyone");
+  ExpectError(zero, 3, "namespace_id");
+
+  auto own = PostToNamespace(1, a.namespace_id, a.token, "team-a's own");  // goes through
+  ASSERT_EQ(own.status, 200) << own.body << Logs();
+  std::string mine = absl::StrCat("/ns-", a.namespace_id);
+  ASSERT_TRUE(sink->WaitForRequests(mine, 1, absl::Seconds(30))) << Logs();
+  absl::SleepFor(absl::Seconds(2));  // a forged delivery would have happened by now
+  EXPECT_EQ(sink->Requests("").size(), 1u);
+  EXPECT_NE(sink->Requests(mine)[0].body.find("team-a's own"), std::string::npos);
+  json stored = Siren("GET", "/alerts/cortex/1").Json()["alerts"];
+  ASSERT_EQ(stored.size(), 1u) << stored.dump();
+  EXPECT_EQ(U64(stored[0]["namespace_id"]), a.namespace_id);
+  EXPECT_TRUE(Siren("GET", "/alerts/cortex/2").Json()["alerts"].empty());
+
+  // Deleting team-b's namespace deletes its tenant's config at Cortex; the
+  // token it still holds gets 404.
+  auto del = Siren("DELETE", absl::StrCat("/namespaces/", b.namespace_id));
+  ASSERT_EQ(del.status, 200) << del.body;
+  EXPECT_TRUE(TenantConfig(cortex1.get(), "team-b").is_null());
+  EXPECT_TRUE(TenantConfig(cortex1.get(), "team-a").is_object());
+  auto stale = PostToNamespace(1, b.namespace_id, b.token, "after delete");
+  EXPECT_EQ(stale.status, 404) << stale.body;
+
+  // A provider without a hook secret (cortex/3) gets no namespace.
+  auto p3 = Siren("POST", "/providers",
+                  {{"host", cortex2->Url("")}, {"urn", "cortex-3"}, {"name", "cortex-3"},
+                   {"type", "cortex"}});
+  ASSERT_EQ(p3.status, 200) << p3.body;
+  ASSERT_EQ(U64(p3.Json()["id"]), 3u);
+  auto refused = Siren("POST", "/namespaces", {{"urn", "team-d"}, {"name", "team-d"}, {"provider", 3}});
+  ExpectError(refused, 9, "notification.alert_hook_secrets");
+  EXPECT_TRUE(TenantConfig(cortex2.get(), "team-d").is_null());
+  EXPECT_EQ(Siren("GET", "/namespaces").Json()["namespaces"].size(), 2u);
 }
 
 }  // namespace
