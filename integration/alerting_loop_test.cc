@@ -9,10 +9,12 @@
 // wrote, reaches the hook and arrives at the receiver; disabling the rule
 // resolves it. Every file Sluice wrote passes promtool / amtool.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <tuple>
 
 #include "integration/fake_http_server.h"
@@ -127,6 +129,7 @@ TEST(AlertingLoopTest, RuleFiresThroughPrometheusAlertmanagerAndHookThenResolves
       "notification:\n  workers: 2\n  poll_interval_ms: 100\n"
       "  admins: [tester@example.com]\n"
       "  alert_hook_tokens:\n    - {provider: \"*\", token_env: SLUICE_TEST_ALERT_TOKEN}\n"
+      "  alert_hook_secrets:\n    - {provider: \"*\", secret_env: SLUICE_TEST_ALERT_HOOK_SECRET}\n"
       "  prometheus:\n    rules_dir: " + dir + "/rules\n"
       "    alertmanager_config_file: " + dir + "/am/alertmanager.yml\n"
       "    alertmanager_url: http://127.0.0.1:" + std::to_string(am_port) + "\n"
@@ -159,6 +162,16 @@ TEST(AlertingLoopTest, RuleFiresThroughPrometheusAlertmanagerAndHookThenResolves
   uint64_t nsid = U64(r.Json()["id"]);
   std::string am_config = dir + "/am/alertmanager.yml";
   EXPECT_EQ(system(("/usr/bin/amtool check-config " + am_config + " >/dev/null").c_str()), 0);
+  // Not world-readable (R3-L5), and the route carries the namespace's own
+  // token, never the provider route's "*" token (R3-M2).
+  struct stat st;
+  ASSERT_EQ(stat(am_config.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  std::ifstream am_in(am_config);
+  std::string am_text((std::istreambuf_iterator<char>(am_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(am_text.find(token), std::string::npos);
+  EXPECT_NE(am_text.find(absl::StrCat("/v1beta1/alerts/prometheus/", pid, "/", nsid)),
+            std::string::npos);
 
   // 2. Siren's CPU template and a rule the target exceeds (97 > 50).
   r = Siren(stack, "PUT", "/v1beta1/templates",

@@ -111,6 +111,12 @@ std::string Stack::EffectiveConfig() const {
     any["token_env"] = "SLUICE_TEST_ALERT_TOKEN";
     root["notification"]["alert_hook_tokens"].push_back(any);
   }
+  if (!root["notification"]["alert_hook_secrets"]) {
+    YAML::Node any;
+    any["provider"] = "*";
+    any["secret_env"] = "SLUICE_TEST_ALERT_HOOK_SECRET";
+    root["notification"]["alert_hook_secrets"].push_back(any);
+  }
   YAML::Emitter out;
   out << root;
   return out.c_str();
@@ -177,6 +183,7 @@ absl::Status Stack::StartServer() {
   env["SLUICE_DB_DSN"] = db_->dsn();
   env.emplace("SLUICE_PROXY_TOKEN", proxy_token_);
   env.emplace("SLUICE_TEST_ALERT_TOKEN", kTestAlertToken);
+  env.emplace("SLUICE_TEST_ALERT_HOOK_SECRET", kTestAlertHookSecret);
   env.emplace("SLUICE_ENCRYPTION_KEY",
               "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   auto server = Process::Start(argv, env, absl::StrCat(log_dir_, "/server-", grpc_port_, "-", ++server_starts_, ".log"));

@@ -44,6 +44,10 @@ inline const std::vector<std::string> kTestAccessAdmins = {
 // The alert hook token the test stack accepts for every hook URL (as
 // `Authorization: Bearer <token>`), unless the test's config sets its own.
 inline constexpr char kTestAlertToken[] = "test-alert-hook-token-0123456789";
+// The hook secret ("*": every alert provider) from which the test stack
+// derives each namespace's hook token, unless the test's config sets its own
+// `notification.alert_hook_secrets`.
+inline constexpr char kTestAlertHookSecret[] = "test-alert-hook-secret-0123456789abcdef";
 inline const std::vector<std::string> kTestNotificationAdmins = {
     "tester@example.com", "admin@example.com", "cli@example.com", "bench@example.com"};
 

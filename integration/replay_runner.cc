@@ -117,6 +117,7 @@ ReplayReport Run(const ReplaySpec& spec) {
         missing.empty()
             ? Replay(spec, row, base, &vars)
             : absl::StrCat("needs ", absl::StrJoin(missing, ", "), " from an earlier row");
+    if (spec.after_row) spec.after_row(&vars);
 
     if (fixture) {
       if (!why.empty()) {

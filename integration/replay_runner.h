@@ -6,6 +6,7 @@
 #ifndef SLUICE_INTEGRATION_REPLAY_RUNNER_H_
 #define SLUICE_INTEGRATION_REPLAY_RUNNER_H_
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct ReplaySpec {
   std::string default_caller = "admin@example.com";
   // Initial `{{name}}` values; rows add to them with `save`.
   nlohmann::json vars = nlohmann::json::object();
+  // When set, called after each row with the values so far; it may add
+  // values no answer carries (e.g. one read from a file the server wrote).
+  std::function<void(nlohmann::json* vars)> after_row;
 };
 
 // What a replay found. A test fails on any `errors`.

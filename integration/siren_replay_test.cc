@@ -20,8 +20,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "integration/fake_http_server.h"
 #include "integration/harness.h"
@@ -113,6 +115,23 @@ TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
   spec.vars = {{"alert_token", kTestAlertToken},
                {" $labels.host ", "{{ $labels.host }}"},
                {"prom_host", peer->Url("")}};
+  // Once the namespace exists, its own hook token, as a user finds it: in
+  // the Alertmanager config Sluice wrote (the route to its hook URL).
+  spec.after_row = [&](json* vars) {
+    if (!vars->contains("nsid") || vars->contains("ns_hook_token")) return;
+    std::ifstream in(dir + "/alertmanager.yml");
+    json config = json::parse(in, nullptr, false);
+    auto text = [](const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); };
+    std::string suffix = absl::StrCat("/v1beta1/alerts/prometheus/", text((*vars)["pid"]), "/",
+                                      text((*vars)["nsid"]));
+    for (const json& r : config.value("receivers", json::array())) {
+      for (const json& w : r.value("webhook_configs", json::array())) {
+        if (absl::EndsWith(w.value("url", ""), suffix)) {
+          (*vars)["ns_hook_token"] = w["http_config"]["authorization"]["credentials"];
+        }
+      }
+    }
+  };
   replay::ReplayReport report = replay::Run(spec);
   EXPECT_EQ(absl::StrJoin(report.errors, "\n"), "");
 }

@@ -39,6 +39,7 @@ struct Settings {
   auth::AdminList admins;          // admins, admin_groups
   SendPolicy senders;              // senders, sender_groups (F-M1)
   api::AlertHookTokens hook_tokens;  // alert_hook_tokens
+  AlertHookSecrets hook_secrets;     // alert_hook_secrets
   receivers::ReceiverOptions receivers;
   alerting::PrometheusOptions prometheus;  // prometheus, alert_hook_base_url
 };
@@ -112,10 +113,17 @@ absl::Status ParseStringList(const YAML::Node& node, const std::string& key,
 }
 
 // alert_hook_tokens: [{provider: "<type>/<id>" | "*", token_file: path | token_env: NAME}]
-absl::Status ParseHookTokens(const YAML::Node& node, api::AlertHookTokens* out) {
-  const char* where = "notification.alert_hook_tokens";
+// alert_hook_secrets: [{provider: "<type>/<id>" | "*", secret_file: path | secret_env: NAME}]
+// `kind` is "token" or "secret" (the keys' prefix); a secret, an HMAC key,
+// needs `min_size` bytes or more.
+absl::Status ParseProviderSecrets(const YAML::Node& node, const std::string& key,
+                                  const std::string& kind, size_t min_size,
+                                  std::map<std::string, std::string>* out) {
+  std::string where = "notification." + key;
+  std::string file_key = kind + "_file", env_key = kind + "_env";
   if (!node.IsSequence()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": want a list of {provider, token_file|token_env}"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": want a list of {provider, ", file_key, "|", env_key, "}"));
   }
   for (const auto& item : node) {
     if (!item.IsMap() || !item["provider"] || !item["provider"].IsScalar()) {
@@ -124,9 +132,9 @@ absl::Status ParseHookTokens(const YAML::Node& node, api::AlertHookTokens* out) 
     auth::SecretSource src;
     for (const auto& kv : item) {
       std::string k = kv.first.as<std::string>();
-      if (k == "token_file") {
+      if (k == file_key) {
         src.file = kv.second.as<std::string>();
-      } else if (k == "token_env") {
+      } else if (k == env_key) {
         src.env = kv.second.as<std::string>();
       } else if (k != "provider") {
         return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key \"", k, "\""));
@@ -138,11 +146,17 @@ absl::Status ParseHookTokens(const YAML::Node& node, api::AlertHookTokens* out) 
           where, ": provider \"", provider, "\" must be <provider_type>/<provider_id> or *"));
     }
     if (src.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": ", provider, " needs token_file or token_env"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", provider, " needs ", file_key, " or ", env_key));
     }
-    auto token = auth::LoadSecret(src, absl::StrCat(where, " ", provider));
-    if (!token.ok()) return token.status();
-    (*out)[provider] = *token;
+    auto value = auth::LoadSecret(src, absl::StrCat(where, " ", provider));
+    if (!value.ok()) return value.status();
+    if (value->size() < min_size) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " ", provider, ": the ", kind,
+                                                     " must be at least ", min_size,
+                                                     " bytes (openssl rand -hex 32)"));
+    }
+    (*out)[provider] = *value;
   }
   return absl::OkStatus();
 }
@@ -193,7 +207,16 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
       continue;
     }
     if (key == "alert_hook_tokens") {
-      if (auto st = ParseHookTokens(it->second, &s.hook_tokens); !st.ok()) return st;
+      if (auto st = ParseProviderSecrets(it->second, key, "token", 16, &s.hook_tokens); !st.ok()) {
+        return st;
+      }
+      continue;
+    }
+    if (key == "alert_hook_secrets") {
+      if (auto st = ParseProviderSecrets(it->second, key, "secret", 32, &s.hook_secrets);
+          !st.ok()) {
+        return st;
+      }
       continue;
     }
     if (key == "slack_api_url" || key == "lark_api_url") {
@@ -293,17 +316,18 @@ class NotificationModule : public server::Module {
         alerts_(&notifications_, &alert_repo_, &silence_repo_),
         silences_(&silence_repo_, &subscription_repo_),
         alerting_repo_(ctx.pool),
-        prometheus_backend_(settings.prometheus, http_.get(), &settings_.hook_tokens),
-        cortex_backend_(settings.prometheus, http_.get(), &settings_.hook_tokens),
+        prometheus_backend_(settings.prometheus, http_.get(), &settings_.hook_secrets),
+        cortex_backend_(settings.prometheus, http_.get(), &settings_.hook_secrets),
         alerting_(&alerting_repo_, &templates_, ctx.crypter,
                   RuleBackends{{"prometheus", &prometheus_backend_}, {"cortex", &cortex_backend_}}),
         settings_(std::move(settings)),
         grpc_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_, &alerts_,
-                            ctx.auth, &settings_.admins, &settings_.hook_tokens, &silences_}),
+                            ctx.auth, &settings_.admins, &settings_.hook_tokens, &silences_,
+                            &alerting_, &settings_.hook_secrets}),
         // Siren's API at Siren's paths, on the same core.
         siren_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
                              &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
-                             &silences_, &alerting_}),
+                             &silences_, &alerting_, &settings_.hook_secrets}),
         siren_v1_(api::Services{&receivers_, &subscriptions_, &templates_, &notifications_,
                                 &alerts_, ctx.auth, &settings_.admins, &settings_.hook_tokens,
                                 &silences_}) {
@@ -367,7 +391,7 @@ class NotificationModule : public server::Module {
   AlertService alerts_;
   SilenceService silences_;
   PostgresAlertingRepository alerting_repo_;
-  alerting::PrometheusBackend prometheus_backend_;  // reads settings_.hook_tokens
+  alerting::PrometheusBackend prometheus_backend_;  // reads settings_.hook_secrets
   alerting::CortexBackend cortex_backend_;          // same
   AlertingService alerting_;
   Settings settings_;

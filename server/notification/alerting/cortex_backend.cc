@@ -31,38 +31,33 @@ std::string Segment(absl::string_view s) {
 }
 
 absl::Status Refused(const std::string& what, const HttpResult& r) {
-  std::string body = r.body.substr(0, 512);
-  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
-  return absl::FailedPreconditionError(absl::StrCat(what, ": HTTP ", r.status, ": ", body));
+  return ProviderRefused(what, r.status);
 }
 
 bool Ok(const HttpResult& r) { return r.status >= 200 && r.status < 300; }
 
 }  // namespace
 
-nlohmann::json CortexAlertmanagerConfig(const PrometheusOptions& o,
-                                        const std::map<std::string, std::string>& hook_tokens,
-                                        const NamespaceRoute& r) {
+absl::StatusOr<nlohmann::json> CortexAlertmanagerConfig(const PrometheusOptions& o,
+                                                        const AlertHookSecrets& hook_secrets,
+                                                        const NamespaceRoute& r) {
+  auto token = NamespaceHookTokenFor(hook_secrets, "cortex", r.provider.id, r.ns.id);
+  if (!token.ok()) return token.status();
   std::string base = Base(o.hook_base_url);
-  nlohmann::json webhook = {{"url", absl::StrCat(base, "/v1beta1/alerts/cortex/", r.provider.id,
-                                                 "/", r.ns.id)},
-                            {"send_resolved", true}};
-  auto token = hook_tokens.find(absl::StrCat("cortex/", r.provider.id));
-  if (token == hook_tokens.end()) token = hook_tokens.find("*");
-  if (token != hook_tokens.end()) {
-    webhook["http_config"] = {
-        {"authorization", {{"type", "Bearer"}, {"credentials", token->second}}}};
-  }
-  return {{"route",
-           {{"receiver", "sluice"},
-            {"group_by",
-             {"alertname", "severity", "owner", "service_name", "time_stamp", "identifier"}},
-            {"group_wait", o.group_wait},
-            {"group_interval", o.group_interval},
-            {"repeat_interval", o.repeat_interval}}},
-          {"receivers",
-           nlohmann::json::array(
-               {{{"name", "sluice"}, {"webhook_configs", nlohmann::json::array({webhook})}}})}};
+  nlohmann::json webhook = {
+      {"url", absl::StrCat(base, "/v1beta1/alerts/cortex/", r.provider.id, "/", r.ns.id)},
+      {"send_resolved", true},
+      {"http_config", {{"authorization", {{"type", "Bearer"}, {"credentials", *token}}}}}};
+  return nlohmann::json{
+      {"route",
+       {{"receiver", "sluice"},
+        {"group_by", {"alertname", "severity", "owner", "service_name", "time_stamp", "identifier"}},
+        {"group_wait", o.group_wait},
+        {"group_interval", o.group_interval},
+        {"repeat_interval", o.repeat_interval}}},
+      {"receivers",
+       nlohmann::json::array(
+           {{{"name", "sluice"}, {"webhook_configs", nlohmann::json::array({webhook})}}})}};
 }
 
 absl::StatusOr<HttpResult> CortexBackend::Send(const std::string& method, const std::string& url,
@@ -138,16 +133,32 @@ absl::Status CortexBackend::SyncRoutes(const std::vector<NamespaceRoute>& routes
     return absl::FailedPreconditionError(
         "provider type cortex: notification.alert_hook_base_url must be configured");
   }
+  std::vector<std::string> bodies;
   for (const NamespaceRoute& r : routes) {
-    nlohmann::json body = {
-        {"template_files", nlohmann::json::object()},
-        {"alertmanager_config", CortexAlertmanagerConfig(options_, *hook_tokens_, r).dump(2)}};
+    auto config = CortexAlertmanagerConfig(options_, *hook_secrets_, r);
+    if (!config.ok()) return config.status();
+    bodies.push_back(nlohmann::json{{"template_files", nlohmann::json::object()},
+                                    {"alertmanager_config", config->dump(2)}}
+                         .dump());
+  }
+  for (size_t i = 0; i < routes.size(); ++i) {
+    const NamespaceRoute& r = routes[i];
     auto res = Send("POST", absl::StrCat(Base(r.provider.host), "/api/v1/alerts"), r.ns.urn,
-                    body.dump());
+                    bodies[i]);
     if (!res.ok()) return res.status();
     if (!Ok(*res)) {
       return Refused(absl::StrCat("cortex provider ", r.provider.urn, " alertmanager config"), *res);
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CortexBackend::RemoveRoute(const NamespaceRoute& r) {
+  auto res = Send("DELETE", absl::StrCat(Base(r.provider.host), "/api/v1/alerts"), r.ns.urn, "");
+  if (!res.ok()) return res.status();
+  if (!Ok(*res) && res->status != 404) {
+    return Refused(absl::StrCat("cortex provider ", r.provider.urn, " delete alertmanager config"),
+                   *res);
   }
   return absl::OkStatus();
 }

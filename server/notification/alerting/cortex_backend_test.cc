@@ -3,7 +3,8 @@
 // group" POST /api/v1/rules/{namespace} → 202, "Get rule groups by
 // namespace" GET /api/v1/rules/{namespace} → 200 YAML or 404, "Delete rule
 // group" DELETE /api/v1/rules/{namespace}/{groupName} → 202, "Set
-// Alertmanager configuration" POST /api/v1/alerts → 201; every call needs
+// Alertmanager configuration" POST /api/v1/alerts → 201, "Delete
+// Alertmanager configuration" DELETE /api/v1/alerts → 200; every call needs
 // X-Scope-OrgID). No official client is packaged here, so every rule group
 // it receives must pass `promtool check rules` and every Alertmanager config
 // `amtool check-config`; the fake refuses (400) what they refuse.
@@ -18,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "server/notification/core/go_template.h"
+#include "server/notification/core/hook_token.h"
 
 namespace sluice::notification::alerting {
 namespace {
@@ -39,6 +41,11 @@ class FakeCortex : public HttpClient {
     if (tenant.empty()) return HttpResult{401, "no org id\n"};
     std::string path = r.url.substr(r.url.find("/api/"));
     std::vector<std::string> parts = absl::StrSplit(path, '/');  // "", api, v1, rules|alerts, ...
+    if (parts.size() >= 4 && parts[3] == "alerts" && r.method == "DELETE") {
+      // "Delete Alertmanager configuration": 200 whether or not there was one.
+      alertmanager.erase(tenant);
+      return HttpResult{200, ""};
+    }
     if (parts.size() >= 4 && parts[3] == "alerts" && r.method == "POST") {
       auto body = YamlToJson(r.body);
       if (!body.ok() || !(*body)["alertmanager_config"].is_string()) return HttpResult{400, "bad"};
@@ -111,14 +118,15 @@ class CortexBackendTest : public ::testing::Test {
     b.urn = "team-b";
   }
   FakeCortex cortex;
-  std::map<std::string, std::string> tokens = {{"cortex/4", "hook-token"}};
+  const std::string secret = "cortex-4-hook-secret-0123456789abcdef";
+  AlertHookSecrets secrets = {{"cortex/4", secret}};
   PrometheusOptions options;
   AlertProvider provider;
   AlertNamespace a, b;
 };
 
 TEST_F(CortexBackendTest, GroupsLandInTheNamespacesTenantAndGoneGroupsAreDeleted) {
-  CortexBackend backend(options, &cortex, &tokens);
+  CortexBackend backend(options, &cortex, &secrets);
   ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 80), Group("Mem", 1)}}})
                   .ok());
   ASSERT_TRUE(backend.SyncRules(provider, b, {{"odpf", {Group("CPUHigh", 90)}}}).ok());
@@ -133,29 +141,72 @@ TEST_F(CortexBackendTest, GroupsLandInTheNamespacesTenantAndGoneGroupsAreDeleted
   EXPECT_TRUE(cortex.rules["team-a"]["odpf"].empty());
 }
 
-TEST_F(CortexBackendTest, RefusalRestoresFormerGroupsAndQuotesAnswer) {
-  CortexBackend backend(options, &cortex, &tokens);
+// The error names the status, never the answer's body (review R3-L2: the
+// host may be any URL, and its answer anything).
+TEST_F(CortexBackendTest, RefusalRestoresFormerGroupsAndNamesOnlyTheStatus) {
+  CortexBackend backend(options, &cortex, &secrets);
   ASSERT_TRUE(backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 80)}}}).ok());
   cortex.refuse_group = "Bad";
   absl::Status st =
       backend.SyncRules(provider, a, {{"odpf", {Group("CPUHigh", 70), Group("Bad", 1)}}});
   EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(st.message().find("HTTP 400: invalid rules config: refused by test"),
+  EXPECT_NE(st.message().find("cortex provider cortex-prod: HTTP 400 (the provider refused"),
             std::string::npos)
       << st;
+  EXPECT_EQ(st.message().find("refused by test"), std::string::npos) << st;
   ASSERT_EQ(cortex.rules["team-a"]["odpf"].size(), 1u);
   EXPECT_NE(cortex.rules["team-a"]["odpf"]["CPUHigh"].dump().find("> 80"), std::string::npos);
 }
 
-TEST_F(CortexBackendTest, EachTenantGetsAnAlertmanagerConfigToItsHook) {
-  CortexBackend backend(options, &cortex, &tokens);
+// Review R3-M2: each tenant's config carries its own namespace's token,
+// derived from the provider's secret; a tenant reading its config back gets
+// nothing that opens another tenant's hook.
+TEST_F(CortexBackendTest, EachTenantGetsAnAlertmanagerConfigWithItsOwnToken) {
+  CortexBackend backend(options, &cortex, &secrets);
   ASSERT_TRUE(backend.SyncRoutes({{provider, a}, {provider, b}}).ok());
   ASSERT_EQ(cortex.alertmanager.size(), 2u);
-  auto config = YamlToJson(cortex.alertmanager["team-b"]);
-  ASSERT_TRUE(config.ok());
-  const auto& hook = (*config)["receivers"][0]["webhook_configs"][0];
-  EXPECT_EQ(hook["url"], "http://sluice:8080/v1beta1/alerts/cortex/4/11");
-  EXPECT_EQ(hook["http_config"]["authorization"]["credentials"], "hook-token");
+  auto config_a = YamlToJson(cortex.alertmanager["team-a"]);
+  auto config_b = YamlToJson(cortex.alertmanager["team-b"]);
+  ASSERT_TRUE(config_a.ok());
+  ASSERT_TRUE(config_b.ok());
+  const auto& hook_a = (*config_a)["receivers"][0]["webhook_configs"][0];
+  const auto& hook_b = (*config_b)["receivers"][0]["webhook_configs"][0];
+  EXPECT_EQ(hook_b["url"], "http://sluice:8080/v1beta1/alerts/cortex/4/11");
+  std::string token_a = hook_a["http_config"]["authorization"]["credentials"];
+  std::string token_b = hook_b["http_config"]["authorization"]["credentials"];
+  EXPECT_EQ(token_b, NamespaceHookToken(secret, "cortex", 4, 11));
+  EXPECT_EQ(token_a, NamespaceHookToken(secret, "cortex", 4, 10));
+  EXPECT_NE(token_a, token_b);
+  EXPECT_EQ(cortex.alertmanager["team-a"].find(secret), std::string::npos);
+}
+
+// Without a secret for the provider there is no token to write: no tenant
+// is written at all (never a provider route token such as "*").
+TEST_F(CortexBackendTest, ProviderWithoutHookSecretIsRefusedBeforeAnyTenantIsWritten) {
+  AlertHookSecrets other = {{"cortex/5", secret}};
+  CortexBackend backend(options, &cortex, &other);
+  AlertProvider p5 = provider;
+  p5.id = 5;
+  AlertNamespace c = a;
+  c.provider_id = 5;
+  c.urn = "team-c";
+  absl::Status st = backend.SyncRoutes({{p5, c}, {provider, a}});
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(st.message().find("alert provider cortex/4 has no hook secret"), std::string::npos)
+      << st;
+  EXPECT_NE(st.message().find("notification.alert_hook_secrets"), std::string::npos) << st;
+  EXPECT_TRUE(cortex.alertmanager.empty());
+}
+
+// Review R3-M2: a deleted namespace's tenant keeps no config with Sluice's
+// receiver (and its token); the other tenants keep theirs.
+TEST_F(CortexBackendTest, RemoveRouteDeletesOnlyThatTenantsConfig) {
+  CortexBackend backend(options, &cortex, &secrets);
+  ASSERT_TRUE(backend.SyncRoutes({{provider, a}, {provider, b}}).ok());
+  ASSERT_TRUE(backend.RemoveRoute({provider, a}).ok());
+  EXPECT_EQ(cortex.alertmanager.count("team-a"), 0u);
+  EXPECT_EQ(cortex.alertmanager.count("team-b"), 1u);
+  EXPECT_TRUE(backend.RemoveRoute({provider, a}).ok());  // already gone: fine
 }
 
 }  // namespace

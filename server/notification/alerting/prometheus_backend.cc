@@ -63,6 +63,14 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
 
 }  // namespace
 
+absl::Status ProviderRefused(absl::string_view what, long status) {
+  const char* why = status >= 500   ? "the provider failed"
+                    : status >= 400 ? "the provider refused the request"
+                                    : "unexpected answer";
+  return absl::FailedPreconditionError(absl::StrCat(
+      what, ": HTTP ", status, " (", why, "; its answer is not quoted, see the provider's log)"));
+}
+
 absl::Status WriteConfined(const std::string& dir, const std::string& name,
                            const std::string& content, std::optional<std::string>* previous) {
   if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos) {
@@ -86,9 +94,16 @@ absl::Status WriteConfined(const std::string& dir, const std::string& name,
   }
   std::string tmp = absl::StrCat(".", name, ".", getpid(), ".tmp");
   (void)unlinkat(d.get(), tmp.c_str(), 0);
-  Fd f(openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  // 0640, not world-readable: the Alertmanager config carries the hook
+  // tokens (review R3-L5). Prometheus and Alertmanager read through the
+  // group (the shared volume's, e.g. Kubernetes fsGroup). fchmod makes the
+  // mode exact whatever the umask.
+  Fd f(openat(d.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              kConfinedFileMode));
   if (f.get() < 0) return Errno(absl::StrCat("create ", dir, "/", tmp));
-  absl::Status st = WriteAll(f.get(), content, absl::StrCat("write ", dir, "/", tmp));
+  absl::Status st = absl::OkStatus();
+  if (fchmod(f.get(), kConfinedFileMode) != 0) st = Errno(absl::StrCat("chmod ", dir, "/", tmp));
+  if (st.ok()) st = WriteAll(f.get(), content, absl::StrCat("write ", dir, "/", tmp));
   if (st.ok() && fsync(f.get()) != 0) st = Errno(absl::StrCat("fsync ", dir, "/", tmp));
   if (st.ok() && renameat(d.get(), tmp.c_str(), d.get(), name.c_str()) != 0) {
     st = Errno(absl::StrCat("rename to ", dir, "/", name));
@@ -113,23 +128,20 @@ nlohmann::json PrometheusRuleFile(const AlertNamespace& ns,
   return out;
 }
 
-nlohmann::json AlertmanagerConfig(const PrometheusOptions& o,
-                                  const std::map<std::string, std::string>& hook_tokens,
-                                  const std::vector<NamespaceRoute>& routes) {
+absl::StatusOr<nlohmann::json> AlertmanagerConfig(const PrometheusOptions& o,
+                                                  const AlertHookSecrets& hook_secrets,
+                                                  const std::vector<NamespaceRoute>& routes) {
   nlohmann::json receivers = nlohmann::json::array({{{"name", "sluice-none"}}});
   nlohmann::json children = nlohmann::json::array();
   for (const NamespaceRoute& r : routes) {
     std::string name = absl::StrCat("sluice-p", r.provider.id, "-n", r.ns.id);
+    auto token = NamespaceHookTokenFor(hook_secrets, "prometheus", r.provider.id, r.ns.id);
+    if (!token.ok()) return token.status();
     nlohmann::json webhook = {
         {"url", absl::StrCat(Trimmed(o.hook_base_url), "/v1beta1/alerts/prometheus/",
                              r.provider.id, "/", r.ns.id)},
-        {"send_resolved", true}};
-    auto token = hook_tokens.find(absl::StrCat("prometheus/", r.provider.id));
-    if (token == hook_tokens.end()) token = hook_tokens.find("*");
-    if (token != hook_tokens.end()) {
-      webhook["http_config"] = {
-          {"authorization", {{"type", "Bearer"}, {"credentials", token->second}}}};
-    }
+        {"send_resolved", true},
+        {"http_config", {{"authorization", {{"type", "Bearer"}, {"credentials", *token}}}}}};
     receivers.push_back({{"name", name}, {"webhook_configs", nlohmann::json::array({webhook})}});
     children.push_back(
         {{"receiver", name},
@@ -145,7 +157,7 @@ nlohmann::json AlertmanagerConfig(const PrometheusOptions& o,
       {"group_interval", o.group_interval},
       {"repeat_interval", o.repeat_interval},
       {"routes", children}};
-  return {{"route", route}, {"receivers", receivers}};
+  return nlohmann::json{{"route", route}, {"receivers", receivers}};
 }
 
 absl::Status PrometheusBackend::Reload(const std::string& what, const std::string& base) {
@@ -159,10 +171,7 @@ absl::Status PrometheusBackend::Reload(const std::string& what, const std::strin
                         absl::StrCat(what, " reload: ", res.status().message()));
   }
   if (res->status < 200 || res->status >= 300) {
-    std::string body = res->body.substr(0, 512);
-    while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, " refused the reload: HTTP ", res->status, ": ", body));
+    return ProviderRefused(absl::StrCat(what, " reload"), res->status);
   }
   return absl::OkStatus();
 }
@@ -201,10 +210,12 @@ absl::Status PrometheusBackend::SyncRoutes(const std::vector<NamespaceRoute>& ro
         "notification.prometheus.alertmanager_url and notification.alert_hook_base_url must "
         "be configured");
   }
+  auto config = AlertmanagerConfig(options_, *hook_secrets_, routes);
+  if (!config.ok()) return config.status();
   absl::MutexLock lock(&mu_);
   auto [dir, name] = SplitPath(options_.alertmanager_config_file);
   std::optional<std::string> previous;
-  std::string text = AlertmanagerConfig(options_, *hook_tokens_, routes).dump(2) + "\n";
+  std::string text = config->dump(2) + "\n";
   if (auto st = WriteConfined(dir, name, text, &previous); !st.ok()) return st;
   absl::Status st = Reload("alertmanager", options_.alertmanager_url);
   if (!st.ok() && previous) {

@@ -1,5 +1,6 @@
 #include "server/notification/api/grpc_service.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/auth/secret.h"
 #include "common/grpc_util.h"
@@ -44,6 +45,29 @@ absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::strin
     return absl::UnauthenticatedError(absl::StrCat("alert hook ", url, ": wrong token"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckNamespaceHook(const Services& s, const std::string& type,
+                                const std::string& provider_id, uint64_t namespace_id,
+                                const std::string& presented) {
+  // Namespace 0's routes are every namespace's subscriptions: refused before
+  // anything else (review R3-L3).
+  if (namespace_id == 0) {
+    return absl::InvalidArgumentError("namespace_id: required (the namespace's id, > 0)");
+  }
+  uint64_t pid = 0;
+  if (!absl::SimpleAtoi(provider_id, &pid) || pid == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "provider_id: \"", provider_id, "\" must be an alert provider's id on a namespace hook"));
+  }
+  static const AlertHookSecrets kNone;
+  if (auto st = CheckNamespaceHookToken(s.hook_secrets ? *s.hook_secrets : kNone, type, pid,
+                                        namespace_id, presented);
+      !st.ok()) {
+    return st;
+  }
+  if (s.alerting == nullptr) return absl::UnimplementedError("alert namespaces are not served here");
+  return s.alerting->CheckHookNamespace(type, pid, namespace_id);
 }
 
 template <typename Fn>
@@ -312,11 +336,13 @@ grpc::Status NotificationGrpcService::CreateAlerts(grpc::ServerContext* ctx,
     if (req->provider_type().empty() || req->provider_id().empty()) {
       return absl::InvalidArgumentError("provider_type and provider_id are required");
     }
-    if (auto st = CheckAlertHookToken(*s_.hook_tokens, req->provider_type(), req->provider_id(),
-                                      auth::BearerToken(*ctx));
-        !st.ok()) {
-      return st;
-    }
+    // The namespace variant takes the namespace's own token only (R3-M2).
+    absl::Status st = req->namespace_id() == 0
+                          ? CheckAlertHookToken(*s_.hook_tokens, req->provider_type(),
+                                                req->provider_id(), auth::BearerToken(*ctx))
+                          : CheckNamespaceHook(s_, req->provider_type(), req->provider_id(),
+                                               req->namespace_id(), auth::BearerToken(*ctx));
+    if (!st.ok()) return st;
     auto group = FromProto(*req);
     if (!group.ok()) return group.status();
     auto id = s_.alerts->Ingest(*std::move(group));

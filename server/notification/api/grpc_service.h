@@ -17,6 +17,7 @@
 #include "proto/sluice/notification/v1beta1/notification.grpc.pb.h"
 #include "server/notification/core/alerting.h"
 #include "server/notification/core/catalog.h"
+#include "server/notification/core/hook_token.h"
 #include "server/notification/core/notify.h"
 
 namespace sluice::notification::api {
@@ -28,14 +29,17 @@ inline Sender SenderOf(const auth::Caller& caller, const auth::AdminList& admins
 
 namespace pb = ::sluice::notification::v1beta1;
 
-// Alert hook bearer tokens by "<provider_type>/<provider_id>" (the hook
-// URL's last two segments); "*" serves every hook URL without its own entry.
+// Alert hook bearer tokens of the provider route /alerts/<type>/<id>, by
+// "<provider_type>/<provider_id>"; "*" serves every provider route without
+// its own entry. Never valid on a namespace route, and never written into a
+// generated Alertmanager config (those get NamespaceHookToken, hook_token.h).
 using AlertHookTokens = std::map<std::string, std::string>;
 
 // OK when `presented` (the request's bearer token) is the token configured
-// for hook URL "<type>/<id>" (or "*"); PermissionDenied when none is (the
-// hook is closed), Unauthenticated for a missing or wrong token. Siren's
-// hook paths (server/notification/siren) apply the same rule.
+// for provider route "<type>/<id>" (or "*"); PermissionDenied when none is
+// (the hook is closed), Unauthenticated for a missing or wrong token.
+// Siren's provider route (server/notification/siren) applies the same rule;
+// its namespace route takes CheckNamespaceHookToken instead.
 absl::Status CheckAlertHookToken(const AlertHookTokens& tokens, const std::string& type,
                                  const std::string& id, const std::string& presented);
 
@@ -51,9 +55,26 @@ struct Services {
   const auth::AdminList* admins;          // notification.admins / admin_groups
   const AlertHookTokens* hook_tokens;     // notification.alert_hook_tokens
   SilenceService* silences = nullptr;     // null: the silence RPCs are Unimplemented
-  // Siren's providers, namespaces and rules (issue #31); null: Unimplemented.
+  // Siren's providers, namespaces and rules (issue #31), and the namespace
+  // hook's namespace check; null: Unimplemented.
   AlertingService* alerting = nullptr;
+  // notification.alert_hook_secrets: the namespace hook's tokens
+  // (hook_token.h); null or no entry for a provider: its namespace hooks
+  // are closed.
+  const AlertHookSecrets* hook_secrets = nullptr;
 };
+
+// The namespace hook's checks (review R3-M2), for both
+// /api/v1beta1/alerts/{type}/{id}/{namespace_id} and Siren's
+// /v1beta1/alerts/{type}/{id}/{namespace_id}: the namespace's own token
+// (CheckNamespaceHookToken with s.hook_secrets: 403 closed, 401 missing or
+// wrong), then the namespace must exist and belong to alert provider
+// `provider_id` of type `type` (AlertingService::CheckHookNamespace:
+// NotFound). InvalidArgument for namespace_id 0 or a provider_id that is
+// not a number. Nothing is ingested before these pass.
+absl::Status CheckNamespaceHook(const Services& s, const std::string& type,
+                                const std::string& provider_id, uint64_t namespace_id,
+                                const std::string& presented);
 
 class NotificationGrpcService final : public pb::NotificationService::Service {
  public:

@@ -67,6 +67,28 @@ nlohmann::json KeepMasked(nlohmann::json given, const nlohmann::json& stored) {
   return given;
 }
 
+// A provider's credentials are bound to its host: when `given` moves the
+// provider to another host, every stored credential must come again in
+// plain text (a "*****" or an omitted one is refused), so a stored secret is
+// never sent to a new destination. The receivers' rule (ReceiverService::
+// Update); review R3 "Info and hardening".
+absl::Status CredentialsFollowHost(const AlertProvider& given, const AlertProvider& stored) {
+  if (given.host == stored.host) return absl::OkStatus();
+  for (auto it = stored.credentials.begin();
+       stored.credentials.is_object() && it != stored.credentials.end(); ++it) {
+    const nlohmann::json* v = given.credentials.is_object() && given.credentials.contains(it.key())
+                                  ? &given.credentials[it.key()]
+                                  : nullptr;
+    if (v == nullptr || (v->is_string() && v->get<std::string>() == kMaskedSecret)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("credentials.", it.key(),
+                       ": must be supplied again (in plain text) when host changes (a stored "
+                       "secret is never sent to a new destination)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string ProviderContext(const AlertProvider& p) {
   return absl::StrCat("alerting/providers/", p.host, "/credentials");
 }
@@ -228,6 +250,7 @@ absl::Status AlertingService::UpdateProvider(AlertProvider p) {
   if (auto b = Backend(p.type); !b.ok()) return b.status();
   if (auto st = CheckCredentials(p.credentials, "credentials"); !st.ok()) return st;
   p.urn = current->urn;
+  if (auto st = CredentialsFollowHost(p, *current); !st.ok()) return st;
   p.credentials = KeepMasked(p.credentials, current->credentials);
   auto sealed = Seal(p.credentials, ProviderContext(p));
   if (!sealed.ok()) return sealed.status();
@@ -321,10 +344,48 @@ absl::Status AlertingService::UpdateNamespace(AlertNamespace n) {
 absl::Status AlertingService::DeleteNamespace(uint64_t id) {
   auto n = repo_->GetNamespace(id, nullptr);
   if (!n.ok()) return n.status();
-  if (auto st = repo_->DeleteNamespace(id); !st.ok()) return st;
-  auto p = LoadProvider(n->provider_id);
+  auto p = repo_->GetProvider(n->provider_id, nullptr);
   if (!p.ok()) return p.status();
+  auto backend = Backend(p->type);
+  if (!backend.ok()) return backend.status();
+  // The store refuses too (in its transaction); asking first keeps the
+  // provider's side untouched in the common case.
+  AlertRuleFilter f;
+  f.namespace_id = id;
+  auto rules = repo_->ListRules(f);
+  if (!rules.ok()) return rules.status();
+  int enabled = 0;
+  for (const AlertRule& r : *rules) enabled += r.enabled ? 1 : 0;
+  if (enabled > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("namespace ", id, " has ", enabled, " enabled rule(s): disable them first"));
+  }
+  // The tenant's config holds the namespace's hook token: it goes first, so
+  // a refusal leaves everything as it was (review R3-M2).
+  if (auto st = (*backend)->RemoveRoute({*p, *n}); !st.ok()) return st;
+  if (auto st = repo_->DeleteNamespace(id); !st.ok()) {
+    (void)SyncRoutesOf(p->type);  // put the route back
+    return st;
+  }
   return SyncRoutesOf(p->type);
+}
+
+absl::Status AlertingService::CheckHookNamespace(absl::string_view type, uint64_t provider_id,
+                                                 uint64_t namespace_id) {
+  auto missing = [&] {
+    return absl::NotFoundError(absl::StrCat("alert hook ", type, "/", provider_id, "/",
+                                            namespace_id, ": no namespace ", namespace_id,
+                                            " of alert provider ", type, "/", provider_id));
+  };
+  auto n = repo_->GetNamespace(namespace_id, nullptr);
+  if (absl::IsNotFound(n.status())) return missing();
+  if (!n.ok()) return n.status();
+  if (n->provider_id != provider_id) return missing();
+  auto p = repo_->GetProvider(provider_id, nullptr);
+  if (absl::IsNotFound(p.status())) return missing();
+  if (!p.ok()) return p.status();
+  if (p->type != type) return missing();
+  return absl::OkStatus();
 }
 
 // ---- Rules ----

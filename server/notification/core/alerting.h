@@ -106,7 +106,8 @@ struct NamespaceRoute {
 };
 
 // One provider type's side of the loop (Siren's RuleUploader and
-// ConfigSyncer). Errors name the provider's answer (status and body).
+// ConfigSyncer). Errors name the provider's answer by its HTTP status only,
+// never its body (review R3-L2).
 class RuleBackend {
  public:
   virtual ~RuleBackend() = default;
@@ -118,8 +119,14 @@ class RuleBackend {
                                  const std::map<std::string, RuleGroups>& groups) = 0;
   // Makes the Alertmanager(s) route the alerts of every namespace in
   // `routes` (all namespaces of all providers of this type) to Sluice's hook
-  // /v1beta1/alerts/{type}/{provider_id}/{namespace_id}.
+  // /v1beta1/alerts/{type}/{provider_id}/{namespace_id}, each with the
+  // namespace's own hook token (hook_token.h); FailedPrecondition, before
+  // anything is written, when a provider has no hook secret.
   virtual absl::Status SyncRoutes(const std::vector<NamespaceRoute>& routes) = 0;
+  // Removes Sluice's route of `route` (a namespace being deleted) from the
+  // provider's side where SyncRoutes of the others would not (a tenant's
+  // own config); nothing changed on error.
+  virtual absl::Status RemoveRoute(const NamespaceRoute& route) = 0;
 };
 
 // Provider types -> backends (a provider of another type is refused).
@@ -150,17 +157,32 @@ class AlertingService {
   absl::StatusOr<AlertProvider> GetProvider(uint64_t id);
   absl::StatusOr<std::vector<AlertProvider>> ListProviders(absl::string_view urn,
                                                            absl::string_view type);
-  // urn stays; a credentials value "*****" keeps the stored one.
+  // urn stays; a credentials value "*****" keeps the stored one, unless
+  // the host changes: then every stored credential must come again in plain
+  // text (InvalidArgument naming it), as receivers' secrets do.
   absl::Status UpdateProvider(AlertProvider p);
   absl::Status DeleteProvider(uint64_t id);
 
   // Stores the namespace, then registers its route (SyncRoutes); a failed
-  // registration removes it again and names the provider's answer.
+  // registration removes it again and names the provider's status.
   absl::StatusOr<uint64_t> CreateNamespace(AlertNamespace n);
   absl::StatusOr<AlertNamespace> GetNamespace(uint64_t id);
   absl::StatusOr<std::vector<AlertNamespace>> ListNamespaces();
   absl::Status UpdateNamespace(AlertNamespace n);
+  // Removes Sluice's route from the provider's side first (RemoveRoute:
+  // for cortex, the tenant's Alertmanager config, which holds the
+  // namespace's hook token), then the namespace, then syncs the remaining
+  // routes. FailedPrecondition with enabled rules (nothing changed), or
+  // naming the provider's status when the removal is refused (nothing
+  // changed either; try again).
   absl::Status DeleteNamespace(uint64_t id);
+
+  // The namespace hook's check (review R3-M2): OK when namespace
+  // `namespace_id` exists and belongs to provider `provider_id` of type
+  // `type`; NotFound otherwise (a deleted namespace included), so no alert
+  // is taken for a namespace of another provider or none.
+  absl::Status CheckHookNamespace(absl::string_view type, uint64_t provider_id,
+                                  uint64_t namespace_id);
 
   // Siren's rule Upsert (core/rule/service.go): merges variables with the
   // template's defaults, names the rule, renders the namespace's whole rule

@@ -7,87 +7,6 @@
 namespace sluice::notification {
 namespace {
 
-// In-memory AlertingRepository with the store's upsert-by-name semantics.
-class FakeAlertingRepository : public AlertingRepository {
- public:
-  absl::StatusOr<uint64_t> CreateProvider(const AlertProvider& p, const std::string& c) override {
-    AlertProvider s = p;
-    s.id = ++next_;
-    providers[s.id] = s;
-    creds["p" + std::to_string(s.id)] = c;
-    return s.id;
-  }
-  absl::StatusOr<AlertProvider> GetProvider(uint64_t id, std::string* c) override {
-    if (!providers.count(id)) return absl::NotFoundError("provider");
-    if (c) *c = creds["p" + std::to_string(id)];
-    return providers[id];
-  }
-  absl::StatusOr<std::vector<AlertProvider>> ListProviders(absl::string_view,
-                                                           absl::string_view type) override {
-    std::vector<AlertProvider> out;
-    for (auto& [id, p] : providers) {
-      if (type.empty() || p.type == type) out.push_back(p);
-    }
-    return out;
-  }
-  absl::Status UpdateProvider(const AlertProvider& p, const std::string& c) override {
-    providers[p.id] = p;
-    creds["p" + std::to_string(p.id)] = c;
-    return absl::OkStatus();
-  }
-  absl::Status DeleteProvider(uint64_t id) override {
-    providers.erase(id);
-    return absl::OkStatus();
-  }
-  absl::StatusOr<uint64_t> CreateNamespace(const AlertNamespace& n, const std::string& c) override {
-    AlertNamespace s = n;
-    s.id = ++next_;
-    namespaces[s.id] = s;
-    creds["n" + std::to_string(s.id)] = c;
-    return s.id;
-  }
-  absl::StatusOr<AlertNamespace> GetNamespace(uint64_t id, std::string* c) override {
-    if (!namespaces.count(id)) return absl::NotFoundError("namespace");
-    if (c) *c = creds["n" + std::to_string(id)];
-    return namespaces[id];
-  }
-  absl::StatusOr<std::vector<AlertNamespace>> ListNamespaces(uint64_t pid) override {
-    std::vector<AlertNamespace> out;
-    for (auto& [id, n] : namespaces) {
-      if (pid == 0 || n.provider_id == pid) out.push_back(n);
-    }
-    return out;
-  }
-  absl::Status UpdateNamespace(const AlertNamespace& n, const std::string& c) override {
-    namespaces[n.id] = n;
-    creds["n" + std::to_string(n.id)] = c;
-    return absl::OkStatus();
-  }
-  absl::Status DeleteNamespace(uint64_t id) override {
-    namespaces.erase(id);
-    return absl::OkStatus();
-  }
-  absl::StatusOr<std::vector<AlertRule>> ListRules(const AlertRuleFilter& f) override {
-    std::vector<AlertRule> out;
-    for (auto& [name, r] : rules) {
-      if (f.namespace_id == 0 || r.namespace_id == f.namespace_id) out.push_back(r);
-    }
-    return out;
-  }
-  absl::StatusOr<AlertRule> UpsertRule(const AlertRule& r) override {
-    AlertRule s = r;
-    if (rules.count(r.name)) s.id = rules[r.name].id;
-    else s.id = ++next_;
-    rules[r.name] = s;
-    return s;
-  }
-  std::map<uint64_t, AlertProvider> providers;
-  std::map<uint64_t, AlertNamespace> namespaces;
-  std::map<std::string, AlertRule> rules;
-  std::map<std::string, std::string> creds;
-  uint64_t next_ = 0;
-};
-
 // Records the last rule set and routes; fails SyncRules while `refuse`.
 class FakeBackend : public RuleBackend {
  public:
@@ -103,9 +22,15 @@ class FakeBackend : public RuleBackend {
     routes = r;
     return absl::OkStatus();
   }
+  absl::Status RemoveRoute(const NamespaceRoute& r) override {
+    if (!refuse_remove.empty()) return absl::FailedPreconditionError(refuse_remove);
+    removed.push_back(r.ns.id);
+    return absl::OkStatus();
+  }
   std::map<std::string, RuleGroups> last;
   std::vector<NamespaceRoute> routes;
-  std::string refuse, refuse_routes;
+  std::vector<uint64_t> removed;  // namespace ids
+  std::string refuse, refuse_routes, refuse_remove;
   int rule_syncs = 0;
 };
 
@@ -154,7 +79,7 @@ class AlertingServiceTest : public ::testing::Test {
 
   testing::FakeTemplateRepository templates_repo;
   TemplateService templates{&templates_repo};
-  FakeAlertingRepository repo;
+  testing::FakeAlertingRepository repo;
   FakeBackend backend;
   std::unique_ptr<Crypter> crypter = Crypter::Development();
   AlertingService service{&repo, &templates, crypter.get(), {{"prometheus", &backend}}};
@@ -212,10 +137,10 @@ TEST_F(AlertingServiceTest, DisabledRuleIsRemovedFromProvider) {
 
 TEST_F(AlertingServiceTest, FailedUploadLeavesStoredRuleAsItWas) {
   ASSERT_TRUE(service.UpsertRule(Rule(true, {{"warning", "50", "", ""}})).ok());
-  backend.refuse = "prometheus provider prom refused the reload: HTTP 500: bad rule";
+  backend.refuse = "prometheus provider prom reload: HTTP 500 (the provider failed)";
   auto st = service.UpsertRule(Rule(true, {{"warning", "60", "", ""}}));
   EXPECT_EQ(st.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(st.status().message().find("HTTP 500: bad rule"), std::string::npos);
+  EXPECT_NE(st.status().message().find("HTTP 500"), std::string::npos);
   auto rules = service.ListRules({});
   ASSERT_EQ(rules->size(), 1u);
   EXPECT_EQ((*rules)[0].variables[2].value, "50");
@@ -252,8 +177,30 @@ TEST_F(AlertingServiceTest, MaskedCredentialKeepsStoredValueOnUpdate) {
   EXPECT_EQ(service.UpdateProvider(p).code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Credentials stay with their host (review R3 "Info and hardening"): a
+// host change needs every stored credential again, in plain text.
+TEST_F(AlertingServiceTest, HostChangeNeedsEveryCredentialAgain) {
+  AlertProvider p = *service.GetProvider(1);
+  p.host = "http://elsewhere.example:9090";
+  p.credentials = {{"token", kMaskedSecret}};
+  absl::Status st = service.UpdateProvider(p);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("credentials.token: must be supplied again"), std::string::npos)
+      << st;
+  p.credentials = nlohmann::json::object();  // omitted is no better
+  EXPECT_EQ(service.UpdateProvider(p).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(repo.providers[1].host, "http://prom:9090");  // nothing changed
+
+  p.credentials = {{"token", "new-s3cret"}};
+  ASSERT_TRUE(service.UpdateProvider(p).ok());
+  auto plain = crypter->Decrypt(repo.creds["p1"],
+                                "alerting/providers/http://elsewhere.example:9090/credentials");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(nlohmann::json::parse(*plain)["token"], "new-s3cret");
+}
+
 TEST_F(AlertingServiceTest, NamespaceWhoseRouteIsRefusedIsNotKept) {
-  backend.refuse_routes = "alertmanager refused the reload: HTTP 400: bad config";
+  backend.refuse_routes = "alertmanager reload: HTTP 400 (the provider refused the request)";
   AlertNamespace n;
   n.urn = "team-b";
   n.name = "team-b";
@@ -262,6 +209,61 @@ TEST_F(AlertingServiceTest, NamespaceWhoseRouteIsRefusedIsNotKept) {
   EXPECT_EQ(id.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(id.status().message().find("HTTP 400"), std::string::npos);
   EXPECT_EQ(service.ListNamespaces()->size(), 1u);
+}
+
+// Review R3-M2: deleting a namespace removes its route from the provider's
+// side (for cortex, the tenant's config with its hook token) before the
+// namespace goes; the others are synced without it.
+TEST_F(AlertingServiceTest, DeleteNamespaceRemovesItsRouteThenSyncsTheOthers) {
+  AlertNamespace n;
+  n.urn = "team-b";
+  n.name = "team-b";
+  n.provider_id = 1;
+  auto b = service.CreateNamespace(n);
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(backend.routes.size(), 2u);
+  ASSERT_TRUE(service.DeleteNamespace(*b).ok());
+  EXPECT_EQ(backend.removed, std::vector<uint64_t>{*b});
+  ASSERT_EQ(backend.routes.size(), 1u);
+  EXPECT_EQ(backend.routes[0].ns.id, ns_id);
+  EXPECT_EQ(service.GetNamespace(*b).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(AlertingServiceTest, RefusedRouteRemovalKeepsTheNamespace) {
+  backend.refuse_remove = "cortex provider c delete alertmanager config: HTTP 500";
+  absl::Status st = service.DeleteNamespace(ns_id);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(service.GetNamespace(ns_id).ok());
+}
+
+TEST_F(AlertingServiceTest, NamespaceWithEnabledRulesKeepsItsRoute) {
+  ASSERT_TRUE(service.UpsertRule(Rule(true)).ok());
+  absl::Status st = service.DeleteNamespace(ns_id);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(st.message().find("enabled rule"), std::string::npos) << st;
+  EXPECT_TRUE(backend.removed.empty());
+  EXPECT_TRUE(service.GetNamespace(ns_id).ok());
+}
+
+// Review R3-M2: the namespace hook takes alerts only for a namespace that
+// exists and belongs to the provider (type and id) of its URL.
+TEST_F(AlertingServiceTest, HookNamespaceMustBelongToTheUrlsProvider) {
+  EXPECT_TRUE(service.CheckHookNamespace("prometheus", 1, ns_id).ok());
+  AlertProvider other;
+  other.host = "http://prom-2:9090";
+  other.urn = "prom-2";
+  other.name = "prom-2";
+  other.type = "prometheus";
+  auto p2 = service.CreateProvider(other);
+  ASSERT_TRUE(p2.ok()) << p2.status();
+  EXPECT_EQ(service.CheckHookNamespace("prometheus", *p2, ns_id).code(),
+            absl::StatusCode::kNotFound);  // another provider's namespace
+  EXPECT_EQ(service.CheckHookNamespace("cortex", 1, ns_id).code(),
+            absl::StatusCode::kNotFound);  // another type on the same id
+  EXPECT_EQ(service.CheckHookNamespace("prometheus", 1, 999).code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(service.DeleteNamespace(ns_id).ok());
+  EXPECT_EQ(service.CheckHookNamespace("prometheus", 1, ns_id).code(),
+            absl::StatusCode::kNotFound);  // deleted
 }
 
 TEST(ValidatePrometheusRules, NamesTheField) {

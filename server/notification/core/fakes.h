@@ -1,5 +1,5 @@
-// In-memory fakes of the notification repositories and a scripted receiver
-// plugin, for core unit tests. Not thread-safe beyond a single mutex.
+// In-memory fakes of the notification repositories (alerting's too) and a
+// scripted receiver plugin, for core unit tests. Not thread-safe beyond a single mutex.
 #ifndef SLUICE_SERVER_NOTIFICATION_CORE_FAKES_H_
 #define SLUICE_SERVER_NOTIFICATION_CORE_FAKES_H_
 
@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "server/notification/core/alerting.h"
 #include "server/notification/core/labels.h"
 #include "server/notification/core/receiver_plugin.h"
 #include "server/notification/core/repository.h"
@@ -390,6 +391,87 @@ class ScriptedPlugin : public ReceiverPlugin {
   }
   std::deque<absl::Status> script;
   std::vector<std::pair<nlohmann::json, nlohmann::json>> sent;
+};
+
+// In-memory AlertingRepository with the store's upsert-by-name semantics.
+class FakeAlertingRepository : public AlertingRepository {
+ public:
+  absl::StatusOr<uint64_t> CreateProvider(const AlertProvider& p, const std::string& c) override {
+    AlertProvider s = p;
+    s.id = ++next_;
+    providers[s.id] = s;
+    creds["p" + std::to_string(s.id)] = c;
+    return s.id;
+  }
+  absl::StatusOr<AlertProvider> GetProvider(uint64_t id, std::string* c) override {
+    if (!providers.count(id)) return absl::NotFoundError("provider");
+    if (c) *c = creds["p" + std::to_string(id)];
+    return providers[id];
+  }
+  absl::StatusOr<std::vector<AlertProvider>> ListProviders(absl::string_view,
+                                                           absl::string_view type) override {
+    std::vector<AlertProvider> out;
+    for (auto& [id, p] : providers) {
+      if (type.empty() || p.type == type) out.push_back(p);
+    }
+    return out;
+  }
+  absl::Status UpdateProvider(const AlertProvider& p, const std::string& c) override {
+    providers[p.id] = p;
+    creds["p" + std::to_string(p.id)] = c;
+    return absl::OkStatus();
+  }
+  absl::Status DeleteProvider(uint64_t id) override {
+    providers.erase(id);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<uint64_t> CreateNamespace(const AlertNamespace& n, const std::string& c) override {
+    AlertNamespace s = n;
+    s.id = ++next_;
+    namespaces[s.id] = s;
+    creds["n" + std::to_string(s.id)] = c;
+    return s.id;
+  }
+  absl::StatusOr<AlertNamespace> GetNamespace(uint64_t id, std::string* c) override {
+    if (!namespaces.count(id)) return absl::NotFoundError("namespace");
+    if (c) *c = creds["n" + std::to_string(id)];
+    return namespaces[id];
+  }
+  absl::StatusOr<std::vector<AlertNamespace>> ListNamespaces(uint64_t pid) override {
+    std::vector<AlertNamespace> out;
+    for (auto& [id, n] : namespaces) {
+      if (pid == 0 || n.provider_id == pid) out.push_back(n);
+    }
+    return out;
+  }
+  absl::Status UpdateNamespace(const AlertNamespace& n, const std::string& c) override {
+    namespaces[n.id] = n;
+    creds["n" + std::to_string(n.id)] = c;
+    return absl::OkStatus();
+  }
+  absl::Status DeleteNamespace(uint64_t id) override {
+    namespaces.erase(id);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<AlertRule>> ListRules(const AlertRuleFilter& f) override {
+    std::vector<AlertRule> out;
+    for (auto& [name, r] : rules) {
+      if (f.namespace_id == 0 || r.namespace_id == f.namespace_id) out.push_back(r);
+    }
+    return out;
+  }
+  absl::StatusOr<AlertRule> UpsertRule(const AlertRule& r) override {
+    AlertRule s = r;
+    if (rules.count(r.name)) s.id = rules[r.name].id;
+    else s.id = ++next_;
+    rules[r.name] = s;
+    return s;
+  }
+  std::map<uint64_t, AlertProvider> providers;
+  std::map<uint64_t, AlertNamespace> namespaces;
+  std::map<std::string, AlertRule> rules;
+  std::map<std::string, std::string> creds;
+  uint64_t next_ = 0;
 };
 
 }  // namespace sluice::notification::testing

@@ -11,7 +11,7 @@ absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* c
                                                           const std::string& type,
                                                           uint64_t provider_id,
                                                           const google::protobuf::Struct& body,
-                                                          uint64_t namespace_id) {
+                                                          std::optional<uint64_t> namespace_id) {
   // Alertmanager authenticates with its bearer token, per hook URL, as on
   // /api/v1beta1/alerts (no identity header involved).
   if (auto st = s_.authenticator->AuthenticateHop(*ctx); !st.ok()) return st;
@@ -19,13 +19,16 @@ absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* c
     return absl::InvalidArgumentError("provider_type and provider_id are required");
   }
   std::string id = std::to_string(provider_id);
-  if (auto st = api::CheckAlertHookToken(*s_.hook_tokens, type, id, auth::BearerToken(*ctx));
-      !st.ok()) {
-    return st;
-  }
+  // Every check comes before the ingest, which notifies: a refusal after it
+  // would have notified, then made Alertmanager retry (review R3-L3).
+  absl::Status st =
+      namespace_id.has_value()
+          ? api::CheckNamespaceHook(s_, type, id, *namespace_id, auth::BearerToken(*ctx))
+          : api::CheckAlertHookToken(*s_.hook_tokens, type, id, auth::BearerToken(*ctx));
+  if (!st.ok()) return st;
   auto group = AlertGroupFromBody(body, type, id);
   if (!group.ok()) return group.status();
-  group->namespace_id = namespace_id;
+  group->namespace_id = namespace_id.value_or(0);
   std::vector<Alert> stored;
   auto nid = s_.alerts->Ingest(*std::move(group), &stored);
   if (!nid.ok()) return nid.status();
@@ -36,7 +39,7 @@ grpc::Status SirenGrpcService::CreateAlerts(grpc::ServerContext* ctx,
                                             const spb::CreateAlertsRequest* req,
                                             spb::CreateAlertsResponse* resp) {
   return Guarded(absl::StrCat(kSvc, "CreateAlerts"), [&]() -> absl::Status {
-    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(), 0);
+    auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(), std::nullopt);
     if (!alerts.ok()) return alerts.status();
     for (const Alert& a : *alerts) ToSiren(a, resp->add_alerts());
     return absl::OkStatus();
@@ -50,7 +53,6 @@ grpc::Status SirenGrpcService::CreateAlertsWithNamespace(
     auto alerts = Hook(ctx, req->provider_type(), req->provider_id(), req->body(),
                        req->namespace_id());
     if (!alerts.ok()) return alerts.status();
-    if (req->namespace_id() == 0) return absl::InvalidArgumentError("namespace_id: required");
     for (const Alert& a : *alerts) ToSiren(a, resp->add_alerts());
     return absl::OkStatus();
   });

@@ -10,11 +10,13 @@
 // subscriptions, templates and silences change only by notification admins;
 // notifications are sent as NotificationService::Post allows; the alert hook
 // takes its bearer token (notification.alert_hook_tokens), as
-// /api/v1beta1/alerts does. Siren's lists have no paging: they answer the
-// first kMaxPageSize (1000) matches.
+// /api/v1beta1/alerts does, and the namespace hook its namespace's own token
+// (notification.alert_hook_secrets, hook_token.h). Siren's lists have no
+// paging: they answer the first kMaxPageSize (1000) matches.
 #ifndef SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_SERVICE_H_
 #define SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_SERVICE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,12 +142,18 @@ class SirenGrpcService final : public spb::SirenService::Service {
   grpc::Status Call(grpc::ServerContext* ctx, const char* method, Fn&& fn);
   template <typename Fn>
   grpc::Status AdminCall(grpc::ServerContext* ctx, const char* method, const char* what, Fn&& fn);
-  // The hook: token check, then AlertService::Ingest of the payload in
-  // `body` (namespace_id 0: none); returns the alerts as stored.
+  // The hook: request checks and the token check, then AlertService::Ingest
+  // of the payload in `body`; returns the alerts as stored. `namespace_id`
+  // is the namespace route's (nullopt: the provider route, which takes
+  // notification.alert_hook_tokens). The namespace route takes only the
+  // namespace's own token (CheckNamespaceHookToken), and the namespace must
+  // belong to the provider of the URL (NotFound otherwise). Every check,
+  // namespace_id 0 included (InvalidArgument), comes before the ingest,
+  // which notifies.
   absl::StatusOr<std::vector<Alert>> Hook(grpc::ServerContext* ctx, const std::string& type,
                                           uint64_t provider_id,
                                           const google::protobuf::Struct& body,
-                                          uint64_t namespace_id);
+                                          std::optional<uint64_t> namespace_id);
   api::Services s_;
 };
 

@@ -37,9 +37,10 @@ absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts,
       long long ns = static_cast<long long>(a.namespace_id);
       long long id = 0;
       std::string silence_ids = TextArray(a.silence_ids);
-      // A resend of a stored alert instance (same fingerprint and startsAt)
-      // updates it: firing -> resolved, new ends_at, annotations, Siren's
-      // fields and the silence outcome of this post.
+      // A resend of a stored alert instance (same namespace, fingerprint and
+      // startsAt) updates it: firing -> resolved, new ends_at, annotations,
+      // Siren's fields and the silence outcome of this post. Another
+      // namespace's alert with the same labels is another row (R3-M2).
       sql << "INSERT INTO alerts (provider_type, provider_id, status, labels, annotations, "
              "starts_at, ends_at, generator_url, fingerprint, group_key, notification_id, "
              "namespace_id, resource_name, metric_name, metric_value, severity, rule, "
@@ -47,12 +48,12 @@ absl::Status PostgresAlertRepository::Insert(const std::vector<Alert>& alerts,
              "(:pt, :pi, :s, CAST(:l AS jsonb), CAST(:a AS jsonb), to_timestamp(:st), "
              "to_timestamp(NULLIF(:en, -1)), :g, :f, :k, NULLIF(:n, 0), :ns, :rn, :mn, :mv, "
              ":sev, :ru, to_timestamp(:tr), :ss, CAST(:si AS text[])) "
-             "ON CONFLICT (provider_type, provider_id, fingerprint, starts_at) "
+             "ON CONFLICT (provider_type, provider_id, namespace_id, fingerprint, starts_at) "
              "WHERE fingerprint <> '' DO UPDATE SET status = EXCLUDED.status, "
              "annotations = EXCLUDED.annotations, ends_at = EXCLUDED.ends_at, "
              "generator_url = EXCLUDED.generator_url, group_key = EXCLUDED.group_key, "
              "notification_id = COALESCE(EXCLUDED.notification_id, alerts.notification_id), "
-             "namespace_id = EXCLUDED.namespace_id, resource_name = EXCLUDED.resource_name, "
+             "resource_name = EXCLUDED.resource_name, "
              "metric_name = EXCLUDED.metric_name, metric_value = EXCLUDED.metric_value, "
              "severity = EXCLUDED.severity, rule = EXCLUDED.rule, "
              "silence_status = EXCLUDED.silence_status, silence_ids = EXCLUDED.silence_ids, "

@@ -118,6 +118,36 @@ TEST_F(AlertStoreTest, SirenFieldsRoundTripAndFilter) {
   EXPECT_EQ(resent[0].silence_status, "partial");
 }
 
+// Review R3-M2: the namespace is part of an alert instance's key. The same
+// label set (fingerprint) and startsAt posted to another namespace's hook
+// is another alert; it never rewrites the first namespace's row.
+TEST_F(AlertStoreTest, SameInstanceInAnotherNamespaceIsAnotherAlert) {
+  Alert mine = Sample("f1", 1000, 5, "db-1");
+  Alert other = Sample("f1", 1000, 6, "db-1");
+  other.status = "resolved";
+  other.silence_status = "total";
+  std::vector<uint64_t> first, second;
+  ASSERT_TRUE(alerts_->Insert({mine}, &first).ok());
+  ASSERT_TRUE(alerts_->Insert({other}, &second).ok());
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_NE(first[0], second[0]);
+  AlertFilter ns5;
+  ns5.namespace_id = 5;
+  auto kept = List(ns5);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].id, first[0]);
+  EXPECT_EQ(kept[0].status, "firing");
+  EXPECT_EQ(kept[0].silence_status, "");
+  EXPECT_EQ(List({}).size(), 2u);
+  // A resend within the namespace still updates its own row.
+  mine.status = "resolved";
+  std::vector<uint64_t> resent;
+  ASSERT_TRUE(alerts_->Insert({mine}, &resent).ok());
+  EXPECT_EQ(resent, first);
+  EXPECT_EQ(List(ns5)[0].status, "resolved");
+}
+
 TEST_F(AlertStoreTest, SilencesCreateListGetExpire) {
   Silence m;
   m.type = kSilenceTypeMatchers;

@@ -1,0 +1,69 @@
+#include "server/notification/core/hook_token.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "common/auth/secret.h"
+
+namespace sluice::notification {
+
+std::string NamespaceHookToken(absl::string_view secret, absl::string_view type,
+                               uint64_t provider_id, uint64_t namespace_id) {
+  std::string message = absl::StrCat(type, "/", provider_id, "/", namespace_id);
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &size);
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(mac), static_cast<size_t>(size)));
+}
+
+const std::string* HookSecretOf(const AlertHookSecrets& secrets, absl::string_view type,
+                                uint64_t provider_id) {
+  auto it = secrets.find(absl::StrCat(type, "/", provider_id));
+  if (it == secrets.end()) it = secrets.find("*");
+  return it == secrets.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<std::string> NamespaceHookTokenFor(const AlertHookSecrets& secrets,
+                                                  absl::string_view type, uint64_t provider_id,
+                                                  uint64_t namespace_id) {
+  const std::string* secret = HookSecretOf(secrets, type, provider_id);
+  if (secret == nullptr) {
+    // The provider route's token (or "*") is never written into a tenant's
+    // config: it would open every namespace's hook (review R3-M2).
+    return absl::FailedPreconditionError(absl::StrCat(
+        "alert provider ", type, "/", provider_id,
+        " has no hook secret to derive its namespaces' hook tokens from: configure "
+        "notification.alert_hook_secrets: [{provider: \"",
+        type, "/", provider_id, "\", secret_file: <path> | secret_env: <NAME>}]"));
+  }
+  return NamespaceHookToken(*secret, type, provider_id, namespace_id);
+}
+
+absl::Status CheckNamespaceHookToken(const AlertHookSecrets& secrets, absl::string_view type,
+                                     uint64_t provider_id, uint64_t namespace_id,
+                                     absl::string_view presented) {
+  std::string url = absl::StrCat(type, "/", provider_id, "/", namespace_id);
+  const std::string* secret = HookSecretOf(secrets, type, provider_id);
+  if (secret == nullptr) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "no hook secret is configured for alert provider ", type, "/", provider_id,
+        " (notification.alert_hook_secrets); its namespace hooks are closed"));
+  }
+  if (presented.empty()) {
+    return absl::UnauthenticatedError(
+        "alert hook: missing Authorization: Bearer <token> (Alertmanager http_config.authorization)");
+  }
+  if (!auth::ConstantTimeEquals(presented,
+                                NamespaceHookToken(*secret, type, provider_id, namespace_id))) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "alert hook ", url, ": wrong token (each namespace has its own, derived from "
+        "notification.alert_hook_secrets)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::notification
