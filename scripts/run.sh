@@ -48,6 +48,8 @@ export SLUICE_DB_DSN="$dsn"
 # development token for the Alertmanager hook.
 DEV_ADMIN="admin@example.com"
 export SLUICE_DEV_ALERT_TOKEN="dev-alert-hook-token-not-secret"
+# Namespaces' hook tokens are derived from this (README "Alert hook tokens").
+export SLUICE_DEV_ALERT_HOOK_SECRET="dev-alert-hook-secret-not-secret-0123456789"
 mkdir -p "$state/files"
 cat >"$state/sluice.yaml" <<YAML
 grpc_host: 127.0.0.1
@@ -61,6 +63,8 @@ notification:
   file_receiver_dir: $state/files
   alert_hook_tokens:
     - {provider: "*", token_env: SLUICE_DEV_ALERT_TOKEN}
+  alert_hook_secrets:
+    - {provider: "*", secret_env: SLUICE_DEV_ALERT_HOOK_SECRET}
 YAML
 
 cp -f bazel-bin/server/sluice-server bazel-bin/gateway/sluice-gateway "$state/" 2>/dev/null || true

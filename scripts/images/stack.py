@@ -313,6 +313,7 @@ class Stack:
                 "encryption-key": rnd.token_hex(32),
                 "proxy-token": rnd.token_hex(32),
                 "alert-token": rnd.token_hex(32),
+                "alert-hook-secret": rnd.token_hex(32),
             },
             "sluice-sink-control": {"token": rnd.token_hex(32)},
         }
