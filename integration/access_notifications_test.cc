@@ -57,11 +57,7 @@ class AccessNotificationsTest : public AppealTest {
     auto p = Process::Start(
         {Runfile("server/sluice-server"), "--grpc_port", std::to_string(grpc_port),
          "--metrics_port", std::to_string(replica_metrics_port_), "--config", config},
-        {{"SLUICE_DB_DSN", stack_->database().dsn()},
-         {"SLUICE_PROXY_TOKEN", stack_->proxy_token()},
-         {"SLUICE_TEST_ALERT_TOKEN", kTestAlertToken},
-         {"SLUICE_ENCRYPTION_KEY",
-          "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"}},
+        stack_->ServerEnv(),
         TempPath("replica.log"));
     EXPECT_TRUE(p.ok()) << p.status();
     if (!p.ok()) return nullptr;

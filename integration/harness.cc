@@ -170,6 +170,17 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(Options options) {
   return s;
 }
 
+std::map<std::string, std::string> Stack::ServerEnv() const {
+  auto env = options_.server_env;
+  env["SLUICE_DB_DSN"] = db_->dsn();
+  env.emplace("SLUICE_PROXY_TOKEN", proxy_token_);
+  env.emplace("SLUICE_TEST_ALERT_TOKEN", kTestAlertToken);
+  env.emplace("SLUICE_TEST_ALERT_HOOK_SECRET", kTestAlertHookSecret);
+  env.emplace("SLUICE_ENCRYPTION_KEY",
+              "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  return env;
+}
+
 absl::Status Stack::StartServer() {
   std::vector<std::string> argv = {Runfile("server/sluice-server"), "--grpc_port",
                                    std::to_string(grpc_port_), "--metrics_port",
@@ -179,14 +190,7 @@ absl::Status Stack::StartServer() {
   std::ofstream(path) << EffectiveConfig();
   argv.push_back("--config");
   argv.push_back(path);
-  auto env = options_.server_env;
-  env["SLUICE_DB_DSN"] = db_->dsn();
-  env.emplace("SLUICE_PROXY_TOKEN", proxy_token_);
-  env.emplace("SLUICE_TEST_ALERT_TOKEN", kTestAlertToken);
-  env.emplace("SLUICE_TEST_ALERT_HOOK_SECRET", kTestAlertHookSecret);
-  env.emplace("SLUICE_ENCRYPTION_KEY",
-              "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
-  auto server = Process::Start(argv, env, absl::StrCat(log_dir_, "/server-", grpc_port_, "-", ++server_starts_, ".log"));
+  auto server = Process::Start(argv, ServerEnv(), absl::StrCat(log_dir_, "/server-", grpc_port_, "-", ++server_starts_, ".log"));
   if (!server.ok()) return server.status();
   server_ = std::move(*server);
   if (auto st = WaitForPort(grpc_port_, absl::Seconds(60)); !st.ok()) {

@@ -96,6 +96,11 @@ class Stack {
 
   // The server config actually written: Options::config_yaml plus defaults.
   std::string EffectiveConfig() const;
+  // The environment the server runs with: Options::server_env plus the
+  // database DSN, proxy token, alert hook token and secret, and encryption
+  // key that EffectiveConfig() refers to (for another server process, e.g.
+  // a replica or `sluice-server job run`, on the same config).
+  std::map<std::string, std::string> ServerEnv() const;
 
   // Restarts sluice-server on the same ports and database; a non-empty
   // `config_yaml` replaces Options::config_yaml first.

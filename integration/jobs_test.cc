@@ -101,11 +101,7 @@ TEST_F(JobsTest, SluicectlAndTheServerBinaryRunJobs) {
   InsertPublished(24 * 8);
   std::string config = TempPath("jobs-server.yaml");
   std::ofstream(config) << stack_->EffectiveConfig();
-  std::map<std::string, std::string> env = {
-      {"SLUICE_DB_DSN", stack_->database().dsn()},
-      {"SLUICE_PROXY_TOKEN", stack_->proxy_token()},
-      {"SLUICE_TEST_ALERT_TOKEN", kTestAlertToken},
-      {"SLUICE_ENCRYPTION_KEY", "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"}};
+  std::map<std::string, std::string> env = stack_->ServerEnv();
   std::tie(rc, out) =
       Run({Runfile("server/sluice-server"), "job", "run", "cleanup_queue", "--config", config}, env);
   EXPECT_EQ(rc, 0) << out;
