@@ -1,0 +1,363 @@
+#include "integration/transcript.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "integration/harness.h"
+#include "integration/replay.h"
+#include "re2/re2.h"
+
+namespace sluice::integration::transcript {
+namespace {
+
+using nlohmann::json;
+
+// Response and delivery headers worth comparing: the rest (Date, lengths,
+// server names) differs by program, not by behaviour.
+bool HeaderMatters(const std::string& lower_name) {
+  return lower_name == "content-type" || lower_name == "authorization" ||
+         absl::StartsWith(lower_name, "x-");
+}
+
+json ParsedOrText(const std::string& body) {
+  if (body.empty()) return nullptr;
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? json(body) : j;
+}
+
+bool IdKey(const std::string& key) {
+  return key == "id" || absl::EndsWith(key, "_id");
+}
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string NormalizeString(std::string s, const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, value] : values) {
+    if (absl::StrContains(s, value)) s = absl::StrReplaceAll(s, {{value, absl::StrCat("{{", name, "}}")}});
+  }
+  static const RE2 kUuid("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
+  RE2::GlobalReplace(&s, kUuid, "<uuid>");
+  static const RE2 kTime(
+      R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d))");
+  if (RE2::FullMatch(s, kTime) && !absl::StartsWith(s, "0001-01-01T00:00:00")) return "<time>";
+  return s;
+}
+
+json NormalizeValue(const json& v, const std::string& key,
+                    const std::vector<std::pair<std::string, std::string>>& values, bool unordered) {
+  if (v.is_object()) {
+    json out = json::object();
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out[it.key()] = NormalizeValue(it.value(), it.key(), values, unordered);
+    }
+    return out;
+  }
+  if (v.is_array()) {
+    json out = json::array();
+    for (const json& e : v) out.push_back(NormalizeValue(e, key, values, unordered));
+    if (unordered) {
+      std::sort(out.begin(), out.end(),
+                [](const json& a, const json& b) { return a.dump() < b.dump(); });
+    }
+    return out;
+  }
+  if (v.is_number_integer() && IdKey(key)) return "<id>";
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (IdKey(key) && AllDigits(s)) return "<id>";
+    return NormalizeString(s, values);
+  }
+  return v;
+}
+
+// The string values of `vars`, longest first, for NormalizeString.
+std::vector<std::pair<std::string, std::string>> StringValues(const json& vars) {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (auto it = vars.begin(); it != vars.end(); ++it) {
+    if (it.value().is_string() && it.value().get<std::string>().size() >= 4) {
+      values.emplace_back(it.key(), it.value().get<std::string>());
+    }
+  }
+  std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
+    return a.second.size() != b.second.size() ? a.second.size() > b.second.size()
+                                              : a.first < b.first;
+  });
+  return values;
+}
+
+bool IsDefault(const json& v) {
+  return v.is_null() || (v.is_number() && v == 0) || (v.is_string() && v.get<std::string>().empty()) ||
+         (v.is_boolean() && !v.get<bool>()) || (v.is_array() && v.empty()) ||
+         (v.is_object() && v.empty());
+}
+
+void Walk(const json& u, const json& s, const std::string& at, const Difference& proto,
+          std::vector<Difference>* out) {
+  auto add = [&](const std::string& where, const std::string& kind, const json* uv, const json* sv) {
+    Difference d = proto;
+    d.at = where;
+    d.kind = kind;
+    d.upstream = uv ? uv->dump() : "";
+    d.sluice = sv ? sv->dump() : "";
+    out->push_back(std::move(d));
+  };
+  if (u.is_object() && s.is_object()) {
+    std::set<std::string> keys;
+    for (auto it = u.begin(); it != u.end(); ++it) keys.insert(it.key());
+    for (auto it = s.begin(); it != s.end(); ++it) keys.insert(it.key());
+    for (const std::string& k : keys) {
+      std::string where = absl::StrCat(at, ".", k);
+      if (!s.contains(k)) {
+        add(where, "missing", &u[k], nullptr);
+      } else if (!u.contains(k)) {
+        add(where, IsDefault(s[k]) ? "extra_default" : "extra", nullptr, &s[k]);
+      } else {
+        Walk(u[k], s[k], where, proto, out);
+      }
+    }
+    return;
+  }
+  if (u.is_array() && s.is_array()) {
+    for (size_t i = 0; i < std::max(u.size(), s.size()); ++i) {
+      std::string where = absl::StrCat(at, "[", i, "]");
+      if (i >= s.size()) {
+        add(where, "missing", &u[i], nullptr);
+      } else if (i >= u.size()) {
+        add(where, "extra", nullptr, &s[i]);
+      } else {
+        Walk(u[i], s[i], where, proto, out);
+      }
+    }
+    return;
+  }
+  if (u != s) add(at, "value", &u, &s);
+}
+
+// The exchanges of `transcript` grouped by their step number `n`.
+std::map<int, std::vector<std::pair<int, const json*>>> ByStep(const json& transcript) {
+  std::map<int, std::vector<std::pair<int, const json*>>> steps;
+  const json& ex = transcript["exchanges"];
+  for (size_t i = 0; i < ex.size(); ++i) {
+    steps[ex[i].value("n", -1)].emplace_back(static_cast<int>(i), &ex[i]);
+  }
+  return steps;
+}
+
+}  // namespace
+
+json Normalize(const json& v, const json& vars, bool unordered) {
+  return NormalizeValue(v, "", StringValues(vars), unordered);
+}
+
+json Record(const json& scenario, const RecordOptions& opts) {
+  json vars = opts.vars;
+  vars["receiver_url"] = opts.receiver->Url("");
+  // Every value ever saved, for normalization ("name~2" for a name saved twice).
+  json saved = vars;
+  const std::string scenario_base = scenario.value("base", "");
+  const std::string default_as = scenario.value("default_as", "admin@example.com");
+  std::map<std::string, size_t> read;  // receiver path → deliveries read so far
+  struct Pending {
+    json exchange;
+    bool unordered;
+  };
+  std::vector<Pending> exchanges;
+
+  int n = 0;
+  for (const json& raw : scenario.value("steps", json::array())) {
+    ++n;
+    const std::string name = raw.value("step", absl::StrCat("step ", n));
+    if (raw.contains("sleep_ms")) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(raw["sleep_ms"].get<int>()));
+      continue;
+    }
+    if (raw.contains("deliveries")) {
+      const json& d = raw["deliveries"];
+      const std::string path = d.value("path", "");
+      const size_t want = read[path] + d.value("count", 0);
+      opts.receiver->WaitForRequests(path, want, absl::Seconds(d.value("timeout_s", 30)));
+      absl::SleepFor(absl::Milliseconds(d.value("settle_ms", 1000)));
+      std::vector<FakeHttpServer::Request> got = opts.receiver->Requests(path);
+      for (size_t i = read[path]; i < got.size(); ++i) {
+        json headers = json::object();
+        for (const auto& [h, value] : got[i].headers) {
+          if (HeaderMatters(h)) headers[h] = value;
+        }
+        exchanges.push_back({{{"n", n},
+                              {"step", name},
+                              {"delivery",
+                               {{"method", got[i].method},
+                                {"path", got[i].path},
+                                {"query", got[i].query},
+                                {"headers", headers},
+                                {"body", ParsedOrText(got[i].body)}}}},
+                             true});
+      }
+      read[path] = got.size();
+      continue;
+    }
+    std::set<std::string> missing;
+    json step = replay::Substitute(raw, vars, &missing);
+    json request = {{"method", raw.value("method", "")}, {"path", raw.value("path", "")}};
+    if (raw.contains("body")) request["body"] = raw["body"];
+    if (!missing.empty()) {
+      exchanges.push_back({{{"n", n},
+                            {"step", name},
+                            {"request", request},
+                            {"skipped", absl::StrCat("needs ", absl::StrJoin(missing, ", "))}},
+                           false});
+      continue;
+    }
+    std::vector<std::string> headers = {"X-Auth-Email: " + step.value("as", default_as)};
+    for (const json& h : step.value("headers", json::array())) headers.push_back(h.get<std::string>());
+    HttpResponse r = Http(step.value("method", ""),
+                          opts.root + step.value("base", scenario_base) + step.value("path", ""),
+                          step.contains("body") ? step["body"].dump() : "", headers);
+    json body = ParsedOrText(r.body);
+    json response_headers = json::object();
+    for (const auto& [h, value] : r.headers) {
+      if (h == "content-type") response_headers[h] = value;
+    }
+    json exchange = {{"n", n},     {"step", name},    {"request", request},
+                     {"status", r.status}, {"headers", response_headers}, {"body", body}};
+    if (r.status == 0) exchange["error"] = r.error;
+    json unsaved = json::array();
+    json save = step.value("save", json::object());
+    for (auto it = save.begin(); it != save.end(); ++it) {
+      std::optional<json> v = replay::Lookup(body, it.value().get<std::string>());
+      if (!v.has_value()) {
+        unsaved.push_back(it.key());
+        continue;
+      }
+      std::string key = it.key();
+      for (int k = 2; saved.contains(key) && saved[key] != *v; ++k) key = absl::StrCat(it.key(), "~", k);
+      saved[key] = *v;
+      vars[it.key()] = *v;
+    }
+    if (!unsaved.empty()) exchange["unsaved"] = unsaved;
+    exchanges.push_back({exchange, raw.value("unordered", false)});
+  }
+
+  json out = json::array();
+  std::vector<std::pair<std::string, std::string>> values = StringValues(saved);
+  std::vector<json> group;  // one delivery step's exchanges, sorted on output
+  auto flush = [&]() {
+    std::sort(group.begin(), group.end(),
+              [](const json& a, const json& b) { return a.dump() < b.dump(); });
+    for (json& g : group) out.push_back(std::move(g));
+    group.clear();
+  };
+  for (Pending& p : exchanges) {
+    json e = p.exchange;
+    if (e.contains("delivery")) {
+      e["delivery"] = NormalizeValue(e["delivery"], "", values, /*unordered=*/false);
+      if (!group.empty() && group.back()["n"] != e["n"]) flush();
+      group.push_back(std::move(e));
+      continue;
+    }
+    flush();
+    if (e.contains("body")) e["body"] = NormalizeValue(e["body"], "", values, p.unordered);
+    out.push_back(std::move(e));
+  }
+  flush();
+  return {{"exchanges", out}};
+}
+
+std::vector<Difference> Compare(const json& upstream, const json& sluice) {
+  std::vector<Difference> diffs;
+  auto us = ByStep(upstream);
+  auto ss = ByStep(sluice);
+  std::set<int> steps;
+  for (const auto& [n, v] : us) steps.insert(n);
+  for (const auto& [n, v] : ss) steps.insert(n);
+  for (int n : steps) {
+    const auto& u = us[n];
+    const auto& s = ss[n];
+    for (size_t i = 0; i < std::max(u.size(), s.size()); ++i) {
+      Difference proto;
+      if (i >= s.size()) {
+        proto.exchange = u[i].first;
+        proto.step = u[i].second->value("step", "");
+        proto.at = "exchange";
+        proto.kind = "missing";
+        proto.upstream = u[i].second->dump();
+        diffs.push_back(proto);
+        continue;
+      }
+      if (i >= u.size()) {
+        proto.exchange = s[i].first;
+        proto.step = s[i].second->value("step", "");
+        proto.at = "exchange";
+        proto.kind = "extra";
+        proto.sluice = s[i].second->dump();
+        diffs.push_back(proto);
+        continue;
+      }
+      const json& ue = *u[i].second;
+      const json& se = *s[i].second;
+      proto.exchange = u[i].first;
+      proto.step = ue.value("step", "");
+      if (ue.contains("delivery") || se.contains("delivery")) {
+        Walk(ue.value("delivery", json()), se.value("delivery", json()), "delivery", proto, &diffs);
+        continue;
+      }
+      if (ue.contains("skipped") || se.contains("skipped")) {
+        Walk(ue.value("skipped", json()), se.value("skipped", json()), "skipped", proto, &diffs);
+        continue;
+      }
+      Walk(ue.value("status", json()), se.value("status", json()), "status", proto, &diffs);
+      Walk(ue.value("headers", json::object()), se.value("headers", json::object()), "headers",
+           proto, &diffs);
+      Walk(ue.value("body", json()), se.value("body", json()), "body", proto, &diffs);
+    }
+  }
+  return diffs;
+}
+
+Verdict Judge(int exchanges, const std::vector<Difference>& diffs,
+              const std::vector<Allowance>& allowed) {
+  Verdict v;
+  v.exchanges = exchanges;
+  std::vector<int> uses(allowed.size(), 0);
+  std::set<int> touched;
+  for (const Difference& d : diffs) {
+    touched.insert(d.exchange);
+    bool ok = false;
+    for (size_t i = 0; i < allowed.size() && !ok; ++i) {
+      const Allowance& a = allowed[i];
+      if ((a.kind.empty() || a.kind == d.kind) && RE2::PartialMatch(d.step, a.step) &&
+          RE2::FullMatch(d.at, a.at)) {
+        ++uses[i];
+        ok = true;
+      }
+    }
+    if (ok) {
+      ++v.allowed;
+      continue;
+    }
+    auto clip = [](const std::string& s) { return s.size() > 300 ? s.substr(0, 297) + "..." : s; };
+    v.unexplained.push_back(absl::StrCat("#", d.exchange, " [", d.step, "] ", d.at, " (", d.kind,
+                                         "): upstream ", d.upstream.empty() ? "-" : clip(d.upstream),
+                                         " | sluice ", d.sluice.empty() ? "-" : clip(d.sluice)));
+  }
+  v.identical = exchanges - static_cast<int>(std::count_if(
+                                touched.begin(), touched.end(), [&](int e) { return e < exchanges; }));
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    std::string line = absl::StrCat(uses[i], " × [", allowed[i].step, "] ", allowed[i].at, ": ",
+                                    allowed[i].reason, " (", allowed[i].guide, ")");
+    (uses[i] > 0 ? v.allowance_use : v.unused).push_back(line);
+  }
+  return v;
+}
+
+}  // namespace sluice::integration::transcript
