@@ -1,8 +1,12 @@
 #include "integration/transcript.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -357,6 +361,40 @@ Verdict Judge(int exchanges, const std::vector<Difference>& diffs,
                                     allowed[i].reason, " (", allowed[i].guide, ")");
     (uses[i] > 0 ? v.allowance_use : v.unused).push_back(line);
   }
+  return v;
+}
+
+Verdict ReplayTranscript(const std::string& scenario, const std::string& recorded,
+                         const RecordOptions& opts, const std::vector<Allowance>& allowed) {
+  auto load = [](const std::string& runfile) {
+    std::ifstream in(Runfile(runfile));
+    std::stringstream text;
+    text << in.rdbuf();
+    return json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  };
+  json steps = load(scenario);
+  json upstream = load(recorded);
+  Verdict v;
+  if (!steps.is_object() || !upstream.is_object() || !upstream.contains("exchanges")) {
+    v.unexplained.push_back(absl::StrCat("unreadable: ", scenario, " or ", recorded));
+    return v;
+  }
+  json sluice = Record(steps, opts);
+  if (const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR")) {
+    std::string base = recorded.substr(recorded.rfind('/') + 1);
+    std::ofstream(absl::StrCat(dir, "/sluice.", base)) << sluice.dump(1) << "\n";
+  }
+  v = Judge(static_cast<int>(upstream["exchanges"].size()), Compare(upstream, sluice), allowed);
+  int deliveries = 0;
+  for (const json& e : upstream["exchanges"]) deliveries += e.contains("delivery");
+  std::printf("\n%s, started as: %s\n", upstream.value("upstream", "?").c_str(),
+              upstream.value("started", "?").c_str());
+  for (const std::string& line : v.allowance_use) std::printf("  allowed %s\n", line.c_str());
+  for (const std::string& line : v.unused) std::printf("  UNUSED allowance %s\n", line.c_str());
+  for (const std::string& line : v.unexplained) std::printf("  UNEXPLAINED %s\n", line.c_str());
+  std::printf("%d exchanges (%d deliveries): %d identical, %d allowed differences, %zu unexplained\n",
+              v.exchanges, deliveries, v.identical, v.allowed, v.unexplained.size());
+  std::fflush(stdout);
   return v;
 }
 

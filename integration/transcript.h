@@ -103,6 +103,16 @@ struct Verdict {
 Verdict Judge(int exchanges, const std::vector<Difference>& diffs,
               const std::vector<Allowance>& allowed);
 
+// Records the scenario at runfile `scenario` against `opts` (a Sluice
+// stack), compares it with the upstream transcript at runfile `recorded`,
+// judges the differences by `allowed`, and prints the upstream's commit,
+// "N exchanges identical, M allowed differences, K unexplained", each
+// allowance's use and each unexplained difference. An unreadable file is an
+// unexplained difference naming it. The sluice-side transcript is written to
+// $TEST_UNDECLARED_OUTPUTS_DIR (when set) for reading after a failure.
+Verdict ReplayTranscript(const std::string& scenario, const std::string& recorded,
+                         const RecordOptions& opts, const std::vector<Allowance>& allowed);
+
 }  // namespace sluice::integration::transcript
 
 #endif  // SLUICE_INTEGRATION_TRANSCRIPT_H_
