@@ -306,13 +306,26 @@ TEST_F(AccessTest, PostgresProviderCredentialsAndFetchFailure) {
   ASSERT_EQ(res.Json()["resources"].size(), 1u) << res.body;
   EXPECT_EQ(res.Json()["resources"][0]["urn"], "public.policies");
 
-  // Update with the masked password keeps the stored one; other fields change.
-  json change = {{"labels", {{"team", "data"}}}, {"credentials", {{"password", "*****"}}}};
-  auto upd = Call("PUT", "/providers/" + created.Json()["provider"]["id"].get<std::string>(), change);
+  // PUT replaces the config, as Guardian's does: the config as GET shows it
+  // (password masked) with a label added keeps the stored password.
+  std::string pid = created.Json()["provider"]["id"].get<std::string>();
+  json change = created.Json()["provider"]["config"];
+  change["labels"] = {{"team", "data"}};
+  auto upd = Call("PUT", "/providers/" + pid, change);
   ASSERT_EQ(upd.status, 200) << upd.body;
   EXPECT_EQ(upd.Json()["provider"]["config"]["labels"]["team"], "data");
   EXPECT_EQ(upd.Json()["provider"]["config"]["credentials"]["password"], "*****");
   EXPECT_EQ(upd.Json()["provider"]["config"]["credentials"]["host"], creds["host"]);
+  res = Call("GET", "/resources?provider_type=postgres&provider_urn=pg-main");
+  EXPECT_EQ(res.Json()["resources"].size(), 1u) << "the stored password still connects: " << res.body;
+  // A body that leaves the labels out clears them (Guardian stores the
+  // request's config as it is).
+  change.erase("labels");
+  upd = Call("PUT", "/providers/" + pid, change);
+  ASSERT_EQ(upd.status, 200) << upd.body;
+  EXPECT_FALSE(upd.Json()["provider"]["config"].contains("labels") &&
+               !upd.Json()["provider"]["config"]["labels"].empty())
+      << upd.body;
 }
 
 TEST_F(AccessTest, AuditLogFiltersAndPaging) {

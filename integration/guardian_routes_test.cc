@@ -45,7 +45,13 @@ TEST_F(GuardianRoutesTest, GetProviderTypes) {
 
 TEST_F(GuardianRoutesTest, UpdateProviderByTypeAndUrn) {
   Setup("byurn", TwoStep());
-  json config = {{"labels", {{"team", "data"}}}};
+  // PUT replaces the config (as Guardian's): the stored one with a label.
+  json config;
+  for (const json& p : Call("GET", "/providers").Json()["providers"]) {
+    if (p["urn"] == "noop-byurn") config = p["config"];
+  }
+  ASSERT_TRUE(config.is_object());
+  config["labels"] = {{"team", "data"}};
   ExpectCode(Call("PUT", "/providers/noop/noop-byurn", config, kBob), 403, 7, "admins only");
   ExpectCode(Call("PUT", "/providers/noop/no-such-urn", config), 404, 5, "no-such-urn");
   auto r = Call("PUT", "/providers/noop/noop-byurn", config);

@@ -62,8 +62,15 @@ absl::Status SecretsFollowDestination(const google::protobuf::Struct& stored,
   for (const auto& [k, v] : changes.fields()) {
     if (IsSecretKey(k)) continue;
     auto it = stored.fields().find(k);
-    if (it == stored.fields().end() ||
-        !google::protobuf::util::MessageDifferencer::Equals(it->second, v)) {
+    if (it == stored.fields().end()) {
+      moved = k;
+      break;
+    }
+    // A value sent back as GET shows it (nested secrets masked) is unchanged.
+    google::protobuf::Value shown = it->second;
+    MaskValue(&shown, /*secret=*/false);
+    if (!google::protobuf::util::MessageDifferencer::Equals(it->second, v) &&
+        !google::protobuf::util::MessageDifferencer::Equals(shown, v)) {
       moved = k;
       break;
     }
@@ -250,6 +257,38 @@ pb::Provider DryRunResult(pb::Provider provider) {
   return provider;
 }
 
+// `given` with each masked value (at any depth) replaced by the value
+// stored at the same path, into `out`. InvalidArgument naming the path when
+// a masked value has nothing stored behind it.
+absl::Status Unmask(const google::protobuf::Struct& stored, const google::protobuf::Struct& given,
+                    const std::string& path, google::protobuf::Struct* out) {
+  for (const auto& [key, value] : given.fields()) {
+    std::string at = absl::StrCat(path, ".", key);
+    auto kept = stored.fields().find(key);
+    const bool has_kept = kept != stored.fields().end();
+    if (value.has_string_value() && value.string_value() == kMaskedSecret) {
+      if (!has_kept) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at, ": \"", kMaskedSecret,
+            "\" stands for the stored value, and none is stored: send the value itself"));
+      }
+      (*out->mutable_fields())[key] = kept->second;
+    } else if (value.has_struct_value()) {
+      google::protobuf::Struct empty;
+      const auto& inner = has_kept && kept->second.has_struct_value() ? kept->second.struct_value()
+                                                                       : empty;
+      if (auto st = Unmask(inner, value.struct_value(), at,
+                           (*out->mutable_fields())[key].mutable_struct_value());
+          !st.ok()) {
+        return st;
+      }
+    } else {
+      (*out->mutable_fields())[key] = value;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<pb::Provider> ProviderService::Create(pb::ProviderConfig config,
@@ -309,23 +348,29 @@ absl::StatusOr<pb::Provider> ProviderService::Update(const std::string& id,
   if (!changes.urn().empty() && changes.urn() != current->urn()) {
     return absl::InvalidArgumentError("urn: cannot be changed");
   }
-  pb::ProviderConfig merged = *current;
-  if (!changes.labels().empty()) *merged.mutable_labels() = changes.labels();
-  if (!changes.allowed_account_types().empty()) {
-    *merged.mutable_allowed_account_types() = changes.allowed_account_types();
+  // Guardian's UpdateProvider (api/handler/v1beta1/provider.go, then
+  // core/provider/service.go Update) stores the request's config as it is:
+  // a field left out is cleared, not kept. Type and urn may be left out (the
+  // provider's own), and masked credential values keep the stored secret.
+  pb::ProviderConfig merged = changes;
+  merged.set_type(current->type());
+  merged.set_urn(current->urn());
+  if (merged.allowed_account_types().empty()) {
+    if (auto found = registry_->Find(merged.type()); found.ok()) {
+      for (const auto& t : (*found)->GetAccountTypes()) merged.add_allowed_account_types(t);
+    }
   }
-  if (changes.has_appeal()) *merged.mutable_appeal() = changes.appeal();
-  if (!changes.resources().empty()) *merged.mutable_resources() = changes.resources();
-  if (!changes.policies().empty()) *merged.mutable_policies() = changes.policies();
+  merged.clear_credentials();
   if (changes.has_credentials()) {
     if (auto st = RejectCiphertexts(changes.credentials()); !st.ok()) return st;
     if (auto st = SecretsFollowDestination(current->credentials(), changes.credentials());
         !st.ok()) {
       return st;
     }
-    for (const auto& kv : changes.credentials().fields()) {
-      if (kv.second.has_string_value() && kv.second.string_value() == kMaskedSecret) continue;
-      (*merged.mutable_credentials()->mutable_fields())[kv.first] = kv.second;
+    if (auto st = Unmask(current->credentials(), changes.credentials(), "credentials",
+                         merged.mutable_credentials());
+        !st.ok()) {
+      return st;
     }
   }
   ProviderClient* client = nullptr;

@@ -41,9 +41,13 @@ class ProviderService {
   // policies[i]).
   absl::StatusOr<pb::Provider> Create(pb::ProviderConfig config, const std::string& actor,
                                       bool dry_run = false);
-  // Applies the non-empty fields of `changes` (credentials merged key by key;
-  // masked values keep the stored secret; policies replaced when given),
-  // validates, re-fetches. NotFound. `dry_run` as for Create.
+  // Replaces the provider's config with `changes`, as Guardian's
+  // UpdateProvider does (core/provider/service.go Update): a field left out
+  // is cleared (labels, appeal, policies, credentials keys), except type and
+  // urn (the provider's own when empty; InvalidArgument when different) and
+  // allowed_account_types (the plugin's when empty, as on Create). A masked
+  // credential value keeps the stored secret (InvalidArgument when none is
+  // stored). Validates and re-fetches. NotFound. `dry_run` as for Create.
   absl::StatusOr<pb::Provider> Update(const std::string& id, const pb::ProviderConfig& changes,
                                       const std::string& actor, bool dry_run = false);
   // Masked. NotFound.

@@ -111,18 +111,61 @@ TEST_F(ProviderServiceTest, GuardianDefaultsAccountTypesAndDayDurations) {
   EXPECT_FALSE(ParseDurationField("d", "1h2d").ok());
 }
 
-TEST_F(ProviderServiceTest, UpdateMergesAndKeepsMaskedSecrets) {
-  auto p = service_->Create(Config(), "alice@x.com");
-  ASSERT_TRUE(p.ok());
-  pb::ProviderConfig change;
+// Guardian's UpdateProvider stores the request's config as it is
+// (core/provider/service.go Update): what the request leaves out is gone.
+TEST_F(ProviderServiceTest, UpdateReplacesTheConfigAndKeepsMaskedSecrets) {
+  pb::ProviderConfig config = Config();
+  (*config.mutable_labels())["old"] = "label";
+  auto* routed = config.add_policies();
+  routed->set_when("true");
+  routed->set_policy("pol@1");
+  auto p = service_->Create(config, "alice@x.com");
+  ASSERT_TRUE(p.ok()) << p.status();
+
+  pb::ProviderConfig change = Config();
+  change.clear_urn();  // the provider's own
+  change.clear_allowed_account_types();  // the plugin's, as on Create
   (*change.mutable_labels())["team"] = "data";
-  (*change.mutable_credentials()->mutable_fields())["password"].set_string_value(kMaskedSecret);
+  auto& creds = *change.mutable_credentials()->mutable_fields();
+  creds["password"].set_string_value(kMaskedSecret);
+  (*creds["nested"].mutable_struct_value()->mutable_fields())["api_key"].set_string_value(
+      kMaskedSecret);
   auto u = service_->Update(p->id(), change, "bob@x.com");
   ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(u->config().labels().size(), 1u);  // "old" is gone, as in Guardian
   EXPECT_EQ(u->config().labels().at("team"), "data");
+  EXPECT_EQ(u->config().policies_size(), 0);  // no `when` routing left behind
+  EXPECT_EQ(u->config().urn(), "f1");
+  EXPECT_EQ(u->config().allowed_account_types_size(), client_->GetAccountTypes().size());
   EXPECT_EQ(client_->fetches, 2);
   auto plain = service_->GetPlainConfig("fake", "f1");
   EXPECT_EQ(plain->credentials().fields().at("password").string_value(), "pw");
+  EXPECT_EQ(plain->credentials()
+                .fields()
+                .at("nested")
+                .struct_value()
+                .fields()
+                .at("api_key")
+                .string_value(),
+            "k");
+  EXPECT_EQ(plain->policies_size(), 0);
+
+  // A key left out of credentials is dropped; a masked key with nothing
+  // stored is refused by its path.
+  creds.erase("nested");
+  ASSERT_TRUE(service_->Update(p->id(), change, "bob@x.com").ok());
+  EXPECT_EQ(service_->GetPlainConfig("fake", "f1")->credentials().fields().count("nested"), 0u);
+  creds["token"].set_string_value(kMaskedSecret);
+  auto refused = service_->Update(p->id(), change, "bob@x.com");
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status()));
+  EXPECT_NE(refused.status().message().find("credentials.token"), std::string::npos)
+      << refused.status();
+  creds.erase("token");
+
+  // Leaving out resources is not "keep them": the plugin's rules apply.
+  pb::ProviderConfig bare;
+  EXPECT_FALSE(service_->Update(p->id(), bare, "b@x.com").ok());
+
   change.set_urn("other");
   EXPECT_TRUE(absl::IsInvalidArgument(service_->Update(p->id(), change, "b@x.com").status()));
   EXPECT_TRUE(absl::IsNotFound(service_->Update("missing", {}, "b@x.com").status()));
@@ -132,7 +175,8 @@ TEST_F(ProviderServiceTest, UpdateMergesAndKeepsMaskedSecrets) {
 TEST_F(ProviderServiceTest, NewDestinationNeedsTheSecretAgain) {
   auto p = service_->Create(Config(), "alice@x.com");
   ASSERT_TRUE(p.ok());
-  pb::ProviderConfig change;
+  pb::ProviderConfig change = Config();
+  change.clear_credentials();
   (*change.mutable_credentials()->mutable_fields())["host"].set_string_value("evil");
   for (bool masked : {false, true}) {
     if (masked) {
@@ -208,7 +252,7 @@ TEST_F(ProviderServiceTest, DryRunFetchesButWritesNothing) {
   auto created = service_->Create(Config(), "admin@x.com");
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_TRUE(absl::IsAlreadyExists(service_->Create(Config(), "a@x.com", true).status()));
-  pb::ProviderConfig change;
+  pb::ProviderConfig change = Config();
   (*change.mutable_labels())["team"] = "data";
   auto dry_update = service_->Update(created->id(), change, "admin@x.com", /*dry_run=*/true);
   ASSERT_TRUE(dry_update.ok()) << dry_update.status();
