@@ -170,7 +170,7 @@ json Record(const json& scenario, const RecordOptions& opts) {
   json saved = vars;
   const std::string scenario_base = scenario.value("base", "");
   const std::string default_as = scenario.value("default_as", "admin@example.com");
-  std::map<std::string, size_t> read;  // receiver path → deliveries read so far
+  std::vector<bool> consumed;  // receiver requests already recorded, by arrival
   struct Pending {
     json exchange;
     bool unordered;
@@ -188,11 +188,26 @@ json Record(const json& scenario, const RecordOptions& opts) {
     if (raw.contains("deliveries")) {
       const json& d = raw["deliveries"];
       const std::string path = d.value("path", "");
-      const size_t want = read[path] + d.value("count", 0);
-      opts.receiver->WaitForRequests(path, want, absl::Seconds(d.value("timeout_s", 30)));
+      const size_t want = d.value("count", 0);
+      // The requests not yet recorded by an earlier delivery step, at `path`
+      // ("" = any), in arrival order.
+      auto unread = [&]() {
+        std::vector<size_t> found;
+        std::vector<FakeHttpServer::Request> all = opts.receiver->Requests("");
+        consumed.resize(all.size(), false);
+        for (size_t i = 0; i < all.size(); ++i) {
+          if (!consumed[i] && (path.empty() || all[i].path == path)) found.push_back(i);
+        }
+        return std::make_pair(all, found);
+      };
+      absl::Time deadline = absl::Now() + absl::Seconds(d.value("timeout_s", 30));
+      while (unread().second.size() < want && absl::Now() < deadline) {
+        absl::SleepFor(absl::Milliseconds(50));
+      }
       absl::SleepFor(absl::Milliseconds(d.value("settle_ms", 1000)));
-      std::vector<FakeHttpServer::Request> got = opts.receiver->Requests(path);
-      for (size_t i = read[path]; i < got.size(); ++i) {
+      auto [got, found] = unread();
+      for (size_t i : found) {
+        consumed[i] = true;
         json headers = json::object();
         for (const auto& [h, value] : got[i].headers) {
           if (HeaderMatters(h)) headers[h] = value;
@@ -207,13 +222,13 @@ json Record(const json& scenario, const RecordOptions& opts) {
                                 {"body", ParsedOrText(got[i].body)}}}},
                              true});
       }
-      read[path] = got.size();
       continue;
     }
     std::set<std::string> missing;
     json step = replay::Substitute(raw, vars, &missing);
     json request = {{"method", raw.value("method", "")}, {"path", raw.value("path", "")}};
     if (raw.contains("body")) request["body"] = raw["body"];
+    if (raw.contains("raw_body")) request["raw_body"] = raw["raw_body"];
     if (!missing.empty()) {
       exchanges.push_back({{{"n", n},
                             {"step", name},
@@ -226,7 +241,10 @@ json Record(const json& scenario, const RecordOptions& opts) {
     for (const json& h : step.value("headers", json::array())) headers.push_back(h.get<std::string>());
     HttpResponse r = Http(step.value("method", ""),
                           opts.root + step.value("base", scenario_base) + step.value("path", ""),
-                          step.contains("body") ? step["body"].dump() : "", headers);
+                          step.contains("raw_body") ? step.value("raw_body", "")
+                          : step.contains("body")   ? step["body"].dump()
+                                                    : "",
+                          headers);
     json body = ParsedOrText(r.body);
     json response_headers = json::object();
     for (const auto& [h, value] : r.headers) {
@@ -250,6 +268,7 @@ json Record(const json& scenario, const RecordOptions& opts) {
     }
     if (!unsaved.empty()) exchange["unsaved"] = unsaved;
     exchanges.push_back({exchange, raw.value("unordered", false)});
+    if (opts.after_step) opts.after_step(&vars);
   }
 
   json out = json::array();

@@ -11,6 +11,7 @@
 #ifndef SLUICE_INTEGRATION_TRANSCRIPT_H_
 #define SLUICE_INTEGRATION_TRANSCRIPT_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,20 +31,23 @@ struct RecordOptions {
   // The endpoint that plays every receiver and webhook target; a scenario's
   // `deliveries` steps read what it got. Not owned; must not be null.
   FakeHttpServer* receiver = nullptr;
+  // When set, called after each step with the values so far; it may add
+  // values no answer carries (e.g. a token derived from saved ids).
+  std::function<void(nlohmann::json* vars)> after_step;
 };
 
 // Runs `scenario` ({about, base, default_as, steps: [...]}) against
 // `opts.root` and returns the transcript {exchanges: [...]}. A step is one of:
-//  - a request {step, method, path, base?, body?, as?, headers?, save?,
-//    unordered?}: sent to root + (base or the scenario's base) + path with
+//  - a request {step, method, path, base?, body? | raw_body?, as?, headers?,
+//    save?, unordered?} (raw_body: sent as is, e.g. malformed JSON): sent to root + (base or the scenario's base) + path with
 //    `X-Auth-Email: <as or default_as>`; `save` maps names to paths in the
 //    answer (replay::Lookup); `unordered` sorts the answer's arrays.
 //    Exchange: {step, request: {method, path, body?}, status, headers:
 //    {content-type}, body}; the request is recorded before substitution.
 //  - a delivery wait {step, deliveries: {path, count, timeout_s?, settle_ms?}}:
-//    waits until `count` requests beyond those already read reached the
-//    receiver's `path` ("" = any path), then `settle_ms` (default 1000) for
-//    any more. Each delivery is an exchange {step, delivery: {method, path,
+//    waits until `count` requests that no earlier delivery step recorded
+//    reached the receiver's `path` ("" = any path), or `timeout_s` (default
+//    30), then `settle_ms` (default 1000) for any more, and records them all. Each delivery is an exchange {step, delivery: {method, path,
 //    query, headers: {content-type, authorization, x-*}, body}}, sorted by
 //    their normalized text (deliveries are unordered).
 //  - a pause {step, sleep_ms}: no exchange.
