@@ -205,8 +205,11 @@ class AlertmanagerTest : public testing::Test {
                  {"commonLabels", {{"team", "db"}}},
                  {"alerts",
                   {{{"status", "firing"},
-                    {"labels", {{"team", "db"}, {"alertname", "Forged"}}},
-                    {"annotations", {{"summary", summary}}},
+                    // Siren's cortex plugin needs severity and these annotations.
+                    {"labels", {{"team", "db"}, {"alertname", "Forged"}, {"severity", "WARNING"}}},
+                    {"annotations",
+                     {{"summary", summary}, {"resource", "db"}, {"template", "CPU"},
+                      {"metric_name", "cpu"}, {"metric_value", "1"}}},
                     {"startsAt", "2026-11-26T10:00:00Z"},
                     {"fingerprint", "f-forged"}}}}};
     return Http("POST",
@@ -398,8 +401,11 @@ TEST_F(AlertmanagerTest, SilenceStopsAlertsUntilExpired) {
                    .Json()["silence"]["deleted_at"].is_null());
   ASSERT_TRUE(FireCpu("CPUCritical3", "db-3")) << Logs();
   ASSERT_TRUE(fake->WaitForRequests("/oncall", 2, absl::Seconds(40))) << Logs();
+  // An http receiver gets the alert's flat details, as from Siren.
   json delivered = fake->Requests("/oncall")[1].Json();
-  EXPECT_EQ(delivered["alerts"][0]["labels"]["alertname"], "CPUCritical3");
+  EXPECT_EQ(delivered["alertname"], "CPUCritical3");
+  EXPECT_EQ(delivered["resource"], "db-3");
+  EXPECT_EQ(delivered["notification_type"], "alert");
   EXPECT_EQ(Stored(alerts, "db-3")["silence_status"], "");
 }
 

@@ -67,13 +67,14 @@ TEST_F(NotificationDeliveryTest, SelectorsByLabelSubsetIdAndUnion) {
   EXPECT_EQ(msgs.size(), 2u);
   for (const auto& m : msgs) EXPECT_EQ(m["status"], "published") << m.dump();
 
-  // The default template sends the data object itself.
+  // The default template sends the data object with Siren's
+  // notification_type (and, for labels, the labels under the data).
   ASSERT_TRUE(fake_->WaitForRequests("/c", 1, absl::Seconds(5)));
   auto got = fake_->Requests("/c");
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].method, "POST");
   EXPECT_EQ(got[0].headers["content-type"], "application/json");
-  EXPECT_EQ(got[0].Json(), json({{"msg", "three"}}));
+  EXPECT_EQ(got[0].Json(), json({{"msg", "three"}, {"notification_type", "event"}}));
   EXPECT_EQ(fake_->Requests("/a").size(), 2u);
   EXPECT_EQ(fake_->Requests("/b").size(), 2u);
 }
@@ -108,10 +109,10 @@ TEST_F(NotificationDeliveryTest, SubscriptionMatchingAndOverride) {
                              {"data", {{"text", "again"}}}});
   EXPECT_EQ(ReceiverIds(api_.WaitSettled(n2)), (std::set<uint64_t>{r1, r2}));
 
-  // Labels nobody subscribes to: NotFound.
+  // Labels nobody subscribes to: InvalidArgument, as Siren answers.
   ExpectError(api_.Call("POST", "/notifications",
                         {{"labels", {{"subm_team", "nobody"}}}, {"data", json::object()}}),
-              5);
+              3, "no subscription matches");
 }
 
 // Overrides change what is not a destination, e.g. a Slack channel; the

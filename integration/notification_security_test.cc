@@ -115,8 +115,9 @@ TEST_F(NotificationSecurityTest, C3FileReceiverWritesOnlyUnderItsDirectory) {
                        {"configurations", {{"url", FilesDir() + "/abs.jsonl"}}}});
   EXPECT_EQ(SendTo({{"c3", "ok"}}, {{"k", "$(id>/tmp/pwn)"}})["status"], "published");
   EXPECT_EQ(SendTo({{"c3", "abs"}})["status"], "published");
-  EXPECT_EQ(ReadFile(FilesDir() + "/alerts.jsonl"), "{\"k\":\"$(id>/tmp/pwn)\"}\n");
-  EXPECT_EQ(ReadFile(FilesDir() + "/abs.jsonl"), "{\"k\":\"v\"}\n");
+  EXPECT_EQ(ReadFile(FilesDir() + "/alerts.jsonl"),
+            "{\"k\":\"$(id>/tmp/pwn)\",\"notification_type\":\"event\"}\n");
+  EXPECT_EQ(ReadFile(FilesDir() + "/abs.jsonl"), "{\"k\":\"v\",\"notification_type\":\"event\"}\n");
 }
 
 TEST(NotificationSecurityStandaloneTest, C3FileReceiversAreDisabledWithoutADirectory) {

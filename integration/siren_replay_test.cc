@@ -151,9 +151,11 @@ const std::vector<transcript::Allowance>& SirenAllowances() {
 }
 
 TEST(SirenReplayTest, TranscriptOfTheRealSiren) {
-  // One endpoint plays every receiver (/r1, /r2, /r3) and Cortex (/cortex/...).
+  // One endpoint plays every receiver (/r1, /r2, /r3); another plays Cortex.
   auto receiver = FakeHttpServer::Start();
   ASSERT_NE(receiver, nullptr);
+  auto cortex = FakeHttpServer::Start();
+  ASSERT_NE(cortex, nullptr);
   Stack::Options opts;
   opts.config_yaml = "notification:\n  alert_hook_base_url: http://127.0.0.1:9\n";
   auto stack = Stack::Start(opts);
@@ -161,7 +163,7 @@ TEST(SirenReplayTest, TranscriptOfTheRealSiren) {
   transcript::RecordOptions record;
   record.root = (*stack)->http_base();
   record.receiver = receiver.get();
-  record.vars = {{"cortex_host", receiver->Url("/cortex")}, {"alert_token", kTestAlertToken}};
+  record.vars = {{"cortex_host", cortex->Url("")}, {"alert_token", kTestAlertToken}};
   // The namespace hook's own token, once the provider and namespace exist
   // (NamespaceHookToken: HMAC-SHA256 of "cortex/<provider>/<namespace>").
   record.after_step = [](json* vars) {

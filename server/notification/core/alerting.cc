@@ -282,7 +282,7 @@ absl::StatusOr<uint64_t> AlertingService::CreateNamespace(AlertNamespace n) {
   if (n.provider_id == 0) return absl::InvalidArgumentError("provider: provider id is required");
   auto p = LoadProvider(n.provider_id);
   if (absl::IsNotFound(p.status())) {
-    return absl::InvalidArgumentError(absl::StrCat("provider: no provider ", n.provider_id));
+    return absl::NotFoundError(absl::StrCat("provider: no provider ", n.provider_id));
   }
   if (!p.ok()) return p.status();
   auto sealed = Seal(n.credentials, NamespaceContext(n));
@@ -444,7 +444,7 @@ absl::StatusOr<AlertRule> AlertingService::UpsertRule(AlertRule r) {
   if (!backend.ok()) return backend.status();
   auto t = templates_->Get(r.template_name);
   if (absl::IsNotFound(t.status())) {
-    return absl::InvalidArgumentError(absl::StrCat("template: no template \"", r.template_name, "\""));
+    return absl::NotFoundError(absl::StrCat("template: no template \"", r.template_name, "\""));
   }
   if (!t.ok()) return t.status();
   if (t->engine != kEngineGo) {

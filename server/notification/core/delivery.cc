@@ -180,6 +180,28 @@ absl::Status DeliveryWorkerPool::FailOnException(const ClaimedMessage& m, absl::
   }
 }
 
+namespace {
+
+// What a template renders. The default template sends what Siren's message
+// details hold when no content template applies (core/notification/
+// message.go InitMessage): the notification's labels, then its data over
+// them, then notification_type ("alert" or "event").
+// Only for the receivers that send details as they are (http, file): a
+// Slack, Lark or PagerDuty message is the data itself, and their APIs would
+// see the extra keys.
+nlohmann::json DataFor(const ClaimedMessage& m) {
+  if (m.template_name != kDefaultTemplate || !m.data.is_object() ||
+      (m.message.receiver_type != "http" && m.message.receiver_type != "file")) {
+    return m.data;
+  }
+  nlohmann::json details = m.labels.is_object() ? m.labels : nlohmann::json::object();
+  for (auto it = m.data.begin(); it != m.data.end(); ++it) details[it.key()] = it.value();
+  details["notification_type"] = m.source == "alert" ? "alert" : "event";
+  return details;
+}
+
+}  // namespace
+
 absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   const Message& msg = m.message;
   auto fail = [&](const std::string& raw_error) {
@@ -198,7 +220,7 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   const Template* t = FindBuiltinTemplate(name);
   if (t == nullptr && m.user_template) t = &*m.user_template;
   if (t == nullptr) return fail(absl::StrCat("template \"", name, "\" not found"));
-  auto payload = RenderPayload(*t, m.data, msg.receiver_type);
+  auto payload = RenderPayload(*t, DataFor(m), msg.receiver_type);
   if (!payload.ok()) return fail(std::string(payload.status().message()));
 
   // Rows stored before overrides and configurations were validated may hold

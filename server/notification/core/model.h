@@ -140,6 +140,10 @@ struct ClaimedMessage {
   std::string template_name;
   std::optional<Template> user_template;  // the stored template, when not built in
   nlohmann::json data;
+  // The notification's labels and source ("api", "alert", ...): the default
+  // template sends them with the data, as Siren does.
+  nlohmann::json labels = nlohmann::json::object();
+  std::string source;
 };
 
 // One alert of an Alertmanager webhook.

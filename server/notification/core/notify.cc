@@ -1,6 +1,8 @@
 #include "server/notification/core/notify.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -255,6 +257,11 @@ absl::StatusOr<uint64_t> NotificationService::Post(const NotificationRequest& re
       deliveries.push_back(std::move(d));
     }
   }
+  if (deliveries.empty() && selectors->empty()) {
+    // Siren answers InvalidArgument when labels reach no subscription, and
+    // NotFound when selectors match no receiver.
+    return absl::InvalidArgumentError("labels: no subscription matches them, so nothing was sent");
+  }
   if (deliveries.empty()) {
     return absl::NotFoundError("no receiver matched the selectors or labels");
   }
@@ -362,7 +369,74 @@ void DeriveSirenFields(Alert& a) {
   a.triggered_at = a.starts_at;
 }
 
+namespace {
+
+// Siren's cortex plugin drops an alert without a `severity` label or the
+// annotations its rules write (plugins/providers/cortex/v1/alert.go
+// Validate): resource, template, metric_value, metric_name.
+bool SirenAlertIsValid(const Alert& a) {
+  return a.labels.count("severity") && a.annotations.count("resource") &&
+         a.annotations.count("template") && a.annotations.count("metric_value") &&
+         a.annotations.count("metric_name");
+}
+
+// Siren's notification data for alerts with one label set (core/alert/
+// service.go BuildNotifications): their annotations merged (distinct values
+// joined by newlines), status, generator_url and triggered_at of the first,
+// the request's count of firing alerts, then the first alert's labels.
+nlohmann::json SirenAlertDetails(const std::vector<const Alert*>& alerts, int firing) {
+  const Alert& first = *alerts.front();
+  nlohmann::json d = nlohmann::json::object();
+  std::map<std::string, std::vector<std::string>> merged;
+  for (const Alert* a : alerts) {
+    for (const auto& [k, v] : a->annotations) {
+      auto& values = merged[k];
+      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+  }
+  for (const auto& [k, values] : merged) d[k] = absl::StrJoin(values, "\n");
+  d["status"] = first.status;
+  d["generator_url"] = first.generator_url;
+  d["num_alerts_firing"] = firing;
+  d["triggered_at"] = absl::FormatTime(absl::RFC3339_full, first.starts_at, absl::UTCTimeZone());
+  for (const auto& [k, v] : first.labels) d[k] = v;
+  d["notification_type"] = "alert";
+  return d;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> AlertService::Route(uint64_t namespace_id, const Labels& match,
+                                             nlohmann::json data, const std::string& created_by,
+                                             const std::string& what, SilenceOutcome* outcome) {
+  auto routes = notifications_->SubscribedRoutes(namespace_id, match);
+  if (!routes.ok()) return routes.status();
+  std::vector<Silence> active;
+  if (silences_ != nullptr) {
+    auto listed = silences_->List(SilenceFilter{});
+    if (!listed.ok()) return listed.status();
+    active = *std::move(listed);
+  }
+  *outcome = ApplySilences(active, namespace_id, match, *routes);
+  if (!outcome->deliveries.empty()) {
+    Notification n;
+    n.template_name = kAlertTemplate;
+    n.data = std::move(data);
+    n.labels = match;
+    n.source = "alert";
+    n.created_by = created_by;
+    return notifications_->Enqueue(n, outcome->deliveries);
+  }
+  if (!outcome->status.empty()) {
+    spdlog::info("{} silenced by {}", what, absl::StrJoin(outcome->silence_ids, ","));
+  } else {
+    spdlog::info("{} matched no subscription", what);
+  }
+  return 0;
+}
+
 absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group, std::vector<Alert>* stored) {
+  if (group.provider_type == "cortex") return IngestAsSiren(std::move(group), stored);
   Labels match = group.common_labels;
   if (match.empty() && !group.alerts.empty()) {
     match = group.alerts[0].labels;  // intersection of all alerts' labels
@@ -373,49 +447,89 @@ absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group, std::vector<Aler
       }
     }
   }
-  uint64_t notification_id = 0;
-  auto routes = notifications_->SubscribedRoutes(group.namespace_id, match);
-  if (!routes.ok()) return routes.status();
-  std::vector<Silence> active;
-  if (silences_ != nullptr) {
-    auto listed = silences_->List(SilenceFilter{});
-    if (!listed.ok()) return listed.status();
-    active = *std::move(listed);
-  }
-  SilenceOutcome outcome = ApplySilences(active, group.namespace_id, match, *routes);
-  if (!outcome.deliveries.empty()) {
-    Notification n;
-    n.template_name = kAlertTemplate;
-    n.data = AlertTemplateData(group);
-    n.labels = match;
-    n.source = "alert";
-    n.created_by = absl::StrCat("alertmanager:", group.provider_type, "/", group.provider_id);
-    auto id = notifications_->Enqueue(n, outcome.deliveries);
-    if (!id.ok()) return id.status();
-    notification_id = *id;
-  } else if (!outcome.status.empty()) {
-    spdlog::info("alert group {} from {}/{} silenced by {} ({} alerts stored)", group.group_key,
-                 group.provider_type, group.provider_id, absl::StrJoin(outcome.silence_ids, ","),
-                 group.alerts.size());
-  } else {
-    spdlog::info("alert group {} from {}/{} matched no subscription ({} alerts stored)",
-                 group.group_key, group.provider_type, group.provider_id, group.alerts.size());
-  }
+  SilenceOutcome outcome;
+  auto notification_id = Route(
+      group.namespace_id, match, AlertTemplateData(group),
+      absl::StrCat("alertmanager:", group.provider_type, "/", group.provider_id),
+      absl::StrCat("alert group ", group.group_key, " from ", group.provider_type, "/",
+                   group.provider_id, " (", group.alerts.size(), " alerts stored)"),
+      &outcome);
+  if (!notification_id.ok()) return notification_id.status();
   for (Alert& a : group.alerts) {
     a.provider_type = group.provider_type;
     a.provider_id = group.provider_id;
     a.namespace_id = group.namespace_id;
     a.group_key = group.group_key;
-    a.notification_id = notification_id;
+    a.notification_id = *notification_id;
     DeriveSirenFields(a);
     a.silence_status = outcome.status;
     a.silence_ids = outcome.silence_ids;
   }
+  return Store(std::move(group.alerts), *notification_id, stored);
+}
+
+absl::StatusOr<uint64_t> AlertService::IngestAsSiren(AlertGroup group,
+                                                     std::vector<Alert>* stored) {
+  std::vector<Alert> valid;
+  for (Alert& a : group.alerts) {
+    if (SirenAlertIsValid(a)) {
+      valid.push_back(std::move(a));
+    } else {
+      spdlog::warn(
+          "alert {} of group {} from {}/{} dropped as Siren's cortex plugin drops it: it needs a "
+          "severity label and the annotations resource, template, metric_name and metric_value",
+          a.fingerprint, group.group_key, group.provider_type, group.provider_id);
+    }
+  }
+  int firing = 0;
+  for (const Alert& a : valid) firing += a.status == "firing";
+  // One notification per distinct label set, routed by those labels.
+  std::map<Labels, std::vector<size_t>> by_labels;
+  for (size_t i = 0; i < valid.size(); ++i) by_labels[valid[i].labels].push_back(i);
+  uint64_t first_id = 0;
+  for (const auto& [labels, indexes] : by_labels) {
+    std::vector<const Alert*> alerts;
+    AlertGroup sub = group;
+    sub.alerts.clear();
+    sub.common_labels = labels;
+    for (size_t i : indexes) {
+      alerts.push_back(&valid[i]);
+      sub.alerts.push_back(valid[i]);
+    }
+    nlohmann::json data = AlertTemplateData(sub);
+    data["num_firing"] = firing;
+    data["_details_json"] = SirenAlertDetails(alerts, firing).dump();
+    SilenceOutcome outcome;
+    auto id = Route(group.namespace_id, labels, std::move(data),
+                    absl::StrCat("alertmanager:", group.provider_type, "/", group.provider_id),
+                    absl::StrCat("alert ", valid[indexes[0]].fingerprint, " of group ",
+                                 group.group_key, " from ", group.provider_type, "/",
+                                 group.provider_id),
+                    &outcome);
+    if (!id.ok()) return id.status();
+    if (first_id == 0) first_id = *id;
+    for (size_t i : indexes) {
+      Alert& a = valid[i];
+      a.provider_type = group.provider_type;
+      a.provider_id = group.provider_id;
+      a.namespace_id = group.namespace_id;
+      a.group_key = group.group_key;
+      a.notification_id = *id;
+      DeriveSirenFields(a);
+      a.silence_status = outcome.status;
+      a.silence_ids = outcome.silence_ids;
+    }
+  }
+  return Store(std::move(valid), first_id, stored);
+}
+
+absl::StatusOr<uint64_t> AlertService::Store(std::vector<Alert> alerts, uint64_t notification_id,
+                                             std::vector<Alert>* stored) {
   std::vector<uint64_t> ids;
-  if (auto st = alerts_->Insert(group.alerts, &ids); !st.ok()) return st;
+  if (auto st = alerts_->Insert(alerts, &ids); !st.ok()) return st;
   if (stored != nullptr) {
-    for (size_t i = 0; i < group.alerts.size() && i < ids.size(); ++i) group.alerts[i].id = ids[i];
-    *stored = std::move(group.alerts);
+    for (size_t i = 0; i < alerts.size() && i < ids.size(); ++i) alerts[i].id = ids[i];
+    *stored = std::move(alerts);
   }
   return notification_id;
 }

@@ -15,6 +15,7 @@
 #include "server/notification/core/model.h"
 #include "server/notification/core/repository.h"
 #include "server/notification/core/silence.h"
+#include "server/notification/core/silence.h"
 
 namespace sluice::notification {
 
@@ -192,6 +193,14 @@ class AlertService {
   // notification's id, or 0 when nothing is delivered (logged, still OK).
   // With `stored` (may be null), the alerts as stored (ids, Siren's fields,
   // silence outcome), in payload order: Siren's CreateAlerts reply.
+  //
+  // Provider type "cortex" follows Siren's cortex plugin instead
+  // (IngestAsSiren): alerts without a severity label or the annotations
+  // resource, template, metric_name and metric_value are dropped (logged,
+  // not stored), and each distinct label set is one notification routed by
+  // its own labels, whose data carries Siren's flat details for the http
+  // and file receivers (`_details_json`, core/alert/service.go
+  // BuildNotifications). Returns the first notification's id.
   absl::StatusOr<uint64_t> Ingest(AlertGroup group, std::vector<Alert>* stored = nullptr);
 
   // One page of the alerts matching `filter`, newest first; `total` (may be
@@ -200,6 +209,18 @@ class AlertService {
                                           int* total = nullptr);
 
  private:
+  absl::StatusOr<uint64_t> IngestAsSiren(AlertGroup group, std::vector<Alert>* stored);
+  // Enqueues `data` (template kAlertTemplate, labels `match`) to the
+  // subscriptions of `namespace_id` matching `match`, except what active
+  // silences stop (`outcome`). The notification's id, or 0 (logged with
+  // `what`) when nothing is delivered.
+  absl::StatusOr<uint64_t> Route(uint64_t namespace_id, const Labels& match, nlohmann::json data,
+                                 const std::string& created_by, const std::string& what,
+                                 SilenceOutcome* outcome);
+  // Inserts `alerts`; fills `stored` (may be null) with them and their ids.
+  absl::StatusOr<uint64_t> Store(std::vector<Alert> alerts, uint64_t notification_id,
+                                 std::vector<Alert>* stored);
+
   NotificationService* notifications_;
   AlertRepository* alerts_;
   SilenceRepository* silences_;

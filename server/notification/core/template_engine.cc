@@ -94,7 +94,12 @@ constexpr char kPagerDutyAlertBody[] = R"({
   "client_url": "{{external_url}}"{{/external_url}}
 })";
 
-constexpr char kRawAlertBody[] = R"({{{_payload_json}}})";
+// An alert from the cortex hook reaches http and file receivers as Siren
+// sends it: its flat details plus notification_type (core/notification/
+// message.go InitMessageByMetaMessage, no content template for these
+// types); any other hook sends the Alertmanager group as it came.
+constexpr char kHttpAlertBody[] =
+    R"({{#_details_json}}{{{_details_json}}}{{/_details_json}}{{^_details_json}}{{{_payload_json}}}{{/_details_json}})";
 
 std::vector<Template> MakeBuiltins() {
   auto make = [](const char* name, const char* body, std::vector<std::string> tags) {
@@ -114,8 +119,8 @@ std::vector<Template> MakeBuiltins() {
     return t;
   };
   return {
-      make("system-alert-file", kRawAlertBody, {"system", "alert", "file"}),
-      make("system-alert-http", kRawAlertBody, {"system", "alert", "http"}),
+      make("system-alert-file", kHttpAlertBody, {"system", "alert", "file"}),
+      make("system-alert-http", kHttpAlertBody, {"system", "alert", "http"}),
       siren("system-alert-lark", kSirenLarkAlertTemplate, {"system", "alert", "lark", "siren"}),
       siren("system-alert-lark_channel", kSirenLarkAlertTemplate, {"system", "alert", "lark_channel", "siren"}),
       make("system-alert-pagerduty", kPagerDutyAlertBody, {"system", "alert", "pagerduty"}),

@@ -32,8 +32,11 @@ google::protobuf::Struct Payload() {
                {"commonLabels", {{"team", "db"}}},
                {"alerts",
                 {{{"status", "firing"},
-                  {"labels", {{"team", "db"}, {"alertname", "CPUHigh"}}},
-                  {"annotations", {{"summary", "forged"}}},
+                  // What Siren's cortex plugin requires of an alert.
+                  {"labels", {{"team", "db"}, {"alertname", "CPUHigh"}, {"severity", "WARNING"}}},
+                  {"annotations",
+                   {{"summary", "forged"}, {"resource", "db-1"}, {"template", "CPU"},
+                    {"metric_name", "cpu"}, {"metric_value", "90"}}},
                   {"startsAt", "2026-11-26T10:00:00Z"},
                   {"fingerprint", "f1"}}}}};
   google::protobuf::Struct out;
@@ -222,6 +225,10 @@ TEST_F(AlertHookTest, ApiNamespaceRouteAppliesTheSameChecks) {
     auto* a = req.add_alerts();
     a->set_status("firing");
     (*a->mutable_labels())["team"] = "db";
+    (*a->mutable_labels())["severity"] = "WARNING";
+    for (const char* k : {"resource", "template", "metric_name", "metric_value"}) {
+      (*a->mutable_annotations())[k] = "x";
+    }
     a->set_fingerprint("f1");
     a->set_starts_at("2026-11-26T10:00:00Z");
     api::pb::CreateAlertsResponse resp;

@@ -26,6 +26,15 @@ absl::StatusOr<std::vector<Alert>> SirenGrpcService::Hook(grpc::ServerContext* c
           ? api::CheckNamespaceHook(s_, type, id, *namespace_id, auth::BearerToken(*ctx))
           : api::CheckAlertHookToken(*s_.hook_tokens, type, id, auth::BearerToken(*ctx));
   if (!st.ok()) return st;
+  // Siren refuses alerts of a provider it does not hold (core/alert/
+  // service.go CreateAlerts: NotFound "provider id does not exist").
+  if (s_.alerting != nullptr) {
+    auto provider = s_.alerting->GetProvider(provider_id);
+    if (absl::IsNotFound(provider.status()) || (provider.ok() && provider->type != type)) {
+      return absl::NotFoundError(absl::StrCat("provider ", type, "/", id, " does not exist"));
+    }
+    if (!provider.ok()) return provider.status();
+  }
   auto group = AlertGroupFromBody(body, type, id);
   if (!group.ok()) return group.status();
   group->namespace_id = namespace_id.value_or(0);
@@ -160,6 +169,13 @@ grpc::Status SirenGrpcService::PostNotification(grpc::ServerContext* ctx,
                                                 const spb::PostNotificationRequest* req,
                                                 spb::PostNotificationResponse* resp) {
   return Call(ctx, "PostNotification", [&](const Caller& caller) -> absl::Status {
+    // Siren takes one or the other (internal/api/v1beta1/notification.go
+    // validatePostNotificationPayload).
+    if (!req->receivers().empty() && !req->labels().empty()) {
+      return absl::InvalidArgumentError(
+          "receivers, labels: send one or the other (receivers select receivers directly; labels "
+          "select them through subscriptions)");
+    }
     NotificationRequest n;
     for (const auto& sel : req->receivers()) n.receivers.push_back(api::StructToJson(sel));
     if (req->has_data()) n.data = api::StructToJson(req->data());

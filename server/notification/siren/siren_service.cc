@@ -111,6 +111,16 @@ grpc::Status SirenGrpcService::CreateSubscription(grpc::ServerContext* ctx,
                                                   const spb::CreateSubscriptionRequest* req,
                                                   spb::CreateSubscriptionResponse* resp) {
   return AdminCall(ctx, "CreateSubscription", "create subscriptions", [&](const Caller& caller) -> absl::Status {
+    // Siren refuses a subscription to a namespace it does not hold
+    // (core/subscription/service.go Create: "namespace id does not exist").
+    if (req->namespace_() != 0 && s_.alerting != nullptr) {
+      auto ns = s_.alerting->GetNamespace(req->namespace_());
+      if (absl::IsNotFound(ns.status())) {
+        return absl::NotFoundError(
+            absl::StrCat("namespace: ", req->namespace_(), " does not exist; create it first"));
+      }
+      if (!ns.ok()) return ns.status();
+    }
     Subscription s;
     s.urn = req->urn();
     s.namespace_id = req->namespace_();

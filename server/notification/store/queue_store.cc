@@ -221,7 +221,7 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
                 "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]'), "
                 "m.lease_token::text, COALESCE(t.engine, 'mustache'), "
                 "COALESCE(r.parent_id, 0), COALESCE(p.type, ''), "
-                "COALESCE(p.configurations::text, '') "
+                "COALESCE(p.configurations::text, ''), n.labels::text, n.source "
                 "FROM claimed m JOIN notifications n ON n.id = m.notification_id "
                 "LEFT JOIN receivers r ON r.id = m.receiver_id "
                 "LEFT JOIN receivers p ON p.id = r.parent_id AND r.parent_id <> 0 "
@@ -239,6 +239,8 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
       c.parent_id = static_cast<uint64_t>(row.get<long long>(22));
       c.parent_type = row.get<std::string>(23);
       if (!c.parent_type.empty()) c.parent_config = JsonFromText(row.get<std::string>(24));
+      c.labels = JsonFromText(row.get<std::string>(25));
+      c.source = row.get<std::string>(26);
       if (!row.get<std::string>(17).empty()) {
         Template t;
         t.name = row.get<std::string>(17);
