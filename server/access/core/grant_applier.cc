@@ -178,6 +178,8 @@ absl::Status GrantApplier::Activate(AccessTx& tx, pb::Appeal* appeal,
     return st;
   }
   *appeal->mutable_grant() = grant;
+  // The answer's grant names its resource, as Guardian's does.
+  *appeal->mutable_grant()->mutable_resource() = appeal->resource();
   return absl::OkStatus();
 }
 
