@@ -455,7 +455,7 @@ TEST_F(AppealTest, RequirementsCreateAdditionalAppeals) {
   auto extra_appeals = Call("GET", "/appeals?provider_urns=noop-req-extra&account_ids=" + kAlice);
   ASSERT_EQ(extra_appeals.Json()["total"], 1) << extra_appeals.body;
   json e = extra_appeals.Json()["appeals"][0];
-  EXPECT_EQ(e["created_by"], "system");
+  EXPECT_EQ(e["created_by"], kAlice);  // the requester's, as in Guardian
   EXPECT_EQ(e["role"], "admin");
   EXPECT_EQ(e["status"], "pending");
   // Not for other roles.

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -57,6 +58,27 @@ std::string NormalizeString(std::string s, const std::vector<std::pair<std::stri
   return s;
 }
 
+// `v` without the object members at their proto default (null, "", 0,
+// false, [] and {}), recursively: what a program that omits defaults
+// (Guardian's protojson) would have sent.
+json WithoutDefaults(const json& v) {
+  if (v.is_array()) {
+    json out = json::array();
+    for (const json& e : v) out.push_back(WithoutDefaults(e));
+    return out;
+  }
+  if (!v.is_object()) return v;
+  json out = json::object();
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    json e = WithoutDefaults(it.value());
+    bool is_default = e.is_null() || (e.is_string() && e.get<std::string>().empty()) ||
+                      (e.is_number() && e == 0) || (e.is_boolean() && !e.get<bool>()) ||
+                      ((e.is_array() || e.is_object()) && e.empty());
+    if (!is_default) out[it.key()] = std::move(e);
+  }
+  return out;
+}
+
 json NormalizeValue(const json& v, const std::string& key,
                     const std::vector<std::pair<std::string, std::string>>& values, bool unordered) {
   if (v.is_object()) {
@@ -70,8 +92,15 @@ json NormalizeValue(const json& v, const std::string& key,
     json out = json::array();
     for (const json& e : v) out.push_back(NormalizeValue(e, key, values, unordered));
     if (unordered) {
-      std::sort(out.begin(), out.end(),
-                [](const json& a, const json& b) { return a.dump() < b.dump(); });
+      // Sorted by the text of each element without its default-valued
+      // members, so that a program emitting defaults (Sluice) and one
+      // omitting them (Guardian) put the same elements in the same order.
+      std::vector<std::pair<std::string, json>> keyed;
+      for (json& e : out) keyed.emplace_back(WithoutDefaults(e).dump(), std::move(e));
+      std::stable_sort(keyed.begin(), keyed.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      out = json::array();
+      for (auto& [k, e] : keyed) out.push_back(std::move(e));
     }
     return out;
   }
@@ -99,14 +128,102 @@ std::vector<std::pair<std::string, std::string>> StringValues(const json& vars) 
   return values;
 }
 
+// A proto default: null, 0, "", false, [], or an object whose members are
+// all defaults (a message set with nothing in it, e.g. an appeal's
+// `options` without options, reads as the absent one).
 bool IsDefault(const json& v) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (!IsDefault(it.value())) return false;
+    }
+    return true;
+  }
   return v.is_null() || (v.is_number() && v == 0) || (v.is_string() && v.get<std::string>().empty()) ||
-         (v.is_boolean() && !v.get<bool>()) || (v.is_array() && v.empty()) ||
-         (v.is_object() && v.empty());
+         (v.is_boolean() && !v.get<bool>()) || (v.is_array() && v.empty());
 }
 
 void Walk(const json& u, const json& s, const std::string& at, const Difference& proto,
-          std::vector<Difference>* out) {
+          std::vector<Difference>* out, bool unordered = false);
+
+// The leaves of `v` (1 for a scalar): what leaving it unpaired costs.
+int Leaves(const json& v) {
+  if (!v.is_structured() || v.empty()) return 1;
+  int n = 0;
+  for (const json& e : v) n += Leaves(e);
+  return n;
+}
+
+// The differences, besides extra_default, between `u` and `s`.
+int Cost(const json& u, const json& s, bool unordered) {
+  std::vector<Difference> d;
+  Walk(u, s, "", Difference{}, &d, unordered);
+  int n = 0;
+  for (const Difference& x : d) n += x.kind != "extra_default";
+  return n;
+}
+
+// Pairs the elements of arrays of different lengths so that one element
+// missing from (or added to) a list is one difference, not a shifted
+// comparison of every element after it: the alignment (order kept) of least
+// cost, where a pair costs its differences and an unpaired element its
+// leaves. Returns (upstream index, sluice index) pairs, -1 for none.
+std::vector<std::pair<int, int>> Align(const json& u, const json& s) {
+  const int n = static_cast<int>(u.size()), m = static_cast<int>(s.size());
+  std::vector<std::vector<int>> best(n + 1, std::vector<int>(m + 1, 0));
+  std::vector<std::vector<int>> pair(n, std::vector<int>(m, 0));
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < m; ++j) pair[i][j] = Cost(u[i], s[j], false);
+  }
+  for (int i = 1; i <= n; ++i) best[i][0] = best[i - 1][0] + Leaves(u[i - 1]);
+  for (int j = 1; j <= m; ++j) best[0][j] = best[0][j - 1] + Leaves(s[j - 1]);
+  for (int i = 1; i <= n; ++i) {
+    for (int j = 1; j <= m; ++j) {
+      best[i][j] = std::min({best[i - 1][j - 1] + pair[i - 1][j - 1],
+                             best[i - 1][j] + Leaves(u[i - 1]), best[i][j - 1] + Leaves(s[j - 1])});
+    }
+  }
+  std::vector<std::pair<int, int>> out;
+  for (int i = n, j = m; i > 0 || j > 0;) {
+    if (i > 0 && j > 0 && best[i][j] == best[i - 1][j - 1] + pair[i - 1][j - 1]) {
+      out.push_back({--i, --j});
+    } else if (i > 0 && best[i][j] == best[i - 1][j] + Leaves(u[i - 1])) {
+      out.push_back({--i, -1});
+    } else {
+      out.push_back({-1, --j});
+    }
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+// Pairs the elements of two unordered lists: the cheapest pairs first
+// (Cost), ties in list order; what is left is unpaired (-1). Returns the
+// pairs in upstream order, then Sluice's unpaired elements.
+std::vector<std::pair<int, int>> Match(const json& u, const json& s) {
+  const int n = static_cast<int>(u.size()), m = static_cast<int>(s.size());
+  std::vector<std::tuple<int, int, int>> costs;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < m; ++j) costs.emplace_back(Cost(u[i], s[j], true), i, j);
+  }
+  std::sort(costs.begin(), costs.end());
+  std::vector<int> of_u(n, -1), of_s(m, -1);
+  for (const auto& [c, i, j] : costs) {
+    if (of_u[i] >= 0 || of_s[j] >= 0) continue;
+    // Two elements with nothing in common are no pair.
+    if (c >= Leaves(u[i]) + Leaves(s[j])) continue;
+    of_u[i] = j;
+    of_s[j] = i;
+  }
+  std::vector<std::pair<int, int>> out;
+  for (int i = 0; i < n; ++i) out.push_back({i, of_u[i]});
+  for (int j = 0; j < m; ++j) {
+    if (of_s[j] < 0) out.push_back({-1, j});
+  }
+  return out;
+}
+
+void Walk(const json& u, const json& s, const std::string& at, const Difference& proto,
+          std::vector<Difference>* out, bool unordered) {
   auto add = [&](const std::string& where, const std::string& kind, const json* uv, const json* sv) {
     Difference d = proto;
     d.at = where;
@@ -126,7 +243,19 @@ void Walk(const json& u, const json& s, const std::string& at, const Difference&
       } else if (!u.contains(k)) {
         add(where, IsDefault(s[k]) ? "extra_default" : "extra", nullptr, &s[k]);
       } else {
-        Walk(u[k], s[k], where, proto, out);
+        Walk(u[k], s[k], where, proto, out, unordered);
+      }
+    }
+    return;
+  }
+  if (u.is_array() && s.is_array() && (unordered || u.size() != s.size())) {
+    for (auto [i, j] : unordered ? Match(u, s) : Align(u, s)) {
+      if (j < 0) {
+        add(absl::StrCat(at, "[", i, "]"), "missing", &u[i], nullptr);
+      } else if (i < 0) {
+        add(absl::StrCat(at, "[", j, "]"), "extra", nullptr, &s[j]);
+      } else {
+        Walk(u[i], s[j], absl::StrCat(at, "[", i, "]"), proto, out, unordered);
       }
     }
     return;
@@ -139,7 +268,7 @@ void Walk(const json& u, const json& s, const std::string& at, const Difference&
       } else if (i >= u.size()) {
         add(where, "extra", nullptr, &s[i]);
       } else {
-        Walk(u[i], s[i], where, proto, out);
+        Walk(u[i], s[i], where, proto, out, unordered);
       }
     }
     return;
@@ -296,7 +425,8 @@ json Record(const json& scenario, const RecordOptions& opts) {
   return {{"exchanges", out}};
 }
 
-std::vector<Difference> Compare(const json& upstream, const json& sluice) {
+std::vector<Difference> Compare(const json& upstream, const json& sluice,
+                                const std::set<int>& unordered_steps) {
   std::vector<Difference> diffs;
   auto us = ByStep(upstream);
   auto ss = ByStep(sluice);
@@ -341,7 +471,8 @@ std::vector<Difference> Compare(const json& upstream, const json& sluice) {
       Walk(ue.value("status", json()), se.value("status", json()), "status", proto, &diffs);
       Walk(ue.value("headers", json::object()), se.value("headers", json::object()), "headers",
            proto, &diffs);
-      Walk(ue.value("body", json()), se.value("body", json()), "body", proto, &diffs);
+      Walk(ue.value("body", json()), se.value("body", json()), "body", proto, &diffs,
+           unordered_steps.count(ue.value("n", 0)) > 0);
     }
   }
   return diffs;
@@ -403,7 +534,14 @@ Verdict ReplayTranscript(const std::string& scenario, const std::string& recorde
     std::string base = recorded.substr(recorded.rfind('/') + 1);
     std::ofstream(absl::StrCat(dir, "/sluice.", base)) << sluice.dump(1) << "\n";
   }
-  v = Judge(static_cast<int>(upstream["exchanges"].size()), Compare(upstream, sluice), allowed);
+  std::set<int> unordered;
+  int n = 0;
+  for (const json& step : steps.value("steps", json::array())) {
+    ++n;
+    if (step.value("unordered", false)) unordered.insert(n);
+  }
+  v = Judge(static_cast<int>(upstream["exchanges"].size()), Compare(upstream, sluice, unordered),
+            allowed);
   int deliveries = 0;
   for (const json& e : upstream["exchanges"]) deliveries += e.contains("delivery");
   std::printf("\n%s, started as: %s\n", upstream.value("upstream", "?").c_str(),

@@ -12,6 +12,7 @@
 #define SLUICE_INTEGRATION_TRANSCRIPT_H_
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,8 @@ struct RecordOptions {
 // Runs `scenario` ({about, base, default_as, steps: [...]}) against
 // `opts.root` and returns the transcript {exchanges: [...]}. A step is one of:
 //  - a request {step, method, path, base?, body? | raw_body?, as?, headers?,
-//    save?, unordered?} (raw_body: sent as is, e.g. malformed JSON): sent to root + (base or the scenario's base) + path with
+//    save?, unordered?} (raw_body: sent as is, e.g. malformed JSON): sent
+//    to root + (base or the scenario's base) + path with
 //    `X-Auth-Email: <as or default_as>`; `save` maps names to paths in the
 //    answer (replay::Lookup); `unordered` sorts the answer's arrays.
 //    Exchange: {step, request: {method, path, body?}, status, headers:
@@ -47,7 +49,8 @@ struct RecordOptions {
 //  - a delivery wait {step, deliveries: {path, count, timeout_s?, settle_ms?}}:
 //    waits until `count` requests that no earlier delivery step recorded
 //    reached the receiver's `path` ("" = any path), or `timeout_s` (default
-//    30), then `settle_ms` (default 1000) for any more, and records them all. Each delivery is an exchange {step, delivery: {method, path,
+//    30), then `settle_ms` (default 1000) for any more, and records them
+//    all. Each delivery is an exchange {step, delivery: {method, path,
 //    query, headers: {content-type, authorization, x-*}, body}}, sorted by
 //    their normalized text (deliveries are unordered).
 //  - a pause {step, sleep_ms}: no exchange.
@@ -61,7 +64,9 @@ nlohmann::json Record(const nlohmann::json& scenario, const RecordOptions& opts)
 // value first; values shorter than 4 characters are left alone); other
 // UUIDs become "<uuid>"; RFC 3339 times other than Go's zero time become
 // "<time>"; a number under a key "id" or ending in "_id" becomes "<id>"; with
-// `unordered`, arrays are sorted by their elements' JSON text.
+// `unordered`, arrays are sorted by their elements' JSON text without the
+// members at their default (null, "", 0, false, [], {}), so that a program
+// that emits defaults and one that omits them sort alike.
 nlohmann::json Normalize(const nlohmann::json& v, const nlohmann::json& vars, bool unordered);
 
 // One difference between the upstream's and Sluice's exchange.
@@ -74,15 +79,21 @@ struct Difference {
   std::string at;
   // "value" (both have it, unequal), "missing" (only upstream has it),
   // "extra" (only Sluice has it) or "extra_default" (only Sluice has it, at
-  // its proto default: 0, "", false, null, [] or {}).
+  // its proto default: 0, "", false, null, [], or an object whose members
+  // are all defaults).
   std::string kind;
   std::string upstream, sluice;  // the JSON texts ("" when absent)
 };
 
 // Every difference between two transcripts, exchange by exchange, in
-// order. Exchanges pair by position; a step recorded by only one side is a
-// difference at "exchange".
-std::vector<Difference> Compare(const nlohmann::json& upstream, const nlohmann::json& sluice);
+// order. Exchanges pair by step; a step recorded by only one side is a
+// difference at "exchange". List elements pair by position; when two lists
+// differ in length, by the order-keeping alignment with the fewest
+// differences (one element missing from the middle is one difference). In
+// the bodies of `unordered_steps` (scenario step numbers, the exchanges'
+// "n"), elements pair by content, the most alike first, wherever they are.
+std::vector<Difference> Compare(const nlohmann::json& upstream, const nlohmann::json& sluice,
+                                const std::set<int>& unordered_steps = {});
 
 // A difference the replay accepts, with why and where users read about it.
 struct Allowance {

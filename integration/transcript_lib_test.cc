@@ -53,6 +53,47 @@ TEST(CompareTest, FindsEveryKindOfDifferenceByPath) {
   EXPECT_EQ(d[4].sluice, "1");
 }
 
+TEST(CompareTest, AnElementMissingFromTheMiddleOfAListIsOneDifference) {
+  json u = Transcript({{{"n", 1}, {"step", "list"}, {"status", 200},
+                        {"body", {{"rows", {{{"urn", "a"}}, {{"urn", "b"}}, {{"urn", "c"}}}}}}}});
+  json s = Transcript({{{"n", 1}, {"step", "list"}, {"status", 200},
+                        {"body", {{"rows", {{{"urn", "a"}}, {{"urn", "c"}, {"x", ""}}}}}}}});
+  std::vector<Difference> d = Compare(u, s);
+  std::vector<std::string> got;
+  for (const auto& x : d) got.push_back(x.at + " " + x.kind);
+  EXPECT_EQ(got, (std::vector<std::string>{"body.rows[1] missing", "body.rows[2].x extra_default"}));
+}
+
+TEST(CompareTest, UnorderedStepsPairListElementsByContent) {
+  json u = Transcript({{{"n", 1}, {"step", "list"}, {"status", 200},
+                        {"body", {{"rows", {{{"urn", "a"}, {"v", 1}}, {{"urn", "b"}, {"v", 2}}}}}}}});
+  json s = Transcript({{{"n", 1}, {"step", "list"}, {"status", 200},
+                        {"body", {{"rows", {{{"urn", "b"}, {"v", 2}, {"new", "x"}},
+                                            {{"urn", "a"}, {"v", 1}}}}}}}});
+  std::vector<std::string> got;
+  for (const auto& x : Compare(u, s, {1})) got.push_back(x.at + " " + x.kind);
+  EXPECT_EQ(got, (std::vector<std::string>{"body.rows[1].new extra"}));
+  EXPECT_EQ(Compare(u, s).size(), 5u);  // by position: urn and v twice, new
+}
+
+TEST(CompareTest, AnObjectOfDefaultsIsADefault) {
+  json u = Transcript({{{"n", 1}, {"step", "get"}, {"status", 200}, {"body", {{"a", 1}}}}});
+  json s = Transcript({{{"n", 1}, {"step", "get"}, {"status", 200},
+                        {"body", {{"a", 1}, {"options", {{"duration", ""}, {"at", nullptr}}}}}}});
+  std::vector<Difference> d = Compare(u, s);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, "extra_default");
+}
+
+TEST(NormalizeTest, UnorderedListsSortAlikeWithAndWithoutDefaults) {
+  json with = json::parse(R"([{"b":"2","a":""},{"b":"1","a":"z"}])");
+  json without = json::parse(R"([{"b":"2"},{"b":"1","a":"z"}])");
+  json a = Normalize(with, json::object(), /*unordered=*/true);
+  json b = Normalize(without, json::object(), /*unordered=*/true);
+  EXPECT_EQ(a[0]["b"], b[0]["b"]);
+  EXPECT_EQ(a[1]["b"], b[1]["b"]);
+}
+
 TEST(CompareTest, DeliveriesPairWithinTheirStepAndACountDifferenceShows) {
   json delivery = {{"n", 3}, {"step", "alerts reach r1"}, {"delivery", {{"body", {{"a", 1}}}}}};
   json u = Transcript({delivery, delivery, {{"n", 4}, {"step", "after"}, {"status", 200}}});

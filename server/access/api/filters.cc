@@ -71,6 +71,18 @@ absl::Status CheckMatch(const StringMatch& m, const std::string& field) {
   return absl::OkStatus();
 }
 
+// Guardian's role_* and provider_urn_* matchers of a list request into `f`.
+template <typename Request, typename Filter>
+absl::Status SetRoleAndProviderUrnMatch(const Request& r, Filter* f) {
+  f->role_match = {r.role_starts_with(),     r.role_ends_with(),     r.role_contains(),
+                   r.role_not_starts_with(), r.role_not_ends_with(), r.role_not_contains()};
+  f->provider_urn_match = {r.provider_urn_starts_with(),     r.provider_urn_ends_with(),
+                           r.provider_urn_contains(),        r.provider_urn_not_starts_with(),
+                           r.provider_urn_not_ends_with(),   r.provider_urn_not_contains()};
+  if (auto st = CheckMatch(f->role_match, "role"); !st.ok()) return st;
+  return CheckMatch(f->provider_urn_match, "provider_urn");
+}
+
 std::vector<std::string> Vec(const google::protobuf::RepeatedPtrField<std::string>& r) {
   return {r.begin(), r.end()};
 }
@@ -155,6 +167,7 @@ absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& reques
   f.created_by = request.created_by();
   f.q = request.q();
   f.with_approvals = request.with_approvals();
+  if (auto st = SetRoleAndProviderUrnMatch(request, &f); !st.ok()) return st;
   auto range = RangeOf(request);
   if (!range.ok()) return range.status();
   f.created = *range;
@@ -183,6 +196,8 @@ absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& 
   f.provider_types = Vec(request.provider_types());
   f.provider_urns = Vec(request.provider_urns());
   f.roles = Vec(request.roles());
+  f.step_names = Vec(request.step_names());
+  if (auto st = SetRoleAndProviderUrnMatch(request, &f); !st.ok()) return st;
   f.q = request.q();
   auto range = RangeOf(request);
   if (!range.ok()) return range.status();
@@ -213,6 +228,7 @@ absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request,
   f.resource_urns = Vec(request.resource_urns());
   f.expiring_in_days = static_cast<int>(std::min<uint32_t>(request.expiring_in_days(), 36500));
   f.with_pending_appeal = request.with_pending_appeal();
+  if (auto st = SetRoleAndProviderUrnMatch(request, &f); !st.ok()) return st;
   auto range = RangeOf(request);
   if (!range.ok()) return range.status();
   f.created = *range;

@@ -39,18 +39,20 @@ absl::StatusOr<std::vector<std::string>> AppealStatusesOf(
 // GET /appeals filters; `account_id` joins `account_ids`. The caller sets
 // visible_to / created_by for non-admins. InvalidArgument: order_by, size,
 // offset, statuses (AppealStatusesOf), an ids/resource_ids entry that is not a UUID, end_time before
-// start_time.
+// start_time, a role_*/provider_urn_* *_contains beside *_starts_with or *_ends_with.
 absl::StatusOr<AppealFilter> AppealFilterOf(const pb::ListAppealsRequest& request,
                                             int max_page_size = kMaxPageSize);
 // GET /approvals filters; approver = request.created_by (the caller
-// overrides it for non-admins); account_id joins account_ids.
-// InvalidArgument: order_by, size, offset, end_time before start_time.
+// overrides it for non-admins); account_id joins account_ids; step_names
+// and the role_*/provider_urn_* matchers as Guardian's.
+// InvalidArgument: order_by, size, offset, end_time before start_time, the
+// matchers as for appeals.
 absl::StatusOr<ApprovalFilter> ApprovalFilterOf(const pb::ListApprovalsRequest& request,
                                                 int max_page_size = kMaxPageSize);
 // GET /grants filters; owners, owner and created_by form one list (any of
 // them, as Guardian's grant_repository.go). InvalidArgument: a resource_ids
 // entry that is not a UUID, order_by, size, offset, end_time before
-// start_time.
+// start_time, the role_*/provider_urn_* matchers as for appeals.
 absl::StatusOr<GrantFilter> GrantFilterOf(const pb::ListGrantsRequest& request,
                                           int max_page_size = kMaxPageSize);
 // GET /resources filters; each `details` entry is "path.to.key:value"; the

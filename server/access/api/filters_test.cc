@@ -168,6 +168,36 @@ TEST(FiltersTest, ResourceMatchersFollowGuardiansRules) {
   EXPECT_TRUE(absl::IsInvalidArgument(ResourceFilterOf(order).status()));
 }
 
+TEST(FiltersTest, RoleAndProviderUrnMatchersOnAppealsApprovalsAndGrants) {
+  pb::ListAppealsRequest appeals;
+  appeals.set_role_starts_with("edi");
+  appeals.set_provider_urn_not_contains("when");
+  auto a = AppealFilterOf(appeals, 100);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->role_match.starts_with, "edi");
+  EXPECT_EQ(a->provider_urn_match.not_contains, "when");
+  appeals.set_role_contains("x");  // contains with starts_with: refused, as Guardian's
+  EXPECT_NE(AppealFilterOf(appeals, 100).status().message().find("role_contains"),
+            std::string::npos);
+
+  pb::ListApprovalsRequest approvals;
+  approvals.add_step_names("owner_approval");
+  approvals.set_provider_urn_contains("noop");
+  auto p = ApprovalFilterOf(approvals, 100);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->step_names, std::vector<std::string>{"owner_approval"});
+  EXPECT_EQ(p->provider_urn_match.contains, "noop");
+
+  pb::ListGrantsRequest grants;
+  grants.set_role_not_ends_with("er");
+  auto g = GrantFilterOf(grants, 100);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->role_match.not_ends_with, "er");
+  grants.set_provider_urn_contains("a");
+  grants.set_provider_urn_ends_with("b");
+  EXPECT_TRUE(absl::IsInvalidArgument(GrantFilterOf(grants, 100).status()));
+}
+
 TEST(FiltersTest, ResourceFilterParsesDetailPaths) {
   pb::ListResourcesRequest req;
   req.add_details("team.name:data");

@@ -125,6 +125,9 @@ struct AppealFilter {
   std::vector<std::string> ids, account_ids, account_types, statuses, provider_types,
       provider_urns, resource_types, resource_urns, resource_ids, roles;
   std::string role, created_by;
+  // Guardian's role and provider urn matchers (ORed with `roles` and
+  // `provider_urns`, as applyLikeAndInFilter does).
+  StringMatch role_match, provider_urn_match;
   // Substring of account_id, role, resource urn or name (Guardian: LIKE).
   std::string q;
   TimeRange created;
@@ -143,6 +146,11 @@ struct ApprovalFilter {
   // On the approval's appeal and its resource (Guardian's ListApprovals).
   std::vector<std::string> appeal_statuses, account_ids, account_types, resource_types,
       resource_urns, provider_types, provider_urns, roles;
+  // The approval's step name (Guardian's step_names).
+  std::vector<std::string> step_names;
+  // Guardian's role and provider urn matchers (ORed with `roles` and
+  // `provider_urns`, as applyLikeAndInFilter does).
+  StringMatch role_match, provider_urn_match;
   std::string q;
   TimeRange created;  // the appeal's created_at
   std::vector<std::pair<std::string, bool>> order_by;
@@ -156,6 +164,9 @@ struct GrantFilter {
   std::string q, owner;
   std::vector<std::string> statuses, account_ids, account_types, resource_ids, roles,
       provider_types, provider_urns, resource_types, resource_urns, owners;
+  // Guardian's role and provider urn matchers (ORed with `roles` and
+  // `provider_urns`, as applyLikeAndInFilter does).
+  StringMatch role_match, provider_urn_match;
   // > 0 and statuses contains "active": expiration_date within now .. now+N
   // days (Guardian's grant_repository.go).
   int expiring_in_days = 0;

@@ -161,8 +161,12 @@ absl::Status GrantApplier::Activate(AccessTx& tx, pb::Appeal* appeal,
     auto d = ParseDurationField("options.duration", appeal->options().duration());
     if (!d.ok()) return d.status();
     *grant.mutable_expiration_date() = ToTimestamp(now + *d);
-    grant.set_expiration_date_reason(
-        absl::StrCat("approval time + duration ", appeal->options().duration()));
+    // Guardian's domain.ExpirationDateReasonFromAppeal, word for word.
+    grant.set_expiration_date_reason("Expiration date is set based on the appeal options");
+    // Guardian's Appeal.Approve records the expiration in the appeal's
+    // options too (approval time + duration).
+    *appeal->mutable_options()->mutable_expiration_date() = grant.expiration_date();
+    if (auto st = tx.UpdateAppeal(*appeal); !st.ok()) return st;
   }
   *grant.mutable_created_at() = ToTimestamp(now);
   *grant.mutable_updated_at() = ToTimestamp(now);
@@ -174,6 +178,8 @@ absl::Status GrantApplier::Activate(AccessTx& tx, pb::Appeal* appeal,
     return st;
   }
   *appeal->mutable_grant() = grant;
+  // The answer's grant names its resource, as Guardian's does.
+  *appeal->mutable_grant()->mutable_resource() = appeal->resource();
   return absl::OkStatus();
 }
 

@@ -23,7 +23,7 @@ namespace {
 template <typename Filter>
 std::string AddResourceAndSearchFilters(Query& q, const Filter& f) {
   q.In("r.provider_type", f.provider_types);
-  q.In("r.provider_urn", f.provider_urns);
+  q.Match("r.provider_urn", f.provider_urn_match, f.provider_urns);
   q.In("r.type", f.resource_types);
   q.In("r.urn", f.resource_urns);
   if (f.q.empty()) return "";
@@ -49,7 +49,7 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     q.In("a.account_type", f.account_types);
     q.In("a.status", f.statuses);
     q.Eq("a.role", f.role);
-    q.In("a.role", f.roles);
+    q.Match("a.role", f.role_match, f.roles);
     if (!f.resource_ids.empty()) {
       q.Where(absl::StrCat("a.resource_id = ANY(CAST(", q.ArrayParam(f.resource_ids), " AS uuid[]))"));
     }
@@ -67,7 +67,8 @@ absl::StatusOr<std::vector<pb::Appeal>> PostgresAppealRepository::ListAppeals(
     }
     std::string order_prefix = AddResourceAndSearchFilters(q, f);
     bool need_resource = !f.q.empty() || !f.provider_types.empty() || !f.provider_urns.empty() ||
-                         !f.resource_types.empty() || !f.resource_urns.empty();
+                         !f.provider_urn_match.empty() || !f.resource_types.empty() ||
+                         !f.resource_urns.empty();
     std::string from = " FROM appeals a JOIN resources r ON r.id = a.resource_id";
     std::vector<std::string> ids;
     PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", AppealCols(), ", ", kResourceCols, from,
@@ -110,16 +111,19 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
     q.In("a.account_id", f.account_ids);
     q.In("a.account_type", f.account_types);
     q.In("a.status", f.appeal_statuses);
-    q.In("a.role", f.roles);
+    q.Match("a.role", f.role_match, f.roles);
     q.Within("a.created_at", f.created);
     q.In("p.status", f.statuses);
+    q.In("p.name", f.step_names);
     if (!f.approver.empty()) q.Where(absl::StrCat("p.approvers ? ", q.Param(f.approver)));
     std::string order_prefix = AddResourceAndSearchFilters(q, f);
     bool need_resource = !f.q.empty() || !f.provider_types.empty() || !f.provider_urns.empty() ||
-                         !f.resource_types.empty() || !f.resource_urns.empty();
+                         !f.provider_urn_match.empty() || !f.resource_types.empty() ||
+                         !f.resource_urns.empty();
     bool need_appeal = need_resource || !f.account_id.empty() || !f.account_ids.empty() ||
                        !f.account_types.empty() || !f.appeal_statuses.empty() ||
-                       !f.roles.empty() || f.created.start_micros || f.created.end_micros;
+                       !f.roles.empty() || !f.role_match.empty() || f.created.start_micros ||
+                       f.created.end_micros;
     std::string from = " FROM approvals p JOIN appeals a ON a.id = p.appeal_id JOIN resources r ON r.id = a.resource_id";
     PgRows rows = q.Rows(sql, absl::StrCat("SELECT ", ApprovalCols(), ", ", AppealCols(), ", ",
                                                   kResourceCols, from, q.WhereClause(),
@@ -141,6 +145,18 @@ absl::StatusOr<std::vector<pb::Approval>> PostgresAppealRepository::ListApproval
       *a->mutable_resource() = ResourceFromRow(r, kApprovalColCount + kAppealColCount);
       out.push_back(std::move(p));
     }
+    // Each approval's appeal with its current steps, as Guardian's
+    // ListApprovals preloads Appeal.Approvals.
+    std::vector<std::string> appeal_ids;
+    for (const auto& p : out) appeal_ids.push_back(p.appeal_id());
+    std::sort(appeal_ids.begin(), appeal_ids.end());
+    appeal_ids.erase(std::unique(appeal_ids.begin(), appeal_ids.end()), appeal_ids.end());
+    auto steps = LoadApprovals(sql, appeal_ids);
+    for (auto& p : out) {
+      if (auto it = steps.find(p.appeal_id()); it != steps.end()) {
+        for (const auto& step : it->second) *p.mutable_appeal()->add_approvals() = step;
+      }
+    }
     return absl::OkStatus();
   });
   if (!st.ok()) return st;
@@ -153,14 +169,15 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     Query q;
     bool need_resource = !f.q.empty() || !f.provider_types.empty() || !f.provider_urns.empty() ||
-                         !f.resource_types.empty() || !f.resource_urns.empty();
+                         !f.provider_urn_match.empty() || !f.resource_types.empty() ||
+                         !f.resource_urns.empty();
     q.In("g.status", f.statuses);
     q.In("g.account_id", f.account_ids);
     q.In("g.account_type", f.account_types);
     if (!f.resource_ids.empty()) {
       q.Where(absl::StrCat("g.resource_id = ANY(CAST(", q.ArrayParam(f.resource_ids), " AS uuid[]))"));
     }
-    q.In("g.role", f.roles);
+    q.Match("g.role", f.role_match, f.roles);
     // Guardian: owner, created_by and owners together are one IN list.
     std::vector<std::string> owners = f.owners;
     if (!f.owner.empty()) owners.push_back(f.owner);
@@ -186,7 +203,7 @@ absl::StatusOr<std::vector<pb::Grant>> PostgresAppealRepository::ListGrants(cons
                            "vp.appeal_id WHERE vp.approvers ? ", v, "))"));
     }
     q.In("r.provider_type", f.provider_types);
-    q.In("r.provider_urn", f.provider_urns);
+    q.Match("r.provider_urn", f.provider_urn_match, f.provider_urns);
     q.In("r.type", f.resource_types);
     q.In("r.urn", f.resource_urns);
     std::string order_prefix;

@@ -48,8 +48,22 @@ absl::StatusOr<std::vector<pb::AppealActivity>> AppealService::ListActivities(
     }
     a.set_actor(log.actor());
     *a.mutable_data() = std::move(*log.mutable_data());
+    auto& data = *a.mutable_data()->mutable_fields();
+    if (log.action() == "appeal.approve" || log.action() == "appeal.reject") {
+      // Guardian's approval action data (core/appeal UpdateApproval's
+      // audit: domain.ApprovalAction): action, actor, approval_name, reason.
+      // Sluice's audit row names the step `approval` and the appeal `id`.
+      google::protobuf::Value step = data["approval"];
+      data.erase("approval");
+      data.erase("id");
+      data.erase("status");
+      data["action"].set_string_value(log.action() == "appeal.approve" ? "approve" : "reject");
+      data["actor"].set_string_value(log.actor());
+      data["approval_name"] = std::move(step);
+      if (!data.contains("reason")) data["reason"].set_string_value("");
+    }
     // Guardian's events carry the appeal in data.appeal_id (its Event.FromAuditLog).
-    (*a.mutable_data()->mutable_fields())["appeal_id"].set_string_value(appeal->id());
+    data["appeal_id"].set_string_value(appeal->id());
     out.push_back(std::move(a));
   }
   return out;

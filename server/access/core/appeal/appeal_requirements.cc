@@ -72,8 +72,12 @@ absl::StatusOr<AppealService::Prepared> AppealService::PrepareAdditional(
   r.set_id(resource_id);
   r.set_role(add.role());
   *r.mutable_options() = add.options();
+  // Created by whoever created the appeal that requires it, as Guardian's
+  // additional appeals are (CreatedBy: a.CreatedBy): their /me lists and
+  // grant owner are the requester's.
   return Prepare(r, appeal.account_id(), appeal.account_type(),
-                 absl::StrCat("required by appeal ", appeal.id()), "system", /*system=*/true,
+                 absl::StrCat("required by appeal ", appeal.id()), appeal.created_by(),
+                 /*system=*/true,
                  add.has_policy() ? &add.policy() : nullptr);
 }
 
