@@ -15,7 +15,8 @@
 // more times (1 + 3 requests); SinkWithDlq.java:50-58 then writes it to the DLQ
 // (DEFAULT_ERROR is in ERROR_TYPES_FOR_DLQ, ErrorHandler.java:35). A non-2xx
 // status outside the ranges is dropped (AbstractHttpSink.java:65-67): one
-// request, no dead letter, committed.
+// request, no dead letter, committed. The last two cases run Firehose's
+// defaults and errors.md's ERROR_TYPES_FOR_FAILING example.
 #include <signal.h>
 
 #include <atomic>
@@ -128,6 +129,49 @@ TEST_F(SinkFirehoseDlqRetry, AStatusOutsideTheRetryRangesIsDroppedNotRetriedNorD
     EXPECT_EQ(StatusFor(i), 500) << d.key;
     EXPECT_EQ(d.headers.at("error_type"), "DEFAULT_ERROR");
   }
+}
+
+// Firehose's defaults (ErrorConfig.java:12-28): ERROR_TYPES_FOR_RETRY
+// DEFAULT_ERROR,SINK_RETRYABLE_ERROR and an empty ERROR_TYPES_FOR_DLQ. With
+// the DLQ enabled nothing is dead-lettered (ErrorHandler.java:34-35): the
+// failures are retried, then ignored by SinkFinal (SinkFinal.java:29-31) and
+// committed; sluice logs each one and counts it.
+TEST_F(SinkFirehoseDlqRetry, TheDefaultsRetryThenDropWithoutDeadLetters) {
+  auto env = Env("fh-defaults");
+  env.erase("ERROR_TYPES_FOR_DLQ");
+  env.erase("ERROR_TYPES_FOR_RETRY");
+  auto sink = StartSink(env, dir_ + "/fh-defaults");
+  ASSERT_TRUE(WaitFor([&] { return Committed(broker_.bootstrap, "fh-defaults", "orders", 1)[0] == kRecords; },
+                      absl::Seconds(60)))
+      << sink->Stderr();
+  sink->Signal(SIGTERM);
+  EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
+  for (int i = 0; i < kRecords; ++i) {
+    EXPECT_EQ(Requests(i), StatusFor(i) == 200 ? 1 : 4) << "ORD-" << i << " answered " << StatusFor(i);
+  }
+  EXPECT_TRUE(ReadAll(broker_.bootstrap, "dead-letters", 1, absl::Seconds(3)).empty())
+      << "ERROR_TYPES_FOR_DLQ is empty: no dead letters";
+  const std::string err = sink->Stderr();
+  EXPECT_NE(err.find("dropping DEFAULT_ERROR topic=orders partition=0 offset=1 "), std::string::npos)
+      << err;
+}
+
+// errors.md's example ERROR_TYPES_FOR_FAILING=DEFAULT_ERROR,SINK_UNKNOWN_ERROR:
+// SinkWithFailHandler is innermost (FirehoseConsumerFactory.java:167), so the
+// first 500 stops the consumer (SinkWithFailHandler.java:35-38) before any
+// retry or dead letter, although DEFAULT_ERROR is also in the retry and DLQ
+// lists of the example.
+TEST_F(SinkFirehoseDlqRetry, TheFailingExampleStopsAtTheFirstFailureWithoutRetrying) {
+  auto env = Env("fh-failing");
+  env["ERROR_TYPES_FOR_FAILING"] = "DEFAULT_ERROR,SINK_UNKNOWN_ERROR";
+  auto sink = StartSink(env, dir_ + "/fh-failing");
+  EXPECT_EQ(sink->Wait(absl::Seconds(60)), 1) << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("DEFAULT_ERROR (in ERROR_TYPES_FOR_FAILING)"), std::string::npos)
+      << sink->Stderr();
+  for (int i = 0; i < kRecords; ++i) EXPECT_LE(Requests(i), 1) << "ORD-" << i << ": never retried";
+  EXPECT_TRUE(ReadAll(broker_.bootstrap, "dead-letters", 1, absl::Seconds(3)).empty());
+  EXPECT_LE(Committed(broker_.bootstrap, "fh-failing", "orders", 1)[0], 1)
+      << "nothing past ORD-1 (offset 1) is committed";
 }
 
 }  // namespace
