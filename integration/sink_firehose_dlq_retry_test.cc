@@ -42,7 +42,9 @@ int StatusFor(int i) { return i % 3 == 0 ? 200 : i % 3 == 1 ? 500 : 400; }
 class SinkFirehoseDlqRetry : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = TempDir("sink_fh_dlq_retry");
+    // One directory per test: the dev broker keeps its state there.
+    dir_ = TempDir(absl::StrCat("sink_fh_dlq_retry_",
+                                ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     broker_ = DevBroker::Start({"orders:1", "dead-letters:1"}, dir_);
     ProduceSamples(broker_.bootstrap, "orders", 0, kRecords);
     auto server = sink::testing::HttpTestServer::Start([this](const sink::testing::HttpRequest& r) {
