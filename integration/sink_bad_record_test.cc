@@ -47,7 +47,12 @@ void ExpectOnlyTheBadRecordFails(const std::string& name,
   env["DLQ_WRITER_TYPE"] = "KAFKA";
   env["DLQ_KAFKA_BROKERS"] = broker.bootstrap;
   env["DLQ_KAFKA_TOPIC"] = "rides-dlq";
-  env["ERROR_TYPES_FOR_DLQ"] = "SINK_4XX_ERROR,INVALID_MESSAGE_ERROR";
+  // Redis's WRONGTYPE and InfluxDB's refused point are DEFAULT_ERROR, as goto
+  // Firehose types them (depot RedisSinkUtils.java:47; InfluxSink.java:67 ->
+  // AbstractSink.java:48-53), which the default ERROR_TYPES_FOR_RETRY retries:
+  // a few retries, then the DLQ (Firehose's retries.md/dlq.md pattern).
+  env["RETRY_MAX_ATTEMPTS"] = "2";
+  env["ERROR_TYPES_FOR_DLQ"] = "DEFAULT_ERROR,SINK_4XX_ERROR,INVALID_MESSAGE_ERROR";
   env["ERROR_TYPES_FOR_FAILING"] = "DESERIALIZATION_ERROR";
   for (const auto& [k, v] : sink_env) env[k] = v;
   auto sink = StartSink(env, dir + "/sink");

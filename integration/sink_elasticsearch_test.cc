@@ -49,7 +49,9 @@ class SinkElasticsearch : public ::testing::Test {
     env["DLQ_WRITER_TYPE"] = "KAFKA";
     env["DLQ_KAFKA_BROKERS"] = broker.bootstrap;
     env["DLQ_KAFKA_TOPIC"] = "rides-dlq";
-    env["ERROR_TYPES_FOR_DLQ"] = "SINK_4XX_ERROR,INVALID_MESSAGE_ERROR";
+    // A failed item is DEFAULT_ERROR, as goto Firehose types every ES failure
+    // (EsSink.java:90 -> AbstractSink.java:48-53; the es sink's table test).
+    env["ERROR_TYPES_FOR_DLQ"] = "DEFAULT_ERROR,INVALID_MESSAGE_ERROR";
     env["ERROR_TYPES_FOR_FAILING"] = "DESERIALIZATION_ERROR";
     return env;
   }
@@ -69,7 +71,6 @@ TEST_F(SinkElasticsearch, ProtobufSamplesSurviveAnOutageWithOffsetsHeld) {
   env["SINK_ES_ID_FIELD"] = "order_number";
   env["SINK_ES_ROUTING_KEY_NAME"] = "driver_id";
   env["SINK_ES_REQUEST_TIMEOUT_MS"] = "2000";
-  env["ERROR_TYPES_FOR_RETRY"] = "SINK_RETRYABLE_ERROR,SINK_5XX_ERROR";
   env["RETRY_EXPONENTIAL_BACKOFF_INITIAL_MS"] = "100";
   env["RETRY_EXPONENTIAL_BACKOFF_MAX_MS"] = "500";
   auto sink = StartSink(env, dir + "/sink");
@@ -84,13 +85,15 @@ TEST_F(SinkElasticsearch, ProtobufSamplesSurviveAnOutageWithOffsetsHeld) {
   EXPECT_EQ(doc["routing"], "driver-5");
   EXPECT_NE(sink->Stderr().find("failing over to the next host"), std::string::npos) << sink->Stderr();
 
-  // Connections dropped: every batch fails as SINK_RETRYABLE_ERROR and is retried.
+  // Connections dropped: every batch fails as DEFAULT_ERROR (client.bulk throws,
+  // EsSink.java:76 -> AbstractSink.java:48-53) and is retried (Firehose's
+  // default ERROR_TYPES_FOR_RETRY).
   fake_->Outage({{"ms", 600000}, {"mode", "reset"}});
   ProduceSamples(broker.bootstrap, "orders", 10, 10);
   ASSERT_TRUE(WaitFor([&] { return fake_->Stats()["refusedRequests"].get<int>() >= 3; }, absl::Seconds(20)))
       << sink->Stderr();
   EXPECT_EQ(committed(), 10) << "nothing is committed while Elasticsearch is down";
-  EXPECT_NE(sink->Stderr().find("SINK_RETRYABLE_ERROR"), std::string::npos) << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("DEFAULT_ERROR:"), std::string::npos) << sink->Stderr();
 
   fake_->EndOutage();
   ASSERT_TRUE(WaitFor([&] { return committed() == 20; }, absl::Seconds(30))) << sink->Stderr();
@@ -105,7 +108,7 @@ TEST_F(SinkElasticsearch, JsonBadRecordsGoAloneToTheDlqAndABlacklistedStatusIsNo
   const std::vector<std::string> records = {
       R"({"order":"A","amount":10})",
       R"({"amount":20})",                 // no id: INVALID_MESSAGE_ERROR
-      R"({"order":"C","amount":30})",     // injected per-item 400: SINK_4XX_ERROR
+      R"({"order":"C","amount":30})",     // injected per-item 400: DEFAULT_ERROR
       R"({"order":"D","amount":40})",     // injected 409, blacklisted: dropped
       R"({"order":"E","amount":50})"};
   fake_->ItemFault({{"status", 400}, {"id", "C"}, {"count", -1}});
@@ -113,7 +116,7 @@ TEST_F(SinkElasticsearch, JsonBadRecordsGoAloneToTheDlqAndABlacklistedStatusIsNo
   ProduceRaw(broker.bootstrap, "rides", 0, records);
   auto env = JsonWithDlq(broker, "es-bad-record");
   env["SINK_ES_RETRY_STATUS_CODE_BLACKLIST"] = "409";
-  env["ERROR_TYPES_FOR_RETRY"] = "SINK_4XX_ERROR";  // a blacklisted status must still not be retried
+  env["ERROR_TYPES_FOR_RETRY"] = "DEFAULT_ERROR";  // a blacklisted status must still not be retried
   env["RETRY_MAX_ATTEMPTS"] = "1";
   env["RETRY_EXPONENTIAL_BACKOFF_INITIAL_MS"] = "10";
   auto sink = StartSink(env, dir + "/sink");
@@ -129,7 +132,7 @@ TEST_F(SinkElasticsearch, JsonBadRecordsGoAloneToTheDlqAndABlacklistedStatusIsNo
   EXPECT_EQ(dead[0].value, records[1]);
   EXPECT_EQ(dead[0].headers["error_type"], "INVALID_MESSAGE_ERROR");
   EXPECT_EQ(dead[1].value, records[2]);
-  EXPECT_EQ(dead[1].headers["error_type"], "SINK_4XX_ERROR");
+  EXPECT_EQ(dead[1].headers["error_type"], "DEFAULT_ERROR");
   Json stats = fake_->Stats();
   EXPECT_EQ(stats["itemStatus"]["409"], 1) << "the blacklisted item was sent once";
   EXPECT_EQ(stats["itemStatus"]["400"], 2) << "the 400 item was retried once, then dead-lettered";
@@ -146,6 +149,9 @@ TEST_F(SinkElasticsearch, UpdateOnlyWithoutBlacklistSendsTheUpdateOfAMissingDocu
   auto env = JsonWithDlq(broker, "es-update-only");
   env["SINK_ES_MODE_UPDATE_ONLY_ENABLE"] = "true";
   env["SINK_ES_RETRY_STATUS_CODE_BLACKLIST"] = "none";  // Firehose's default 404 would skip Z
+  // Z's 404 is DEFAULT_ERROR, retried by default: once, then the DLQ.
+  env["RETRY_MAX_ATTEMPTS"] = "1";
+  env["RETRY_EXPONENTIAL_BACKOFF_INITIAL_MS"] = "10";
   auto sink = StartSink(env, dir + "/sink");
   ASSERT_TRUE(WaitFor([&] { return Committed(broker.bootstrap, "es-update-only", "rides", 1)[0] == 2; },
                       absl::Seconds(30)))
@@ -156,7 +162,7 @@ TEST_F(SinkElasticsearch, UpdateOnlyWithoutBlacklistSendsTheUpdateOfAMissingDocu
   std::vector<ConsumedRecord> dead = ReadAll(broker.bootstrap, "rides-dlq", 1, absl::Seconds(10));
   ASSERT_EQ(dead.size(), 1u) << sink->Stderr();
   EXPECT_EQ(dead[0].value, records[1]);
-  EXPECT_EQ(dead[0].headers["error_type"], "SINK_4XX_ERROR");
+  EXPECT_EQ(dead[0].headers["error_type"], "DEFAULT_ERROR");
   sink->Signal(SIGTERM);
   EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
 }

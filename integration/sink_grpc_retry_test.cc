@@ -144,9 +144,11 @@ TEST_F(SinkGrpcRetry, MatchingRuleRetriesUntilDelivered) {
       "sluice.itest.PushResult.success == false && "
       "sluice.itest.PushResult.errors.exists(e, int(e.code) >= 500 && int(e.code) <= 599)";
   env["SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE"] = "SINK_RETRYABLE_ERROR";
-  // With the DLQ on, only ERROR_TYPES_FOR_RETRY types are retried: a rule that
-  // were ignored (SINK_UNKNOWN_ERROR) would send the 3 records to the DLQ.
+  // Only ERROR_TYPES_FOR_RETRY types are retried (ErrorHandler.java:38-39): a
+  // rule that were ignored (SINK_NON_RETRYABLE_ERROR, GrpcSink.java:84) would
+  // send the 3 records to the DLQ.
   env["DLQ_SINK_ENABLE"] = "true";
+  env["ERROR_TYPES_FOR_DLQ"] = "SINK_NON_RETRYABLE_ERROR";
   auto sink = StartSink(env, dir_ + "/sink");
   EXPECT_TRUE(WaitFor([&] { return CommittedSum(broker_.bootstrap, "retry", "orders", 1) == 10; },
                       absl::Seconds(45)))
@@ -163,13 +165,17 @@ TEST_F(SinkGrpcRetry, RuleThatDoesNotMatchIsNotRetried) {
   auto env = Env("no-retry");
   env["SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION"] =
       "sluice.itest.PushResult.errors.exists(e, int(e.code) >= 500)";
-  env["DLQ_SINK_ENABLE"] = "true";  // LOG writer: not-retryable failures land there
+  // LOG writer: not-retryable failures land there once their type is listed
+  // (ERROR_TYPES_FOR_DLQ is empty by default, ErrorConfig.java:13-16).
+  env["DLQ_SINK_ENABLE"] = "true";
+  env["ERROR_TYPES_FOR_DLQ"] = "SINK_NON_RETRYABLE_ERROR";
   auto sink = StartSink(env, dir_ + "/sink");
   EXPECT_TRUE(WaitFor([&] { return CommittedSum(broker_.bootstrap, "no-retry", "orders", 1) == 10; },
                       absl::Seconds(45)))
       << sink->Stderr();
   EXPECT_EQ(service_->calls.load(), 10) << "no retries: " << sink->Stderr();
-  EXPECT_NE(sink->Stderr().find("SINK_UNKNOWN_ERROR"), std::string::npos) << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("SINK_NON_RETRYABLE_ERROR"), std::string::npos) << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("DLQ: topic="), std::string::npos) << sink->Stderr();
   sink->Signal(SIGTERM);
   EXPECT_EQ(sink->Wait(absl::Seconds(20)), 0) << sink->Stderr();
 }

@@ -8,13 +8,14 @@
 namespace sluice::sink {
 namespace {
 
-constexpr std::array<std::pair<ErrorType, absl::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<ErrorType, absl::string_view>, 9> kNames = {{
     {ErrorType::kDeserializationError, "DESERIALIZATION_ERROR"},
     {ErrorType::kInvalidMessageError, "INVALID_MESSAGE_ERROR"},
     {ErrorType::kUnknownFieldsError, "UNKNOWN_FIELDS_ERROR"},
     {ErrorType::kSink4xxError, "SINK_4XX_ERROR"},
     {ErrorType::kSink5xxError, "SINK_5XX_ERROR"},
     {ErrorType::kSinkRetryableError, "SINK_RETRYABLE_ERROR"},
+    {ErrorType::kSinkNonRetryableError, "SINK_NON_RETRYABLE_ERROR"},
     {ErrorType::kSinkUnknownError, "SINK_UNKNOWN_ERROR"},
     {ErrorType::kDefaultError, "DEFAULT_ERROR"},
 }};

@@ -19,7 +19,9 @@
 namespace sluice::sink {
 
 // Why a message failed. The set and spelling are Firehose's `ErrorType` enum
-// (firehose: com.gotocompany.depot.error.ErrorType).
+// (depot: com.gotocompany.depot.error.ErrorType, all nine constants). Which
+// type each sink outcome gets is pinned, row by row, by each sink's
+// *_error_types_test.cc against the upstream file and line.
 enum class ErrorType {
   kDeserializationError,  // DESERIALIZATION_ERROR: bytes do not decode as the schema.
   kInvalidMessageError,   // INVALID_MESSAGE_ERROR: decoded but unusable (e.g. filter error).
@@ -27,6 +29,8 @@ enum class ErrorType {
   kSink4xxError,          // SINK_4XX_ERROR: the sink rejected the request (client side).
   kSink5xxError,          // SINK_5XX_ERROR: the sink failed (server side).
   kSinkRetryableError,    // SINK_RETRYABLE_ERROR: transient, worth retrying.
+  kSinkNonRetryableError,  // SINK_NON_RETRYABLE_ERROR: retrying would fail the same way
+                           // (depot: gRPC rule false, Redis connection lost).
   kSinkUnknownError,      // SINK_UNKNOWN_ERROR: the sink failed in an unclassified way.
   kDefaultError,          // DEFAULT_ERROR: anything else.
 };

@@ -7,7 +7,7 @@ namespace {
 
 TEST(ErrorType, RoundTripsEveryFirehoseName) {
   for (auto name : {"DESERIALIZATION_ERROR", "INVALID_MESSAGE_ERROR", "UNKNOWN_FIELDS_ERROR",
-                    "SINK_4XX_ERROR", "SINK_5XX_ERROR", "SINK_RETRYABLE_ERROR",
+                    "SINK_4XX_ERROR", "SINK_5XX_ERROR", "SINK_RETRYABLE_ERROR", "SINK_NON_RETRYABLE_ERROR",
                     "SINK_UNKNOWN_ERROR", "DEFAULT_ERROR"}) {
     auto parsed = ParseErrorType(name);
     ASSERT_TRUE(parsed.ok()) << name;

@@ -38,8 +38,13 @@ class Filter {
 
 // What the sink chain made of a batch.
 struct DispatchResult {
-  // Messages that remain failed (never committed).
+  // Messages that remain failed (never committed): those of a fatal
+  // outcome, and those left when a stop was requested during the retries.
   std::vector<FailedMessage> failed;
+  // Messages dropped by the final layer (Firehose's SinkFinal): still failed
+  // after the chain, but neither retried further, dead-lettered nor failing.
+  // Logged and counted there; committed like delivered ones.
+  std::vector<FailedMessage> ignored;
   // Not OK when the worker must stop: a message of an ERROR_TYPES_FOR_FAILING
   // type, retries exhausted with RETRY_FAIL_AFTER_MAX_ATTEMPTS_ENABLE, or a
   // DLQ write that failed for good. The message names topic/partition/offset.

@@ -246,10 +246,21 @@ absl::Status Worker::ProcessBatch() {
   tracker_.MarkFailed(result.failed);
   tracker_.EndBatch();
   in_hand_.clear();
-  for (const FailedMessage& f : result.failed) {
-    metrics_->Increment("firehose_error_event", {{"error_type", std::string(ErrorTypeName(f.error_type))}});
+  // result.ignored (dropped by the final layer, Firehose's SinkFinal) is not
+  // marked: it is committed, as Firehose commits past ignored messages.
+  for (const auto* list : {&result.failed, &result.ignored}) {
+    for (const FailedMessage& f : *list) {
+      metrics_->Increment("firehose_error_event",
+                          {{"error_type", std::string(ErrorTypeName(f.error_type))}});
+    }
   }
-  const int64_t failed = static_cast<int64_t>(result.failed.size());
+  const int64_t failed = static_cast<int64_t>(result.failed.size() + result.ignored.size());
+  if (result.failed.empty() && !result.ignored.empty()) {
+    const FailedMessage& f = result.ignored.front();
+    control_->SetLastError(absl::StrCat("dropped ", ErrorTypeName(f.error_type), " at ",
+                                        f.message.topic, "/", f.message.partition, "@",
+                                        f.message.offset, ": ", f.error));
+  }
   control_->AddCounts({.consumed = polled,
                        .filtered = filtered,
                        .pushed = std::max<int64_t>(0, polled - filtered - failed),
@@ -260,12 +271,12 @@ absl::Status Worker::ProcessBatch() {
                                         m.topic, "/", m.partition, "@", m.offset, ": ",
                                         result.failed.front().error));
     if (result.fatal.ok()) {
-      // Nothing routed or stopped on them: say where the commit now waits.
+      // Left when a stop was requested during the retries: say where the
+      // commit now waits.
       spdlog::warn(
-          "worker {}: {} record(s) still failing after the retries, first {} topic={} "
-          "partition={} offset={}; that partition's commit stays at this offset until a restart "
-          "or rebalance redelivers it (DLQ_SINK_ENABLE=true routes such records, "
-          "RETRY_FAIL_AFTER_MAX_ATTEMPTS_ENABLE=true stops instead)",
+          "worker {}: {} record(s) still failing when the retries were stopped, first {} "
+          "topic={} partition={} offset={}; that partition's commit stays at this offset, and "
+          "the next start redelivers from there",
           options_.id, result.failed.size(),
           std::string(ErrorTypeName(result.failed.front().error_type)),
           m.topic, m.partition, m.offset);

@@ -97,6 +97,8 @@ class FakeDispatcher : public Dispatcher {
     for (const Message& m : batch) {
       pushed.push_back(m.offset);
       if (m.value.rfind("fail", 0) == 0) r.failed.push_back({m, ErrorType::kSink5xxError, "500"});
+      // What the final layer (Firehose's SinkFinal) returns for a drop.
+      if (m.value == "ignored") r.ignored.push_back({m, ErrorType::kSink4xxError, "404"});
       if (m.value == "throw") throw std::runtime_error("type_error.316 invalid UTF-8 byte");
       // What the retry decorator does while it backs off.
       if (m.value == "retry" && keep_alive) for (int i = 0; i < 3; ++i) keep_alive();
@@ -197,6 +199,20 @@ TEST(Worker, FailedMessagesAreNeverCommitted) {
   EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 1);
   EXPECT_EQ(h.control.GetCounters().failed, 1);
   EXPECT_NE(h.control.LastError().find("SINK_5XX_ERROR at t/0@1"), std::string::npos);
+}
+
+// Dropped by the final layer (SinkFinal.java:29-31): counted as failed, but
+// committed, as Firehose commits past ignored messages.
+TEST(Worker, IgnoredMessagesAreCountedAndCommitted) {
+  Harness h({{Msg(0, 0), Msg(0, 1, "ignored"), Msg(0, 2)}, {Msg(0, 3)}});
+  ASSERT_TRUE(h.worker->Run().ok());
+  ASSERT_EQ(h.consumer->commits.size(), 2u);
+  EXPECT_EQ(h.consumer->commits[0].offsets[0].offset, 3);
+  EXPECT_EQ(h.consumer->commits[1].offsets[0].offset, 4);
+  EXPECT_EQ(h.control.GetCounters().failed, 1);
+  EXPECT_EQ(h.metrics.counts["firehose_error_event"], 1);
+  EXPECT_NE(h.control.LastError().find("dropped SINK_4XX_ERROR at t/0@1"), std::string::npos)
+      << h.control.LastError();
 }
 
 TEST(Worker, PoisonStopsTheWorkerAndIsNotCommitted) {

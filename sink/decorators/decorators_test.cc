@@ -135,8 +135,8 @@ TEST(Dispatcher, DecodeFailuresEnterAtTheTopAndAreNeverRetried) {
   DispatchResult r =
       b.dispatcher->Dispatch({Msg(1)}, {{Msg(0), ErrorType::kDeserializationError, "bad"}});
   EXPECT_TRUE(r.fatal.ok());
-  ASSERT_EQ(r.failed.size(), 1u);
-  EXPECT_EQ(r.failed[0].message.offset, 0);
+  ASSERT_EQ(r.ignored.size(), 1u) << "not retried, no DLQ: dropped as SinkFinal";
+  EXPECT_EQ(r.ignored[0].message.offset, 0);
   EXPECT_EQ(*b.sizes, (std::vector<int>{1})) << "the undecodable record never reached the sink";
   EXPECT_TRUE(b.sleeps->empty());
 }
@@ -152,32 +152,42 @@ TEST(Dispatcher, RetryExhaustionFailsWhenConfigured) {
   ASSERT_EQ(r.failed.size(), 1u);
   ASSERT_FALSE(r.fatal.ok());
   EXPECT_NE(r.fatal.message().find("t/2@7"), std::string::npos) << r.fatal;
-  // Without fail-after, the message just stays failed.
+  // Without fail-after, SinkWithRetry returns it (SinkWithRetry.java:60-64)
+  // and SinkFinal ignores it (SinkFinal.java:29-31).
   e.retry_fail_after_max_attempts = false;
   Built c = Build(e, -1, ErrorType::kDefaultError, &metrics);
   r = c.dispatcher->Dispatch({Msg(7)}, {});
   EXPECT_TRUE(r.fatal.ok());
-  EXPECT_EQ(r.failed.size(), 1u);
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_EQ(r.ignored.size(), 1u);
 }
 
-TEST(Dispatcher, WithoutDlqEveryNonFailingTypeIsRetriedUntilSuccess) {
+// firehose 857761c6 ErrorHandler.java:38-39 (retry only
+// ERROR_TYPES_FOR_RETRY), SinkFinal.java:29-31 (the rest is ignored). Sluice
+// used to retry every non-failing type while the DLQ was off.
+TEST(Dispatcher, ATypeInNeitherListIsDroppedLoggedAndCounted) {
   testing::RecordingMetrics metrics;
   ErrorConfig e;  // SINK_5XX_ERROR is not in ERROR_TYPES_FOR_RETRY
   Built b = Build(e, 4, ErrorType::kSink5xxError, &metrics);
   DispatchResult r = b.dispatcher->Dispatch({Msg(0), Msg(1)}, {});
+  EXPECT_TRUE(r.fatal.ok());
   EXPECT_TRUE(r.failed.empty());
-  EXPECT_EQ(b.sizes->size(), 5u);
+  ASSERT_EQ(r.ignored.size(), 2u);
+  EXPECT_EQ(r.ignored[1].message.offset, 1);
+  EXPECT_EQ(b.sizes->size(), 1u) << "not retried";
+  EXPECT_EQ(metrics.Sum("firehose_global_messages_total", {"scope", "IGNORED"}), 2);
 }
 
 TEST(Dispatcher, DlqTakesFailuresAfterRetriesAndTheyCountAsHandled) {
   testing::RecordingMetrics metrics;
   ErrorConfig e;
   e.dlq_enable = true;
+  e.dlq = {ErrorType::kSink5xxError};
   Built b = Build(e, -1, ErrorType::kSink5xxError, &metrics);
   DispatchResult r = b.dispatcher->Dispatch({Msg(0), Msg(1)}, {});
   EXPECT_TRUE(r.fatal.ok());
   EXPECT_TRUE(r.failed.empty()) << "written to the DLQ: committable";
-  EXPECT_EQ(b.sizes->size(), 1u) << "SINK_5XX_ERROR is not retried when the DLQ is on";
+  EXPECT_EQ(b.sizes->size(), 1u) << "SINK_5XX_ERROR is not in ERROR_TYPES_FOR_RETRY";
   ASSERT_EQ(b.dlq->written.size(), 2u);
   EXPECT_EQ(b.dlq->written[0].error_type, ErrorType::kSink5xxError);
   EXPECT_EQ(metrics.Sum("firehose_dlq_messages_total", {"type", "SUCCESS"}), 2);
@@ -204,14 +214,30 @@ TEST(Dispatcher, DlqTypesRestrictRouting) {
   e.dlq = {ErrorType::kSink4xxError};
   Built b = Build(e, -1, ErrorType::kSink5xxError, &metrics);
   DispatchResult r = b.dispatcher->Dispatch({Msg(0)}, {});
-  EXPECT_EQ(r.failed.size(), 1u);
+  EXPECT_EQ(r.ignored.size(), 1u);
   EXPECT_TRUE(b.dlq->written.empty());
+}
+
+// firehose 857761c6 ErrorConfig.java:13-16: ERROR_TYPES_FOR_DLQ defaults to
+// "", and ErrorHandler.java:34-35 then dead-letters nothing. Sluice used to
+// read the empty list as "every non-failing type".
+TEST(Dispatcher, TheDefaultDlqTypesDeadLetterNothing) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.dlq_enable = true;
+  Built b = Build(e, -1, ErrorType::kSink4xxError, &metrics);
+  DispatchResult r = b.dispatcher->Dispatch({Msg(0)}, {});
+  EXPECT_TRUE(r.fatal.ok());
+  EXPECT_TRUE(b.dlq->written.empty());
+  EXPECT_EQ(b.dlq->writes, 0);
+  EXPECT_EQ(r.ignored.size(), 1u);
 }
 
 TEST(Dispatcher, DlqWriteRetriesThenFails) {
   testing::RecordingMetrics metrics;
   ErrorConfig e;
   e.dlq_enable = true;
+  e.dlq = {ErrorType::kSink5xxError};
   e.dlq_retry_max_attempts = 2;
   Built b = Build(e, -1, ErrorType::kSink5xxError, &metrics, /*dlq_fail_writes=*/1);
   DispatchResult r = b.dispatcher->Dispatch({Msg(0)}, {});
@@ -233,6 +259,7 @@ TEST(Dispatcher, AStopRequestEndsDlqRetriesWithoutWaitingOutTheBackoff) {
   testing::RecordingMetrics metrics;
   ErrorConfig e;
   e.dlq_enable = true;
+  e.dlq = {ErrorType::kSink4xxError};
   e.backoff_initial_ms = 60000;
   e.backoff_max_ms = 60000;
   bool stop = false;
@@ -274,6 +301,97 @@ TEST(Dispatcher, FailingTypeStopsNamingTopicPartitionOffset) {
   EXPECT_EQ(c.dlq->written.size(), 1u);
 }
 
+// Fails the pushes with the types of `script` in turn (one type per push,
+// every message of it), then succeeds.
+class SequenceSink : public Sink {
+ public:
+  explicit SequenceSink(std::vector<ErrorType> script) : script_(std::move(script)) {}
+  std::vector<FailedMessage> Push(const std::vector<Message>& batch) override {
+    ++*pushes;
+    std::vector<FailedMessage> out;
+    if (next_ < script_.size()) {
+      for (const Message& m : batch) out.push_back({m, script_[next_], "boom"});
+      ++next_;
+    }
+    return out;
+  }
+  absl::string_view Name() const override { return "sequence"; }
+  std::shared_ptr<int> pushes = std::make_shared<int>(0);
+
+ private:
+  std::vector<ErrorType> script_;
+  size_t next_ = 0;
+};
+
+// firehose 857761c6 FirehoseConsumerFactory.java:167-168: SinkWithFailHandler
+// is inside SinkWithRetry, so a failing type throws on the push that
+// returned it (SinkWithFailHandler.java:35-38), even when the operator also
+// lists the type for retry and the DLQ. Sluice used to check it last.
+TEST(Dispatcher, AFailingTypeStopsBeforeAnyRetryOrDeadLetter) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.retry = {ErrorType::kDefaultError, ErrorType::kInvalidMessageError};
+  e.dlq_enable = true;
+  e.dlq = {ErrorType::kInvalidMessageError};
+  auto sink = std::make_unique<SequenceSink>(
+      std::vector<ErrorType>{ErrorType::kInvalidMessageError});
+  auto pushes = sink->pushes;
+  auto writer = std::make_unique<FakeWriter>(0);
+  auto dlq = writer->state;
+  DispatcherHooks hooks;
+  hooks.sleep = [](absl::Duration) {};
+  hooks.dlq_writer = std::move(writer);
+  auto d = BuildDispatcher(e, std::move(sink), &metrics, std::move(hooks));
+  ASSERT_TRUE(d.ok());
+  DispatchResult r = (*d)->Dispatch({Msg(4), Msg(5)}, {});
+  ASSERT_FALSE(r.fatal.ok());
+  EXPECT_NE(r.fatal.message().find("INVALID_MESSAGE_ERROR"), std::string::npos) << r.fatal;
+  EXPECT_NE(r.fatal.message().find("topic t partition 2 offset 4"), std::string::npos);
+  EXPECT_EQ(*pushes, 1) << "no retry";
+  EXPECT_EQ(dlq->writes, 0) << "no dead letter";
+  EXPECT_EQ(r.failed.size(), 2u) << "kept failed: not committed";
+}
+
+// The check runs after every retry push too: a record that first fails with
+// DEFAULT_ERROR (retried) and then with UNKNOWN_FIELDS_ERROR stops the worker.
+TEST(Dispatcher, AFailingTypeOnARetryStopsTheRetries) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  auto sink = std::make_unique<SequenceSink>(std::vector<ErrorType>{
+      ErrorType::kDefaultError, ErrorType::kUnknownFieldsError, ErrorType::kDefaultError});
+  auto pushes = sink->pushes;
+  DispatcherHooks hooks;
+  hooks.sleep = [](absl::Duration) {};
+  auto d = BuildDispatcher(e, std::move(sink), &metrics, std::move(hooks));
+  ASSERT_TRUE(d.ok());
+  DispatchResult r = (*d)->Dispatch({Msg(6)}, {});
+  ASSERT_FALSE(r.fatal.ok());
+  EXPECT_NE(r.fatal.message().find("UNKNOWN_FIELDS_ERROR"), std::string::npos) << r.fatal;
+  EXPECT_EQ(*pushes, 2);
+  ASSERT_EQ(r.failed.size(), 1u);
+  EXPECT_TRUE(r.ignored.empty());
+}
+
+// A stop request during the retries leaves the failures failed (never
+// dropped): they stay uncommitted and are redelivered.
+TEST(Dispatcher, AStopDuringRetriesNeverDrops) {
+  testing::RecordingMetrics metrics;
+  ErrorConfig e;
+  e.backoff_initial_ms = 60000;
+  e.backoff_max_ms = 60000;
+  bool stop = false;
+  DispatcherHooks hooks;
+  hooks.stop = [&] { return stop; };
+  hooks.keep_alive = [&] { stop = true; };
+  auto d = BuildDispatcher(e, std::make_unique<ScriptedSink>(-1, ErrorType::kDefaultError),
+                           &metrics, std::move(hooks));
+  ASSERT_TRUE(d.ok());
+  DispatchResult r = (*d)->Dispatch({Msg(0)}, {});
+  EXPECT_EQ(r.failed.size(), 1u);
+  EXPECT_TRUE(r.ignored.empty());
+  EXPECT_EQ(metrics.Sum("firehose_global_messages_total", {"scope", "IGNORED"}), 0);
+}
+
 // Review L7: unlimited retries with the DLQ off used to sleep without
 // polling the consumer, so max.poll.interval.ms expired and the group
 // evicted the member.
@@ -283,7 +401,7 @@ TEST(KeepAlive, RetriesKeepTheConsumerPolledDuringEveryBackoff) {
   e.backoff_initial_ms = 1000;
   e.backoff_rate = 1;
   e.backoff_max_ms = 1000;
-  auto sink = std::make_unique<ScriptedSink>(2, ErrorType::kSink5xxError);
+  auto sink = std::make_unique<ScriptedSink>(2, ErrorType::kDefaultError);
   int keep_alives = 0;
   std::vector<absl::Time> at;
   DispatcherHooks hooks;  // the real (sliced) sleeper
@@ -319,6 +437,7 @@ TEST(KeepAlive, DlqRetriesKeepTheConsumerPolledToo) {
   testing::RecordingMetrics metrics;
   ErrorConfig e;
   e.dlq_enable = true;
+  e.dlq = {ErrorType::kSink4xxError};
   e.backoff_initial_ms = 300;
   e.backoff_rate = 1;
   auto writer = std::make_unique<FakeWriter>(2);

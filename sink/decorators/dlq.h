@@ -41,8 +41,8 @@ class DlqWriter {
 class DlqLayer : public Dispatcher {
  public:
   struct Options {
-    // Which failures go to the DLQ (ERROR_TYPES_FOR_DLQ; when that is empty,
-    // every type not in ERROR_TYPES_FOR_FAILING).
+    // Which failures go to the DLQ (ERROR_TYPES_FOR_DLQ; empty: none, as
+    // Firehose).
     std::function<bool(ErrorType)> to_dlq;
     int64_t max_attempts = INT32_MAX;     // DLQ_RETRY_MAX_ATTEMPTS
     bool fail_after_max_attempts = false;  // DLQ_RETRY_FAIL_AFTER_MAX_ATTEMPT_ENABLE

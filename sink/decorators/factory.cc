@@ -1,6 +1,6 @@
 #include "sink/decorators/factory.h"
 
-#include "sink/decorators/fail_handler.h"
+#include "sink/decorators/final.h"
 #include "sink/decorators/instrumented.h"
 
 namespace sluice::sink {
@@ -15,9 +15,9 @@ absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& e
   const RetryHooks retry_hooks{hooks.sleep, hooks.stop, hooks.keep_alive};
 
   RetryLayer::Options ro;
-  ro.retryable = [=](ErrorType t) {
-    return retry_types.count(t) > 0 || (!dlq_enabled && failing.count(t) == 0);
-  };
+  // Only ERROR_TYPES_FOR_RETRY, DLQ or not (ErrorHandler.java:38-39).
+  ro.retryable = [=](ErrorType t) { return retry_types.count(t) > 0; };
+  ro.failing = failing;
   ro.max_attempts = errors.retry_max_attempts;
   ro.fail_after_max_attempts = errors.retry_fail_after_max_attempts;
   ro.backoff = backoff;
@@ -38,16 +38,16 @@ absl::StatusOr<std::unique_ptr<Dispatcher>> BuildDispatcher(const ErrorConfig& e
     }
     const std::set<ErrorType> dlq_types = errors.dlq;
     DlqLayer::Options dopt;
-    dopt.to_dlq = [=](ErrorType t) {
-      return dlq_types.empty() ? failing.count(t) == 0 : dlq_types.count(t) > 0;
-    };
+    // Only ERROR_TYPES_FOR_DLQ; empty (the default) routes nothing
+    // (ErrorHandler.java:34-35).
+    dopt.to_dlq = [=](ErrorType t) { return dlq_types.count(t) > 0; };
     dopt.max_attempts = errors.dlq_retry_max_attempts;
     dopt.fail_after_max_attempts = errors.dlq_fail_after_max_attempts;
     dopt.backoff = backoff;
     chain = std::make_unique<DlqLayer>(std::move(chain), std::move(writer), dopt, metrics,
                                        retry_hooks);
   }
-  return std::unique_ptr<Dispatcher>(new FailHandler(std::move(chain), failing));
+  return std::unique_ptr<Dispatcher>(new FinalLayer(std::move(chain), metrics, hooks.stop));
 }
 
 }  // namespace sluice::sink

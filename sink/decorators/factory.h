@@ -1,22 +1,29 @@
 // The one place where the sink decorators are composed (docs/architecture.md convention
-// 4), as Firehose composes SinkWithFailHandler(SinkWithDlq(SinkWithRetry(
-// SinkWithMetrics(sink)))):
+// 4), in goto Firehose's order (FirehoseConsumerFactory.java:164-170 at firehose
+// 857761c6: SinkFinal(SinkWithDlq(SinkWithRetry(SinkWithFailHandler(sink))))):
 //
-//   FailHandler( Dlq?( Retry( Logging( Metered( <SINK_TYPE sink> )))))
+//   Final( Dlq?( Retry+FailHandler( Logging( Metered( <SINK_TYPE sink> )))))
+//
+// The fail handler is innermost: the retry layer checks every push's
+// failures (and the decode/filter failures) against ERROR_TYPES_FOR_FAILING
+// before it retries anything (fail_handler.h).
 //
 // Every layer is a Dispatcher: it takes the batch and the decode/filter
-// failures (which enter at the top and pass the retry layer untouched) and
+// failures (which enter at the top and are never pushed or retried) and
 // returns its outcome, the failed messages plus any fatal status, as a value.
 //
-// Rules (issue 7, "Errors, retry and the dead-letter queue"):
-// - Retry re-pushes failures whose type is in ERROR_TYPES_FOR_RETRY. With the
-//   DLQ disabled it also retries every type not in ERROR_TYPES_FOR_FAILING
-//   ("retry until a success code is received").
+// Rules, as Firehose's ErrorHandler (ErrorHandler.java:28-43) applies them:
+// - A failure whose type is in ERROR_TYPES_FOR_FAILING stops the worker at
+//   once, with a message naming topic/partition/offset; nothing is retried or
+//   dead-lettered (SinkWithFailHandler.java:33-40).
+// - Retry re-pushes failures whose type is in ERROR_TYPES_FOR_RETRY, and only
+//   those (SinkWithRetry.java:58,115), whether or not the DLQ is enabled.
 // - With DLQ_SINK_ENABLE, failures left after the retries whose type is in
-//   ERROR_TYPES_FOR_DLQ (when empty: any type not in ERROR_TYPES_FOR_FAILING)
-//   go to the DLQ writer; decode and filter failures are routed the same way.
-// - Anything left whose type is in ERROR_TYPES_FOR_FAILING stops the worker
-//   with a message naming topic/partition/offset.
+//   ERROR_TYPES_FOR_DLQ go to the DLQ writer (SinkWithDlq.java:50); an empty
+//   ERROR_TYPES_FOR_DLQ (the default) dead-letters nothing.
+// - What is left is dropped by the final layer (SinkFinal.java:27-33), logged
+//   at warn per message and counted in firehose_global_messages_total
+//   {scope=IGNORED} (final.h), unless a stop was requested meanwhile.
 #ifndef SLUICE_SINK_DECORATORS_FACTORY_H_
 #define SLUICE_SINK_DECORATORS_FACTORY_H_
 

@@ -1,34 +1,27 @@
-// The outermost layer (Firehose's SinkWithFailHandler): a failure whose type
-// is in ERROR_TYPES_FOR_FAILING, left after retries and the DLQ, makes the
-// outcome fatal, so that the worker stops before committing past it.
+// Firehose's SinkWithFailHandler: a failure whose type is in
+// ERROR_TYPES_FOR_FAILING stops the worker. Firehose puts it innermost,
+// straight around the sink (FirehoseConsumerFactory.java:167 at firehose
+// 857761c6), so it sees every push, the first and each retry, and throws
+// before SinkWithRetry retries or SinkWithDlq dead-letters anything
+// (SinkWithFailHandler.java:33-40). The retry layer calls CheckFailing after
+// each push, and on the decode and filter failures, which never reach the
+// sink.
 #ifndef SLUICE_SINK_DECORATORS_FAIL_HANDLER_H_
 #define SLUICE_SINK_DECORATORS_FAIL_HANDLER_H_
 
-#include <memory>
 #include <set>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "sink/message.h"
-#include "sink/stages.h"
 
 namespace sluice::sink {
 
-class FailHandler : public Dispatcher {
- public:
-  // `inner` owned; `failing` is ERROR_TYPES_FOR_FAILING.
-  FailHandler(std::unique_ptr<Dispatcher> inner, std::set<ErrorType> failing)
-      : inner_(std::move(inner)), failing_(std::move(failing)) {}
-
-  // The inner outcome; when it is not fatal yet and a failure has a failing
-  // type, fatal is FailedPrecondition naming that failure's error type,
-  // topic, partition and offset.
-  DispatchResult Dispatch(const std::vector<Message>& batch,
-                          std::vector<FailedMessage> prefailed) override;
-
- private:
-  std::unique_ptr<Dispatcher> inner_;
-  std::set<ErrorType> failing_;
-};
+// OK when no message of `failed` has a type in `failing`
+// (ERROR_TYPES_FOR_FAILING); else FailedPrecondition naming the first such
+// message's error type, topic, partition and offset.
+absl::Status CheckFailing(const std::vector<FailedMessage>& failed,
+                          const std::set<ErrorType>& failing);
 
 }  // namespace sluice::sink
 

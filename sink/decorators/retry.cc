@@ -1,6 +1,7 @@
 #include "sink/decorators/retry.h"
 
 #include "absl/strings/str_cat.h"
+#include "sink/decorators/fail_handler.h"
 
 namespace sluice::sink {
 
@@ -23,15 +24,41 @@ DispatchResult RetryLayer::Dispatch(const std::vector<Message>& batch,
     }
     return retry;
   };
-  if (!batch.empty()) pending = split(sink_->Push(batch));
+  // Firehose's SinkWithFailHandler sits inside SinkWithRetry
+  // (FirehoseConsumerFactory.java:167-168), so a failing type throws on the
+  // push that returned it, before any (further) retry.
+  auto fail = [&](std::vector<FailedMessage> rest, absl::Status fatal) {
+    for (FailedMessage& f : rest) out.failed.push_back(std::move(f));
+    for (FailedMessage& f : prefailed) out.failed.push_back(std::move(f));
+    out.fatal = std::move(fatal);
+    return std::move(out);
+  };
+  if (!batch.empty()) {
+    std::vector<FailedMessage> first = sink_->Push(batch);
+    absl::Status st = CheckFailing(first, options_.failing);
+    if (st.ok()) st = CheckFailing(prefailed, options_.failing);
+    if (!st.ok()) return fail(std::move(first), std::move(st));
+    pending = split(std::move(first));
+  } else if (absl::Status st = CheckFailing(prefailed, options_.failing); !st.ok()) {
+    return fail({}, std::move(st));
+  }
   if (!pending.empty()) {
     const int64_t first_count = static_cast<int64_t>(pending.size());
     std::vector<Message> again;
+    absl::Status failing;
+    std::vector<FailedMessage> failed_hard;  // the push that returned a failing type
     const int64_t attempts = loop_.Run(&pending, [&](std::vector<FailedMessage> p) {
       again.clear();
       for (FailedMessage& f : p) again.push_back(std::move(f.message));
-      return split(sink_->Push(again));
+      std::vector<FailedMessage> r = sink_->Push(again);
+      failing = CheckFailing(r, options_.failing);
+      if (!failing.ok()) {
+        failed_hard = std::move(r);
+        return std::vector<FailedMessage>{};  // ends the loop
+      }
+      return split(std::move(r));
     });
+    if (!failing.ok()) return fail(std::move(failed_hard), std::move(failing));
     const int64_t remaining = static_cast<int64_t>(pending.size());
     metrics_->Increment("firehose_retry_messages_total", {{"type", "SUCCESS"}},
                         static_cast<double>(first_count - remaining));

@@ -131,10 +131,12 @@ absl::Status CheckUtf8(const google::protobuf::Message& m) {
   return absl::OkStatus();
 }
 
-ErrorType ItemErrorType(int status) {
-  if (status == 429) return ErrorType::kSinkRetryableError;
-  return HttpStatusErrorType(status);
-}
+// Firehose's EsSink types no failure: an item outside the blacklist throws
+// NeedToRetry (EsSink.java:90), a failed bulk call throws from client.bulk
+// (EsSink.java:76), and AbstractSink.java:48-53 fails the push, which
+// Message.java:33-36 types DEFAULT_ERROR. Sluice fails only the items that
+// failed (Firehose: the whole batch), all as DEFAULT_ERROR.
+constexpr ErrorType kEsFailure = ErrorType::kDefaultError;
 
 }  // namespace
 
@@ -291,7 +293,7 @@ std::vector<FailedMessage> EsSink::Prepare(const std::vector<Message>& batch) {
     absl::StatusOr<int> major = MajorVersion();
     if (!major.ok()) {
       for (const Message& m : batch) {
-        failed.push_back({m, ErrorType::kSinkRetryableError,
+        failed.push_back({m, kEsFailure,
                           absl::StrCat("elasticsearch sink: ", major.status().message())});
       }
       return failed;
@@ -341,7 +343,7 @@ void EsSink::ReadItems(const std::string& answer, std::vector<FailedMessage>* fa
   const nlohmann::json* items = doc.is_object() && doc.contains("items") ? &doc["items"] : nullptr;
   if (items == nullptr || !items->is_array() || items->size() != messages_.size()) {
     for (const Message* m : messages_) {
-      failed->push_back({*m, ErrorType::kSink5xxError,
+      failed->push_back({*m, kEsFailure,
                          absl::StrCat("elasticsearch sink: the bulk answer does not have one item "
                                       "per action (", messages_.size(), " actions)")});
     }
@@ -365,7 +367,7 @@ void EsSink::ReadItems(const std::string& answer, std::vector<FailedMessage>* fa
     }
     std::string why = absl::StrCat("elasticsearch sink: item status ", status);
     if (item.is_object() && item.contains("error")) absl::StrAppend(&why, " ", ErrorText(item["error"]));
-    failed->push_back({*messages_[i], ItemErrorType(status), std::move(why)});
+    failed->push_back({*messages_[i], kEsFailure, std::move(why)});
   }
 }
 
@@ -379,9 +381,7 @@ std::vector<FailedMessage> EsSink::Execute() {
       }
     };
     if (!res.ok()) {
-      fail_all(absl::IsFailedPrecondition(res.status()) ? ErrorType::kSink5xxError
-                                                        : ErrorType::kSinkRetryableError,
-               std::string(res.status().message()));
+      fail_all(kEsFailure, std::string(res.status().message()));
     } else if (res->status >= 200 && res->status < 300) {
       ReadItems(res->body, &failed);
     } else {
@@ -389,12 +389,7 @@ std::vector<FailedMessage> EsSink::Execute() {
       std::string why = absl::StrCat("POST /_bulk -> HTTP ", res->status);
       nlohmann::json body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
       if (body.is_object() && body.contains("error")) absl::StrAppend(&why, ": ", ErrorText(body["error"]));
-      const long s = res->status;
-      fail_all(s == 429                ? ErrorType::kSinkRetryableError
-               : s >= 500 && s < 600   ? ErrorType::kSink5xxError
-               : s >= 400 && s < 500   ? ErrorType::kSink4xxError
-                                       : ErrorType::kSinkUnknownError,
-               why);
+      fail_all(kEsFailure, why);
     }
   }
   body_.clear();

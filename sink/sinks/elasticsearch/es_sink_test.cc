@@ -10,12 +10,43 @@
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/legacy_message.pb.h"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/generated_pool.h"
 #include "sink/sinks/testing/recording_metrics.h"
 #include "sink/sinks/testing/json_message.h"
 
 namespace sluice::sink {
 namespace {
+
+// The es sink's outcomes and goto Firehose's types (error_type_table.h).
+// Firehose's EsSink sets no type: every failure is DEFAULT_ERROR
+// (firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:70 -> message/Message.java:33-36). "was": sluice's mapping before.
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/elasticsearch/EsSink.java:90 NeedToRetry,
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53
+      // (was SINK_4XX/SINK_5XX/SINK_RETRYABLE by item status)
+      {"item failed, status outside the blacklist", ErrorType::kDefaultError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/elasticsearch/EsSink.java:76 client.bulk throws,
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53 (was SINK_RETRYABLE_ERROR)
+      {"no host reachable", ErrorType::kDefaultError},
+      // the same (was SINK_5XX_ERROR)
+      {"bulk call answered 5xx", ErrorType::kDefaultError},
+      // the same (was SINK_4XX_ERROR)
+      {"bulk call answered 4xx", ErrorType::kDefaultError},
+      // the same (was SINK_RETRYABLE_ERROR)
+      {"bulk call answered 429", ErrorType::kDefaultError},
+      // the same (was SINK_UNKNOWN_ERROR)
+      {"bulk call answered 3xx", ErrorType::kDefaultError},
+      // the same: the client throws parsing it (was SINK_5XX/SINK_UNKNOWN)
+      {"malformed bulk answer", ErrorType::kDefaultError},
+      // sluice only: one bad record fails alone (Firehose fails the batch);
+      // README "Switching from Firehose"
+      {"record unusable", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
 
 using ::sluice::integration::EsFake;
 using ::sluice::sink::testing::FindGenerated;
@@ -109,7 +140,7 @@ TEST_F(EsSinkTest, ProtobufDocumentsWithProtoNamesRoutingAndSettings) {
   auto failed = (*sink)->Push({ProtoMessage(0, "P1", 10, "Pune"), ProtoMessage(1, "P2", 20, "")});
   ASSERT_EQ(failed.size(), 1u);  // no routing value
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("record unusable"));
   EXPECT_THAT(failed[0].error, HasSubstr("SINK_ES_ROUTING_KEY_NAME"));
   Json docs = fake_->Docs("orders");
   EXPECT_EQ(docs["P1"]["source"],
@@ -143,7 +174,7 @@ TEST_F(EsSinkTest, TheTypeNameIsSentOnlyToClustersOlderThan7) {
   fake_->Configure({{"version", "8.19.1"}});
   auto failed = (*sink)->Push({JsonMessage(1, R"({"order_number":"B"})")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("item failed, status outside the blacklist"));
   EXPECT_THAT(failed[0].error, HasSubstr("unknown parameter [_type]"));
 }
 
@@ -153,7 +184,7 @@ TEST_F(EsSinkTest, WithATypeNameAnUnreachableClusterFailsTheBatchAsRetryable) {
   ASSERT_TRUE(sink.ok());
   auto failed = (*sink)->Push({JsonMessage(0, R"({"order_number":"A"})"), JsonMessage(1, R"({"order_number":"B"})")});
   ASSERT_EQ(failed.size(), 2u);
-  EXPECT_EQ(failed[1].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[1].error_type, FirehoseTypes()("no host reachable"));
   EXPECT_THAT(failed[1].error, HasSubstr("cannot read the Elasticsearch version"));
 }
 
@@ -177,7 +208,7 @@ TEST_F(EsSinkTest, AProto2StringThatIsNotUtf8FailsItsRecordAlone) {
   ASSERT_EQ(failed.size(), 1u) << fake_->Docs("orders").dump();
   EXPECT_THAT(failed[0].error, HasSubstr("LegacyMessage.tags is not valid UTF-8"));
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("record unusable"));
   EXPECT_EQ(fake_->Docs("orders")["ok"]["source"], Json::parse(R"({"id":"ok","tags":["fine"]})"));
 }
 
@@ -192,7 +223,7 @@ TEST_F(EsSinkTest, UpdateOnlyWithoutBlacklistFailsAMissingDocumentAndUpdatesAnEx
                                JsonMessage(2, R"({"order_number":"Z","amount":3})")});
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 2);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("item failed, status outside the blacklist"));
   EXPECT_THAT(failed[0].error, HasSubstr("404 document_missing_exception"));
   Json docs = fake_->Docs("orders");
   EXPECT_EQ(docs["A"]["source"]["amount"], 2);
@@ -208,7 +239,7 @@ TEST_F(EsSinkTest, AMissingIdOrANonObjectRecordFailsAloneAsInvalidMessage) {
                                JsonMessage(5, absl::StrCat(R"({"order_number":")", std::string(513, 'x'), "\"}")),
                                JsonMessage(6, "\xEF\xBB\xBF{\"order_number\":\"G\"}")});
   ASSERT_EQ(failed.size(), 4u);
-  for (const auto& f : failed) EXPECT_EQ(f.error_type, ErrorType::kInvalidMessageError);
+  for (const auto& f : failed) EXPECT_EQ(f.error_type, FirehoseTypes()("record unusable"));
   EXPECT_THAT(failed[0].error, HasSubstr("id field \"order_number\" (SINK_ES_ID_FIELD) is missing"));
   EXPECT_EQ(failed[2].message.offset, 3);
   EXPECT_THAT(failed[3].error, HasSubstr("longer than 512 bytes"));
@@ -227,10 +258,10 @@ TEST_F(EsSinkTest, PerItemFailuresFailOnlyTheirMessagesByStatus) {
                                JsonMessage(2, R"({"order_number":"C"})"), JsonMessage(3, R"({"order_number":"D"})")});
   ASSERT_EQ(failed.size(), 3u);
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("item failed, status outside the blacklist"));
   EXPECT_THAT(failed[0].error, HasSubstr("mapper_parsing_exception"));
-  EXPECT_EQ(failed[1].error_type, ErrorType::kSinkRetryableError);
-  EXPECT_EQ(failed[2].error_type, ErrorType::kSink5xxError);
+  EXPECT_EQ(failed[1].error_type, FirehoseTypes()("item failed, status outside the blacklist"));
+  EXPECT_EQ(failed[2].error_type, FirehoseTypes()("item failed, status outside the blacklist"));
   EXPECT_EQ(fake_->Docs("orders").size(), 1u);
   // Pushed again (as the retry layer does), only the failed ones go out.
   std::vector<Message> again;
@@ -277,13 +308,13 @@ TEST_F(EsSinkTest, EveryHostDownIsRetryableAndA503OutageIs5xx) {
   ASSERT_TRUE(down.ok());
   auto failed = (*down)->Push({JsonMessage(0, R"({"order_number":"A"})"), JsonMessage(1, R"({"order_number":"B"})")});
   ASSERT_EQ(failed.size(), 2u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("no host reachable"));
   auto sink = MakeSink({});
   ASSERT_TRUE(sink.ok());
   fake_->Outage({{"ms", 60000}});
   failed = (*sink)->Push({JsonMessage(0, R"({"order_number":"A"})")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink5xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("bulk call answered 5xx"));
   EXPECT_THAT(failed[0].error, HasSubstr("HTTP 503: cluster_block_exception"));
   fake_->EndOutage();
   EXPECT_TRUE((*sink)->Push({JsonMessage(0, R"({"order_number":"A"})")}).empty());
@@ -305,12 +336,12 @@ TEST(EsSinkAnswerTest, MalformedAnswersFailTheBatchWithoutThrowing) {
   auto config = EsSinkConfig::FromEnv(env, SinkContext{&env, &metrics, nullptr});
   ASSERT_TRUE(config.ok());
   const std::vector<std::pair<HttpResult, ErrorType>> answers = {
-      {{200, R"({"errors":"yes","items":[{"update":{"status":"x","error":5}},7]})"}, ErrorType::kSinkUnknownError},
-      {{200, R"({"errors":false,"items":[]})"}, ErrorType::kSink5xxError},
-      {{200, "not json"}, ErrorType::kSink5xxError},
-      {{400, R"({"error":{"type":7,"reason":["r"]},"status":400})"}, ErrorType::kSink4xxError},
-      {{429, ""}, ErrorType::kSinkRetryableError},
-      {{302, ""}, ErrorType::kSinkUnknownError},
+      {{200, R"({"errors":"yes","items":[{"update":{"status":"x","error":5}},7]})"}, FirehoseTypes()("malformed bulk answer")},
+      {{200, R"({"errors":false,"items":[]})"}, FirehoseTypes()("malformed bulk answer")},
+      {{200, "not json"}, FirehoseTypes()("malformed bulk answer")},
+      {{400, R"({"error":{"type":7,"reason":["r"]},"status":400})"}, FirehoseTypes()("bulk call answered 4xx")},
+      {{429, ""}, FirehoseTypes()("bulk call answered 429")},
+      {{302, ""}, FirehoseTypes()("bulk call answered 3xx")},
   };
   for (const auto& [answer, type] : answers) {
     auto sink = EsSink::Create(*config, &metrics, std::make_shared<StubHttp>(answer));

@@ -34,9 +34,9 @@ ErrorType GrpcRetryRule::Classify(const google::protobuf::Message& response, std
   absl::StatusOr<bool> retry = expression->Evaluate(response);
   if (!retry.ok()) {
     *why = absl::StrCat("SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION: ", retry.status().message());
-    return ErrorType::kSinkUnknownError;
+    return ErrorType::kDefaultError;
   }
-  return *retry ? retry_type : ErrorType::kSinkUnknownError;
+  return *retry ? retry_type : ErrorType::kSinkNonRetryableError;
 }
 
 }  // namespace sluice::sink

@@ -33,11 +33,14 @@ struct GrpcRetryRule {
   static absl::StatusOr<GrpcRetryRule> FromEnv(const Env& env,
                                                const google::protobuf::Descriptor* response);
 
-  // The error type of a message whose response had success=false: the retry
-  // type when the expression is true; SINK_UNKNOWN_ERROR when it is false
-  // (Firehose's SINK_NON_RETRYABLE_ERROR, which sluice's ErrorType lacks; it
-  // is in no default ERROR_TYPES_FOR_* either) or cannot be evaluated (then
-  // `why` gets the evaluation error).
+  // The error type of a message whose response had success=false (or, as
+  // Firehose's GrpcClient answers an empty response for a failed call, whose
+  // call failed): the retry type when the expression is true
+  // (firehose GrpcSink.java:81), SINK_NON_RETRYABLE_ERROR when it is false
+  // (GrpcSink.java:84), DEFAULT_ERROR when it cannot be evaluated (then `why`
+  // gets the evaluation error): Firehose's evaluate() throws, and
+  // AbstractSink.java:48-53 fails the push, which Message.java:33-36 types
+  // DEFAULT_ERROR.
   ErrorType Classify(const google::protobuf::Message& response, std::string* why) const;
 };
 

@@ -26,26 +26,6 @@
 namespace sluice::sink {
 namespace {
 
-ErrorType Classify(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::UNAVAILABLE:
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-    case grpc::StatusCode::ABORTED:
-      return ErrorType::kSinkRetryableError;
-    case grpc::StatusCode::INVALID_ARGUMENT:
-    case grpc::StatusCode::NOT_FOUND:
-    case grpc::StatusCode::PERMISSION_DENIED:
-    case grpc::StatusCode::UNAUTHENTICATED:
-    case grpc::StatusCode::FAILED_PRECONDITION:
-    case grpc::StatusCode::UNIMPLEMENTED:
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return ErrorType::kSink4xxError;
-    default:
-      return ErrorType::kSink5xxError;
-  }
-}
-
 std::string Flatten(const grpc::ByteBuffer& buffer) {
   std::vector<grpc::Slice> slices;
   std::string out;
@@ -275,18 +255,27 @@ std::vector<FailedMessage> GrpcSink::Execute() {
     if (!cq.Next(&tag, &ok)) break;
     size_t i = reinterpret_cast<size_t>(tag);
     Call& call = *calls[i];
+    // A failed call (any status code, a deadline included) or an answer that
+    // is not the response class: Firehose's GrpcClient.execute logs it and
+    // answers an empty response (GrpcClient.java:75-86), whose success is
+    // false, so the retry rule decides on that empty response
+    // (GrpcSink.java:52-58): by default the retry type, DEFAULT_ERROR.
+    auto fail_as_empty = [&](std::string cause) {
+      response->Clear();
+      std::string why;
+      ErrorType type = config_.retry_rule.Classify(*response, &why);
+      failed.push_back(FailedMessage{prepared_[i], type,
+                                     why.empty() ? std::move(cause) : absl::StrCat(cause, "; ", why)});
+    };
     if (!call.status.ok()) {
-      failed.push_back(FailedMessage{
-          prepared_[i], Classify(call.status.error_code()),
-          absl::StrCat("grpc ", config_.method, ": code ", call.status.error_code(), ": ",
-                       call.status.error_message())});
+      fail_as_empty(absl::StrCat("grpc ", config_.method, ": code ", call.status.error_code(), ": ",
+                                 call.status.error_message()));
       continue;
     }
     response->Clear();
     if (!response->ParseFromString(Flatten(call.response))) {
-      failed.push_back(FailedMessage{prepared_[i], ErrorType::kSinkUnknownError,
-                                     absl::StrCat("grpc ", config_.method, ": response is not a ",
-                                                  config_.response->full_name())});
+      fail_as_empty(absl::StrCat("grpc ", config_.method, ": response is not a ",
+                                 config_.response->full_name()));
       continue;
     }
     if (!response->GetReflection()->GetBool(*response, success_field_)) {

@@ -10,10 +10,35 @@
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/test_message.grpc.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+// The grpc sink's outcomes and goto Firehose's types (error_type_table.h).
+// A failed call returns the empty response (GrpcClient.java:75-86), which the
+// retry rule then judges like a success=false answer.
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/grpc/GrpcSink.java:79-81: SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE, default DEFAULT_ERROR
+      {"success=false, rule true (default SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE)", ErrorType::kDefaultError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/grpc/GrpcSink.java:79-81
+      {"success=false, rule true, SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE=SINK_RETRYABLE_ERROR", ErrorType::kSinkRetryableError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/grpc/GrpcSink.java:84 (was SINK_UNKNOWN_ERROR: sluice lacked the type)
+      {"success=false, rule false", ErrorType::kSinkNonRetryableError},
+      // the evaluator throws inside GrpcSink.execute; firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53
+      // (was SINK_UNKNOWN_ERROR)
+      {"rule evaluation error", ErrorType::kDefaultError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/grpc/client/GrpcClient.java:75-86 returns the empty response; the
+      // default rule "true" gives GrpcSink.java:81 (was SINK_RETRYABLE/SINK_4XX by status)
+      {"call failed (status), default rule", ErrorType::kDefaultError},
+      // the same (UNAVAILABLE, GrpcClient.java:76) (was SINK_RETRYABLE_ERROR)
+      {"server unreachable, default rule", ErrorType::kDefaultError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::FindGenerated;
 
@@ -95,7 +120,7 @@ TEST_F(GrpcSinkTest, SendsRawBytesAndChecksSuccess) {
   EXPECT_EQ(failed[0].message.offset, 2);
   // SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION defaults to "true" and
   // _RETRY_ERROR_TYPE to DEFAULT_ERROR, as goto Firehose: retried.
-  EXPECT_EQ(failed[0].error_type, ErrorType::kDefaultError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("success=false, rule true (default SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE)"));
   EXPECT_THAT(failed[0].error, HasSubstr("rejected bad-1"));
 }
 
@@ -112,18 +137,18 @@ TEST_F(GrpcSinkTest, CelRetryRuleChoosesTheErrorType) {
             [](const auto& a, const auto& b) { return a.message.offset < b.message.offset; });
   ASSERT_EQ(failed.size(), 3u);
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("success=false, rule true, SINK_GRPC_RESPONSE_RETRY_ERROR_TYPE=SINK_RETRYABLE_ERROR"));
   EXPECT_EQ(failed[1].message.offset, 2);
-  EXPECT_EQ(failed[1].error_type, ErrorType::kSinkUnknownError) << "not retryable";
+  EXPECT_EQ(failed[1].error_type, FirehoseTypes()("success=false, rule false")) << "not retryable";
   EXPECT_EQ(failed[2].message.offset, 4);
-  EXPECT_EQ(failed[2].error_type, ErrorType::kSinkUnknownError);
+  EXPECT_EQ(failed[2].error_type, FirehoseTypes()("rule evaluation error"));
   EXPECT_THAT(failed[2].error, HasSubstr("int() cannot convert"));
 
   auto never = MakeSink({{"SINK_GRPC_RESPONSE_RETRY_CEL_EXPRESSION", "false"}});
   ASSERT_NE(never, nullptr);
   failed = never->Push({Record(1, "bad-429")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkUnknownError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("success=false, rule false"));
 }
 
 TEST_F(GrpcSinkTest, CelRetryRuleOutsideTheSubsetIsRefusedAtStart) {
@@ -153,8 +178,8 @@ TEST_F(GrpcSinkTest, CallErrorsAreClassified) {
   ASSERT_EQ(failed.size(), 2u);
   std::map<int64_t, ErrorType> by_offset;
   for (const auto& f : failed) by_offset[f.message.offset] = f.error_type;
-  EXPECT_EQ(by_offset[1], ErrorType::kSinkRetryableError);
-  EXPECT_EQ(by_offset[2], ErrorType::kSink4xxError);
+  EXPECT_EQ(by_offset[1], FirehoseTypes()("server unreachable, default rule"));
+  EXPECT_EQ(by_offset[2], FirehoseTypes()("call failed (status), default rule"));
 }
 
 TEST_F(GrpcSinkTest, UnknownMethodIs4xx) {
@@ -162,7 +187,7 @@ TEST_F(GrpcSinkTest, UnknownMethodIs4xx) {
   ASSERT_NE(sink, nullptr);
   auto failed = sink->Push({Record(1, "A")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("call failed (status), default rule"));
 }
 
 TEST_F(GrpcSinkTest, UnreachableServerIsRetryable) {
@@ -171,7 +196,7 @@ TEST_F(GrpcSinkTest, UnreachableServerIsRetryable) {
   ASSERT_NE(sink, nullptr);
   auto failed = sink->Push({Record(1, "A")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("server unreachable, default rule"));
 }
 
 TEST(GrpcSinkConfigTest, ErrorsNameTheVariable) {

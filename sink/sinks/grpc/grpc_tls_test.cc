@@ -18,10 +18,23 @@
 #include "gtest/gtest.h"
 #include "sink/sinks/grpc/grpc_sink.h"
 #include "sink/sinks/testdata/test_message.grpc.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+// The grpc sink's TLS outcomes and goto Firehose's types (error_type_table.h;
+// the other outcomes are in grpc_sink_test.cc).
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/grpc/client/GrpcClient.java:75-86 returns the empty response (UNAVAILABLE);
+      // the default rule "true" gives GrpcSink.java:81 (was SINK_RETRYABLE_ERROR)
+      {"handshake or channel failure, default rule", ErrorType::kDefaultError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::FindGenerated;
 using ::sluice::sink::testing::PushResponse;
@@ -144,7 +157,7 @@ TEST_F(GrpcTlsTest, PlaintextAgainstATlsServerFailsRetryable) {
   ASSERT_TRUE(sink.ok()) << sink.status();
   auto failed = (*sink)->Push({Record(1)});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("handshake or channel failure, default rule")) << failed[0].error;
   EXPECT_EQ(service_.calls.load(), 0);
 }
 
@@ -154,7 +167,7 @@ TEST_F(GrpcTlsTest, WrongRootCaFailsTheHandshake) {
   ASSERT_TRUE(sink.ok()) << sink.status();
   auto failed = (*sink)->Push({Record(1)});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("handshake or channel failure, default rule")) << failed[0].error;
   EXPECT_EQ(service_.calls.load(), 0);
 }
 
@@ -164,7 +177,7 @@ TEST_F(GrpcTlsTest, TlsWithoutRootCaUsesSystemRoots) {
   ASSERT_TRUE(sink.ok()) << sink.status();
   auto failed = (*sink)->Push({Record(1)});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("handshake or channel failure, default rule")) << failed[0].error;
   EXPECT_EQ(service_.calls.load(), 0);
 }
 

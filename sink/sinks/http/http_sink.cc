@@ -312,7 +312,8 @@ std::vector<FailedMessage> HttpSink::Execute() {
   auto fail = [&](const std::vector<size_t>& which, const absl::Status& why) {
     for (size_t i : which) {
       for (Message& m : requests_[i].messages) {
-        failed.push_back(FailedMessage{std::move(m), ErrorType::kSinkRetryableError,
+        // Firehose's OAuth2Credential interceptor throws: DEFAULT_ERROR.
+        failed.push_back(FailedMessage{std::move(m), ErrorType::kDefaultError,
                                        absl::StrCat("http sink: ", why.message())});
       }
     }
@@ -384,8 +385,10 @@ std::optional<std::pair<ErrorType, std::string>> HttpSink::Outcome(const Request
   if (code != CURLE_OK) {
     // CURLE_UNSUPPORTED_PROTOCOL (not http/https) and a refused address of
     // the deny list end here too: never delivered.
-    return std::pair{IsRetryableCurlError(code) ? ErrorType::kSinkRetryableError
-                                                : ErrorType::kSinkUnknownError,
+    // Firehose: httpClient.execute throws (connection refused, timeout, ...);
+    // AbstractSink.java:48-53 fails the push and Message.java:33-36 types it
+    // DEFAULT_ERROR (firehose's own sinks never set a type).
+    return std::pair{ErrorType::kDefaultError,
                      absl::StrCat(where, ": ", t.error[0] ? t.error.data() : curl_easy_strerror(code))};
   }
   long status = 0;
@@ -417,7 +420,10 @@ std::optional<std::pair<ErrorType, std::string>> HttpSink::Outcome(const Request
     return std::pair{ErrorType::kDefaultError,
                      absl::StrCat(where, " -> ", s, " (not a success; redirects are not followed)")};
   }
-  return std::pair{HttpStatusErrorType(s), absl::StrCat(where, " -> ", s)};
+  // In SINK_HTTP_RETRY_STATUS_CODE_RANGES: AbstractHttpSink.java:63-64 adds
+  // the message without an error type, so it is DEFAULT_ERROR
+  // (AbstractSink.java:70, Message.java:33-36), 4xx and 5xx alike.
+  return std::pair{ErrorType::kDefaultError, absl::StrCat(where, " -> ", s)};
 }
 
 void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>* failed,
@@ -467,7 +473,7 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
     // The multi handle failed: whatever had not finished is unknown, never
     // silently delivered.
     if (!multi_error.empty() && !transfers[k].done) {
-      fail(k, ErrorType::kSinkRetryableError,
+      fail(k, ErrorType::kDefaultError,
            absl::StrCat("http ", config_.method, " ", UrlForLogs(requests_[which[k]].url), ": ",
                         multi_error));
     }

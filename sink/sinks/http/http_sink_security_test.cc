@@ -17,11 +17,14 @@
 #include "sink/sinks/http/http_sink.h"
 #include "sink/sinks/http/oauth2.h"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/http_test_server.h"
 #include "sink/sinks/testing/recording_metrics.h"
 #include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
+
+testing::ErrorTypeTable& HttpFirehoseTypes();  // http_sink_test.cc
 namespace {
 
 using ::sluice::sink::testing::FindGenerated;
@@ -92,7 +95,7 @@ TEST_F(HttpSinkSecurityTest, InvalidUtf8ValueFailsThatRecordAsInvalidMessage) {
   ASSERT_NO_THROW(failed = sink->Push({Raw(1, R"({"a":1})"), Raw(2, "\xff\xfe"), Raw(3, "{}")}));
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 2);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("record not serializable"));
   EXPECT_THAT(failed[0].error, HasSubstr("UTF-8"));
   auto reqs = (*server)->requests();
   ASSERT_EQ(reqs.size(), 1u);
@@ -113,7 +116,7 @@ TEST_F(HttpSinkSecurityTest, HeaderParameterWithCrLfFailsThatRecord) {
                             Decoded(3, std::string("nul\0x", 5))});
   ASSERT_EQ(failed.size(), 2u);
   for (const FailedMessage& f : failed) {
-    EXPECT_EQ(f.error_type, ErrorType::kInvalidMessageError);
+    EXPECT_EQ(f.error_type, HttpFirehoseTypes()("record not serializable"));
     EXPECT_THAT(f.error, HasSubstr("X-Order"));
   }
   EXPECT_EQ(failed[0].message.offset, 1);
@@ -183,17 +186,17 @@ TEST_F(HttpSinkSecurityTest, RedirectsFailTheRecordsAsDefaultError) {
     status = code;
     auto failed = sink->Push({Raw(1, "a"), Raw(2, "b")});
     ASSERT_EQ(failed.size(), 2u) << code;
-    EXPECT_EQ(failed[0].error_type, ErrorType::kDefaultError) << code;
+    EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("3xx outside the retry ranges")) << code;
     EXPECT_THAT(failed[0].error, HasSubstr(absl::StrCat(code)));
   }
   EXPECT_EQ(metrics_.Sum("firehose_sink_messages_drop_total"), 0);
-  // A 3xx inside the configured retry ranges keeps its Firehose type.
+  // A 3xx inside the configured retry ranges: Firehose retries it.
   auto ranged = MakeSink({{"SINK_HTTP_SERVICE_URL", (*server)->url()},
                           {"SINK_HTTP_RETRY_STATUS_CODE_RANGES", "300-399"}});
   status = 302;
   auto failed = ranged->Push({Raw(3, "c")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkUnknownError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("3xx in SINK_HTTP_RETRY_STATUS_CODE_RANGES"));
 }
 
 // M8: when the multi handle fails, nothing in flight counts as delivered.
@@ -209,7 +212,7 @@ TEST_F(HttpSinkSecurityTest, AFailedMultiPerformFailsEveryRequestInFlight) {
   auto failed = (*sink)->Push({Decoded(1, "a"), Decoded(2, "b"), Decoded(3, "c")});
   ASSERT_EQ(failed.size(), 3u);
   for (const FailedMessage& f : failed) {
-    EXPECT_EQ(f.error_type, ErrorType::kSinkRetryableError);
+    EXPECT_EQ(f.error_type, HttpFirehoseTypes()("transfer engine failure"));
     EXPECT_THAT(f.error, HasSubstr("curl_multi_perform"));
   }
 }
@@ -256,7 +259,7 @@ TEST_F(HttpSinkSecurityTest, AFileUrlIsNeverReadNorCountedAsDelivered) {
   ASSERT_TRUE(sink.ok());
   auto failed = (*sink)->Push({Raw(1, "a")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkUnknownError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("non-http(s) URL"));
   EXPECT_THAT(failed[0].error, ::testing::Not(HasSubstr("SLUICE_DB_DSN")));
   EXPECT_EQ(metrics_.Sum("firehose_sink_messages_drop_total"), 0);
 }

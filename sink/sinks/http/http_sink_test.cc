@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/http_test_server.h"
 #include "sink/sinks/testing/recording_metrics.h"
 #include "sink/sinks/testing/generated_pool.h"
@@ -25,6 +26,46 @@ using ::sluice::sink::testing::TestKey;
 using ::sluice::sink::testing::TestMessage;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+
+}  // namespace
+
+// The http sink's outcomes and the error type goto Firehose gives each
+// (error_type_table.h). Firehose's HttpSink never sets a type on a failed
+// message, so AbstractSink.processFailedMessages gives it DEFAULT_ERROR
+// (firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:70 ->
+// message/Message.java:33-36); "was" names sluice's mapping before.
+testing::ErrorTypeTable& HttpFirehoseTypes() {
+  static auto* table = new testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/common/AbstractHttpSink.java:63-64 (was SINK_5XX_ERROR)
+      {"5xx in SINK_HTTP_RETRY_STATUS_CODE_RANGES", ErrorType::kDefaultError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/common/AbstractHttpSink.java:63-64 (was SINK_4XX_ERROR)
+      {"4xx in SINK_HTTP_RETRY_STATUS_CODE_RANGES", ErrorType::kDefaultError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/common/AbstractHttpSink.java:63-64 (was SINK_UNKNOWN_ERROR)
+      {"3xx in SINK_HTTP_RETRY_STATUS_CODE_RANGES", ErrorType::kDefaultError},
+      // sluice only: Firehose drops it (AbstractHttpSink.java:65-67); see the
+      // README's "Switching from Firehose"
+      {"3xx outside the retry ranges", ErrorType::kDefaultError},
+      // httpClient.execute throws; firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53
+      // (was SINK_RETRYABLE_ERROR)
+      {"connection refused", ErrorType::kDefaultError},
+      // the same (a socket timeout is an IOException) (was SINK_RETRYABLE_ERROR)
+      {"request timeout", ErrorType::kDefaultError},
+      // the same: nothing in flight is known delivered (was SINK_RETRYABLE_ERROR)
+      {"transfer engine failure", ErrorType::kDefaultError},
+      // the same: Apache HttpClient throws on a non-http(s) scheme
+      // (was SINK_UNKNOWN_ERROR)
+      {"non-http(s) URL", ErrorType::kDefaultError},
+      // the OAuth2 interceptor's token request throws an IOException;
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53 (was SINK_RETRYABLE_ERROR)
+      {"OAuth2 token request fails", ErrorType::kDefaultError},
+      // sluice only: one bad record fails alone (Firehose: the serializer
+      // throws for the whole batch); README "Switching from Firehose"
+      {"record not serializable", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
+namespace {
 
 Message Record(int64_t offset, const std::string& order, int64_t amount = 1) {
   auto pb = std::make_shared<TestMessage>();
@@ -120,13 +161,13 @@ TEST_F(HttpSinkTest, StatusClassification) {
                         {"SINK_HTTP_RETRY_STATUS_CODE_RANGES", "400-403,500-599"}});
   auto failed = sink->Push({Record(1, "A"), Record(2, "B")});
   ASSERT_EQ(failed.size(), 2u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink5xxError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("5xx in SINK_HTTP_RETRY_STATUS_CODE_RANGES"));
   EXPECT_THAT(failed[0].error, HasSubstr("500"));
 
   status = 401;
   failed = sink->Push({Record(3, "C")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("4xx in SINK_HTTP_RETRY_STATUS_CODE_RANGES"));
   EXPECT_EQ(failed[0].message.offset, 3);
 
   // 404 is outside the retry ranges: dropped and counted, not failed.
@@ -210,7 +251,7 @@ TEST_F(HttpSinkTest, ConnectionRefusedIsRetryable) {
   auto sink = MakeSink({{"SINK_HTTP_SERVICE_URL", "http://127.0.0.1:" + std::to_string(port)}});
   auto failed = sink->Push({Record(1, "A")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("connection refused"));
 }
 
 TEST_F(HttpSinkTest, TimeoutIsRetryable) {
@@ -222,7 +263,7 @@ TEST_F(HttpSinkTest, TimeoutIsRetryable) {
                         {"SINK_HTTP_REQUEST_TIMEOUT_MS", "100"}});
   auto failed = sink->Push({Record(1, "A")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("request timeout"));
 }
 
 TEST(HttpSinkConfigTest, ErrorsNameTheVariable) {

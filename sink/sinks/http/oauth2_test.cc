@@ -12,10 +12,13 @@
 #include "gtest/gtest.h"
 #include "sink/sinks/http/http_sink.h"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/http_test_server.h"
 #include "sink/sinks/testing/recording_metrics.h"
 
 namespace sluice::sink {
+
+testing::ErrorTypeTable& HttpFirehoseTypes();  // http_sink_test.cc
 namespace {
 
 using ::sluice::sink::testing::HttpRequest;
@@ -173,7 +176,7 @@ TEST_F(HttpSinkOAuth2Test, A401AfterRenewalFailsTheMessagesAsUsual) {
   ASSERT_NE(sink, nullptr);
   auto failed = sink->Push({Record(1)});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("4xx in SINK_HTTP_RETRY_STATUS_CODE_RANGES"));
   EXPECT_EQ((*service)->requests().size(), 2u);  // not an endless loop
 }
 
@@ -186,7 +189,7 @@ TEST_F(HttpSinkOAuth2Test, NoTokenFailsTheBatchAsRetryableWithoutCallingTheServi
   ASSERT_NE(sink, nullptr);
   auto failed = sink->Push({Record(1), Record(2)});
   ASSERT_EQ(failed.size(), 2u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, HttpFirehoseTypes()("OAuth2 token request fails"));
   EXPECT_THAT(failed[0].error, HasSubstr("invalid_client"));
   EXPECT_TRUE((*service)->requests().empty());
 }

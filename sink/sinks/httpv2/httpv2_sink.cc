@@ -324,7 +324,14 @@ void Httpv2Sink::Classify(size_t i, long status, const std::string& error,
   if (status >= 200 && status <= 299) return;
   ErrorType type;
   std::string why = status < 0 ? error : absl::StrCat("Error:", status);
-  if (status < 0 || InStatusRanges(config_.retry_ranges, static_cast<int>(status))) {
+  if (status < 0) {
+    // No answer (refused, timeout, ...): depot's HttpSinkClient.send throws
+    // IOException, HttpSink.pushToSink rethrows it as depot's SinkException,
+    // which Firehose's AbstractSink.java:48-53 catches as any Exception:
+    // DEFAULT_ERROR (Message.java:33-36).
+    type = ErrorType::kDefaultError;
+  } else if (InStatusRanges(config_.retry_ranges, static_cast<int>(status))) {
+    // depot HttpResponseParser.getErrors: retry ranges first, then 4xx, 5xx.
     type = ErrorType::kSinkRetryableError;
   } else if (status >= 400 && status <= 499) {
     type = ErrorType::kSink4xxError;
@@ -345,7 +352,8 @@ std::vector<FailedMessage> Httpv2Sink::Execute() {
       spdlog::warn("HTTPV2: {}", std::string(token.status().message()));
       for (const Request& r : requests_) {
         for (const Message& m : r.messages) {
-          failed.push_back(Fail(m, ErrorType::kSinkRetryableError, std::string(token.status().message())));
+          // depot's OAuth2Credential interceptor throws IOException: as above.
+          failed.push_back(Fail(m, ErrorType::kDefaultError, std::string(token.status().message())));
         }
       }
       requests_.clear();

@@ -8,12 +8,48 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/generated_pool.h"
 #include "sink/sinks/testing/http_test_server.h"
 #include "sink/sinks/testing/recording_metrics.h"
 
 namespace sluice::sink {
 namespace {
+
+// The httpv2 (depot http) sink's outcomes and the types depot and goto
+// Firehose give them (error_type_table.h). GenericSink.java:29-33 copies depot's
+// per-message ErrorInfo.
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // depot (stored 9e72eef) src/main/java/com/gotocompany/depot/http/response/HttpResponseParser.java
+      // getErrors: retry ranges, then 4xx, then 5xx, else SINK_UNKNOWN_ERROR
+      {"status in SINK_HTTPV2_RETRY_STATUS_CODE_RANGES", ErrorType::kSinkRetryableError},
+      // depot (stored 9e72eef) src/main/java/com/gotocompany/depot/http/response/HttpResponseParser.java
+      // getErrors: retry ranges, then 4xx, then 5xx, else SINK_UNKNOWN_ERROR
+      {"4xx outside the retry ranges", ErrorType::kSink4xxError},
+      // depot (stored 9e72eef) src/main/java/com/gotocompany/depot/http/response/HttpResponseParser.java
+      // getErrors: retry ranges, then 4xx, then 5xx, else SINK_UNKNOWN_ERROR
+      {"5xx outside the retry ranges", ErrorType::kSink5xxError},
+      // depot (stored 9e72eef) src/main/java/com/gotocompany/depot/http/response/HttpResponseParser.java
+      // getErrors: retry ranges, then 4xx, then 5xx, else SINK_UNKNOWN_ERROR
+      {"other status (3xx)", ErrorType::kSinkUnknownError},
+      // depot HttpSinkClient.send throws IOException, rethrown as depot's
+      // SinkException (not Firehose's, which AbstractSink.java:46-47 rethrows) through
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/GenericSink.java:28; firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53
+      // (was SINK_RETRYABLE_ERROR)
+      {"no answer (refused, timeout)", ErrorType::kDefaultError},
+      // depot's OAuth2 interceptor throws IOException: as above (was SINK_RETRYABLE_ERROR)
+      {"OAuth2 token request fails", ErrorType::kDefaultError},
+      // sluice only: per record (depot throws for the batch)
+      {"key does not decode", ErrorType::kDeserializationError},
+      // depot's proto parser with unknown-field validation; per record in sluice
+      {"unknown fields in the record", ErrorType::kUnknownFieldsError},
+      // sluice only: depot splices values raw (README "Firehose conformance")
+      {"URL would leave the configured origin", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::FindGenerated;
 using ::sluice::sink::testing::HttpTestServer;
@@ -140,11 +176,11 @@ TEST_F(Httpv2SinkTest, StatusCodesMapAsDepot) {
                         {"SINK_HTTPV2_RETRY_STATUS_CODE_RANGES", "500-502,429-429"}});
   ASSERT_NE(sink, nullptr);
   for (auto [code, want] : std::vector<std::pair<int, ErrorType>>{
-           {500, ErrorType::kSinkRetryableError},
-           {429, ErrorType::kSinkRetryableError},
-           {404, ErrorType::kSink4xxError},
-           {503, ErrorType::kSink5xxError},
-           {302, ErrorType::kSinkUnknownError}}) {
+           {500, FirehoseTypes()("status in SINK_HTTPV2_RETRY_STATUS_CODE_RANGES")},
+           {429, FirehoseTypes()("status in SINK_HTTPV2_RETRY_STATUS_CODE_RANGES")},
+           {404, FirehoseTypes()("4xx outside the retry ranges")},
+           {503, FirehoseTypes()("5xx outside the retry ranges")},
+           {302, FirehoseTypes()("other status (3xx)")}}) {
     status = code;
     auto failed = sink->Push({Record(1, "A")});
     ASSERT_EQ(failed.size(), 1u) << code;
@@ -166,7 +202,7 @@ TEST_F(Httpv2SinkTest, TransportErrorIsRetryable) {
   ASSERT_NE(sink, nullptr);
   auto failed = sink->Push({Record(1, "A")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("no answer (refused, timeout)"));
 }
 
 TEST_F(Httpv2SinkTest, DeleteWithoutBodyWhenDisabled) {
@@ -201,7 +237,7 @@ TEST_F(Httpv2SinkTest, UndecodableAndFieldlessRecordsFailAlone) {
   auto failed = sink->Push({Record(1, "A"), bad});
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 2);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kDeserializationError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("key does not decode"));
   ASSERT_EQ((*server)->requests().size(), 1u);
   EXPECT_EQ((*server)->requests()[0].Header("x-k"), "key-A");
 }
@@ -242,7 +278,7 @@ TEST_F(Httpv2SinkTest, OAuth2TokenIsFetchedCachedAndDroppedOn401) {
   reject = true;
   auto failed = sink->Push({Record(4, "D")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("status in SINK_HTTPV2_RETRY_STATUS_CODE_RANGES"));
   reject = false;
   EXPECT_TRUE(sink->Push({Record(4, "D")}).empty());
   EXPECT_EQ(sink->token_fetches(), 2);
@@ -267,7 +303,7 @@ TEST_F(Httpv2SinkTest, NoTokenFailsTheBatchRetryableWithoutSending) {
   ASSERT_NE(sink, nullptr);
   auto failed = sink->Push({Record(1, "A")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("OAuth2 token request fails"));
   EXPECT_THAT(failed[0].error, HasSubstr("invalid_client"));
   EXPECT_TRUE((*server)->requests().empty());
 }
@@ -301,7 +337,7 @@ TEST(Httpv2JsonInputTest, TemplatesReadJsonMembers) {
   auto failed = (*sink)->Push({m, no_driver});
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kUnknownFieldsError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("unknown fields in the record"));
   auto reqs = (*server)->requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].target, "/r/ana");
@@ -387,7 +423,7 @@ TEST_F(Httpv2UrlSafetyTest, ValueThatChangesSchemeHostOrPortFailsTheRecord) {
     ASSERT_NE(sink, nullptr);
     auto failed = sink->Push({JsonRecord(c.record)});
     ASSERT_EQ(failed.size(), 1u) << c.pattern;
-    EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError) << c.pattern;
+    EXPECT_EQ(failed[0].error_type, FirehoseTypes()("URL would leave the configured origin")) << c.pattern;
     EXPECT_THAT(failed[0].error, HasSubstr("scheme, host or port")) << c.pattern;
   }
   EXPECT_TRUE((*a)->requests().empty());

@@ -193,9 +193,6 @@ InfluxSink::WriteResult InfluxSink::Write(std::string body) const {
                           : "";
   out.why = absl::StrCat("HTTP ", res->status, error.empty() ? "" : ": ", error);
   out.partial = res->status == 400;
-  out.type = res->status == 429 ? ErrorType::kSinkRetryableError
-             : res->status >= 500 ? ErrorType::kSink5xxError
-                                  : ErrorType::kSink4xxError;
   return out;
 }
 

@@ -76,7 +76,10 @@ class InfluxSink : public TwoStageSink {
   struct WriteResult {
     bool ok = false;
     bool partial = false;  // a 400 of InfluxDB's point errors
-    ErrorType type = ErrorType::kSinkRetryableError;
+    // Always DEFAULT_ERROR, as Firehose: InfluxSink.java:67 client.write throws
+    // on any failed write (transport, 4xx, 5xx) and AbstractSink.java:48-53
+    // fails the push, typed by Message.java:33-36.
+    ErrorType type = ErrorType::kDefaultError;
     std::string why;
   };
   WriteResult Write(std::string body) const;

@@ -9,11 +9,27 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/influx_test_server.h"
 #include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+// The influxdb sink's outcomes and goto Firehose's types
+// (error_type_table.h). InfluxSink sets no type (firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:70 -> message/Message.java:33-36).
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/influxdb/InfluxSink.java:67 client.write throws,
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53 (was SINK_4XX_ERROR)
+      {"point rejected by InfluxDB", ErrorType::kDefaultError},
+      // sluice only: one bad record fails alone (Firehose fails the batch);
+      // README "Switching from Firehose"
+      {"record unusable", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::FindGenerated;
 
@@ -113,7 +129,7 @@ TEST_F(InfluxSinkTest, JsonInputByNameAndErrorsPerMessageOrBatch) {
                           json(5, R"({"fare":2.5,"ts":1714557600005})")});
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 4);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("point rejected by InfluxDB"));
   EXPECT_THAT(failed[0].error, HasSubstr("field type conflict"));
   std::string fares = server_->Query("SELECT fare FROM \\\"booking events\\\"");
   EXPECT_THAT(fares, HasSubstr("1714557600003000000,1.5")) << fares;
@@ -142,7 +158,7 @@ TEST_F(InfluxSinkTest, SpecialCharactersRoundTripAndCannotInjectPoints) {
        json(2, {{"host", "ok"}, {"path", "p"}, {"note", "n"}, {"ts", 1714557600002}})});
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("record unusable"));
   EXPECT_THAT(failed[0].error, HasSubstr("tag \"host\""));
   std::string out = server_->Query("SELECT host, path, note FROM \\\"booking events\\\" ORDER BY time");
   EXPECT_THAT(out, HasSubstr("1714557600000000000,\"a,b=c d\",C:\\dir,\"q\"\"uote \\ back\nslash\"")) << out;
@@ -247,7 +263,7 @@ TEST(InfluxLineBuilderTest, EscapesEachSpecialCharacterAndRefusesLineBreaksInTag
   ASSERT_EQ(failed.size(), 2u);
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(failed[i].message.offset, 4 + i);
-    EXPECT_EQ(failed[i].error_type, ErrorType::kInvalidMessageError);
+    EXPECT_EQ(failed[i].error_type, FirehoseTypes()("record unusable"));
     EXPECT_THAT(failed[i].error, HasSubstr("tag \"host\""));
     EXPECT_THAT(failed[i].error, HasSubstr("newline or carriage return"));
   }

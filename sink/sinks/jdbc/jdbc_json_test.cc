@@ -7,10 +7,26 @@
 #include "gtest/gtest.h"
 #include "sink/schema/json_decoder.h"
 #include "sink/sinks/jdbc/jdbc_sink.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/pg_test_db.h"
 
 namespace sluice::sink {
 namespace {
+
+// The jdbc sink's outcomes for JSON input and goto Firehose's types
+// (error_type_table.h; the others are in jdbc_sink_test.cc).
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/jdbc/JdbcSink.java:75 executeBatch throws SQLException; firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53
+      // (was SINK_4XX_ERROR)
+      {"row rejected (constraint, missing column)", ErrorType::kDefaultError},
+      // sluice only: one bad record fails alone (Firehose fails the batch);
+      // README "Switching from Firehose"
+      {"record unusable", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::PgTestDb;
 using ::testing::ElementsAre;
@@ -93,7 +109,7 @@ TEST_F(JdbcJsonTest, UpsertsOnUniqueKeysAndABadRowFailsAlone) {
                                     R"({"order_number":"A","amount":2})"}));
   ASSERT_EQ(failed.size(), 1u) << "the CHECK constraint rejects B";
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("row rejected (constraint, missing column)"));
   EXPECT_THAT(Query("SELECT order_number, amount FROM orders"), ElementsAre(ElementsAre("A", "2")));
 }
 
@@ -104,7 +120,7 @@ TEST_F(JdbcJsonTest, ARecordThatWasNotDecodedAsJsonIsInvalid) {
   raw.value = R"({"order_number":"A"})";
   auto failed = sink->Push({raw});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("record unusable"));
   EXPECT_THAT(failed[0].error, HasSubstr("not decoded as JSON"));
 }
 

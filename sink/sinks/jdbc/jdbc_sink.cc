@@ -329,18 +329,6 @@ std::string JdbcSink::UpsertSql() const {
   return sql;
 }
 
-ErrorType JdbcSink::Classify(const char* sqlstate) const {
-  absl::string_view s = sqlstate == nullptr ? "" : sqlstate;
-  if (absl::StartsWith(s, "08") || absl::StartsWith(s, "40") || absl::StartsWith(s, "53") ||
-      absl::StartsWith(s, "57")) {
-    return ErrorType::kSinkRetryableError;
-  }
-  if (absl::StartsWith(s, "22") || absl::StartsWith(s, "23") || absl::StartsWith(s, "42")) {
-    return ErrorType::kSink4xxError;
-  }
-  return ErrorType::kSink5xxError;
-}
-
 JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
   WriteOutcome out;
   // COPY text format: one line per row, tab-separated, \N for NULL.
@@ -361,7 +349,11 @@ JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
     const char* state = res ? PQresultErrorField(res.get(), PG_DIAG_SQLSTATE) : nullptr;
     out.error = absl::StrCat("jdbc sink: ", absl::StripTrailingAsciiWhitespace(PQerrorMessage(conn_)));
     bool connected = PQstatus(conn_) == CONNECTION_OK;
-    out.type = connected ? Classify(state) : ErrorType::kSinkRetryableError;
+    // Every SQL failure is DEFAULT_ERROR, as Firehose: JdbcSink.java:75
+    // executeBatch (or :54 getConnection) throws SQLException, AbstractSink.java:48-53
+    // fails the push and Message.java:33-36 types it. SQLSTATE only decides
+    // whether the failure is one row's (bisected below) or the batch's.
+    out.type = ErrorType::kDefaultError;
     // Data exceptions (22) and integrity violations (23) belong to rows.
     absl::string_view sqlstate = state == nullptr ? "" : state;
     out.row_level = connected && (absl::StartsWith(sqlstate, "22") || absl::StartsWith(sqlstate, "23"));
@@ -378,7 +370,7 @@ JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
     if (PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) != 1 ||
         PQputCopyEnd(conn_, nullptr) != 1) {
       out.error = absl::StrCat("jdbc sink: COPY: ", PQerrorMessage(conn_));
-      out.type = ErrorType::kSinkRetryableError;
+      out.type = ErrorType::kDefaultError;
       return false;
     }
     bool ok = true;
@@ -437,7 +429,7 @@ std::vector<FailedMessage> JdbcSink::Execute() {
     if (!s.ok()) {
       for (Message& m : messages_) {
         failed.push_back(
-            FailedMessage{std::move(m), ErrorType::kSinkRetryableError, std::string(s.message())});
+            FailedMessage{std::move(m), ErrorType::kDefaultError, std::string(s.message())});
       }
       return done();
     }

@@ -106,7 +106,6 @@ class JdbcSink : public TwoStageSink {
   absl::Status Connect();
   std::string ColumnList() const;  // ("c1","c2",...)
   std::string UpsertSql() const;   // INSERT ... SELECT FROM stage ON CONFLICT ...
-  ErrorType Classify(const char* sqlstate) const;
   // Fills `row` (one value per column) from a decoded protobuf / a JSON
   // record. InvalidArgument with the reason the message fails.
   absl::Status ProtoRow(const Message& m, std::vector<std::optional<std::string>>* row) const;
@@ -114,7 +113,7 @@ class JdbcSink : public TwoStageSink {
   // Result of writing some prepared rows in one statement/transaction.
   struct WriteOutcome {
     bool ok = false;
-    ErrorType type = ErrorType::kSink5xxError;
+    ErrorType type = ErrorType::kDefaultError;  // Firehose's only JDBC type
     std::string error;
     bool row_level = false;  // SQLSTATE class 22 or 23 on a live connection
   };

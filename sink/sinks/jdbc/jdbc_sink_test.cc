@@ -14,11 +14,31 @@
 #include "common/testing/silent_listener.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/pg_test_db.h"
 #include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+// The jdbc sink's outcomes and goto Firehose's types (error_type_table.h).
+// JdbcSink sets no type (firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:70 -> message/Message.java:33-36).
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/jdbc/JdbcSink.java:75 executeBatch throws SQLException; firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53
+      // (was SINK_4XX_ERROR by SQLSTATE class 22/23/42)
+      {"row rejected (constraint, missing column)", ErrorType::kDefaultError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/jdbc/JdbcSink.java:54 getConnection / :75 throw; firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53 (was SINK_RETRYABLE_ERROR)
+      {"connection lost", ErrorType::kDefaultError},
+      // the same (57014) (was SINK_RETRYABLE_ERROR)
+      {"statement timeout", ErrorType::kDefaultError},
+      // sluice only: one bad record fails alone (Firehose fails the batch);
+      // README "Switching from Firehose"
+      {"record unusable", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::FindGenerated;
 
@@ -134,7 +154,7 @@ TEST_F(JdbcSinkTest, ConstraintErrorFailsOnlyTheBadRowAs4xx) {
   auto failed = sink->Push({Record(1, "A", 1), Record(2, "B", -5)});  // CHECK violation
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 2);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("row rejected (constraint, missing column)"));
   EXPECT_THAT(failed[0].error, HasSubstr("check constraint"));
   EXPECT_EQ(Query("SELECT order_number FROM orders")[0][0], "A");
   // The sink keeps working.
@@ -155,7 +175,7 @@ TEST_F(JdbcSinkTest, BadRowsAreIsolatedAndTheRestOfTheBatchIsWritten) {
   for (const auto& f : failed) offsets.push_back(f.message.offset);
   EXPECT_THAT(offsets, ElementsAre(17, 150, 200));
   EXPECT_THAT(failed[2].error, HasSubstr("duplicate key"));
-  EXPECT_EQ(failed[2].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[2].error_type, FirehoseTypes()("row rejected (constraint, missing column)"));
   EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "198");
   EXPECT_EQ(Query("SELECT amount FROM orders WHERE order_number = 'O3'")[0][0], "3");
 }
@@ -176,7 +196,7 @@ TEST_F(JdbcSinkTest, SchemaErrorFailsTheWholeBatchWithoutBisecting) {
   ASSERT_TRUE(db_->Query("ALTER TABLE orders DROP COLUMN past").ok());
   auto failed = sink->Push({Record(1, "A", 1), Record(2, "B", 2)});
   ASSERT_EQ(failed.size(), 2u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("row rejected (constraint, missing column)"));
   EXPECT_THAT(failed[0].error, HasSubstr("past"));
 }
 
@@ -188,7 +208,7 @@ TEST_F(JdbcSinkTest, UpsertErrorFailsOnlyTheMessagesOfTheBadRow) {
   std::vector<int64_t> offsets;
   for (const auto& f : failed) offsets.push_back(f.message.offset);
   EXPECT_THAT(offsets, ElementsAre(2, 3));
-  EXPECT_EQ(failed[1].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[1].error_type, FirehoseTypes()("row rejected (constraint, missing column)"));
   EXPECT_EQ(Query("SELECT order_number, amount FROM orders")[0][0], "A");
   EXPECT_TRUE(sink->Push({Record(4, "A", 7)}).empty());
   EXPECT_EQ(Query("SELECT amount FROM orders")[0][0], "7");
@@ -211,7 +231,7 @@ TEST_F(JdbcSinkTest, LostConnectionIsRetryableAndReconnects) {
         "WHERE application_name = 'sluice-sink' AND datname = current_database()");
   auto failed = sink->Push({Record(2, "B", 1)});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("connection lost"));
   EXPECT_TRUE(sink->Push({Record(2, "B", 1)}).empty());
   EXPECT_EQ(Query("SELECT count(*) FROM orders")[0][0], "2");
 }
@@ -251,7 +271,7 @@ TEST_F(JdbcSinkTest, UndecodedMessageIsInvalid) {
   m.decoded = nullptr;
   auto failed = sink->Push({m, Record(2, "B", 1)});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("record unusable"));
   EXPECT_EQ(Query("SELECT order_number FROM orders")[0][0], "B");
 }
 
@@ -339,7 +359,7 @@ TEST_F(JdbcSinkTest, StatementTimeoutFailsAWriteBlockedOnALockAsRetryable) {
   auto failed = push.get();
   EXPECT_TRUE(finished) << "the write waited for the lock without a timeout";
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("statement timeout"));
   EXPECT_THAT(failed[0].error, HasSubstr("statement timeout"));
   // The connection stays usable once the lock is gone.
   EXPECT_TRUE(sink->Push({Record(2, "B", 2)}).empty());

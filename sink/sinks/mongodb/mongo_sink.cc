@@ -20,18 +20,6 @@ struct ScopedBson {
   bson_t* get() { return &b; }
 };
 
-// Write error codes the retryable-writes spec treats as transient
-// (specifications: retryable-writes.md, "determining retryable errors").
-bool IsTransientCode(int32_t code) {
-  switch (code) {
-    case 6: case 7: case 89: case 91: case 112: case 189: case 262: case 9001:
-    case 10107: case 11600: case 11602: case 13435: case 13436:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The record's JSON text: JSON input as decoded, protobuf input through
 // protobuf's JSON mapping. InvalidArgument when there is none.
 absl::StatusOr<std::string> DocumentJson(const Message& m, const MongoSinkConfig& c) {
@@ -249,8 +237,10 @@ int MongoSink::ReadWriteErrors(const bson_t* reply) {
                    m.topic, m.partition, m.offset, code, message);
       continue;
     }
-    Fail(index, IsTransientCode(code) ? ErrorType::kSinkRetryableError : ErrorType::kSink4xxError,
-         absl::StrCat("E", code, " ", message));
+    // A write error outside the blacklist: MongoSink.java:75-78 returns the
+    // message without an error type, so it is DEFAULT_ERROR (AbstractSink.java:70,
+    // Message.java:33-36), whatever the code.
+    Fail(index, ErrorType::kDefaultError, absl::StrCat("E", code, " ", message));
   }
   return count;
 }
@@ -289,7 +279,10 @@ std::vector<FailedMessage> MongoSink::Execute() {
       // Nothing or not everything is known to be stored: fail the rest.
       std::string why = concern_error ? "write concern error" : error.message;
       for (size_t i = 0; i < messages_.size(); ++i) {
-        if (!dropped_[i]) Fail(i, ErrorType::kSinkRetryableError, why);
+        // Firehose: the driver throws (MongoSinkClient.java:99-112 catches only
+        // MongoBulkWriteException) and AbstractSink.java:48-53 fails the push:
+        // DEFAULT_ERROR.
+        if (!dropped_[i]) Fail(i, ErrorType::kDefaultError, why);
       }
     }
     CountResults(reply.get(), !incomplete && !concern_error, write_errors);

@@ -12,12 +12,31 @@
 #include "integration/mongo_fake/mongo_fake_process.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/generated_pool.h"
 #include "sink/sinks/testing/recording_metrics.h"
 #include "sink/sinks/testing/json_message.h"
 
 namespace sluice::sink {
 namespace {
+
+// The mongodb sink's outcomes and goto Firehose's types
+// (error_type_table.h). MongoSink sets no type (firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:70 -> message/Message.java:33-36).
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/mongodb/MongoSink.java:75-78 returns it untyped
+      // (was SINK_4XX_ERROR, or SINK_RETRYABLE_ERROR for transient codes)
+      {"write error outside the blacklist", ErrorType::kDefaultError},
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/mongodb/client/MongoSinkClient.java catches only
+      // MongoBulkWriteException; firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53 (was SINK_RETRYABLE_ERROR)
+      {"server unreachable", ErrorType::kDefaultError},
+      // sluice only: one bad record fails alone (Firehose fails the batch);
+      // README "Switching from Firehose"
+      {"record unusable", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
 
 using ::sluice::integration::MongoFake;
 using ::sluice::sink::testing::FindGenerated;
@@ -144,14 +163,14 @@ TEST_F(MongoSinkTest, WriteErrorsFailOnlyTheirMessages) {
                                JsonMessage(2, R"({"id":"b"})")});
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSink4xxError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("write error outside the blacklist"));
   EXPECT_EQ(failed[0].error, "E121 Document failed validation");
   EXPECT_EQ(Docs().size(), 2u) << "unordered: the others are written";
 
   fake_->FailIds({"bad"}, 91, "shutting down");
   failed = (*sink)->Push({JsonMessage(3, R"({"id":"bad"})")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << "91 is transient";
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("write error outside the blacklist")) << "a transient code too: Firehose types no code";
 
   fake_->FailIds({"bad"}, 11000, "E11000 duplicate key");
   failed = (*sink)->Push({JsonMessage(4, R"({"id":"bad"})"), JsonMessage(5, R"({"id":"c"})")});
@@ -171,7 +190,7 @@ TEST_F(MongoSinkTest, BadRecordsFailAloneAsInvalidMessages) {
                                JsonMessage(6, R"({"id":"dot","a.b":1})"),
                                JsonMessage(7, R"({"id":"nul\u0000key","v":1})")});
   ASSERT_EQ(failed.size(), 5u);
-  for (const auto& f : failed) EXPECT_EQ(f.error_type, ErrorType::kInvalidMessageError) << f.error;
+  for (const auto& f : failed) EXPECT_EQ(f.error_type, FirehoseTypes()("record unusable")) << f.error;
   EXPECT_THAT(failed[0].error, HasSubstr("primary key field \"id\" is missing"));
   EXPECT_THAT(failed[1].error, HasSubstr("not a JSON object"));
   EXPECT_THAT(failed[2].error, HasSubstr("an object or an array"));
@@ -189,7 +208,7 @@ TEST_F(MongoSinkTest, AnOutageFailsTheBatchAsRetryableThenRecovers) {
   fake_->Outage(1500);
   auto failed = (*sink)->Push({JsonMessage(1, R"({"id":"during1"})"), JsonMessage(2, R"({"id":"during2"})")});
   ASSERT_EQ(failed.size(), 2u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("server unreachable")) << failed[0].error;
   absl::Time give_up = absl::Now() + absl::Seconds(15);
   while (!(*sink)->Push({JsonMessage(1, R"({"id":"during1"})")}).empty()) {
     ASSERT_LT(absl::Now(), give_up) << "the sink did not reconnect";

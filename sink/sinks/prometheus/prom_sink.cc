@@ -162,8 +162,12 @@ std::vector<FailedMessage> PromSink::Execute() {
   auto fail_all = [&](ErrorType type, const std::string& why) {
     for (const Message* m : messages_) failed.push_back({*m, type, absl::StrCat("prometheus sink: ", why)});
   };
+  // Firehose's PromSink is an AbstractHttpSink: a failed message never gets
+  // an error type, so every failure below is DEFAULT_ERROR (AbstractSink.java:70,
+  // Message.java:33-36): a transport error through AbstractSink.java:48-53, a
+  // status in SINK_PROM_RETRY_STATUS_CODE_RANGES through AbstractHttpSink.java:63-64.
   if (!res.ok()) {
-    fail_all(ErrorType::kSinkRetryableError, std::string(res.status().message()));
+    fail_all(ErrorType::kDefaultError, std::string(res.status().message()));
   } else if (res->status < 200 || res->status >= 300) {
     const int s = static_cast<int>(res->status);
     if (InStatusRanges(config_.log_ranges, s)) {
@@ -177,9 +181,9 @@ std::vector<FailedMessage> PromSink::Execute() {
       metrics_->Increment("firehose_sink_messages_drop_total", {{"cause", "rejected_samples"}},
                           static_cast<double>(messages_.size()));
     } else if (s == 429) {
-      fail_all(ErrorType::kSinkRetryableError, absl::StrCat("POST ", where, " -> 429"));
+      fail_all(ErrorType::kDefaultError, absl::StrCat("POST ", where, " -> 429"));
     } else if (InStatusRanges(config_.retry_ranges, s)) {
-      fail_all(HttpStatusErrorType(s), absl::StrCat("POST ", where, " -> ", s));
+      fail_all(ErrorType::kDefaultError, absl::StrCat("POST ", where, " -> ", s));
     } else if (s < 400 || s > 599) {
       // 1xx/3xx (redirects are not followed): nothing was stored.
       fail_all(ErrorType::kDefaultError, absl::StrCat("POST ", where, " -> ", s, " (not a success)"));

@@ -10,12 +10,29 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testdata/test_message.pb.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/prometheus_test_server.h"
 #include "sink/sinks/testing/recording_metrics.h"
 #include "sink/sinks/testing/generated_pool.h"
 
 namespace sluice::sink {
 namespace {
+
+// The prometheus sink's outcomes and goto Firehose's types
+// (error_type_table.h). PromSink is an AbstractHttpSink and sets no type:
+// DEFAULT_ERROR (firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:70 -> message/Message.java:33-36).
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/common/AbstractHttpSink.java:53 httpClient.execute throws,
+      // firehose 857761c6 src/main/java/com/gotocompany/firehose/sink/AbstractSink.java:48-53 (was SINK_RETRYABLE_ERROR)
+      {"server unreachable", ErrorType::kDefaultError},
+      // sluice only: one bad record fails alone (Firehose fails the batch);
+      // README "Switching from Firehose"
+      {"record value not a number", ErrorType::kInvalidMessageError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::FindGenerated;
 
@@ -103,14 +120,14 @@ TEST_F(PromSinkTest, JsonInputAndABadRecordFailsAloneAndAStoppedServerIsRetryabl
                                json(1, R"({"fare":"cheap","driver":{"name":"bo"}})")});
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].message.offset, 1);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kInvalidMessageError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("record value not a number"));
   EXPECT_THAT(failed[0].error, HasSubstr("not a number"));
   EXPECT_EQ(ValueAt(*server_, R"(ride_fare{driver="ana"})", absl::ToUnixMillis(absl::Now())), "12.5");
 
   server_->Kill();
   failed = (*sink)->Push({json(2, R"({"fare":1,"driver":{"name":"cy"}})")});
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError);
+  EXPECT_EQ(failed[0].error_type, FirehoseTypes()("server unreachable"));
 }
 
 TEST(PromSinkConfigTest, ErrorsNameTheVariable) {

@@ -11,11 +11,28 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/redis/redis_sink.h"
+#include "sink/sinks/testing/error_type_table.h"
 #include "sink/sinks/testing/json_message.h"
 #include "sink/sinks/testing/redis_test_server.h"
 
 namespace sluice::sink {
 namespace {
+
+// The redis sink's connection outcomes and depot's types (error_type_table.h;
+// the others are in redis_sink_test.cc).
+::sluice::sink::testing::ErrorTypeTable& FirehoseTypes() {
+  static auto* table = new ::sluice::sink::testing::ErrorTypeTable({
+      // depot 85d7f860 src/main/java/com/gotocompany/depot/redis/util/RedisSinkUtils.java:71 via RedisSink's catch of JedisConnectionException
+      // (was SINK_RETRYABLE_ERROR)
+      {"connection lost", ErrorType::kSinkNonRetryableError},
+      // the same: sluice fails the reconnect as a connection failure; whether
+      // Jedis raises a refused AUTH as JedisConnectionException was not checked
+      // (was SINK_RETRYABLE_ERROR)
+      {"reconnect refused (AUTH)", ErrorType::kSinkNonRetryableError},
+  });
+  return *table;
+}
+
 
 using ::sluice::sink::testing::RedisTestCluster;
 using ::sluice::sink::testing::RedisTestServer;
@@ -137,7 +154,7 @@ TEST_F(RedisAuthTest, AclUserWithoutCredentialsFailsStart) {
   EXPECT_THAT(sink.status().message(), HasSubstr("SINK_REDIS_AUTH_PASSWORD"));
 }
 
-TEST_F(RedisAuthTest, AReconnectAuthenticatesAgainAndARefusalThenIsRetryable) {
+TEST_F(RedisAuthTest, AReconnectAuthenticatesAgainAndARefusalThenFailsTheBatch) {
   RequirePassword();
   auto sink = MakeSink({{"SINK_REDIS_AUTH_PASSWORD", kPassword}, {"SINK_REDIS_SOCKET_TIMEOUT_MS", "500"}});
   ASSERT_TRUE(sink.ok()) << sink.status();
@@ -150,14 +167,14 @@ TEST_F(RedisAuthTest, AReconnectAuthenticatesAgainAndARefusalThenIsRetryable) {
     auto failed = (*sink)->Push({Json(1, R"({"id":3,"v":"three"})")});
     written = failed.empty();
     if (!written) {
-      EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+      EXPECT_EQ(failed[0].error_type, FirehoseTypes()("connection lost")) << failed[0].error;
     }
   }
   EXPECT_TRUE(written);
   EXPECT_EQ(AuthCli(*server_, {"GET", "k_3"}), "three");
 
   // The server comes back with another password: the reconnect is refused,
-  // the batch fails retryable, naming the variable.
+  // the batch fails (SINK_NON_RETRYABLE_ERROR, as depot), naming the variable.
   server_->Kill();
   ASSERT_TRUE(server_->Restart().ok());
   ASSERT_EQ(server_->Cli({"CONFIG", "SET", "requirepass", "rotated"}), "OK");
@@ -165,7 +182,7 @@ TEST_F(RedisAuthTest, AReconnectAuthenticatesAgainAndARefusalThenIsRetryable) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto failed = (*sink)->Push({Json(2, R"({"id":4,"v":"four"})")});
     ASSERT_EQ(failed.size(), 1u);
-    EXPECT_EQ(failed[0].error_type, ErrorType::kSinkRetryableError) << failed[0].error;
+    EXPECT_EQ(failed[0].error_type, FirehoseTypes()("reconnect refused (AUTH)")) << failed[0].error;
     last = failed[0].error;
   }
   EXPECT_THAT(last, HasSubstr("SINK_REDIS_AUTH_PASSWORD"));

@@ -16,15 +16,13 @@
 namespace sluice::sink {
 namespace {
 
-// Redis error replies that a later attempt may not get (server busy, loading,
-// failing over, out of memory); the others are the request's fault.
-ErrorType ClassifyReplyError(absl::string_view error) {
-  for (absl::string_view transient :
-       {"LOADING", "BUSY", "TRYAGAIN", "OOM", "MASTERDOWN", "READONLY", "CLUSTERDOWN"}) {
-    if (absl::StartsWith(error, transient)) return ErrorType::kSinkRetryableError;
-  }
-  return ErrorType::kSink4xxError;
-}
+// depot's types (RedisSink.java:71-74 at depot 1da3613c, RedisSinkUtils.java at
+// depot 85d7f860): an error reply is DEFAULT_ERROR (RedisSinkUtils.java:47);
+// a send that throws (no connection, connection lost, Jedis's cluster
+// redirections exhausted) fails every record of the send as
+// SINK_NON_RETRYABLE_ERROR (RedisSinkUtils.java:71).
+constexpr ErrorType kReplyError = ErrorType::kDefaultError;
+constexpr ErrorType kConnectionError = ErrorType::kSinkNonRetryableError;
 
 }  // namespace
 
@@ -173,7 +171,7 @@ void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& in
                        std::vector<Redirect>* redirects) {
   auto ctx = nodes_->Get(address);
   if (!ctx.ok()) {
-    for (size_t i : indices) Record(i, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
+    for (size_t i : indices) Record(i, kConnectionError, std::string(ctx.status().message()));
     return;
   }
   for (size_t i : indices) Append(*ctx, commands_[i]);
@@ -192,7 +190,7 @@ void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& in
           absl::SimpleAtoi(parts[1], &slot)) {
         redirects->push_back({i, parts[0] == "ASK", slot, parts[2]});
       } else {
-        Record(i, ClassifyReplyError(error), absl::StrCat("redis sink: ", Arg(commands_[i], 0), ": ", error));
+        Record(i, kReplyError, absl::StrCat("redis sink: ", Arg(commands_[i], 0), ": ", error));
       }
     }
     freeReplyObject(reply);
@@ -200,7 +198,7 @@ void RedisSink::SendTo(const std::string& address, const std::vector<size_t>& in
   if (read < indices.size()) {  // transport error or timeout: the rest is unknown
     std::string why = absl::StrCat("redis sink: ", address, ": ",
                                    (*ctx)->errstr[0] ? (*ctx)->errstr : "connection lost");
-    for (size_t k = read; k < indices.size(); ++k) Record(indices[k], ErrorType::kSinkRetryableError, why);
+    for (size_t k = read; k < indices.size(); ++k) Record(indices[k], kConnectionError, why);
     nodes_->Drop(address);  // reconnects on the next batch
   }
 }
@@ -210,7 +208,7 @@ void RedisSink::Follow(Redirect r) {
     if (!r.ask) nodes_->Moved(r.slot, r.address);
     auto ctx = nodes_->Get(r.address);
     if (!ctx.ok()) {
-      Record(r.command, ErrorType::kSinkRetryableError, std::string(ctx.status().message()));
+      Record(r.command, kConnectionError, std::string(ctx.status().message()));
       return;
     }
     // ASK: this one command goes to the importing node after ASKING.
@@ -225,7 +223,7 @@ void RedisSink::Follow(Redirect r) {
     }
     ok = ok && redisGetReply(*ctx, &raw) == REDIS_OK && raw != nullptr;
     if (!ok) {
-      Record(r.command, ErrorType::kSinkRetryableError,
+      Record(r.command, kConnectionError,
              absl::StrCat("redis sink: ", r.address, ": ", (*ctx)->errstr[0] ? (*ctx)->errstr : "connection lost"));
       nodes_->Drop(r.address);
       return;
@@ -240,11 +238,11 @@ void RedisSink::Follow(Redirect r) {
       r.address = parts[2];
       continue;
     }
-    Record(r.command, ClassifyReplyError(error),
+    Record(r.command, kReplyError,
            absl::StrCat("redis sink: ", Arg(commands_[r.command], 0), ": ", error));
     return;
   }
-  Record(r.command, ErrorType::kSinkRetryableError,
+  Record(r.command, kConnectionError,
          absl::StrCat("redis sink: more than ", kMaxRedirects, " cluster redirections"));
 }
 
