@@ -24,6 +24,7 @@
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "integration/fake_http_server.h"
 #include "integration/harness.h"
@@ -145,7 +146,114 @@ TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
 // below, with its reason and the section of docs/switching-from-siren.md
 // that tells users.
 const std::vector<transcript::Allowance>& SirenAllowances() {
+  constexpr char kGuide[] = "docs/switching-from-siren.md";
+  auto at = [&](const char* section) { return absl::StrCat(kGuide, section); };
   static const auto* allowed = new std::vector<transcript::Allowance>{
+      {"", R"(.*)", "extra_default",
+       "Sluice's REST answers carry every field at its default (grpc-gateway 1.x EmitDefaults); "
+       "Siren omits them",
+       at("#response-defaults")},
+      {"", R"(delivery\.headers\.content-type)", "extra",
+       "Sluice labels the JSON it sends a receiver with Content-Type: application/json; Siren's "
+       "http receiver sends none",
+       at("#7-what-receivers-get")},
+      {"", R"(body\.message)", "value",
+       "error texts are Sluice's own and name the field; the status and code are Siren's where "
+       "Siren's is not 500",
+       at("#error-statuses-and-messages")},
+      {"", R"(body\.(code|message))", "",
+       "the code or message of an answer whose status differs (the status rows say why)",
+       at("#error-statuses-and-messages")},
+      {"subscribe a receiver that does not exist|render a template that does not exist|"
+       "a silence of an unknown type|delete a provider that has namespaces",
+       R"(status)", "value",
+       "Siren answers 400 or 500 where Sluice answers the canonical code: 404 for a receiver or "
+       "template that does not exist, 400 for an unknown silence type, 400 with code 9 for a "
+       "provider that still has namespaces",
+       at("#error-statuses-and-messages")},
+      {"upsert a notification template|list templates$|delete template greeting|"
+       "notify with a template",
+       R"(status|body\.id|body\.templates\[\d+\]\.(name|body|tags\[\d+\]|variables\[\d+\]))", "",
+       "Sluice checks a template body's shape on upsert (a YAML list of messages or of rules); "
+       "Siren stores any text and fails when it is used (500)",
+       at("#4-what-differs-and-what-is-refused")},
+      {"notify a numeric receiver id", R"(status|body\.notification_id)", "",
+       "Sluice takes a receiver id in a selector as a number or a string; Siren strings only (400)",
+       at("#4-what-differs-and-what-is-refused")},
+      {"send directly to", R"(status)", "value",
+       "Siren 260ef83 declares NotifyReceiver but answers 501; Sluice serves it",
+       at("#4-what-differs-and-what-is-refused")},
+      {"r3 gets the direct send", R"(exchange)", "extra",
+       "Sluice serves NotifyReceiver (Siren: 501), so the receiver gets the payload",
+       at("#4-what-differs-and-what-is-refused")},
+      {"r1 gets the bulk notifications|r2 gets the bulk notification",
+       R"(exchange|delivery\.body\..*)", "",
+       "Siren's bulk handler drops receiver_selectors (internal/api/v1beta1/notification.go "
+       "copies data, labels and template only), so only the labelled notification reached a "
+       "receiver; Sluice honours the selectors. The numeric-id notification Sluice took is read "
+       "here too",
+       at("#7-what-receivers-get")},
+      {"alerts that are not an Alertmanager body", R"(status)", "value",
+       "Sluice refuses a hook body without alerts (400 naming it); Siren answers 200 and does "
+       "nothing",
+       at("#7-what-receivers-get")},
+      {"silence critical alerts|list silences|get the silence|expire the silence|"
+       "get the expired silence|silenced alerts reach nobody",
+       R"(status|body\.id|body\.silences.*|skipped|exchange)", "",
+       "Siren 260ef83 refuses every Matchers silence (500: \"unknown silence type 'matchers', "
+       "should be 'matchers' or 'subscription'\"), so it has none and delivers the alerts; Sluice "
+       "creates it and silences them",
+       at("#4-what-differs-and-what-is-refused")},
+      {"delete receiver r3|get the deleted receiver|list receivers at the end",
+       R"(status|body\.receiver|body\.receivers\[\d+\].*)", "",
+       "Siren cannot delete a receiver that a subscription referenced (500, a foreign key); "
+       "Sluice deletes it",
+       at("#4-what-differs-and-what-is-refused")},
+      {"", R"(body\.receivers?(\[\d+\])?\.configurations\.url)", "value",
+       "the http receiver's url is a secret (Slack and Teams URLs carry tokens): answered as *****",
+       at("#4-what-differs-and-what-is-refused")},
+      {"",
+       R"(body\.alerts\[\d+\]\.(annotations|labels|fingerprint|status|namespace_id|group_key|generator_url|created_at|updated_at|silence_status))",
+       "extra",
+       "Sluice's Alert also carries the alert's labels, annotations, fingerprint, status, "
+       "namespace, group key, generator URL, silence status and times",
+       at("#fields-only-sluice-returns")},
+      {"list alerts", R"(body\.alerts\[\d+\])", "missing",
+       "Sluice keeps one row per alert (fingerprint and namespace), updated on each post; Siren "
+       "inserts a row per post",
+       at("#fields-only-sluice-returns")},
+      {"",
+       R"(body\.(notifications\[\d+\]\.id|notification_id|notification_ids\[\d+\]|messages\[\d+\]\.(id|notification_ids\[\d+\])))",
+       "value", "notification and message ids are decimal strings in Sluice, UUIDs in Siren",
+       at("#4-what-differs-and-what-is-refused")},
+      {"", R"(body\.notifications\[\d+\]\.(namespace_id|valid_duration))", "",
+       "a posted notification has no namespace in Sluice (\"0\") and no valid_duration (null: "
+       "notification.message_validity_seconds applies); Siren omits the one and answers its "
+       "default duration",
+       at("#4-what-differs-and-what-is-refused")},
+      {"list notifications", R"(body\.notifications\[\d+\])", "extra",
+       "the notifications Sluice sent where Siren refused (NotifyReceiver, a numeric receiver id) "
+       "are listed",
+       at("#4-what-differs-and-what-is-refused")},
+      {"template", R"(body\.(id|template\.id|templates\[\d+\]\.id))", "value",
+       "Sluice names templates by name: Template.id and UpsertTemplateResponse.id are 0",
+       at("#4-what-differs-and-what-is-refused")},
+      {"list templates", R"(body\.templates\[\d+\])", "extra",
+       "Sluice lists its built-in templates (system-default and the alert templates per receiver "
+       "type)",
+       at("#4-what-differs-and-what-is-refused")},
+      {"list notification n1's messages",
+       R"(body\.messages\[\d+\]\.(expired_at|configs\.url|details\..*))", "",
+       "a message's configs leave secrets out (the url is one) and its details are what Sluice "
+       "stores (the receiver id), not the payload; expired_at is Sluice's validity",
+       at("#7-what-receivers-get")},
+      {"",
+       R"(body\.subscriptions\[\d+\]\.receivers\[\d+\]\.subscription_receiver_labels|body\.subscription_receivers\[\d+\]\.labels|body\.subscriptions\[\d+\]\.receivers_relation\[\d+\]\.subscription_id)",
+       "extra",
+       "Sluice answers a subscription receiver's labels (and the relation's subscription id) "
+       "wherever it lists the relation; Siren 260ef83 loses the labels given at create in these "
+       "lists",
+       at("#fields-only-sluice-returns")},
   };
   return *allowed;
 }

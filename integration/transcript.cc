@@ -104,6 +104,10 @@ json NormalizeValue(const json& v, const std::string& key,
     }
     return out;
   }
+  // An id of 0 is "none" (protojson writes 64-bit ids as strings): keep it
+  // a default, so that a program omitting it and one emitting it compare as
+  // extra_default.
+  if (IdKey(key) && (v == 0 || v == "0")) return 0;
   if (v.is_number_integer() && IdKey(key)) return "<id>";
   if (v.is_string()) {
     std::string s = v.get<std::string>();

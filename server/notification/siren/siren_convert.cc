@@ -16,11 +16,10 @@ void ToSiren(const Receiver& r, spb::Receiver* out) {
   out->set_id(r.id);
   out->set_name(r.name);
   out->set_type(r.type);
-  for (const auto& [k, v] : r.labels) {
-    // ReceiverService::Get adds id=<id> and type=<type>; Siren has no such labels.
-    if ((k == "id" && v == std::to_string(r.id)) || (k == "type" && v == r.type)) continue;
-    (*out->mutable_labels())[k] = v;
-  }
+  // ReceiverService::Get adds id=<id> and type=<type>, as Siren's receiver
+  // does (core/receiver/receiver.go, LabelKeyID and LabelKeyType), and Siren
+  // answers them: the transcript of the real Siren shows both.
+  for (const auto& [k, v] : r.labels) (*out->mutable_labels())[k] = v;
   (void)JsonToStruct(r.configurations, out->mutable_configurations());
   out->mutable_data();
   SetTime(r.created_at, out->mutable_created_at());

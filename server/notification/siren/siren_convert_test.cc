@@ -5,15 +5,19 @@
 namespace sluice::notification::siren {
 namespace {
 
-TEST(SirenConvert, ReceiverDropsImplicitLabelsAndKeepsUserOnes) {
+// Siren answers a receiver's implicit labels id and type with the user's
+// (recorded from the real Siren: integration/testdata/siren.transcript.json).
+TEST(SirenConvert, ReceiverKeepsImplicitLabelsAsSirenDoes) {
   Receiver r;
   r.id = 7;
   r.type = "http";
   r.labels = {{"id", "7"}, {"type", "http"}, {"team", "core"}};
   spb::Receiver out;
   ToSiren(r, &out);
-  EXPECT_EQ(out.labels().size(), 1);
+  EXPECT_EQ(out.labels().size(), 3);
   EXPECT_EQ(out.labels().at("team"), "core");
+  EXPECT_EQ(out.labels().at("id"), "7");
+  EXPECT_EQ(out.labels().at("type"), "http");
   EXPECT_TRUE(out.has_data());
 }
 
