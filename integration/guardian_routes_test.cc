@@ -46,11 +46,12 @@ TEST_F(GuardianRoutesTest, GetProviderTypes) {
 TEST_F(GuardianRoutesTest, UpdateProviderByTypeAndUrn) {
   Setup("byurn", TwoStep());
   // PUT replaces the config (as Guardian's): the stored one with a label.
+  const json listed = Call("GET", "/providers").Json();  // held: the loop reads into it
   json config;
-  for (const json& p : Call("GET", "/providers").Json()["providers"]) {
+  for (const json& p : listed["providers"]) {
     if (p["urn"] == "noop-byurn") config = p["config"];
   }
-  ASSERT_TRUE(config.is_object());
+  ASSERT_TRUE(config.is_object()) << listed.dump().substr(0, 2000);
   config["labels"] = {{"team", "data"}};
   ExpectCode(Call("PUT", "/providers/noop/noop-byurn", config, kBob), 403, 7, "admins only");
   ExpectCode(Call("PUT", "/providers/noop/no-such-urn", config), 404, 5, "no-such-urn");

@@ -57,21 +57,6 @@ int MultiPerform(void* multi, int* running) {
   return curl_multi_perform(static_cast<CURLM*>(multi), running);
 }
 
-bool IsRetryableCurlError(CURLcode code) {
-  switch (code) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 HttpSink::HttpSink(HttpSinkConfig config, Metrics* metrics)
