@@ -442,21 +442,14 @@ std::vector<Difference> Compare(const json& upstream, const json& sluice,
     const auto& s = ss[n];
     for (size_t i = 0; i < std::max(u.size(), s.size()); ++i) {
       Difference proto;
-      if (i >= s.size()) {
-        proto.exchange = u[i].first;
-        proto.step = u[i].second->value("step", "");
+      if (i >= s.size() || i >= u.size()) {  // an exchange only one side has
+        const bool missing = i >= s.size();
+        const auto& [index, exchange] = missing ? u[i] : s[i];
+        proto.exchange = index;
+        proto.step = exchange->value("step", "");
         proto.at = "exchange";
-        proto.kind = "missing";
-        proto.upstream = u[i].second->dump();
-        diffs.push_back(proto);
-        continue;
-      }
-      if (i >= u.size()) {
-        proto.exchange = s[i].first;
-        proto.step = s[i].second->value("step", "");
-        proto.at = "exchange";
-        proto.kind = "extra";
-        proto.sluice = s[i].second->dump();
+        proto.kind = missing ? "missing" : "extra";
+        (missing ? proto.upstream : proto.sluice) = exchange->dump();
         diffs.push_back(proto);
         continue;
       }

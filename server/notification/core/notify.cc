@@ -404,6 +404,20 @@ nlohmann::json SirenAlertDetails(const std::vector<const Alert*>& alerts, int fi
   return d;
 }
 
+// What an alert is stored with: where it came from, Siren's fields, the
+// notification that carried it and the silences that applied.
+void Stamp(const AlertGroup& group, uint64_t notification_id, const SilenceOutcome& outcome,
+           Alert& a) {
+  a.provider_type = group.provider_type;
+  a.provider_id = group.provider_id;
+  a.namespace_id = group.namespace_id;
+  a.group_key = group.group_key;
+  a.notification_id = notification_id;
+  DeriveSirenFields(a);
+  a.silence_status = outcome.status;
+  a.silence_ids = outcome.silence_ids;
+}
+
 }  // namespace
 
 absl::StatusOr<uint64_t> AlertService::Route(uint64_t namespace_id, const Labels& match,
@@ -455,16 +469,7 @@ absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group, std::vector<Aler
                    group.provider_id, " (", group.alerts.size(), " alerts stored)"),
       &outcome);
   if (!notification_id.ok()) return notification_id.status();
-  for (Alert& a : group.alerts) {
-    a.provider_type = group.provider_type;
-    a.provider_id = group.provider_id;
-    a.namespace_id = group.namespace_id;
-    a.group_key = group.group_key;
-    a.notification_id = *notification_id;
-    DeriveSirenFields(a);
-    a.silence_status = outcome.status;
-    a.silence_ids = outcome.silence_ids;
-  }
+  for (Alert& a : group.alerts) Stamp(group, *notification_id, outcome, a);
   return Store(std::move(group.alerts), *notification_id, stored);
 }
 
@@ -508,17 +513,7 @@ absl::StatusOr<uint64_t> AlertService::IngestAsSiren(AlertGroup group,
                     &outcome);
     if (!id.ok()) return id.status();
     if (first_id == 0) first_id = *id;
-    for (size_t i : indexes) {
-      Alert& a = valid[i];
-      a.provider_type = group.provider_type;
-      a.provider_id = group.provider_id;
-      a.namespace_id = group.namespace_id;
-      a.group_key = group.group_key;
-      a.notification_id = *id;
-      DeriveSirenFields(a);
-      a.silence_status = outcome.status;
-      a.silence_ids = outcome.silence_ids;
-    }
+    for (size_t i : indexes) Stamp(group, *id, outcome, valid[i]);
   }
   return Store(std::move(valid), first_id, stored);
 }
