@@ -384,12 +384,12 @@ bool SirenAlertIsValid(const Alert& a) {
 // service.go BuildNotifications): their annotations merged (distinct values
 // joined by newlines), status, generator_url and triggered_at of the first,
 // the request's count of firing alerts, then the first alert's labels.
-nlohmann::json SirenAlertDetails(const std::vector<const Alert*>& alerts, int firing) {
-  const Alert& first = *alerts.front();
+nlohmann::json SirenAlertDetails(const std::vector<Alert>& alerts, int firing) {
+  const Alert& first = alerts.front();
   nlohmann::json d = nlohmann::json::object();
   std::map<std::string, std::vector<std::string>> merged;
-  for (const Alert* a : alerts) {
-    for (const auto& [k, v] : a->annotations) {
+  for (const Alert& a : alerts) {
+    for (const auto& [k, v] : a.annotations) {
       auto& values = merged[k];
       if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
     }
@@ -422,15 +422,11 @@ void Stamp(const AlertGroup& group, uint64_t notification_id, const SilenceOutco
 
 absl::StatusOr<uint64_t> AlertService::Route(uint64_t namespace_id, const Labels& match,
                                              nlohmann::json data, const std::string& created_by,
-                                             const std::string& what, SilenceOutcome* outcome) {
+                                             const std::string& what,
+                                             const std::vector<Silence>& active,
+                                             SilenceOutcome* outcome) {
   auto routes = notifications_->SubscribedRoutes(namespace_id, match);
   if (!routes.ok()) return routes.status();
-  std::vector<Silence> active;
-  if (silences_ != nullptr) {
-    auto listed = silences_->List(SilenceFilter{});
-    if (!listed.ok()) return listed.status();
-    active = *std::move(listed);
-  }
   *outcome = ApplySilences(active, namespace_id, match, *routes);
   if (!outcome->deliveries.empty()) {
     Notification n;
@@ -449,6 +445,11 @@ absl::StatusOr<uint64_t> AlertService::Route(uint64_t namespace_id, const Labels
   return 0;
 }
 
+absl::StatusOr<std::vector<Silence>> AlertService::ActiveSilences() {
+  if (silences_ == nullptr) return std::vector<Silence>{};
+  return silences_->List(SilenceFilter{});
+}
+
 absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group, std::vector<Alert>* stored) {
   if (group.provider_type == "cortex") return IngestAsSiren(std::move(group), stored);
   Labels match = group.common_labels;
@@ -461,13 +462,15 @@ absl::StatusOr<uint64_t> AlertService::Ingest(AlertGroup group, std::vector<Aler
       }
     }
   }
+  auto active = ActiveSilences();
+  if (!active.ok()) return active.status();
   SilenceOutcome outcome;
   auto notification_id = Route(
       group.namespace_id, match, AlertTemplateData(group),
       absl::StrCat("alertmanager:", group.provider_type, "/", group.provider_id),
       absl::StrCat("alert group ", group.group_key, " from ", group.provider_type, "/",
                    group.provider_id, " (", group.alerts.size(), " alerts stored)"),
-      &outcome);
+      *active, &outcome);
   if (!notification_id.ok()) return notification_id.status();
   for (Alert& a : group.alerts) Stamp(group, *notification_id, outcome, a);
   return Store(std::move(group.alerts), *notification_id, stored);
@@ -486,31 +489,29 @@ absl::StatusOr<uint64_t> AlertService::IngestAsSiren(AlertGroup group,
           a.fingerprint, group.group_key, group.provider_type, group.provider_id);
     }
   }
+  group.alerts.clear();  // moved into `valid`, or dropped
   int firing = 0;
   for (const Alert& a : valid) firing += a.status == "firing";
+  auto active = ActiveSilences();  // once for every label set below
+  if (!active.ok()) return active.status();
   // One notification per distinct label set, routed by those labels.
   std::map<Labels, std::vector<size_t>> by_labels;
   for (size_t i = 0; i < valid.size(); ++i) by_labels[valid[i].labels].push_back(i);
   uint64_t first_id = 0;
   for (const auto& [labels, indexes] : by_labels) {
-    std::vector<const Alert*> alerts;
-    AlertGroup sub = group;
-    sub.alerts.clear();
+    AlertGroup sub = group;  // the group's fields, with these alerts only
     sub.common_labels = labels;
-    for (size_t i : indexes) {
-      alerts.push_back(&valid[i]);
-      sub.alerts.push_back(valid[i]);
-    }
+    for (size_t i : indexes) sub.alerts.push_back(valid[i]);
     nlohmann::json data = AlertTemplateData(sub);
     data["num_firing"] = firing;
-    data["_details_json"] = SirenAlertDetails(alerts, firing).dump();
+    data["_details_json"] = SirenAlertDetails(sub.alerts, firing).dump();
     SilenceOutcome outcome;
     auto id = Route(group.namespace_id, labels, std::move(data),
                     absl::StrCat("alertmanager:", group.provider_type, "/", group.provider_id),
                     absl::StrCat("alert ", valid[indexes[0]].fingerprint, " of group ",
                                  group.group_key, " from ", group.provider_type, "/",
                                  group.provider_id),
-                    &outcome);
+                    *active, &outcome);
     if (!id.ok()) return id.status();
     if (first_id == 0) first_id = *id;
     for (size_t i : indexes) Stamp(group, *id, outcome, valid[i]);

@@ -210,13 +210,15 @@ class AlertService {
 
  private:
   absl::StatusOr<uint64_t> IngestAsSiren(AlertGroup group, std::vector<Alert>* stored);
+  // The silences in force (none when there is no silence repository).
+  absl::StatusOr<std::vector<Silence>> ActiveSilences();
   // Enqueues `data` (template kAlertTemplate, labels `match`) to the
-  // subscriptions of `namespace_id` matching `match`, except what active
-  // silences stop (`outcome`). The notification's id, or 0 (logged with
-  // `what`) when nothing is delivered.
+  // subscriptions of `namespace_id` matching `match`, except what the
+  // `active` silences stop (`outcome`). The notification's id, or 0 (logged
+  // with `what`) when nothing is delivered.
   absl::StatusOr<uint64_t> Route(uint64_t namespace_id, const Labels& match, nlohmann::json data,
                                  const std::string& created_by, const std::string& what,
-                                 SilenceOutcome* outcome);
+                                 const std::vector<Silence>& active, SilenceOutcome* outcome);
   // Inserts `alerts`; fills `stored` (may be null) with them and their ids.
   absl::StatusOr<uint64_t> Store(std::vector<Alert> alerts, uint64_t notification_id,
                                  std::vector<Alert>* stored);
