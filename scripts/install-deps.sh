@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the build, the tests and `make run` need: Debian's packages
-# (apt), then the pinned npm packages of the tests (scripts/install-npm-deps.sh).
+# (apt), then the pinned npm packages of the tests (scripts/install-npm-deps.sh)
+# and the pinned Apache Kafka jars from Maven Central (scripts/install-kafka.sh).
 # Idempotent: packages already present are skipped, so a warm run costs one dpkg query.
 set -euo pipefail
 
@@ -33,6 +34,9 @@ PKGS=(
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
   redis-server influxdb influxdb-client prometheus clickhouse-server clickhouse-client
+  # Apache Kafka (KRaft) and the Java KafkaConsumer Firehose runs on: a JDK
+  # runs both, Maven fetches their jars (third_party/kafka/pom.xml)
+  openjdk-17-jdk-headless maven
   # AWS's own SigV4 signer, to check the S3 DLQ's signatures (s3rver does not)
   python3-botocore
   # MongoDB: the official Python driver proves the fake (integration/mongo_fake); its bson module encodes BSON there
@@ -63,3 +67,4 @@ else
 fi
 
 echo "install-deps: npm packages in $("$(dirname "$0")/install-npm-deps.sh")"
+echo "install-deps: Kafka jars in $("$(dirname "$0")/install-kafka.sh")"

@@ -1,0 +1,227 @@
+#include "integration/kafka_broker.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "integration/sink_harness.h"
+#include "librdkafka/rdkafka.h"
+
+namespace sluice::integration {
+namespace {
+
+[[noreturn]] void Fail(const KafkaBroker& b, const std::string& why) {
+  std::fprintf(stderr, "kafka broker in %s: %s\n--- broker output ---\n%s\n", b.dir.c_str(),
+               why.c_str(), b.process ? b.process->Output().c_str() : "");
+  std::abort();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::trunc) << text;
+}
+
+// A CA and a server certificate for 127.0.0.1 signed by it, with openssl; the
+// server's key and chain in one PEM file (Kafka's ssl.keystore.type=PEM).
+void MakeCertificates(const KafkaBroker& b) {
+  const std::string d = b.dir + "/tls";
+  std::string cmd = absl::StrCat(
+      "set -e; mkdir -p ", d, "; cd ", d,
+      "; openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=sluice-test-ca"
+      " -keyout ca.key -out ca.pem 2>/dev/null"
+      "; openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key"
+      " -out server.csr 2>/dev/null"
+      "; printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext"
+      "; openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2"
+      " -extfile san.ext -out server.pem 2>/dev/null"
+      "; openssl pkcs8 -topk8 -nocrypt -in server.key -out server.p8"
+      "; cat server.p8 server.pem ca.pem > keystore.pem");
+  if (std::system(cmd.c_str()) != 0) Fail(b, "openssl could not make the test certificates");
+}
+
+rd_kafka_t* AdminClient(const std::string& bootstrap) {
+  char err[256];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
+  rd_kafka_conf_set(conf, "log_level", "0", err, sizeof(err));
+  return rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+}
+
+// Partitions with a leader of `topic`, per the broker's metadata (-1: unknown topic).
+int LedPartitions(rd_kafka_t* rk, const std::string& topic) {
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  int led = -1;
+  if (rd_kafka_metadata(rk, 0, rkt, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+      md->topic_cnt == 1 && md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    led = 0;
+    for (int i = 0; i < md->topics[0].partition_cnt; ++i) {
+      if (md->topics[0].partitions[i].leader >= 0) ++led;
+    }
+  }
+  if (md) rd_kafka_metadata_destroy(md);
+  rd_kafka_topic_destroy(rkt);
+  return led;
+}
+
+long RssKib(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    long kib = 0;
+    if (line.rfind("VmRSS:", 0) == 0 &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(
+                             absl::StripSuffix(absl::string_view(line).substr(6), "kB")),
+                         &kib)) {
+      return kib;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void KafkaBroker::Launch() {
+  std::map<std::string, std::string> env;
+  if (const char* libs = std::getenv("SLUICE_KAFKA_LIBS")) env["SLUICE_KAFKA_LIBS"] = libs;
+  absl::Time t0 = absl::Now();
+  process = StartChild({"scripts/kafka-broker.sh", dir, absl::StrCat(port_),
+                        absl::StrCat(controller_port_)},
+                       env, dir + "/broker");
+  rd_kafka_t* rk = AdminClient(bootstrap);
+  bool up = WaitFor(
+      [&] {
+        if (!process->Running()) return true;
+        const rd_kafka_metadata_t* md = nullptr;
+        bool ok = rd_kafka_metadata(rk, 0, nullptr, &md, 1000) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+                  md->broker_cnt > 0;
+        if (md) rd_kafka_metadata_destroy(md);
+        return ok;
+      },
+      absl::Seconds(60));
+  rd_kafka_destroy(rk);
+  if (!up || !process->Running()) Fail(*this, "did not answer within 60 s");
+  start_time = absl::Now() - t0;
+  rss_kib = RssKib(process->pid());
+  std::string err = process->Stderr();
+  const std::string tag = "Apache Kafka ";
+  if (size_t at = err.find(tag); at != std::string::npos) {
+    version = err.substr(at + tag.size(), err.find(' ', at + tag.size()) - at - tag.size());
+  }
+  std::printf("kafka broker: Apache Kafka %s (KRaft) at %s, up in %lld ms, RSS %ld MiB\n",
+              version.c_str(), bootstrap.c_str(),
+              static_cast<long long>(absl::ToInt64Milliseconds(start_time)), rss_kib / 1024);
+  std::fflush(stdout);
+}
+
+KafkaBroker KafkaBroker::Start(const std::vector<std::string>& topics, const std::string& dir,
+                               Options options) {
+  KafkaBroker b;
+  b.dir = dir;
+  b.port_ = FreePort();
+  b.controller_port_ = FreePort();
+  b.bootstrap = absl::StrCat("127.0.0.1:", b.port_);
+  std::string listeners, advertised, extra;
+  auto add_listener = [&](const std::string& name) {
+    std::string at = absl::StrCat(name, "://127.0.0.1:", FreePort());
+    absl::StrAppend(&listeners, ",", at);
+    absl::StrAppend(&advertised, ",", at);
+    return at.substr(name.size() + 3);
+  };
+  if (options.sasl) {
+    b.sasl_bootstrap = add_listener("SASL_PLAINTEXT");
+    absl::StrAppend(
+        &extra, "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512\n",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config="
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"",
+        kSaslPlainUser, "\" password=\"", kSaslPlainPassword, "\" user_", kSaslPlainUser, "=\"",
+        kSaslPlainPassword, "\";\n",
+        "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config="
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;\n");
+    WriteFile(dir + "/scram-users", absl::StrCat("SCRAM-SHA-512=[name=", kSaslScramUser,
+                                                 ",password=", kSaslScramPassword, "]\n"));
+  }
+  if (options.tls) {
+    MakeCertificates(b);
+    b.ca_pem = dir + "/tls/ca.pem";
+    b.ssl_bootstrap = add_listener("SSL");
+    absl::StrAppend(&extra, "listener.name.ssl.ssl.keystore.type=PEM\n",
+                    "listener.name.ssl.ssl.keystore.location=", dir, "/tls/keystore.pem\n");
+  }
+  if (!listeners.empty()) {
+    absl::StrAppend(&extra, "listeners=PLAINTEXT://", b.bootstrap, ",CONTROLLER://127.0.0.1:",
+                    b.controller_port_, listeners, "\n", "advertised.listeners=PLAINTEXT://",
+                    b.bootstrap, advertised, "\n");
+    WriteFile(dir + "/extra.properties", extra);
+  }
+  b.Launch();
+  if (absl::Status s = b.CreateTopics(topics); !s.ok()) Fail(b, std::string(s.message()));
+  return b;
+}
+
+absl::Status KafkaBroker::CreateTopics(const std::vector<std::string>& topics) {
+  if (topics.empty()) return absl::OkStatus();
+  rd_kafka_t* rk = AdminClient(bootstrap);
+  std::vector<rd_kafka_NewTopic_t*> news;
+  std::vector<std::pair<std::string, int>> want;
+  char err[256];
+  for (const std::string& t : topics) {
+    std::pair<std::string, std::string> nv = absl::StrSplit(t, absl::MaxSplits(':', 1));
+    int partitions = 1;
+    if (!nv.second.empty() && !absl::SimpleAtoi(nv.second, &partitions)) partitions = 1;
+    want.emplace_back(nv.first, partitions);
+    news.push_back(rd_kafka_NewTopic_new(nv.first.c_str(), partitions, 1, err, sizeof(err)));
+  }
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
+  rd_kafka_CreateTopics(rk, news.data(), news.size(), nullptr, q);
+  std::string failure;
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
+  if (ev == nullptr) {
+    failure = "CreateTopics had no answer within 30 s";
+  } else {
+    const rd_kafka_CreateTopics_result_t* res = rd_kafka_event_CreateTopics_result(ev);
+    size_t n = 0;
+    const rd_kafka_topic_result_t** results = res ? rd_kafka_CreateTopics_result_topics(res, &n)
+                                                  : nullptr;
+    if (res == nullptr) failure = rd_kafka_event_error_string(ev);
+    for (size_t i = 0; i < n; ++i) {
+      rd_kafka_resp_err_t e = rd_kafka_topic_result_error(results[i]);
+      if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+        absl::StrAppend(&failure, rd_kafka_topic_result_name(results[i]), ": ",
+                        rd_kafka_topic_result_error_string(results[i]), "; ");
+      }
+    }
+    rd_kafka_event_destroy(ev);
+  }
+  for (auto* t : news) rd_kafka_NewTopic_destroy(t);
+  rd_kafka_queue_destroy(q);
+  if (failure.empty()) {
+    for (const auto& [name, partitions] : want) {
+      if (!WaitFor([&] { return LedPartitions(rk, name) == partitions; }, absl::Seconds(30))) {
+        absl::StrAppend(&failure, name, ": partitions without a leader after 30 s; ");
+      }
+    }
+  }
+  rd_kafka_destroy(rk);
+  if (!failure.empty()) return absl::FailedPreconditionError("create topics: " + failure);
+  return absl::OkStatus();
+}
+
+void KafkaBroker::Kill() {
+  if (process) process->Kill9();
+}
+
+void KafkaBroker::Restart() {
+  if (process && process->Running()) process->Stop();
+  Launch();
+}
+
+}  // namespace sluice::integration
