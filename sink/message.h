@@ -55,6 +55,8 @@ struct Message {
   // The decoded record (key or message per KAFKA_RECORD_PARSER_MODE), or null
   // for INPUT_SCHEMA_DATA_TYPE=json or before decoding.
   std::shared_ptr<const google::protobuf::Message> decoded;
+  // `decoded` was parsed from `key` (KAFKA_RECORD_PARSER_MODE=key), not `value`.
+  bool decoded_from_key = false;
   // INPUT_SCHEMA_DATA_TYPE=json: the record (key or message per
   // KAFKA_RECORD_PARSER_MODE) parsed once by the decode stage; null otherwise.
   std::shared_ptr<const nlohmann::json> json;

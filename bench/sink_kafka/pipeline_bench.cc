@@ -4,7 +4,8 @@
 // arena, JEXL filter) and the same records as JSON (JsonDecoder, JEXL over
 // JSON and FILTER_ENGINE=JSON). Separates sluice-sink's own CPU cost from the
 // mock broker's fetch rate.
-// Run: bazel run -c opt //bench/sink_kafka:pipeline_bench [-- N]
+// Run: bazel run -c opt //bench/sink_kafka:pipeline_bench [-- N [CASE]]
+// CASE (a row's index, 0-3) runs that row alone, e.g. under callgrind.
 #include <cstdio>
 #include <cstdlib>
 
@@ -69,6 +70,7 @@ std::string ToJson(const std::string& proto_bytes) {
 
 int main(int argc, char** argv) {
   int n = argc > 1 ? std::atoi(argv[1]) : 1000000;
+  const int only = argc > 2 ? std::atoi(argv[2]) : -1;
   SchemaConfig sc;
   sc.urls = {"file://sink/sample/sample_cc.desc"};
   sc.proto_class = "io.sluice.sample.SampleProto$SampleLogMessage";
@@ -89,7 +91,9 @@ int main(int argc, char** argv) {
     const char* filter;
   } cases[] = {{"protobuf, JEXL keeps all", "sampleLogMessage.getAmountPaidCents() >= 0"},
                {"protobuf, JEXL keeps 10%", "sampleLogMessage.getDriverId() == \"driver-3\""}};
-  for (const Case& c : cases) {
+  for (int i = 0; i < 2; ++i) {
+    const Case& c = cases[i];
+    if (only >= 0 && only != i) continue;
     FilterConfig fc;
     fc.jexl = true;
     fc.expression = c.filter;
@@ -104,13 +108,17 @@ int main(int argc, char** argv) {
   FilterConfig jexl;
   jexl.jexl = jexl.jexl_json = true;
   jexl.expression = "message.getDriverId() != ''";
-  Run("JSON, JEXL keeps all", n, json_values, &json_decoder,
-      JexlFilter::Create(jexl, json_input, nullptr)->get(), devnull);
+  if (only < 0 || only == 2) {
+    Run("JSON, JEXL keeps all", n, json_values, &json_decoder,
+        JexlFilter::Create(jexl, json_input, nullptr)->get(), devnull);
+  }
   FilterConfig schema;
   schema.engine = FilterConfig::Engine::kJson;
   schema.json_schema =
       R"({"required":["driver_id"],"properties":{"driver_id":{"type":"string","pattern":"^driver-"}}})";
-  Run("JSON, JSON Schema keeps all", n, json_values, &json_decoder,
-      JsonFilter::Create(schema, json_input, nullptr)->get(), devnull);
+  if (only < 0 || only == 3) {
+    Run("JSON, JSON Schema keeps all", n, json_values, &json_decoder,
+        JsonFilter::Create(schema, json_input, nullptr)->get(), devnull);
+  }
   return 0;
 }

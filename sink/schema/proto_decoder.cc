@@ -157,6 +157,7 @@ void ProtoDecoder::Decode(std::vector<Message>* batch, std::vector<FailedMessage
       continue;
     }
     m.decoded = std::shared_ptr<const google::protobuf::Message>(holder, decoded);
+    m.decoded_from_key = parse_key_;
     if (out != i) (*batch)[out] = std::move(m);
     ++out;
   }

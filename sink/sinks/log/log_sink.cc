@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "google/protobuf/descriptor.h"
+#include "sink/sinks/log/text_values.h"
+#include "sink/sinks/log/wire_text.h"
 
 namespace sluice::sink {
 namespace {
@@ -17,41 +19,6 @@ namespace {
 using google::protobuf::FieldDescriptor;
 using PbMessage = google::protobuf::Message;
 using google::protobuf::Reflection;
-
-void AppendDouble(double v, std::string* out) {
-  // Shortest round-trip form, like protobuf's text format.
-  char buf[32];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, res.ptr);
-}
-
-// Appends `s` C-escaped in double quotes, like absl::Utf8SafeCEscape (bytes
-// >= 0x80 kept so UTF-8 stays readable) but without a temporary string.
-void AppendQuoted(absl::string_view s, std::string* out) {
-  out->push_back('"');
-  size_t run = 0;  // start of the pending run of plain bytes
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\' && c != '\'') continue;
-    out->append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '"': out->append("\\\""); break;
-      case '\'': out->append("\\'"); break;
-      case '\\': out->append("\\\\"); break;
-      default: {
-        char oct[4] = {'\\', static_cast<char>('0' + (c >> 6)),
-                       static_cast<char>('0' + ((c >> 3) & 7)), static_cast<char>('0' + (c & 7))};
-        out->append(oct, 4);
-      }
-    }
-  }
-  out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
-}
 
 void AppendValue(const PbMessage& m, const Reflection* r, const FieldDescriptor* f, int index,
                  std::string* out);
@@ -79,10 +46,10 @@ void AppendValue(const PbMessage& m, const Reflection* r, const FieldDescriptor*
       absl::StrAppend(out, rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f));
       break;
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      AppendDouble(rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f), out);
+      AppendTextDouble(rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f), out);
       break;
     case FieldDescriptor::CPPTYPE_FLOAT:
-      AppendDouble(rep ? r->GetRepeatedFloat(m, f, index) : r->GetFloat(m, f), out);
+      AppendTextDouble(rep ? r->GetRepeatedFloat(m, f, index) : r->GetFloat(m, f), out);
       break;
     case FieldDescriptor::CPPTYPE_BOOL:
       out->append((rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f)) ? "true"
@@ -102,7 +69,7 @@ void AppendValue(const PbMessage& m, const Reflection* r, const FieldDescriptor*
       std::string scratch;
       const std::string& s = rep ? r->GetRepeatedStringReference(m, f, index, &scratch)
                                  : r->GetStringReference(m, f, &scratch);
-      AppendQuoted(s, out);
+      AppendTextQuoted(s, out);
       break;
     }
     case FieldDescriptor::CPPTYPE_MESSAGE: {
@@ -220,17 +187,22 @@ void LogSink::Render(const std::vector<Message>& batch) {
     buffer_.append(frac, 5);
     if (m.key.has_value()) {
       buffer_.append(" key=");
-      AppendQuoted(*m.key, &buffer_);
+      AppendTextQuoted(*m.key, &buffer_);
     }
     buffer_.append(" message=");
     if (m.decoded != nullptr) {
       buffer_.push_back('{');
-      AppendMessageText(*m.decoded, &buffer_);
+      // From the bytes the message was parsed from, where they tell the same
+      // text; by reflection otherwise (wire_text.h).
+      const std::string* bytes = m.decoded_from_key && m.key ? &*m.key : &m.value;
+      if (!AppendWireText(m.decoded->GetDescriptor(), *bytes, &buffer_)) {
+        AppendMessageText(*m.decoded, &buffer_);
+      }
       buffer_.push_back('}');
     } else if (m.json != nullptr) {
       buffer_.append(m.json->dump());  // compact; the decoder checked it is JSON
     } else {
-      AppendQuoted(m.value, &buffer_);
+      AppendTextQuoted(m.value, &buffer_);
     }
     buffer_.push_back('\n');
   }
