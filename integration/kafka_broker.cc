@@ -20,8 +20,11 @@ namespace sluice::integration {
 namespace {
 
 [[noreturn]] void Fail(const KafkaBroker& b, const std::string& why) {
-  std::fprintf(stderr, "kafka broker in %s: %s\n--- broker output ---\n%s\n", b.dir.c_str(),
-               why.c_str(), b.process ? b.process->Output().c_str() : "");
+  // The script's own errors (no jars, no java) are on stderr, the JVM's log
+  // on stdout.
+  std::fprintf(stderr, "kafka broker in %s: %s\n--- broker stderr ---\n%s\n--- broker stdout ---\n%s\n",
+               b.dir.c_str(), why.c_str(), b.process ? b.process->Stderr().c_str() : "",
+               b.process ? b.process->Output().c_str() : "");
   std::abort();
 }
 
