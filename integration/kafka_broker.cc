@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -129,6 +130,11 @@ KafkaBroker KafkaBroker::Start(const std::vector<std::string>& topics, const std
                                Options options) {
   KafkaBroker b;
   b.dir = dir;
+  // Before anything writes in it: the child's stdout and stderr files
+  // (StartChild) and extra.properties live there.
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) Fail(b, "cannot create the directory: " + ec.message());
   b.port_ = FreePort();
   b.controller_port_ = FreePort();
   b.bootstrap = absl::StrCat("127.0.0.1:", b.port_);
