@@ -2,7 +2,8 @@
 // Firehose's and depot's docs (goto/firehose docs/docs/guides/
 // create_firehose.md and docs/docs/sinks/*.md, goto/depot docs/reference/
 // configuration/*.md), one per sink type, run through sluice-sink against
-// the dev broker and that sink's real server. Only addresses are adapted
+// a real Apache Kafka broker (integration/kafka_broker.h; its version is
+// printed) and that sink's real server. Only addresses are adapted
 // (broker, service URLs), plus the proto class (the docs' com.tests.*
 // classes do not exist here: the sample SampleLogMessage stands in, whose
 // field numbers 1 order_number, 2 driver_id, 5 event_timestamp, 6 tags
@@ -36,6 +37,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "integration/es_fake/es_fake_process.h"
+#include "integration/kafka_broker.h"
 #include "integration/mongo_fake/mongo_fake_process.h"
 #include "integration/sink_harness.h"
 #include "nlohmann/json.hpp"
@@ -147,7 +149,7 @@ std::string Httpv2MatchesDepot(const std::vector<HttpRequest>& got, int n) {
                       first.method, " ", first.target, " ", first.body);
 }
 
-std::string RunCase(const DevBroker& broker, const std::string& dir, const Case& c) {
+std::string RunCase(const KafkaBroker& broker, const std::string& dir, const Case& c) {
   if (!c.skip.empty()) return absl::StrCat("not run: ", c.skip);
   // The generic variables the docs ask for besides the sink's own.
   std::map<std::string, std::string> env = {
@@ -176,7 +178,7 @@ std::string RunCase(const DevBroker& broker, const std::string& dir, const Case&
         return group.empty() ? CountLines(sink->Output(), "order_number") == kRecords
                              : CommittedSum(broker.bootstrap, group, c.topic, 1) == kRecords;
       },
-      absl::Seconds(25));
+      absl::Seconds(45));
   if (!sink->Running()) {
     const std::string why = Message(LastProblem(sink->Stderr()));
     return absl::StrCat(absl::StrContains(why, "fatal error") ? "stopped at the first record: "
@@ -196,10 +198,10 @@ std::string RunCase(const DevBroker& broker, const std::string& dir, const Case&
 
 TEST(FirehoseConformance, DocExamplesRunThroughSluiceSink) {
   std::string dir = TempDir("firehose_conformance");
-  DevBroker broker = DevBroker::Start(
-      {"test-topic:1", "test-topic-2:1", "http-topic:1", "httpv2-topic:1", "jdbc-topic:1", "influx-topic:1", "redis-topic:1",
-       "prom-topic:1", "es-topic:1", "mongo-topic:1"},
-      dir);
+  KafkaBroker broker = KafkaBroker::Start(
+      {"test-topic:1", "test-topic-2:1", "http-topic:1", "httpv2-topic:1", "jdbc-topic:1",
+       "influx-topic:1", "redis-topic:1", "prom-topic:1", "es-topic:1", "mongo-topic:1"},
+      dir + "/kafka");
   std::vector<Case> cases;
 
   // create_firehose.md "Create a Log Sink" (its consumer-group variable is

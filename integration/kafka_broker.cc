@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -19,9 +20,14 @@
 namespace sluice::integration {
 namespace {
 
-[[noreturn]] void Fail(const KafkaBroker& b, const std::string& why) {
-  std::fprintf(stderr, "kafka broker in %s: %s\n--- broker output ---\n%s\n", b.dir.c_str(),
-               why.c_str(), b.process ? b.process->Output().c_str() : "");
+[[noreturn]] void Fail(KafkaBroker& b, const std::string& why) {
+  // The script's own errors (no jars, no java) are on stderr, the JVM's log
+  // on stdout.
+  std::fprintf(stderr, "kafka broker in %s: %s\n--- broker stderr ---\n%s\n--- broker stdout ---\n%s\n",
+               b.dir.c_str(), why.c_str(), b.process ? b.process->Stderr().c_str() : "",
+               b.process ? b.process->Output().c_str() : "");
+  // abort() runs no destructor: a JVM still starting would outlive the test.
+  if (b.process) b.process->Kill9();
   std::abort();
 }
 
@@ -31,7 +37,7 @@ void WriteFile(const std::string& path, const std::string& text) {
 
 // A CA and a server certificate for 127.0.0.1 signed by it, with openssl; the
 // server's key and chain in one PEM file (Kafka's ssl.keystore.type=PEM).
-void MakeCertificates(const KafkaBroker& b) {
+void MakeCertificates(KafkaBroker& b) {
   const std::string d = b.dir + "/tls";
   std::string cmd = absl::StrCat(
       "set -e; mkdir -p ", d, "; cd ", d,
@@ -106,9 +112,11 @@ void KafkaBroker::Launch() {
         if (md) rd_kafka_metadata_destroy(md);
         return ok;
       },
-      absl::Seconds(60));
+      // 44 s were seen with four tests sharing two busy cores.
+      absl::Seconds(120));
   rd_kafka_destroy(rk);
-  if (!up || !process->Running()) Fail(*this, "did not answer within 60 s");
+  if (!process->Running()) Fail(*this, "exited before it answered");
+  if (!up) Fail(*this, "did not answer within 120 s");
   start_time = absl::Now() - t0;
   rss_kib = RssKib(process->pid());
   std::string err = process->Stderr();
@@ -126,6 +134,11 @@ KafkaBroker KafkaBroker::Start(const std::vector<std::string>& topics, const std
                                Options options) {
   KafkaBroker b;
   b.dir = dir;
+  // Before anything writes in it: the child's stdout and stderr files
+  // (StartChild) and extra.properties live there.
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) Fail(b, "cannot create the directory: " + ec.message());
   b.port_ = FreePort();
   b.controller_port_ = FreePort();
   b.bootstrap = absl::StrCat("127.0.0.1:", b.port_);

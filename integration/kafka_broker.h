@@ -45,7 +45,8 @@ struct KafkaBroker {
   // Starts a broker in `dir` (created) and creates `topics` ("name:partitions")
   // with replication factor 1, waiting until each partition has a leader.
   // Prints the version, start time and RSS on stdout. Aborts the test binary
-  // when the broker does not answer within 60 s (its log is printed).
+  // when the broker exits or does not answer within 120 s (its output is
+  // printed).
   static KafkaBroker Start(const std::vector<std::string>& topics, const std::string& dir,
                            Options options);
   static KafkaBroker Start(const std::vector<std::string>& topics, const std::string& dir) {

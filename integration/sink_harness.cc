@@ -169,8 +169,8 @@ std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const s
       {"SOURCE_KAFKA_TOPIC", topic},
       {"SOURCE_KAFKA_CONSUMER_GROUP_ID", group},
       {"SOURCE_KAFKA_CONSUMER_CONFIG_AUTO_OFFSET_RESET", "earliest"},
-      // The mock coordinator completes rebalances after the session timeout
-      // of departed members; keep it short.
+      // Coordinators (Kafka's and the mock's) complete a rebalance once the
+      // sessions of departed members lapse; keep it short for the tests.
       {"SOURCE_KAFKA_CONSUMER_CONFIG_SESSION_TIMEOUT_MS", "6000"},
       {"SOURCE_KAFKA_CONSUMER_CONFIG_HEARTBEAT_INTERVAL_MS", "500"},
       {"INPUT_SCHEMA_PROTO_CLASS", "io.sluice.sample.SampleProto$SampleLogMessage"},

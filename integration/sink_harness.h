@@ -1,6 +1,8 @@
 // Helpers for sluice-sink's end-to-end tests: spawn the real binaries
-// (sluice-devbroker, sluice-sink) as child processes, produce records, and
-// read committed offsets with librdkafka.
+// (sluice-sink, and sluice-devbroker for tests on librdkafka's mock cluster)
+// as child processes, produce records, and read committed offsets with
+// librdkafka. They work against either broker: the real Apache Kafka of
+// kafka_broker.h or DevBroker here.
 #ifndef SLUICE_INTEGRATION_SINK_HARNESS_H_
 #define SLUICE_INTEGRATION_SINK_HARNESS_H_
 
@@ -26,7 +28,10 @@ std::unique_ptr<Process> StartChild(std::vector<std::string> argv,
 std::unique_ptr<Process> StartSink(std::map<std::string, std::string> env,
                                    const std::string& path_prefix);
 
-// A sluice-devbroker child and its bootstrap address.
+// A sluice-devbroker child (librdkafka's mock cluster) and its bootstrap
+// address. For tests that need what only the mock does (injected broker
+// errors) or that test the sink rather than Kafka; the group, fault, DLQ and
+// security tests use KafkaBroker (kafka_broker.h).
 struct DevBroker {
   std::unique_ptr<Process> process;
   std::string bootstrap;
@@ -57,8 +62,10 @@ std::vector<ConsumedRecord> ReadAll(const std::string& bootstrap, const std::str
                                     int want, absl::Duration timeout);
 
 // The variables of a sluice-sink reading `topic` with the log sink, the
-// sample schema from `descriptor_url`, short session timeout (mock broker),
-// earliest offset reset, LONG_POLLING schema fetches, no control port.
+// sample schema from `descriptor_url`, a 6 s session timeout (a coordinator,
+// real or mock, keeps a killed member's partitions until its session lapses;
+// Firehose's default is 10 s), earliest offset reset, LONG_POLLING schema
+// fetches, no control port.
 std::map<std::string, std::string> SinkEnv(const std::string& bootstrap, const std::string& topic,
                                            const std::string& group,
                                            const std::string& descriptor_url);

@@ -16,7 +16,7 @@ state="$root/.sluice"
 
 ./scripts/install-deps.sh
 bazel build //server:sluice-server //gateway:sluice-gateway_gen //cli:sluicectl \
-  //sink:sluice-sink //sink/devbroker:sluice-devbroker //sink/sample:sluice-sample-producer \
+  //sink:sluice-sink //sink/sample:sluice-sample-producer \
   //sink/sample:sample_cc_descriptor_set
 mkdir -p "$state/logs"
 
@@ -81,8 +81,10 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-# The streaming pipeline: dev broker → sample producer → sluice-sink (JEXL
-# filter + log sink). Its output (the kept records) goes to logs/sink.log.
+# The streaming pipeline: Apache Kafka (scripts/kafka-broker.sh, jars from
+# install-deps) → sample producer → sluice-sink (JEXL filter + log sink). Its
+# output (the kept records) goes to logs/sink.log; the broker takes 5-30 s
+# to start.
 ./scripts/run-sink-demo.sh >"$state/logs/sink.log" 2>&1 &
 pids+=($!)
 
@@ -99,7 +101,7 @@ Sluice is running.
   OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json
   gRPC:             localhost:$GRPC_PORT  (reflection enabled)
   Metrics:          http://localhost:$METRICS_PORT/metrics
-  Sink demo:        dev broker + sample producer + sluice-sink (JEXL filter, log sink);
+  Sink demo:        Apache Kafka (KRaft) + sample producer + sluice-sink (JEXL filter, log sink);
                     control API localhost:8082 (reflection), records in $state/logs/sink.log
   PostgreSQL:       $dsn
   Logs:             $state/logs/

@@ -137,6 +137,10 @@ absl::StatusOr<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(const Sourc
   rd_kafka_conf_set_opaque(conf, self.get());
   rd_kafka_conf_set_rebalance_cb(conf, &KafkaConsumer::RebalanceCb);
   rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::CommitCb);
+  rd_kafka_conf_set_error_cb(conf, &KafkaConsumer::ErrorCb);
+  if (auto m = properties.find("sasl.mechanism"); m != properties.end()) {
+    self->sasl_mechanism_ = m->second;
+  }
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
   if (rk == nullptr) {
     rd_kafka_conf_destroy(conf);
@@ -249,6 +253,41 @@ void KafkaConsumer::CommitCb(rd_kafka_t*, rd_kafka_resp_err_t err,
   }
 }
 
+void KafkaConsumer::ErrorCb(rd_kafka_t*, int err, const char* reason, void* opaque) {
+  auto* self = static_cast<KafkaConsumer*>(opaque);
+  const auto code = static_cast<rd_kafka_resp_err_t>(err);
+  if (code == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
+      code == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED) {
+    // Without an error callback librdkafka only logs these and retries the
+    // connection for ever, so a sink with a wrong password sat idle. Java's
+    // consumer throws an AuthenticationException from poll() (not
+    // retriable), which stops a Firehose pod: sluice-sink stops too.
+    if (self->authentication_error_.empty()) self->authentication_error_ = reason;
+    return;
+  }
+  // What librdkafka printed itself before this callback existed ("1/1
+  // brokers are down", a refused connection, ...), in the sink's log.
+  spdlog::warn("Kafka consumer: {}: {}", rd_kafka_err2name(code), reason);
+}
+
+absl::Status KafkaConsumer::AuthenticationFailure(const std::string& reason) const {
+  std::string hint =
+      "check the credentials in SOURCE_KAFKA_CONSUMER_CONFIG_SASL_JAAS_CONFIG and the "
+      "SOURCE_KAFKA_CONSUMER_CONFIG_SASL_MECHANISM and SECURITY_PROTOCOL the broker's listener "
+      "expects";
+  if (absl::StartsWith(sasl_mechanism_, "SCRAM") && rd_kafka_version() < 0x020601ff) {
+    // Kafka 4.0 compares the client-final nonce exactly (RFC 5802); librdkafka
+    // before 2.6.1 sends the client nonce twice there (librdkafka PR 4895).
+    absl::StrAppend(&hint, "; note that librdkafka ", rd_kafka_version_str(),
+                    " cannot complete SCRAM with Apache Kafka 4.0 or later brokers, whatever "
+                    "the password (it repeats the client nonce, which those brokers refuse; "
+                    "fixed in librdkafka 2.6.1): use SASL/PLAIN over TLS (SASL_SSL), or brokers "
+                    "before 4.0");
+  }
+  return absl::UnauthenticatedError(
+      absl::StrCat("Kafka authentication failed: ", reason, " (", hint, ")"));
+}
+
 void KafkaConsumer::HoldCommits() {
   if (!rejoining_) rejoin_since_ = absl::Now();
   rejoining_ = true;
@@ -281,6 +320,10 @@ absl::Status KafkaConsumer::Poll(int max_records, absl::Duration timeout,
   // Wait for the first record (serving rebalance and commit callbacks), then
   // take what is already fetched without waiting: Kafka's poll() semantics.
   rd_kafka_message_t* first = rd_kafka_consumer_poll(rk_, timeout_ms);
+  if (!authentication_error_.empty()) {
+    if (first != nullptr) rd_kafka_message_destroy(first);
+    return AuthenticationFailure(authentication_error_);
+  }
   if (first == nullptr) return absl::OkStatus();
   int64_t now_ms = absl::ToUnixMillis(absl::Now());
   absl::Status status;

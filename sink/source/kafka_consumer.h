@@ -51,6 +51,11 @@ class KafkaConsumer : public Consumer {
                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void CommitCb(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                        rd_kafka_topic_partition_list_t* offsets, void* opaque);
+  // librdkafka's client-level errors (served on the worker thread inside
+  // Poll): logged; an authentication failure is kept for Poll to return.
+  static void ErrorCb(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  // The Unauthenticated status Poll returns for `reason` (librdkafka's text).
+  absl::Status AuthenticationFailure(const std::string& reason) const;
   void OnRebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   // Keeps async commits (failed_commits_) until this member has rejoined.
   void HoldCommits();
@@ -72,6 +77,8 @@ class KafkaConsumer : public Consumer {
   // assignment arrived: the destructor's guard against librdkafka issue 4312.
   bool sticky_ = false;
   bool assigned_once_ = false;
+  std::string sasl_mechanism_;       // as configured, for the failure message
+  std::string authentication_error_;  // librdkafka's reason, once one came (ErrorCb)
   absl::Time shutdown_deadline_ = absl::InfiniteFuture();
   // Refused async commits (CommitCb, served on the worker thread inside Poll).
   std::vector<PartitionOffset> failed_commits_;

@@ -293,6 +293,23 @@ absl::Status Truststore(Translation& t, const Prop& p) {
       "=PEM (or ", t.Var("ssl.ca.location"), "=ca.pem)"));
 }
 
+// ssl.truststore.certificates (KIP-651): the CA certificates themselves, in
+// PEM; Java refuses them unless ssl.truststore.type is PEM, and beside a
+// truststore location (DefaultSslEngineFactory).
+absl::Status TruststoreCertificates(Translation& t, const Prop& p) {
+  t.Consume("ssl.truststore.type");
+  if (const Prop* type = t.Find("ssl.truststore.type");
+      type != nullptr && absl::AsciiStrToUpper(type->value) != "PEM") {
+    return Refuse(*type, absl::StrCat("must be PEM with ", p.variable, " (as in Java)"));
+  }
+  if (t.Find("ssl.truststore.location") != nullptr) {
+    return Refuse(p, absl::StrCat("set either this or ", t.Var("ssl.truststore.location"),
+                                  ", not both (as in Java)"));
+  }
+  t.Translate(p, "ssl.ca.pem", p.value, "(PEM certificates)");
+  return absl::OkStatus();
+}
+
 absl::Status Keystore(Translation& t, const Prop& p) {
   auto kind = StoreKindOf(t, p, "ssl.keystore.type");
   if (!kind.ok()) return kind.status();
@@ -412,7 +429,7 @@ const std::map<std::string, Rule>& Rules() {
       {"security.protocol", {kBoth, Rule::kCustom, nullptr, SecurityProtocol}},
       {"ssl.endpoint.identification.algorithm", {kBoth, Rule::kCustom, nullptr, EndpointIdentification}},
       {"ssl.cipher.suites", {kBoth, Rule::kCustom, nullptr, CipherSuites}},
-      {"ssl.truststore.certificates", {kBoth, Rule::kRename, "ssl.ca.pem", nullptr}},
+      {"ssl.truststore.certificates", {kBoth, Rule::kCustom, nullptr, TruststoreCertificates}},
       {"ssl.keystore.certificate.chain", {kBoth, Rule::kRename, "ssl.certificate.pem", nullptr}},
       {"ssl.keystore.key", {kBoth, Rule::kRename, "ssl.key.pem", nullptr}},
       {"key.deserializer", {kC, Rule::kCustom, nullptr, Serde("org.apache.kafka.common.serialization.ByteArrayDeserializer")}},

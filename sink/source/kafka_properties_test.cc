@@ -251,6 +251,25 @@ TEST(KafkaProperties, PemTruststoreBecomesCaLocationJksIsRefused) {
   EXPECT_NE(s.message().find("SSL_TRUSTSTORE_TYPE"), std::string::npos) << s;
 }
 
+// KIP-651's inline PEM truststore: with SSL_TRUSTSTORE_TYPE=PEM, as Java
+// requires, the type is part of it (no "set without a location" note).
+TEST(KafkaProperties, InlinePemTruststoreCertificatesBecomeCaPem) {
+  const std::string ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  KafkaProperties kp =
+      Consumer({{"SSL_TRUSTSTORE_CERTIFICATES", ca}, {"SSL_TRUSTSTORE_TYPE", "PEM"}});
+  EXPECT_EQ(kp.properties.at("ssl.ca.pem"), ca);
+  EXPECT_EQ(kp.properties.size(), 1u);
+  EXPECT_FALSE(Has(kp, KafkaPropertyNote::Kind::kIgnored, "SOURCE_KAFKA_CONSUMER_CONFIG_SSL_TRUSTSTORE_TYPE"))
+      << Notes(kp);
+  EXPECT_EQ(Notes(kp).find("MIIB"), std::string::npos) << "certificates are not echoed";
+  absl::Status s = ConsumerError({{"SSL_TRUSTSTORE_CERTIFICATES", ca}, {"SSL_TRUSTSTORE_TYPE", "JKS"}});
+  EXPECT_NE(s.message().find("SOURCE_KAFKA_CONSUMER_CONFIG_SSL_TRUSTSTORE_TYPE: must be PEM"),
+            std::string::npos)
+      << s;
+  s = ConsumerError({{"SSL_TRUSTSTORE_CERTIFICATES", ca}, {"SSL_TRUSTSTORE_LOCATION", "/etc/ca.pem"}});
+  EXPECT_NE(s.message().find("not both"), std::string::npos) << s;
+}
+
 TEST(KafkaProperties, KeystorePkcs12PassesJksIsRefused) {
   KafkaProperties kp = Consumer({{"SSL_KEYSTORE_LOCATION", "/k.p12"},
                                  {"SSL_KEYSTORE_TYPE", "PKCS12"},
