@@ -7,6 +7,7 @@
 // inserts) nothing is lost and the duplicates are printed.
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -35,6 +36,7 @@ struct SoakResult {
   int64_t distinct = 0;  // records with at least one row
   int64_t rows = 0;
   int64_t restarts_from_db = 0;  // restarted members that logged stored start offsets
+  int64_t kills_while_producing = 0;
   double seconds = 0;
 };
 
@@ -80,23 +82,29 @@ class JdbcExactlyOnceSoak : public ::testing::Test {
     env["SOURCE_KAFKA_CONSUMER_CONFIG_HEARTBEAT_INTERVAL_MS"] = "300";
     if (exactly_once) env["SINK_JDBC_EXACTLY_ONCE_ENABLE"] = "true";
     auto rows = [&db] { return QueryInt(db, "SELECT count(*) FROM orders"); };
+    auto distinct = [&db] { return QueryInt(db, "SELECT count(DISTINCT order_number) FROM orders"); };
     const std::string dir = TempDir(absl::StrCat("eos_soak_", topic));
-    // Records keep coming while the sink is killed and restarted.
-    std::thread producer([this, topic] {
+    // Records keep coming while the sink is killed and restarted: about 300
+    // every 0.8 s, slower than a member takes to rejoin after a kill.
+    std::atomic<bool> producing{true};
+    std::thread producer([this, topic, &producing] {
       for (int i = 0; i < kTotal; i += 300) {
         ProduceSamples(broker_->bootstrap, topic, i, 300);
-        absl::SleepFor(absl::Milliseconds(100));
+        absl::SleepFor(absl::Milliseconds(800));
       }
+      producing.store(false);
     });
     const absl::Time start = absl::Now();
     for (int cycle = 0; cycle < kCycles; ++cycle) {
       auto sink = StartSink(env, absl::StrCat(dir, "/", cycle));
-      const int64_t before = rows();
-      EXPECT_TRUE(WaitFor([&] { return rows() >= before + 300 || rows() >= kTotal; },
+      // Kill it once it has written records not seen before (not only the
+      // replays of a restart), at a varying point of its stream of batches.
+      const int64_t before = distinct();
+      EXPECT_TRUE(WaitFor([&] { return distinct() >= before + 200 || distinct() >= kTotal; },
                           absl::Seconds(60)))
           << sink->Stderr();
-      // A varying point inside the stream of batches.
       absl::SleepFor(absl::Milliseconds((cycle * 37) % 120));
+      if (producing.load()) ++out.kills_while_producing;
       sink->Signal(SIGKILL);
       sink->Wait(absl::Seconds(5));
       if (sink->Stderr().find(absl::StrCat("stored in the database [", topic, "-")) !=
@@ -114,7 +122,7 @@ class JdbcExactlyOnceSoak : public ::testing::Test {
     EXPECT_EQ(last->Wait(absl::Seconds(20)), 0) << last->Stderr();
     out.seconds = absl::ToDoubleSeconds(absl::Now() - start);
     out.rows = rows();
-    out.distinct = QueryInt(db, "SELECT count(DISTINCT order_number) FROM orders");
+    out.distinct = distinct();
     if (exactly_once) {
       EXPECT_EQ(QueryInt(db, absl::StrCat("SELECT sum(next_offset) FROM sluice_sink_offsets WHERE "
                                           "consumer_group = '", group, "'")),
@@ -122,9 +130,10 @@ class JdbcExactlyOnceSoak : public ::testing::Test {
           << "the stored offsets cover every record";
     }
     std::printf("soak %s (SINK_JDBC_EXACTLY_ONCE_ENABLE=%s): %d kill -9 cycles, %d records, "
-                "%lld lost, %lld duplicates (%lld rows), %lld restarts started from stored "
-                "offsets, %.1f s\n",
+                "%lld of them while records were produced, %lld lost, %lld duplicates (%lld rows), %lld "
+                "restarts started from stored offsets, %.1f s\n",
                 topic.c_str(), exactly_once ? "true" : "false", kCycles, kTotal,
+                static_cast<long long>(out.kills_while_producing),
                 static_cast<long long>(kTotal - out.distinct),
                 static_cast<long long>(out.rows - out.distinct), static_cast<long long>(out.rows),
                 static_cast<long long>(out.restarts_from_db), out.seconds);
@@ -140,6 +149,7 @@ TEST_F(JdbcExactlyOnceSoak, OnTenKillNineCyclesLoseNothingAndDuplicateNothing) {
   SoakResult r = Soak("eos", /*exactly_once=*/true);
   RecordProperty("lost", static_cast<int>(kTotal - r.distinct));
   RecordProperty("duplicates", static_cast<int>(r.rows - r.distinct));
+  RecordProperty("kills_while_producing", static_cast<int>(r.kills_while_producing));
   EXPECT_EQ(r.distinct, kTotal) << "nothing lost";
   EXPECT_EQ(r.rows, r.distinct) << "no record written twice";
   // Every restart found offsets in the database (the first start has none).

@@ -36,6 +36,16 @@ absl::Status EnsureOffsetsTable(PGconn* conn, absl::string_view table) {
       " (consumer_group text NOT NULL, topic text NOT NULL, partition integer NOT NULL, "
       "next_offset bigint NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), "
       "PRIMARY KEY (consumer_group, topic, partition))");
+  // Looked up first: CREATE ... IF NOT EXISTS of an existing table sends a
+  // NOTICE, which libpq prints on stderr at every start.
+  const std::string name(table);
+  const char* params[] = {name.c_str()};
+  Result found(PQexecParams(conn, "SELECT to_regclass($1) IS NOT NULL", 1, nullptr, params,
+                            nullptr, nullptr, 0));
+  if (found && PQresultStatus(found.get()) == PGRES_TUPLES_OK && PQntuples(found.get()) == 1 &&
+      std::string(PQgetvalue(found.get(), 0, 0)) == "t") {
+    return absl::OkStatus();
+  }
   Result r(PQexec(conn, sql.c_str()));
   if (r && PQresultStatus(r.get()) == PGRES_COMMAND_OK) return absl::OkStatus();
   // Two members creating it at once: the loser sees the catalog's unique
