@@ -52,16 +52,18 @@ int64_t QueryInt(PgTestDb& db, const std::string& sql) {
 class JdbcExactlyOnceSoak : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    broker_ = new KafkaBroker(KafkaBroker::Start({"eos:2", "plain:2"}, TempDir("eos_broker")));
+    broker_ = new KafkaBroker(KafkaBroker::Start({"eos:2", "plain:2", "eos2:4"}, TempDir("eos_broker")));
   }
   static void TearDownTestSuite() {
     delete broker_;
     broker_ = nullptr;
   }
 
-  // Runs kCycles kill -9 cycles of one sluice-sink reading `topic` into a
-  // fresh database, then drains with a last member.
-  SoakResult Soak(const std::string& topic, bool exactly_once) {
+  // Runs kCycles kill -9 cycles of one sluice-sink with `workers` workers
+  // reading `topic` (`partitions` partitions) into a fresh database, then
+  // drains with a last member.
+  SoakResult Soak(const std::string& topic, bool exactly_once, int workers = 1,
+                  int partitions = 2) {
     SoakResult out;
     auto db_or = PgTestDb::Create();
     if (!db_or.ok()) {
@@ -81,6 +83,7 @@ class JdbcExactlyOnceSoak : public ::testing::Test {
     env["SOURCE_KAFKA_CONSUMER_CONFIG_SESSION_TIMEOUT_MS"] = "3000";
     env["SOURCE_KAFKA_CONSUMER_CONFIG_HEARTBEAT_INTERVAL_MS"] = "300";
     if (exactly_once) env["SINK_JDBC_EXACTLY_ONCE_ENABLE"] = "true";
+    env["APPLICATION_THREAD_COUNT"] = absl::StrCat(workers);
     auto rows = [&db] { return QueryInt(db, "SELECT count(*) FROM orders"); };
     auto distinct = [&db] { return QueryInt(db, "SELECT count(DISTINCT order_number) FROM orders"); };
     const std::string dir = TempDir(absl::StrCat("eos_soak_", topic));
@@ -115,7 +118,7 @@ class JdbcExactlyOnceSoak : public ::testing::Test {
     producer.join();
     // A last member drains; Kafka commits follow the database's.
     auto last = StartSink(env, dir + "/last");
-    EXPECT_TRUE(WaitFor([&] { return CommittedSum(broker_->bootstrap, group, topic, 2) == kTotal; },
+    EXPECT_TRUE(WaitFor([&] { return CommittedSum(broker_->bootstrap, group, topic, partitions) == kTotal; },
                         absl::Seconds(90)))
         << last->Stderr();
     last->Signal(SIGTERM);
@@ -129,10 +132,11 @@ class JdbcExactlyOnceSoak : public ::testing::Test {
                 kTotal)
           << "the stored offsets cover every record";
     }
-    std::printf("soak %s (SINK_JDBC_EXACTLY_ONCE_ENABLE=%s): %d kill -9 cycles, %d records, "
+    std::printf("soak %s (SINK_JDBC_EXACTLY_ONCE_ENABLE=%s, %d worker(s)): %d kill -9 cycles, "
+                "%d records, "
                 "%lld of them while records were produced, %lld lost, %lld duplicates (%lld rows), %lld "
                 "restarts started from stored offsets, %.1f s\n",
-                topic.c_str(), exactly_once ? "true" : "false", kCycles, kTotal,
+                topic.c_str(), exactly_once ? "true" : "false", workers, kCycles, kTotal,
                 static_cast<long long>(out.kills_while_producing),
                 static_cast<long long>(kTotal - out.distinct),
                 static_cast<long long>(out.rows - out.distinct), static_cast<long long>(out.rows),
@@ -153,6 +157,17 @@ TEST_F(JdbcExactlyOnceSoak, OnTenKillNineCyclesLoseNothingAndDuplicateNothing) {
   EXPECT_EQ(r.distinct, kTotal) << "nothing lost";
   EXPECT_EQ(r.rows, r.distinct) << "no record written twice";
   // Every restart found offsets in the database (the first start has none).
+  EXPECT_GE(r.restarts_from_db, kCycles - 1);
+}
+
+// Each worker of a process is a member with its own partitions, connection
+// and transaction.
+TEST_F(JdbcExactlyOnceSoak, OnWithTwoWorkersPerProcess) {
+  SoakResult r = Soak("eos2", /*exactly_once=*/true, /*workers=*/2, /*partitions=*/4);
+  RecordProperty("lost", static_cast<int>(kTotal - r.distinct));
+  RecordProperty("duplicates", static_cast<int>(r.rows - r.distinct));
+  EXPECT_EQ(r.distinct, kTotal) << "nothing lost";
+  EXPECT_EQ(r.rows, r.distinct) << "no record written twice";
   EXPECT_GE(r.restarts_from_db, kCycles - 1);
 }
 

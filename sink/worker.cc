@@ -353,11 +353,15 @@ absl::Status Worker::FinishTransaction(const DispatchResult& result) {
   std::vector<TopicPartition> parts;
   for (const auto& [tp, first] : batch_first_) parts.push_back(tp);
   if (!result.fatal.ok() || !result.failed.empty()) {
-    // The worker stops (fatal, or a stop asked for during the retries):
-    // nothing of this batch is stored, nor committed to Kafka.
+    // Failures are left when the worker stops (fatal, or a stop asked for
+    // during the retries): nothing of this batch is stored, nor committed
+    // to Kafka. Were a worker to go on, it reads the batch again.
     store_->Rollback();
-    tracker_.Forget(parts);
-    return absl::OkStatus();
+    if (!result.fatal.ok() || control_->StopRequested()) {
+      tracker_.Forget(parts);
+      return absl::OkStatus();
+    }
+    return Rewind(parts);
   }
   if (!batch_revoked_) {
     absl::Status s = store_->Commit(tracker_.CommittableFor(parts));
