@@ -28,6 +28,7 @@
 #include "sink/sinks/registry.h"
 #include "sink/sinks/unsupported.h"
 #include "sink/source/kafka_consumer.h"
+#include "sink/source/offset_store.h"
 #include "sink/worker.h"
 
 namespace sluice::sink {
@@ -94,6 +95,16 @@ absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
   const SinkConfig& cfg = *sh.cfg;
   auto sink = CreateSink(cfg.sink_type, *sh.ctx);
   if (!sink.ok()) return sink.status();
+  OffsetStore* store = nullptr;
+  if (cfg.jdbc_exactly_once) {
+    // The sink instance keeps the transaction; the decorators wrap it.
+    store = dynamic_cast<OffsetStore*>(sink->get());
+    if (store == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SINK_JDBC_EXACTLY_ONCE_ENABLE=true: SINK_TYPE=", cfg.sink_type,
+          " cannot store offsets; set SINK_TYPE=jdbc or unset the variable"));
+    }
+  }
   DispatcherHooks hooks;
   hooks.stop = [control = sh.control] { return control->StopRequested(); };
   // Retries of a batch keep this worker's consumer polled (and paused), so
@@ -128,6 +139,7 @@ absl::Status BuildWorker(int i, const Shared& sh, WorkerParts* p) {
       -1, cfg.source.manual_commit_min_interval_ms));
   p->worker = std::make_unique<Worker>(o, *std::move(consumer), p->decoder.get(), p->filter.get(),
                                        p->dispatcher.get(), sh.metrics, sh.control);
+  p->worker->SetOffsetStore(store);
   return absl::OkStatus();
 }
 

@@ -456,6 +456,14 @@ absl::StatusOr<SinkConfig> ParseSinkConfig(const Env& env) {
   if (!s.ok()) return s;
   ASSIGN_OR_RETURN_CFG(c.control.port, env.GetPort("SINK_CONTROL_PORT", 8082));
   if (s = ParseControlSecurity(env, &c.control); !s.ok()) return s;
+  ASSIGN_OR_RETURN_CFG(c.jdbc_exactly_once, env.GetBool("SINK_JDBC_EXACTLY_ONCE_ENABLE", false));
+  if (c.jdbc_exactly_once && c.sink_type != "jdbc") {
+    // Only the JDBC sink can store offsets in the transaction of its writes;
+    // ignoring the variable would silently deliver at-least-once.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SINK_JDBC_EXACTLY_ONCE_ENABLE=true needs SINK_TYPE=jdbc (SINK_TYPE=", c.sink_type,
+        " cannot commit offsets with its writes); unset it, or set it to false"));
+  }
   return c;
 }
 

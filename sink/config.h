@@ -216,6 +216,11 @@ struct SinkConfig {
   ErrorConfig errors;
   MetricConfig metrics;
   ControlConfig control;
+  // SINK_JDBC_EXACTLY_ONCE_ENABLE (sluice; default false): each batch's rows
+  // and offsets commit in one transaction of the JDBC sink's database, and
+  // assigned partitions start at the offsets stored there (OffsetStore).
+  // Only with SINK_TYPE=jdbc (refused otherwise).
+  bool jdbc_exactly_once = false;
   // What was done with Java-client Kafka properties (translated, ignored),
   // for one start-up log line each.
   std::vector<KafkaPropertyNote> kafka_notes;

@@ -456,5 +456,21 @@ TEST(Config, ControlCredentialsMustBeConsistent) {
   check({{"SINK_CONTROL_TLS_CLIENT_CA_FILE", "ca.pem"}}, "SINK_CONTROL_TLS_CERT_FILE");
 }
 
+TEST(Config, ExactlyOnceNeedsTheJdbcSinkAndNamesTheVariable) {
+  auto vars = Base();
+  vars["SINK_JDBC_EXACTLY_ONCE_ENABLE"] = "true";
+  vars["SINK_TYPE"] = "http";
+  auto c = ParseSinkConfig(Env(vars));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("SINK_JDBC_EXACTLY_ONCE_ENABLE=true needs SINK_TYPE=jdbc"),
+            absl::string_view::npos)
+      << c.status();
+  vars["SINK_TYPE"] = "JDBC";
+  c = ParseSinkConfig(Env(vars));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->jdbc_exactly_once);
+  EXPECT_FALSE(ParseSinkConfig(Env(Base()))->jdbc_exactly_once);  // off by default
+}
+
 }  // namespace
 }  // namespace sluice::sink

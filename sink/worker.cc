@@ -99,6 +99,14 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
     spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
   }
   tracker_.Forget(partitions);
+  if (store_ != nullptr) {
+    store_->Forget(partitions);
+    // During a batch (served while it is retried): its transaction cannot
+    // commit these partitions' offsets any more.
+    for (const TopicPartition& tp : partitions) {
+      if (!in_hand_.empty() && batch_first_.count(tp) > 0) batch_revoked_ = true;
+    }
+  }
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   // With cooperative-sticky only the moving partitions are revoked: say what
   // is kept.
@@ -115,6 +123,14 @@ void Worker::OnPartitionsLost(const std::vector<TopicPartition>& partitions) {
   std::vector<PartitionOffset> done = tracker_.CommittableFor(partitions);
   orphaned_.insert(orphaned_.end(), done.begin(), done.end());
   tracker_.Forget(partitions);
+  if (store_ != nullptr) {
+    store_->Forget(partitions);
+    // During a batch (served while it is retried): its transaction cannot
+    // commit these partitions' offsets any more.
+    for (const TopicPartition& tp : partitions) {
+      if (!in_hand_.empty() && batch_first_.count(tp) > 0) batch_revoked_ = true;
+    }
+  }
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   spdlog::warn("worker {}: {} partition(s) lost (this member left the group; their uncommitted "
                "records are redelivered to the new owner), now assigned [{}]",
@@ -146,6 +162,31 @@ void Worker::BeforePartitionsAssigned(const std::vector<TopicPartition>& partiti
                  "last records are redelivered)",
                  options_.id, s.ToString());
   }
+}
+
+std::vector<PartitionOffset> Worker::StartOffsets(const std::vector<TopicPartition>& partitions) {
+  if (store_ == nullptr) return {};
+  absl::StatusOr<std::vector<PartitionOffset>> stored = store_->Load(partitions);
+  if (!stored.ok()) {
+    // The partitions must be assigned anyway (inside the rebalance); the
+    // loop stops before any of their records is handled.
+    store_error_ = absl::Status(
+        stored.status().code(),
+        absl::StrCat("SINK_JDBC_EXACTLY_ONCE_ENABLE: cannot read the offsets stored in the "
+                     "database for the assigned partitions, so where they start is unknown "
+                     "(the restart reads them again): ",
+                     stored.status().message()));
+    return {};
+  }
+  std::string where;
+  for (const PartitionOffset& o : *stored) {
+    absl::StrAppend(&where, where.empty() ? "" : ",", o.tp.topic, "-", o.tp.partition, "@",
+                    o.offset);
+  }
+  spdlog::info("worker {}: {} of {} assigned partition(s) start at the offsets stored in the "
+               "database [{}]; the others at the group's committed offset",
+               options_.id, stored->size(), partitions.size(), where);
+  return *std::move(stored);
 }
 
 void Worker::OnPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
@@ -218,6 +259,11 @@ absl::Status Worker::ProcessBatch() {
   lap(&times_.metrics);
   tracker_.BeginBatch(batch_);
   DescribeBatchInHand();
+  if (store_ != nullptr) {
+    batch_first_.clear();
+    batch_revoked_ = false;
+    for (const Message& m : batch_) batch_first_.emplace(TopicPartition{m.topic, m.partition}, m.offset);
+  }
   prefailed_.clear();
   lap(&times_.consume);
   if (decoder_ != nullptr) decoder_->Decode(&batch_, &prefailed_);
@@ -246,6 +292,9 @@ absl::Status Worker::ProcessBatch() {
   tracker_.MarkFailed(result.failed);
   tracker_.EndBatch();
   in_hand_.clear();
+  if (store_ != nullptr) {
+    if (absl::Status s = FinishTransaction(result); !s.ok()) return s;
+  }
   // result.ignored (dropped by the final layer, Firehose's SinkFinal) is not
   // marked: it is committed, as Firehose commits past ignored messages.
   for (const auto* list : {&result.failed, &result.ignored}) {
@@ -300,6 +349,73 @@ absl::Status Worker::ProcessBatch() {
   return committed;
 }
 
+absl::Status Worker::FinishTransaction(const DispatchResult& result) {
+  std::vector<TopicPartition> parts;
+  for (const auto& [tp, first] : batch_first_) parts.push_back(tp);
+  if (!result.fatal.ok() || !result.failed.empty()) {
+    // Failures are left when the worker stops (fatal, or a stop asked for
+    // during the retries): nothing of this batch is stored, nor committed
+    // to Kafka. Were a worker to go on, it reads the batch again.
+    store_->Rollback();
+    if (!result.fatal.ok() || control_->StopRequested()) {
+      tracker_.Forget(parts);
+      return absl::OkStatus();
+    }
+    return Rewind(parts);
+  }
+  if (!batch_revoked_) {
+    absl::Status s = store_->Commit(tracker_.CommittableFor(parts));
+    if (s.ok()) return s;
+    spdlog::warn("worker {}: SINK_JDBC_EXACTLY_ONCE_ENABLE: the batch's transaction did not "
+                 "commit ({}); reading its partitions again from the offsets stored in the "
+                 "database",
+                 options_.id, s.ToString());
+  } else {
+    // Its rows could not be stored with the offsets of a partition this
+    // worker no longer holds; the other partitions are read again.
+    store_->Rollback();
+    spdlog::info("worker {}: a partition of the batch was revoked while it was retried: batch "
+                 "rolled back, held partitions read again from the stored offsets",
+                 options_.id);
+  }
+  return Rewind(parts);
+}
+
+absl::Status Worker::Rewind(const std::vector<TopicPartition>& partitions) {
+  tracker_.Forget(partitions);
+  store_->Forget(partitions);
+  std::vector<TopicPartition> held;
+  for (const TopicPartition& tp : partitions) {
+    if (held_.count(tp) > 0) held.push_back(tp);
+  }
+  if (held.empty()) return absl::OkStatus();
+  absl::StatusOr<std::vector<PartitionOffset>> stored = store_->Load(held);
+  if (!stored.ok()) {
+    return absl::Status(stored.status().code(),
+                        absl::StrCat("SINK_JDBC_EXACTLY_ONCE_ENABLE: cannot read the stored "
+                                     "offsets back after a failed commit (the restart reads "
+                                     "them): ",
+                                     stored.status().message()));
+  }
+  std::vector<PartitionOffset> targets;
+  for (const TopicPartition& tp : held) {
+    // None stored: nothing of this partition was ever committed there, so
+    // the batch's first record is where it starts.
+    int64_t at = batch_first_[tp];
+    for (const PartitionOffset& o : *stored) {
+      if (o.tp == tp) at = o.offset;
+    }
+    targets.push_back({tp, at});
+  }
+  absl::Status s = consumer_->Seek(targets);
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("SINK_JDBC_EXACTLY_ONCE_ENABLE: cannot re-read "
+                                               "the batch after a failed commit: ",
+                                               s.message()));
+  }
+  return absl::OkStatus();
+}
+
 void Worker::DescribeBatchInHand() {
   // "topic=t partition=0 offsets=5-9" per partition run, for the log line of
   // an exception that escapes the batch.
@@ -342,6 +458,8 @@ absl::Status Worker::Run() {
     spdlog::error("worker {} stopping: {}", options_.id, status.ToString());
     control_->SetLastError(std::string(status.message()));
   }
+  // A batch left mid-way (an escaped exception) must not be stored.
+  if (store_ != nullptr) store_->Rollback();
   consumer_->SetShutdownDeadline(absl::Now() + options_.shutdown_budget);
   absl::Status commit = CommitPending(/*async=*/false);
   if (!commit.ok()) {
@@ -379,6 +497,11 @@ absl::Status Worker::Loop() {
     status = consumer_->Poll(options_.max_poll_records, slice, &batch_);
     (batch_.empty() ? times_.idle : times_.consume) += absl::Now() - polled_at;
     if (!status.ok()) break;
+    if (!store_error_.ok()) {
+      // Partitions were assigned at unknown offsets: handle none of them.
+      status = store_error_;
+      break;
+    }
     if (!batch_.empty()) {
       // Stop requests during the batch are honoured after it is committed.
       status = ProcessBatch();

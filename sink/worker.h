@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "sink/metrics.h"
 #include "sink/source/consumer.h"
+#include "sink/source/offset_store.h"
 #include "sink/source/offset_tracker.h"
 #include "sink/stages.h"
 
@@ -129,6 +130,15 @@ class Worker : public RebalanceListener {
   // done before the batch.
   void KeepAlive();
 
+  // SINK_JDBC_EXACTLY_ONCE_ENABLE (not owned; null: off, the default). Set
+  // before Run. Each batch then ends with store->Commit of its partitions'
+  // offsets, in the transaction holding the rows the sink wrote for it; a
+  // batch that fails or stops is rolled back; a commit that fails is
+  // re-read from the stored offsets (Seek). Assigned partitions start at
+  // the stored offsets (StartOffsets); when they cannot be read the worker
+  // stops (fatal) before handling any record.
+  void SetOffsetStore(OffsetStore* store) { store_ = store; }
+
   // Time by stage so far (worker thread only, or after Run returned).
   const StageTimes& Times() const { return times_; }
 
@@ -137,6 +147,8 @@ class Worker : public RebalanceListener {
   // Commits what a revoke could not (see OnPartitionsRevoked).
   void BeforePartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
   void OnPartitionsLost(const std::vector<TopicPartition>& partitions) override;
+  // The offsets stored in the OffsetStore, when one is set.
+  std::vector<PartitionOffset> StartOffsets(const std::vector<TopicPartition>& partitions) override;
 
  private:
   absl::Status Loop();
@@ -151,6 +163,12 @@ class Worker : public RebalanceListener {
   // CommitPending(options_.async_commit) when commit_min_interval allows.
   absl::Status CommitIfDue();
   void Report();
+  // With an OffsetStore: commits the batch's transaction (rows + offsets)
+  // or rolls it back; a fatal status when the batch cannot be re-read.
+  absl::Status FinishTransaction(const DispatchResult& result);
+  // Forgets `partitions` (tracker and store) and seeks those still held to
+  // the offsets stored for them (or the batch's first offset when none).
+  absl::Status Rewind(const std::vector<TopicPartition>& partitions);
 
   WorkerOptions options_;
   std::unique_ptr<Consumer> consumer_;
@@ -174,6 +192,10 @@ class Worker : public RebalanceListener {
   bool paused_ = false;            // paused through the control API
   bool keepalive_paused_ = false;  // paused by KeepAlive for the batch in hand
   StageTimes times_;
+  OffsetStore* store_ = nullptr;  // SINK_JDBC_EXACTLY_ONCE_ENABLE
+  absl::Status store_error_;      // StartOffsets could not read the store: fatal
+  std::map<TopicPartition, int64_t> batch_first_;  // first offset per partition of the batch
+  bool batch_revoked_ = false;  // a partition of the batch was revoked or lost during it
 };
 
 }  // namespace sluice::sink

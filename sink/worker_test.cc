@@ -35,6 +35,12 @@ class FakeConsumer : public Consumer {
       return absl::OkStatus();
     }
     EXPECT_LE(static_cast<int>(batches_.front().size()), max_records);
+    if (polls == 1 && !assign_at_first_poll.empty() && listener_) {
+      // As KafkaConsumer::OnRebalance: start offsets, then the assignment.
+      listener_->BeforePartitionsAssigned(assign_at_first_poll);
+      started_at = listener_->StartOffsets(assign_at_first_poll);
+      listener_->OnPartitionsAssigned(assign_at_first_poll);
+    }
     // A revoke scripted before this batch.
     if (revoke_before_poll == polls && listener_) listener_->OnPartitionsRevoked({{"t", 0}});
     if (lose_before_poll == polls && listener_) listener_->OnPartitionsLost({{"t", 0}});
@@ -60,6 +66,10 @@ class FakeConsumer : public Consumer {
     }
   }
   std::vector<PartitionStatus> Partitions() override { return {}; }
+  absl::Status Seek(const std::vector<PartitionOffset>& offsets) override {
+    seeks.push_back(offsets);
+    return absl::OkStatus();
+  }
   void SetRebalanceListener(RebalanceListener* l) override { listener_ = l; }
   absl::Status Close() override {
     closed = true;
@@ -81,6 +91,9 @@ class FakeConsumer : public Consumer {
   int keep_alives = 0;
   bool revoke_in_keepalive = false;
   absl::Duration poll_delay;
+  std::vector<TopicPartition> assign_at_first_poll;
+  std::vector<PartitionOffset> started_at;  // what StartOffsets answered
+  std::vector<std::vector<PartitionOffset>> seeks;
 
  private:
   std::deque<std::vector<Message>> batches_;
@@ -350,6 +363,135 @@ TEST(Worker, ControlPauseIsKeptAfterRetries) {
   ASSERT_TRUE(h.worker->Run().ok());
   EXPECT_EQ(h.consumer->pause_calls.front(), true);
   EXPECT_TRUE(h.consumer->paused_now) << "the control API's pause survives the batch";
+}
+
+// SINK_JDBC_EXACTLY_ONCE_ENABLE's store, scripted.
+class FakeStore : public OffsetStore {
+ public:
+  absl::StatusOr<std::vector<PartitionOffset>> Load(
+      const std::vector<TopicPartition>& partitions) override {
+    ++loads;
+    if (!load_error.ok()) return load_error;
+    std::vector<PartitionOffset> out;
+    for (const TopicPartition& tp : partitions) {
+      if (auto it = stored.find(tp.partition); it != stored.end()) out.push_back({tp, it->second});
+    }
+    return out;
+  }
+  absl::Status Commit(const std::vector<PartitionOffset>& offsets) override {
+    if (!commit_errors.empty()) {
+      absl::Status s = commit_errors.front();
+      commit_errors.pop_front();
+      return s;
+    }
+    commits.push_back(offsets);
+    for (const PartitionOffset& o : offsets) stored[o.tp.partition] = o.offset;
+    return absl::OkStatus();
+  }
+  void Rollback() override { ++rollbacks; }
+  void Forget(const std::vector<TopicPartition>&) override {}
+
+  std::map<int32_t, int64_t> stored;  // partition of topic "t" -> next offset
+  absl::Status load_error;
+  std::deque<absl::Status> commit_errors;
+  std::vector<std::vector<PartitionOffset>> commits;
+  int loads = 0;
+  int rollbacks = 0;
+};
+
+std::string Offsets(const std::vector<PartitionOffset>& offsets) {
+  std::string out;
+  for (const PartitionOffset& o : offsets) {
+    out += (out.empty() ? "" : ",") + o.tp.topic + "-" + std::to_string(o.tp.partition) + "@" +
+           std::to_string(o.offset);
+  }
+  return out;
+}
+
+TEST(WorkerOffsetStore, StartsAtStoredOffsetsAndCommitsEachBatchWithItsOffsets) {
+  Harness h({{Msg(0, 10), Msg(0, 11, "drop"), Msg(1, 0)}, {Msg(0, 12)}});
+  FakeStore store;
+  store.stored[0] = 10;  // partition 1: none stored
+  h.consumer->assign_at_first_poll = {{"t", 0}, {"t", 1}};
+  h.worker->SetOffsetStore(&store);
+  ASSERT_TRUE(h.worker->Run().ok());
+  EXPECT_EQ(Offsets(h.consumer->started_at), "t-0@10");
+  // The filtered-out record counts as done, as in the Kafka commit.
+  ASSERT_EQ(store.commits.size(), 2u);
+  EXPECT_EQ(Offsets(store.commits[0]), "t-0@12,t-1@1");
+  EXPECT_EQ(Offsets(store.commits[1]), "t-0@13");
+  EXPECT_EQ(store.rollbacks, 1);  // Run's final guard only; nothing was open
+  // Kafka commits follow, with the same offsets.
+  ASSERT_EQ(h.consumer->commits.size(), 2u);
+  EXPECT_EQ(Offsets(h.consumer->commits[0].offsets), "t-0@12,t-1@1");
+  EXPECT_TRUE(h.consumer->seeks.empty());
+}
+
+TEST(WorkerOffsetStore, AFatalBatchIsRolledBackAndNotCommittedAnywhere) {
+  Harness h({{Msg(0, 0)}, {Msg(0, 1), Msg(0, 2, "poison"), Msg(0, 3)}});
+  FakeStore store;
+  h.consumer->assign_at_first_poll = {{"t", 0}};
+  h.worker->SetOffsetStore(&store);
+  EXPECT_FALSE(h.worker->Run().ok());
+  ASSERT_EQ(store.commits.size(), 1u);
+  EXPECT_EQ(Offsets(store.commits[0]), "t-0@1");
+  EXPECT_EQ(store.rollbacks, 2);  // the batch, then Run's guard
+  // Kafka: nothing past the batch's start (without the store: t-0@2).
+  for (const auto& c : h.consumer->commits) {
+    for (const PartitionOffset& o : c.offsets) EXPECT_LE(o.offset, 1) << Offsets(c.offsets);
+  }
+}
+
+TEST(WorkerOffsetStore, AFailedCommitReadsThePartitionsAgainFromTheStoredOffsets) {
+  Harness h({{Msg(0, 5), Msg(0, 6), Msg(1, 3)}, {Msg(0, 7)}});
+  FakeStore store;
+  store.stored[0] = 5;
+  // Another member stored partition 0 up to 7 meanwhile: the compare-and-set
+  // refuses; partition 1 has nothing stored, so it goes back to the batch's start.
+  store.commit_errors.push_back(absl::AbortedError("the stored offset of t-0 is no longer 5"));
+  h.consumer->assign_at_first_poll = {{"t", 0}, {"t", 1}};
+  h.worker->SetOffsetStore(&store);
+  store.stored[0] = 7;
+  ASSERT_TRUE(h.worker->Run().ok());
+  ASSERT_EQ(h.consumer->seeks.size(), 1u);
+  EXPECT_EQ(Offsets(h.consumer->seeks[0]), "t-0@7,t-1@3");
+  EXPECT_EQ(store.rollbacks, 1);  // Run's guard (a failed Commit rolls back itself)
+  // Nothing of the refused batch reached Kafka; the next batch commits.
+  ASSERT_EQ(store.commits.size(), 1u);
+  EXPECT_EQ(Offsets(store.commits[0]), "t-0@8");
+  ASSERT_EQ(h.consumer->commits.size(), 1u);
+  EXPECT_EQ(Offsets(h.consumer->commits[0].offsets), "t-0@8");
+}
+
+TEST(WorkerOffsetStore, UnreadableStoredOffsetsStopTheWorkerBeforeAnyRecord) {
+  Harness h({{Msg(0, 0)}});
+  FakeStore store;
+  store.load_error = absl::UnavailableError("connection refused");
+  h.consumer->assign_at_first_poll = {{"t", 0}};
+  h.worker->SetOffsetStore(&store);
+  absl::Status s = h.worker->Run();
+  EXPECT_TRUE(absl::IsUnavailable(s)) << s;
+  EXPECT_NE(s.message().find("SINK_JDBC_EXACTLY_ONCE_ENABLE"), absl::string_view::npos) << s;
+  EXPECT_TRUE(h.dispatcher.pushed.empty());
+  EXPECT_TRUE(store.commits.empty());
+  EXPECT_TRUE(h.consumer->commits.empty());
+}
+
+TEST(WorkerOffsetStore, ARevokeWhileTheBatchIsRetriedRollsItBack) {
+  Harness h({{Msg(0, 0), Msg(0, 1, "retry"), Msg(1, 0)}, {Msg(1, 1)}});
+  FakeStore store;
+  h.dispatcher.keep_alive = [&h] { h.worker->KeepAlive(); };
+  h.consumer->revoke_in_keepalive = true;  // t-0 moves to another member
+  h.consumer->assign_at_first_poll = {{"t", 0}, {"t", 1}};
+  h.worker->SetOffsetStore(&store);
+  ASSERT_TRUE(h.worker->Run().ok());
+  // The batch's transaction is not committed; the partition still held is
+  // read again from its start (none stored).
+  ASSERT_EQ(h.consumer->seeks.size(), 1u);
+  EXPECT_EQ(Offsets(h.consumer->seeks[0]), "t-1@0");
+  ASSERT_EQ(store.commits.size(), 1u);
+  EXPECT_EQ(Offsets(store.commits[0]), "t-1@2");
+  EXPECT_EQ(store.rollbacks, 2);  // the batch, then Run's guard
 }
 
 }  // namespace

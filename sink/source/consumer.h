@@ -59,6 +59,16 @@ class RebalanceListener {
   virtual void BeforePartitionsAssigned(const std::vector<TopicPartition>& partitions) {
     (void)partitions;
   }
+  // Where `partitions`, about to be assigned, start: the returned offsets
+  // (next offsets to read) replace the group's committed ones before any
+  // record of theirs is fetched (set in the assignment itself, for both
+  // the eager and the cooperative protocol). Partitions left out start at
+  // the committed offset, or per auto.offset.reset. Called after
+  // BeforePartitionsAssigned. The default returns none.
+  virtual std::vector<PartitionOffset> StartOffsets(const std::vector<TopicPartition>& partitions) {
+    (void)partitions;
+    return {};
+  }
   // `partitions` were lost (this member was expelled from the group, e.g.
   // after session.timeout.ms): another member may already own them, so
   // nothing can be committed for them. The default forgets nothing.
@@ -94,6 +104,15 @@ class Consumer {
   // poll for the group (librdkafka's max.poll.interval.ms), and rebalance
   // callbacks may run inside. Never hands out or skips a record.
   virtual void KeepAlive() = 0;
+
+  // Moves the fetch position of assigned partitions to `offsets` (next
+  // offsets to read); records already fetched beyond them are dropped, so
+  // the next Poll returns the partition's records from there. Errors name
+  // the partition. The default is Unimplemented.
+  virtual absl::Status Seek(const std::vector<PartitionOffset>& offsets) {
+    (void)offsets;
+    return absl::UnimplementedError("this consumer cannot seek");
+  }
 
   // Assigned partitions with position, high watermark and lag.
   virtual std::vector<PartitionStatus> Partitions() = 0;

@@ -180,6 +180,16 @@ void KafkaConsumer::OnRebalance(rd_kafka_resp_err_t err,
       rejoining_ = false;
     }
     if (listener_) listener_->BeforePartitionsAssigned(FromList(partitions));
+    if (listener_ && partitions != nullptr && partitions->cnt > 0) {
+      // Start offsets go into the list itself: (incremental_)assign starts
+      // fetching there, so no record from the committed offset is fetched.
+      for (const PartitionOffset& o : listener_->StartOffsets(FromList(partitions))) {
+        if (auto* e = rd_kafka_topic_partition_list_find(partitions, o.tp.topic.c_str(),
+                                                         o.tp.partition)) {
+          e->offset = o.offset;
+        }
+      }
+    }
     if (cooperative) {
       rd_kafka_error_t* e = rd_kafka_incremental_assign(rk_, partitions);
       if (e) rd_kafka_error_destroy(e);
@@ -446,6 +456,27 @@ void KafkaConsumer::KeepAlive() {
     rd_kafka_topic_partition_list_destroy(at);
   }
   rd_kafka_message_destroy(m);
+}
+
+absl::Status KafkaConsumer::Seek(const std::vector<PartitionOffset>& offsets) {
+  if (offsets.empty()) return absl::OkStatus();
+  rd_kafka_topic_partition_list_t* list = ToList(offsets);
+  absl::Status status;
+  // Purges what was prefetched for these partitions (librdkafka versions
+  // its fetch queue per seek), so the next poll starts at the new offsets.
+  if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk_, list, 10000)) {
+    status = absl::UnavailableError(absl::StrCat("seeking: ", rd_kafka_error_string(e)));
+    rd_kafka_error_destroy(e);
+  }
+  for (int i = 0; status.ok() && i < list->cnt; ++i) {
+    if (list->elems[i].err) {
+      status = KafkaError(list->elems[i].err,
+                          absl::StrCat("seeking ", list->elems[i].topic, "-",
+                                       list->elems[i].partition, " to ", list->elems[i].offset));
+    }
+  }
+  rd_kafka_topic_partition_list_destroy(list);
+  return status;
 }
 
 std::vector<PartitionStatus> KafkaConsumer::Partitions() {

@@ -40,6 +40,7 @@ class KafkaConsumer : public Consumer {
   std::vector<PartitionOffset> TakeFailedCommits() override;
   void SetPaused(bool paused) override;
   void KeepAlive() override;
+  absl::Status Seek(const std::vector<PartitionOffset>& offsets) override;
   std::vector<PartitionStatus> Partitions() override;
   void SetRebalanceListener(RebalanceListener* listener) override { listener_ = listener; }
   void SetShutdownDeadline(absl::Time deadline) override { shutdown_deadline_ = deadline; }

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -12,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "librdkafka/rdkafka_mock.h"
+#include "sink/source/offset_store.h"
 #include "sink/worker.h"
 
 namespace sluice::sink {
@@ -180,6 +182,65 @@ TEST(KafkaConsumer, ConsumesCommitsAndResumes) {
     EXPECT_EQ(rec.got[0].partition, 1);
   }
   EXPECT_EQ(cluster.Committed("g1", 1), 18);
+}
+
+// An in-memory OffsetStore (SINK_JDBC_EXACTLY_ONCE_ENABLE's contract).
+class MemoryStore : public OffsetStore {
+ public:
+  absl::StatusOr<std::vector<PartitionOffset>> Load(
+      const std::vector<TopicPartition>& partitions) override {
+    std::vector<PartitionOffset> out;
+    for (const TopicPartition& tp : partitions) {
+      if (auto it = stored.find(tp.partition); it != stored.end()) out.push_back({tp, it->second});
+    }
+    return out;
+  }
+  absl::Status Commit(const std::vector<PartitionOffset>& offsets) override {
+    for (const PartitionOffset& o : offsets) stored[o.tp.partition] = o.offset;
+    return absl::OkStatus();
+  }
+  void Rollback() override {}
+  void Forget(const std::vector<TopicPartition>&) override {}
+  std::map<int32_t, int64_t> stored;
+};
+
+// The stored offsets are set in the assignment itself, under the eager
+// (rd_kafka_assign) and the cooperative (rd_kafka_incremental_assign)
+// protocol: no record below them is fetched, although the group has no
+// committed offset and auto.offset.reset is earliest.
+TEST(KafkaConsumer, AssignedPartitionsStartAtTheStoredOffsets) {
+  for (const char* strategy : {"range", "cooperative-sticky"}) {
+    SCOPED_TRACE(strategy);
+    MockCluster cluster;
+    cluster.Produce(20, 0);
+    cluster.Produce(15, 1);
+    CountingMetrics metrics;
+    WorkerControl control;
+    Recorder rec(&control, 8 + 15);
+    SourceConfig config = Config(cluster.Bootstrap(), std::string("eos-") + strategy);
+    config.kafka_properties["partition.assignment.strategy"] = strategy;
+    auto consumer = KafkaConsumer::Create(config, &metrics);
+    ASSERT_TRUE(consumer.ok()) << consumer.status();
+    MemoryStore store;
+    store.stored[0] = 12;  // partition 1: none stored, so earliest
+    Worker w(WorkerOptions{}, *std::move(consumer), nullptr, nullptr, &rec, &metrics, &control);
+    w.SetOffsetStore(&store);
+    std::thread guard([&] {
+      for (int i = 0; i < 300 && !control.StopRequested(); ++i) absl::SleepFor(absl::Milliseconds(100));
+      control.RequestStop();
+    });
+    absl::Status s = w.Run();
+    guard.join();
+    ASSERT_TRUE(s.ok()) << s;
+    std::map<int32_t, std::vector<int64_t>> by_partition;
+    for (const Message& m : rec.got) by_partition[m.partition].push_back(m.offset);
+    ASSERT_EQ(by_partition[0].size(), 8u);
+    EXPECT_EQ(by_partition[0].front(), 12);
+    ASSERT_EQ(by_partition[1].size(), 15u);
+    EXPECT_EQ(by_partition[1].front(), 0);
+    EXPECT_EQ(store.stored[0], 20);
+    EXPECT_EQ(store.stored[1], 15);
+  }
 }
 
 TEST(KafkaConsumer, RejectsUnknownPassThroughProperty) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "sink/sinks/jdbc/jdbc_offsets.h"
 
 namespace sluice::sink {
 namespace {
@@ -112,6 +113,20 @@ absl::StatusOr<JdbcSinkConfig> JdbcSinkConfig::FromEnv(const Env& env, const Sin
     if (!cols.ok()) return cols.status();
     c.columns = *std::move(cols);
   }
+  auto exactly_once = env.GetBool("SINK_JDBC_EXACTLY_ONCE_ENABLE", false);
+  if (!exactly_once.ok()) return exactly_once.status();
+  c.exactly_once = *exactly_once;
+  if (c.exactly_once) {
+    c.offsets_table = env.GetOr("SINK_JDBC_OFFSETS_TABLE_NAME", kDefaultOffsetsTable);
+    if (c.offsets_table.empty() || c.offsets_table == c.table) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SINK_JDBC_OFFSETS_TABLE_NAME must name a table of its own (not SINK_JDBC_TABLE_NAME); "
+          "unset it for the default ", kDefaultOffsetsTable));
+    }
+    auto group = env.Require("SOURCE_KAFKA_CONSUMER_GROUP_ID");
+    if (!group.ok()) return group.status();
+    c.group = *group;
+  }
   const std::vector<std::string> names = c.ColumnNames();
   for (std::string& key : env.GetList("SINK_JDBC_UNIQUE_KEYS")) {
     if (std::find(names.begin(), names.end(), key) == names.end()) {
@@ -151,6 +166,9 @@ absl::Status JdbcSink::Connect() {
     conn_ = nullptr;
   }
   stage_ready_ = false;  // temp tables die with their session
+  // So does an open transaction, with the rows written in it.
+  if (txn_open_) txn_broken_ = true;
+  txn_open_ = false;
   // Without connect_timeout libpq waits for an unresponsive server forever.
   // It comes first so that a connect_timeout in the URL (expanded from
   // dbname below) overrides it.
@@ -204,6 +222,10 @@ absl::StatusOr<std::unique_ptr<JdbcSink>> JdbcSink::Create(JdbcSinkConfig config
   std::unique_ptr<JdbcSink> sink(new JdbcSink(std::move(config), metrics));
   absl::Status s = sink->Connect();
   if (!s.ok()) return s;
+  if (sink->config_.exactly_once) {
+    s = EnsureOffsetsTable(sink->conn_, sink->config_.offsets_table);
+    if (!s.ok()) return s;
+  }
   return sink;
 }
 
@@ -377,7 +399,37 @@ JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
     while (PGresult* r = PQgetResult(conn_)) ok = check(r) && ok;
     return ok;
   };
-  if (config_.unique_keys.empty()) {
+  if (config_.exactly_once) {
+    // Into the batch's transaction, under a savepoint: a failed write is
+    // undone alone and the transaction stays usable.
+    if (!txn_open_) {
+      out.ok = check(PQexec(conn_, "BEGIN"));
+      if (!out.ok) return out;
+      txn_open_ = true;
+    }
+    const bool upsert = !config_.unique_keys.empty();
+    if (upsert && !stage_ready_) {
+      // Created inside the transaction: a rollback drops it again.
+      stage_ready_ = check(PQexec(conn_, absl::StrCat("SAVEPOINT sluice_stage; CREATE TEMP TABLE IF NOT EXISTS ", kStageTable,
+                                                      " (LIKE ", QuoteIdentifier(config_.table),
+                                                      " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; RELEASE SAVEPOINT sluice_stage")
+                                             .c_str()));
+      if (!stage_ready_) {
+        if (PQstatus(conn_) == CONNECTION_OK) Result r(PQexec(conn_, "ROLLBACK TO SAVEPOINT sluice_stage"));
+        return out;
+      }
+    }
+    out.ok = check(PQexec(conn_, "SAVEPOINT sluice_write"));
+    out.ok = out.ok && copy(upsert ? std::string(kStageTable) : QuoteIdentifier(config_.table),
+                            /*begin=*/false);
+    if (out.ok && upsert) {
+      out.ok = check(PQexec(conn_, absl::StrCat(UpsertSql(), "; DELETE FROM ", kStageTable).c_str()));
+    }
+    out.ok = out.ok && check(PQexec(conn_, "RELEASE SAVEPOINT sluice_write"));
+    if (!out.ok && PQstatus(conn_) == CONNECTION_OK) {
+      Result r(PQexec(conn_, "ROLLBACK TO SAVEPOINT sluice_write"));
+    }
+  } else if (config_.unique_keys.empty()) {
     // One COPY statement is atomic: the rows land entirely or not at all.
     out.ok = copy(QuoteIdentifier(config_.table), /*begin=*/false);
   } else {
@@ -455,6 +507,87 @@ std::vector<FailedMessage> JdbcSink::Execute() {
     }
   }
   return done();
+}
+
+}  // namespace sluice::sink
+
+namespace sluice::sink {
+
+absl::Status JdbcSink::EnsureConnected() {
+  if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) return absl::OkStatus();
+  return Connect();
+}
+
+absl::StatusOr<std::vector<PartitionOffset>> JdbcSink::Load(
+    const std::vector<TopicPartition>& partitions) {
+  if (absl::Status s = EnsureConnected(); !s.ok()) return s;
+  auto stored = ReadOffsets(conn_, config_.offsets_table, config_.group, partitions);
+  if (!stored.ok()) return stored.status();
+  for (const TopicPartition& tp : partitions) known_[tp] = -1;
+  for (const PartitionOffset& o : *stored) known_[o.tp] = o.offset;
+  return stored;
+}
+
+absl::Status JdbcSink::Commit(const std::vector<PartitionOffset>& offsets) {
+  absl::Status s = EnsureConnected();
+  if (s.ok() && txn_broken_) {
+    s = absl::UnavailableError(
+        "jdbc sink: the connection was lost while the batch's transaction was open: its rows "
+        "are gone, nothing of it is committed");
+  }
+  for (const PartitionOffset& o : offsets) {
+    if (s.ok() && known_.count(o.tp) == 0) {
+      s = absl::FailedPreconditionError(absl::StrCat(
+          "jdbc sink: no stored offset was loaded for ", o.tp.topic, "-", o.tp.partition));
+    }
+  }
+  if (s.ok() && !txn_open_) {
+    // A batch that wrote no row (all filtered, dead-lettered or dropped).
+    Result r(PQexec(conn_, "BEGIN"));
+    if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+      s = absl::UnavailableError(absl::StrCat("jdbc sink: BEGIN: ", PQerrorMessage(conn_)));
+    }
+    txn_open_ = true;
+  }
+  for (const PartitionOffset& o : offsets) {
+    if (!s.ok()) break;
+    const int64_t expected = known_[o.tp];
+    if (expected == o.offset) continue;
+    s = WriteOffset(conn_, config_.offsets_table, config_.group, o, expected);
+  }
+  if (!s.ok()) {
+    Rollback();
+    return s;
+  }
+  Result r(PQexec(conn_, "COMMIT"));
+  txn_open_ = false;
+  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+    // Its answer lost with the connection, a COMMIT may or may not have
+    // happened: the caller reads the stored offsets back.
+    s = absl::UnavailableError(absl::StrCat(
+        "jdbc sink: COMMIT of the batch and its offsets: ",
+        absl::StripTrailingAsciiWhitespace(PQerrorMessage(conn_))));
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      PQfinish(conn_);
+      conn_ = nullptr;
+    }
+    for (const PartitionOffset& o : offsets) known_.erase(o.tp);
+    return s;
+  }
+  for (const PartitionOffset& o : offsets) known_[o.tp] = o.offset;
+  return absl::OkStatus();
+}
+
+void JdbcSink::Rollback() {
+  if (txn_open_ && conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) {
+    Result r(PQexec(conn_, "ROLLBACK"));
+  }
+  txn_open_ = false;
+  txn_broken_ = false;
+}
+
+void JdbcSink::Forget(const std::vector<TopicPartition>& partitions) {
+  for (const TopicPartition& tp : partitions) known_.erase(tp);
 }
 
 }  // namespace sluice::sink

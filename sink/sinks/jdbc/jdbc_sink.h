@@ -6,10 +6,16 @@
 // COPY into a per-connection temp table and one
 // `INSERT ... SELECT ... ON CONFLICT (keys) DO UPDATE`. Values go in as text
 // and PostgreSQL converts them to the column types.
+//
+// SINK_JDBC_EXACTLY_ONCE_ENABLE=true (sluice): every write of a batch goes
+// into one open transaction (each write under a savepoint, so a failed one
+// leaves the others), which the worker commits together with the batch's
+// offsets (OffsetStore::Commit) into SINK_JDBC_OFFSETS_TABLE_NAME.
 #ifndef SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
 #define SLUICE_SINK_SINKS_JDBC_JDBC_SINK_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +27,7 @@
 #include "sink/sinks/common/proto_values.h"
 #include "sink/sinks/common/record_fields.h"
 #include "sink/sinks/sink_context.h"
+#include "sink/source/offset_store.h"
 
 typedef struct pg_conn PGconn;
 
@@ -55,6 +62,14 @@ struct JdbcSinkConfig {
   // protobuf only).
   bool json_input = false;
   std::vector<NamedField> json_columns;
+  // SINK_JDBC_EXACTLY_ONCE_ENABLE (sluice, default false): rows and offsets
+  // commit in one transaction (see above).
+  bool exactly_once = false;
+  // SINK_JDBC_OFFSETS_TABLE_NAME (sluice, default sluice_sink_offsets): the
+  // offsets table, created when missing; read only with exactly_once.
+  std::string offsets_table;
+  // SOURCE_KAFKA_CONSUMER_GROUP_ID: the offsets' consumer group (exactly_once).
+  std::string group;
 
   // The mapped column names in row order, for either input.
   std::vector<std::string> ColumnNames() const;
@@ -74,10 +89,11 @@ std::string QuoteIdentifier(absl::string_view name);
 // The sink. Each instance holds one connection: a sink is used by one worker
 // thread at a time, so one connection per worker is the pool
 // (SINK_JDBC_CONNECTION_POOL_MAX_SIZE is validated and bounds nothing more).
-class JdbcSink : public TwoStageSink {
+class JdbcSink : public TwoStageSink, public OffsetStore {
  public:
   using Config = JdbcSinkConfig;  // for CreateFromContext<JdbcSink>
-  // Connects; Unavailable when the database cannot be reached.
+  // Connects (and, with exactly_once, creates the offsets table when
+  // missing); Unavailable when the database cannot be reached.
   static absl::StatusOr<std::unique_ptr<JdbcSink>> Create(JdbcSinkConfig config, Metrics* metrics);
   ~JdbcSink() override;
 
@@ -100,6 +116,19 @@ class JdbcSink : public TwoStageSink {
   // undecided then fail with the error of their group.
   static constexpr int kIsolationBudget = 64;
   absl::string_view Name() const override { return "jdbc"; }
+
+  // OffsetStore (exactly_once; see offset_store.h for the contract). Load
+  // reads SINK_JDBC_OFFSETS_TABLE_NAME for the configured group; Commit
+  // stores the offsets (compare-and-set against what was loaded or last
+  // committed) in the transaction holding the rows executed since the last
+  // Commit or Rollback, and commits it. A connection lost while that
+  // transaction was open makes Commit fail (Unavailable) even when the
+  // later writes succeeded on a new connection.
+  absl::StatusOr<std::vector<PartitionOffset>> Load(
+      const std::vector<TopicPartition>& partitions) override;
+  absl::Status Commit(const std::vector<PartitionOffset>& offsets) override;
+  void Rollback() override;
+  void Forget(const std::vector<TopicPartition>& partitions) override;
 
  private:
   JdbcSink(JdbcSinkConfig config, Metrics* metrics);
@@ -130,6 +159,16 @@ class JdbcSink : public TwoStageSink {
   Metrics* metrics_;
   PGconn* conn_ = nullptr;
   bool stage_ready_ = false;  // the upsert temp table exists on conn_
+  // exactly_once: BEGIN was sent and neither COMMIT nor ROLLBACK since.
+  bool txn_open_ = false;
+  // exactly_once: a connection was lost (or replaced) while txn_open_: the
+  // rows written before are gone, so the batch must not commit.
+  bool txn_broken_ = false;
+  // exactly_once: the stored offset each partition's next Commit expects
+  // (-1: no row), from Load or the last Commit.
+  std::map<TopicPartition, int64_t> known_;
+  // Ensures a live connection for the OffsetStore calls.
+  absl::Status EnsureConnected();
   // Field-number path of each column, resolved per message against its own
   // descriptor, so that messages decoded with a refreshed schema work.
   std::vector<std::vector<int>> numbers_;
