@@ -93,6 +93,7 @@ absl::StatusOr<std::unique_ptr<Process>> StartJavaMember(const JavaMemberOptions
                            "topic=" + options.topic, "group=" + options.group});
   if (!options.output_path.empty()) argv.push_back("out=" + options.output_path);
   if (options.max_records > 0) argv.push_back(absl::StrCat("max.records=", options.max_records));
+  if (options.async_commit) argv.push_back("commit=async");
   for (const auto& [k, v] : options.consumer_properties) {
     argv.push_back(absl::StrCat("kafka.", k, "=", v));
   }

@@ -35,9 +35,12 @@ struct JavaMemberOptions {
   // "partition offset key" lines of every record consumed, each poll batch
   // flushed before its commit ("" = none).
   std::string output_path;
-  // > 0: benchmark mode, exit once this many records are consumed and
-  // committed, after a "bench: ..." line.
+  // > 0: benchmark mode: once this many records are consumed and committed,
+  // print a "bench: ..." line and wait for SIGTERM to leave the group.
   int64_t max_records = 0;
+  // commitAsync per batch (Firehose's SOURCE_KAFKA_ASYNC_COMMIT_ENABLE, and
+  // how sluice-sink commits) instead of commitSync; the last is synchronous.
+  bool async_commit = false;
   // Consumer properties over the member's Firehose-like defaults
   // (session.timeout.ms=10000, max.poll.records=500, earliest, no auto commit,
   // CooperativeStickyAssignor).

@@ -9,12 +9,17 @@
 //   javac -cp '/var/cache/sluice/kafka/libs/*' -d /tmp/km KafkaConsumerMember.java
 //   java -cp "/tmp/km:/var/cache/sluice/kafka/libs/*" KafkaConsumerMember \
 //     bootstrap=127.0.0.1:9092 topic=orders group=g [out=FILE] [max.records=N] \
-//     [kafka.<consumer property>=<value> ...]
+//     [commit=sync|async] [kafka.<consumer property>=<value> ...]
 //
 //   out=FILE        each record as a "partition offset key" line, the batch
 //                   flushed before it is committed
-//   max.records=N   benchmark mode: stop once N records are consumed and
-//                   committed, print "bench: ..." (records/s, CPU time) and exit
+//   max.records=N   benchmark mode: stop consuming once N records are consumed
+//                   and committed, print "bench: ..." (records/s, CPU time),
+//                   then wait for SIGTERM to leave (so that the process can
+//                   still be measured)
+//   commit=async    commitAsync per batch instead of commitSync (as Firehose's
+//                   SOURCE_KAFKA_ASYNC_COMMIT_ENABLE, and as sluice-sink
+//                   commits); the last commit before leaving is synchronous
 //   kafka.X=Y       consumer property X (overrides the defaults below)
 //
 // stdout: "member: holding N [topic-p,...]" after every rebalance, a
@@ -50,6 +55,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 public final class KafkaConsumerMember {
   private static final AtomicBoolean stop = new AtomicBoolean(false);
+  // Benchmark mode, done consuming: waiting for SIGTERM, no consumer call
+  // to wake up.
+  private static volatile boolean lingering = false;
   // Offsets delivered (written and counted) but not yet committed.
   private static final Map<TopicPartition, OffsetAndMetadata> pending = new HashMap<>();
   // Commits refused in a row because the group was rebalancing.
@@ -92,6 +100,7 @@ public final class KafkaConsumerMember {
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, opt.get("bootstrap"));
     props.put(ConsumerConfig.GROUP_ID_CONFIG, opt.get("group"));
     long maxRecords = Long.parseLong(opt.getOrDefault("max.records", "0"));
+    final boolean async = opt.getOrDefault("commit", "sync").equals("async");
     String topic = opt.get("topic");
 
     KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
@@ -99,7 +108,7 @@ public final class KafkaConsumerMember {
     // until the member has left the group, and exits 0.
     sun.misc.SignalHandler onStop = sig -> {
       stop.set(true);
-      consumer.wakeup();
+      if (!lingering) consumer.wakeup();
     };
     sun.misc.Signal.handle(new sun.misc.Signal("TERM"), onStop);
     sun.misc.Signal.handle(new sun.misc.Signal("INT"), onStop);
@@ -185,7 +194,12 @@ public final class KafkaConsumerMember {
             pending.put(tp, new OffsetAndMetadata(part.get(part.size() - 1).offset() + 1));
           }
         }
-        if (!pending.isEmpty() && commit(consumer)) {
+        if (!pending.isEmpty() && async) {
+          consumer.commitAsync(new HashMap<>(pending), (offsets, e) -> {
+            if (e != null) System.out.println("member: async commit failed: " + e);
+          });
+          pending.clear();
+        } else if (!pending.isEmpty() && commit(consumer)) {
           lastCommitNanos = System.nanoTime();
           lastCommitCpu = cpuNanos();
         }
@@ -200,6 +214,20 @@ public final class KafkaConsumerMember {
       e.printStackTrace(System.out);
       rc = 1;
     }
+    // Done consuming: a SIGTERM from now on has no poll to wake up.
+    if (maxRecords > 0 && count >= maxRecords && rc == 0) lingering = true;
+    if (async && rc == 0) {
+      // The last positions, synchronously (earlier async commits complete first).
+      Map<TopicPartition, OffsetAndMetadata> last = new HashMap<>();
+      for (TopicPartition tp : consumer.assignment()) {
+        last.put(tp, new OffsetAndMetadata(consumer.position(tp)));
+      }
+      pending.putAll(last);
+      if (commit(consumer)) {
+        lastCommitNanos = System.nanoTime();
+        lastCommitCpu = cpuNanos();
+      }
+    }
     if (maxRecords > 0 && firstAssignedNanos[0] != 0 && lastCommitNanos > 0) {
       double s = (lastCommitNanos - firstAssignedNanos[0]) / 1e9;
       double cpu = (lastCommitCpu - firstAssignedCpu[0]) / 1e9;
@@ -207,6 +235,7 @@ public final class KafkaConsumerMember {
           + " %.0f records/s, CPU %.3f s, %.3f us a record%n", count, s, count / s, cpu,
           cpu * 1e6 / Math.max(count, 1));
     }
+    while (lingering && !stop.get()) Thread.sleep(20);
     try {
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(30)));  // sends LeaveGroup
     } catch (Exception e) {
