@@ -23,6 +23,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "integration/java_member.h"
 #include "integration/kafka_broker.h"
@@ -149,15 +150,15 @@ int CheckDelivered(const std::string& what, int produced, const std::vector<std:
   return duplicates;
 }
 
-// The Java member's group events (its "member:" lines but the progress ones).
+// The Java member's group events (its "member:" lines but the progress ones)
+// and kafka-clients' warnings and errors (log4j2's console is stdout).
 void PrintJavaEvents(const std::string& out, const std::string& err) {
-  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
-    if (absl::StartsWith(line, "member: ") && !absl::StartsWith(line, "member: consumed")) {
-      std::printf("  java %s\n", std::string(line.substr(8)).c_str());
+  for (absl::string_view line : absl::StrSplit(out + err, '\n', absl::SkipEmpty())) {
+    if ((absl::StartsWith(line, "member: ") && !absl::StartsWith(line, "member: consumed")) ||
+        absl::StrContains(line, " WARN ") || absl::StrContains(line, " ERROR ")) {
+      std::printf("  java %s\n", std::string(absl::StripPrefix(line, "member: ")).c_str());
     }
   }
-  // kafka-clients' warnings and errors (log4j2).
-  if (!err.empty()) std::printf("  java stderr:\n%s\n", err.c_str());
 }
 
 // sluice-sink's group events (assignments, revocations, commits around them).
