@@ -10,12 +10,19 @@
 //   (c) sluice-sink, 1 worker: decode + JEXL filter keeping all + log sink
 //       to /dev/null;
 //   (d) the same with 2 workers (APPLICATION_THREAD_COUNT=2).
-// Every row is a child process, measured from outside in the same way:
-// records/s from its first assignment (sluice-sink: from SinkControl.Resume,
-// once every worker holds its partitions; it is paused before it joins) until
-// the group's committed offsets reach N; the ratio to (a); CPU time (user +
-// sys, all threads, /proc/<pid>/stat) per record over the same window; peak
-// RSS (VmHWM) at the end.
+// Every row is a child process, measured from outside in the same way, from
+// its first assignment (sluice-sink: from SinkControl.Resume, once every
+// worker holds its partitions; it is paused before it joins):
+//   - records/s until every record is processed (the child's "consumed all"
+//     line; sluice-sink's GetStatus counters), and the ratio to (a);
+//   - records/s until the group's committed offsets reach N, and the ratio.
+//     On Kafka 4.1 each OffsetCommit costs the broker ~5 ms
+//     (group.coordinator.append.linger.ms=5) and one connection's requests
+//     are served in order, so a commit per 500 records caps a consumer near
+//     100k records/s here: the two rates differ for that reason;
+//   - CPU time (user + sys, all threads, /proc/<pid>/stat) per record, to
+//     the last commit;
+//   - peak RSS (VmHWM) at the end.
 //
 // Then instructions per record, which machine load does not move: (a) and (c)
 // again under `valgrind --tool=callgrind` on a second topic of M records
@@ -31,6 +38,9 @@
 //   SINK_BENCH_ROWS="a,b,c,d"  rows to run (default all)
 //   SINK_BENCH_JAVA_OPTS       JVM flags for (b), space-separated (default none)
 //   SINK_BENCH_BINARY          another sluice-sink build in (c) and (d)
+//   SINK_BENCH_RAW_PROPS       more librdkafka properties for (a), "k=v;k=v"
+//   SINK_BENCH_BROKER_PROPS    broker settings, "k=v;k=v" (e.g.
+//                              group.coordinator.append.linger.ms=0)
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -56,6 +66,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "bench/sink_kafka/real_broker_measure.h"
 #include "integration/java_member.h"
 #include "integration/kafka_broker.h"
 #include "integration/sink_harness.h"
@@ -67,102 +78,12 @@ namespace si = sluice::integration;
 
 namespace {
 
+using sluice::bench::CommitWatcher;
+using sluice::bench::CpuTime;
+using sluice::bench::PollFor;
+using sluice::bench::StatusKb;
+
 constexpr int kBatch = 500;  // max.poll.records of every row
-
-// A sample record padded to exactly 100 bytes (as sink_kafka_bench.cc).
-std::string Record100(uint64_t i, int64_t now_ms) {
-  sluice::sample::SampleLogMessage m;
-  sluice::sample::MakeSample(i, now_ms, &m);
-  size_t size = m.ByteSizeLong();
-  if (size + 2 < 100) m.add_tags(std::string(100 - size - 2, 'x'));
-  return m.SerializeAsString();
-}
-
-// Produces records [0, n) keyed ORD-<i> (round-robin over the partitions by
-// key hash) and waits for delivery; prints the rate.
-void Produce(const std::string& bootstrap, const std::string& topic, int n) {
-  char err[256];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
-  rd_kafka_conf_set(conf, "linger.ms", "20", err, sizeof(err));
-  rd_kafka_conf_set(conf, "batch.num.messages", "10000", err, sizeof(err));
-  rd_kafka_conf_set(conf, "queue.buffering.max.messages", "500000", err, sizeof(err));
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
-  const absl::Time t0 = absl::Now();
-  const int64_t now = absl::ToUnixMillis(t0);
-  size_t bytes = 0;
-  for (int i = 0; i < n; ++i) {
-    std::string v = Record100(i, now);
-    bytes += v.size();
-    std::string k = absl::StrCat("ORD-", i);
-    while (rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_KEY(k.data(), k.size()),
-                             RD_KAFKA_V_VALUE(v.data(), v.size()),
-                             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                             RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
-      rd_kafka_poll(rk, 5);
-    }
-  }
-  rd_kafka_flush(rk, 300000);
-  rd_kafka_destroy(rk);
-  const double s = absl::ToDoubleSeconds(absl::Now() - t0);
-  std::printf("produced %d records to %s (mean value %.1f bytes) in %.1f s, %.0f records/s\n", n,
-              topic.c_str(), n ? static_cast<double>(bytes) / n : 0.0, s, n / s);
-}
-
-// The committed offsets of one group, summed over the partitions.
-class CommitWatcher {
- public:
-  CommitWatcher(const std::string& bootstrap, const std::string& group, const std::string& topic,
-                int partitions) {
-    char err[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
-    rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof(err));
-    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
-    list_ = rd_kafka_topic_partition_list_new(partitions);
-    for (int i = 0; i < partitions; ++i) rd_kafka_topic_partition_list_add(list_, topic.c_str(), i);
-  }
-  ~CommitWatcher() {
-    rd_kafka_topic_partition_list_destroy(list_);
-    rd_kafka_destroy(rk_);
-  }
-  int64_t Sum() {
-    for (int i = 0; i < list_->cnt; ++i) list_->elems[i].offset = RD_KAFKA_OFFSET_INVALID;
-    rd_kafka_committed(rk_, list_, 5000);
-    int64_t sum = 0;
-    for (int i = 0; i < list_->cnt; ++i) sum += std::max<int64_t>(0, list_->elems[i].offset);
-    return sum;
-  }
-
- private:
-  rd_kafka_t* rk_;
-  rd_kafka_topic_partition_list_t* list_;
-};
-
-// A "Name:  123 kB" line of /proc/<pid>/status, in kB (-1 when absent).
-int64_t StatusKb(pid_t pid, const char* name) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  const size_t len = std::strlen(name);
-  while (std::getline(in, line)) {
-    if (line.compare(0, len, name) == 0 && line.size() > len && line[len] == ':') {
-      return std::atoll(line.c_str() + len + 1);
-    }
-  }
-  return -1;
-}
-
-// CPU time (user + system, all threads) of `pid` so far, from /proc/<pid>/stat.
-absl::Duration CpuTime(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = stat.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return absl::ZeroDuration();
-  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
-  if (f.size() < 13) return absl::ZeroDuration();  // fields 14 utime, 15 stime of proc(5)
-  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  return absl::Seconds((std::atof(f[11].c_str()) + std::atof(f[12].c_str())) / ticks);
-}
 
 // --raw-consumer BOOTSTRAP TOPIC GROUP N: row (a). Polls like sluice-sink's
 // source (one rd_kafka_consumer_poll, then what is already fetched, up to
@@ -184,6 +105,17 @@ int RawConsumerMain(const std::string& bootstrap, const std::string& topic,
   rd_kafka_conf_set(conf, "auto.offset.reset", "earliest", err, sizeof(err));
   rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof(err));
   rd_kafka_conf_set(conf, "session.timeout.ms", "10000", err, sizeof(err));
+  // SINK_BENCH_RAW_PROPS="name=value;...": more librdkafka properties, to try.
+  if (const char* extra = std::getenv("SINK_BENCH_RAW_PROPS")) {
+    for (absl::string_view kv : absl::StrSplit(extra, ';', absl::SkipEmpty())) {
+      std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+      if (rd_kafka_conf_set(conf, p.first.c_str(), p.second.c_str(), err, sizeof(err)) !=
+          RD_KAFKA_CONF_OK) {
+        std::fprintf(stderr, "raw: %s\n", err);
+        return 2;
+      }
+    }
+  }
   rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
   rd_kafka_poll_set_consumer(c);
   auto* topics = rd_kafka_topic_partition_list_new(1);
@@ -193,7 +125,8 @@ int RawConsumerMain(const std::string& bootstrap, const std::string& topic,
   rd_kafka_queue_t* q = rd_kafka_queue_get_consumer(c);
   std::vector<rd_kafka_message_t*> buf(kBatch);
   std::map<int32_t, int64_t> next;  // partition -> offset after the last counted record
-  int64_t count = 0;
+  int64_t count = 0, batches = 0;
+  absl::Time consumed_at;
   bool assigned = false;
   absl::Time assigned_at;
   absl::Duration assigned_cpu;
@@ -224,17 +157,26 @@ int RawConsumerMain(const std::string& bootstrap, const std::string& topic,
       rd_kafka_message_destroy(buf[i]);
     }
     if (next.empty()) continue;
+    ++batches;
     auto* offsets = rd_kafka_topic_partition_list_new(static_cast<int>(next.size()));
     for (const auto& [p, o] : next) rd_kafka_topic_partition_list_add(offsets, topic.c_str(), p)->offset = o;
+    if (count >= n) {
+      consumed_at = absl::Now();
+      std::printf("raw: consumed all\n");
+      std::fflush(stdout);
+    }
     rd_kafka_commit(c, offsets, /*async=*/count < n);
     rd_kafka_topic_partition_list_destroy(offsets);
   }
   CALLGRIND_DUMP_STATS;
   const double s = absl::ToDoubleSeconds(absl::Now() - assigned_at);
   const double cpu = absl::ToDoubleSeconds(CpuTime(getpid()) - assigned_cpu);
-  std::printf("raw: %lld records in %.3f s from the assignment to the last commit, %.0f records/s, "
-              "CPU %.3f s, %.3f us a record\n",
-              static_cast<long long>(count), s, count / s, cpu, cpu * 1e6 / count);
+  std::printf("raw: %lld records in %lld batches (commits) in %.3f s from the assignment to the "
+              "last commit, %.0f records/s, CPU %.3f s, %.3f us a record\n",
+              static_cast<long long>(count), static_cast<long long>(batches), s, count / s, cpu,
+              cpu * 1e6 / count);
+  std::printf("raw: the last (synchronous) commit returned %.3f s after the last record\n",
+              absl::ToDoubleSeconds(absl::Now() - consumed_at));
   std::fflush(stdout);
   // Stay measurable (CPU, VmHWM) until the bench sends SIGTERM.
   int sig = 0;
@@ -250,37 +192,40 @@ struct Row {
   std::string name;
   bool ok = false;
   int64_t records = 0;
-  double seconds = 0;
+  double seconds = 0;            // to the last commit
+  double processed_seconds = 0;  // to the last record processed
   absl::Duration cpu;
   int64_t peak_rss_kb = 0;
   std::vector<std::string> notes;  // printed under the row
 };
 
-// Polls `cond` every `interval` until true (true) or `timeout` (false): finer
-// than si::WaitFor's 50 ms, which would shift the measured windows.
-bool PollFor(const std::function<bool()>& cond, absl::Duration timeout,
-             absl::Duration interval = absl::Milliseconds(5)) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (!cond()) {
-    if (absl::Now() >= deadline) return false;
-    absl::SleepFor(interval);
-  }
-  return true;
-}
-
-// Measures `p` from now (its first assignment, or its resume) until `group`
-// has committed `target` records: wall time, CPU time and peak RSS.
-void Measure(si::Process* p, CommitWatcher* watcher, int64_t target, Row* row) {
+// Measures `p` from now (its first assignment, or its resume) until it has
+// processed every record (`processed`) and until `group` has committed
+// `target`: wall times, CPU time (to the commit) and peak RSS. Looks at the
+// commits every 10 ms, and at `processed` every `processed_every`.
+void Measure(si::Process* p, CommitWatcher* watcher, int64_t target,
+             const std::function<bool()>& processed, Row* row,
+             absl::Duration processed_every = absl::Milliseconds(10)) {
   const int64_t start_sum = watcher->Sum();
   const absl::Time t0 = absl::Now();
   const absl::Duration cpu0 = CpuTime(p->pid());
   int64_t sum = start_sum;
-  PollFor([&] { return (sum = watcher->Sum()) >= target || !p->Running(); }, absl::Minutes(5));
+  bool done = false;
+  absl::Time next_look = t0;
+  PollFor(
+      [&] {
+        if (!done && absl::Now() >= next_look && (next_look += processed_every, processed())) {
+          done = true;
+          row->processed_seconds = absl::ToDoubleSeconds(absl::Now() - t0);
+        }
+        return ((sum = watcher->Sum()) >= target && done) || !p->Running();
+      },
+      absl::Minutes(5), absl::Milliseconds(10));
   row->seconds = absl::ToDoubleSeconds(absl::Now() - t0);
   row->cpu = CpuTime(p->pid()) - cpu0;
   row->peak_rss_kb = StatusKb(p->pid(), "VmHWM");
   row->records = sum - start_sum;
-  row->ok = sum >= target;
+  row->ok = sum >= target && done;
   if (!row->ok) row->notes.push_back(absl::StrCat("stalled at committed ", sum, " of ", target));
 }
 
@@ -321,11 +266,13 @@ Row RunRaw(const std::string& dir, const std::string& bootstrap, const std::stri
     row.notes.push_back("never assigned");
     return row;
   }
-  Measure(p.get(), &watcher, n, &row);
+  Measure(p.get(), &watcher, n, [&] { return absl::StrContains(p->Output(), "raw: consumed all"); },
+          &row);
   p->Signal(SIGTERM);
   if (p->Wait(absl::Minutes(2)) != 0) row.notes.push_back("exit: " + p->Output() + p->Stderr());
   for (absl::string_view line : absl::StrSplit(p->Output(), '\n')) {
-    if (absl::StartsWith(line, "raw: ") && !absl::StartsWith(line, "raw: assigned")) {
+    if (absl::StartsWith(line, "raw: ") && !absl::StartsWith(line, "raw: assigned") &&
+        !absl::StartsWith(line, "raw: consumed all")) {
       row.notes.push_back(absl::StrCat("self-reported: ", line.substr(5)));
     }
   }
@@ -353,7 +300,8 @@ Row RunJava(const std::string& dir, const std::string& bootstrap, const std::str
     row.notes.push_back("never assigned");
     return row;
   }
-  Measure(p.get(), &watcher, n, &row);
+  Measure(p.get(), &watcher, n,
+          [&] { return absl::StrContains(p->Output(), "member: consumed all"); }, &row);
   p->Signal(SIGTERM);
   if (p->Wait(absl::Minutes(2)) != 0) row.notes.push_back("exit: " + p->Output() + p->Stderr());
   row.notes.push_back(absl::StrCat("JVM flags: ", o.jvm_flags.empty() ? "the defaults" : absl::StrJoin(o.jvm_flags, " ")));
@@ -439,7 +387,16 @@ Row RunSink(const std::string& dir, const std::string& bootstrap, const std::str
     if (z.ok()) (*z)->Wait(absl::Minutes(1));
   }
   control(/*pause=*/false);
-  Measure(p.get(), &watcher, n, &row);
+  // Processed: pushed by the sink or dropped by the filter (GetStatus).
+  auto processed = [&] {
+    grpc::ClientContext ctx;
+    sluice::sink::v1beta1::GetStatusResponse status;
+    return stub->GetStatus(&ctx, {}, &status).ok() &&
+           status.counters().pushed() + status.counters().filtered() >= n;
+  };
+  // Every 50 ms: a GetStatus answer carries the whole configuration, and
+  // its CPU is sluice-sink's.
+  Measure(p.get(), &watcher, n, processed, &row, absl::Milliseconds(50));
   if (!callgrind_out.empty()) {
     auto d = si::Process::Start({"/usr/bin/callgrind_control", "-d", absl::StrCat(p->pid())});
     if (d.ok()) (*d)->Wait(absl::Minutes(1));
@@ -455,26 +412,24 @@ Row RunSink(const std::string& dir, const std::string& bootstrap, const std::str
   return row;
 }
 
-// The "totals:" of callgrind's first dump (`out`.1): instructions executed
-// between the zeroing and the dump, all threads; -1 when absent.
-int64_t CallgrindTotal(const std::string& out) {
-  std::ifstream in(out + ".1");
-  std::string line;
-  int64_t total = -1;
-  while (std::getline(in, line)) {
-    if (absl::StartsWith(line, "totals: ")) (void)absl::SimpleAtoi(line.substr(8), &total);
-  }
-  return total;
+// Records per second to the last record processed and to the last commit.
+double Rate(const Row& r, bool processed) {
+  const double s = processed ? r.processed_seconds : r.seconds;
+  return s > 0 ? r.records / s : 0;
 }
 
-void PrintRow(const Row& r, double raw_rate) {
-  const double rate = r.seconds > 0 ? r.records / r.seconds : 0;
-  std::printf("%-72s %9.0f %6.2fx %7.2f us %8.1f MiB%s\n", r.name.c_str(), rate,
-              raw_rate > 0 ? rate / raw_rate : 0.0,
+void PrintRow(const Row& r, const Row* raw) {
+  auto ratio = [&](bool processed) {
+    return raw != nullptr && Rate(*raw, processed) > 0 ? Rate(r, processed) / Rate(*raw, processed)
+                                                        : 0.0;
+  };
+  std::printf("%-68s %9.0f %5.2fx %9.0f %5.2fx %7.2f us %7.1f MiB%s\n", r.name.c_str(),
+              Rate(r, true), ratio(true), Rate(r, false), ratio(false),
               r.records > 0 ? absl::ToDoubleMicroseconds(r.cpu) / r.records : 0.0,
               r.peak_rss_kb / 1024.0, r.ok ? "" : "  (FAILED)");
-  std::printf("    %lld records in %.2f s, CPU %.2f s\n", static_cast<long long>(r.records),
-              r.seconds, absl::ToDoubleSeconds(r.cpu));
+  std::printf("    %lld records: all processed in %.2f s, committed in %.2f s; CPU %.2f s\n",
+              static_cast<long long>(r.records), r.processed_seconds, r.seconds,
+              absl::ToDoubleSeconds(r.cpu));
   for (const std::string& note : r.notes) std::printf("    %s\n", note.c_str());
 }
 
@@ -494,12 +449,19 @@ int main(int argc, char** argv) {
   const std::string dir = si::TempDir(absl::StrCat("sluice_real_broker_bench_", getpid()));
   std::vector<std::string> topics = {absl::StrCat("bench:", partitions)};
   if (m > 0) topics.push_back(absl::StrCat("bench-cg:", partitions));
-  si::KafkaBroker broker = si::KafkaBroker::Start(topics, si::TempDir(absl::StrCat(
-                                                              "sluice_real_broker_bench_", getpid(), "/kafka")));
+  const std::string broker_dir = si::TempDir(absl::StrCat("sluice_real_broker_bench_", getpid(), "/kafka"));
+  // SINK_BENCH_BROKER_PROPS="name=value;...": broker settings over
+  // kafka-broker.sh's (its extra.properties).
+  if (const char* props = std::getenv("SINK_BENCH_BROKER_PROPS")) {
+    std::ofstream(broker_dir + "/extra.properties")
+        << absl::StrJoin(absl::StrSplit(props, ';', absl::SkipEmpty()), "\n") << "\n";
+    std::printf("broker settings: %s\n", props);
+  }
+  si::KafkaBroker broker = si::KafkaBroker::Start(topics, broker_dir);
   std::printf("%d records over %d partitions; every row reads them all with a fresh group; "
               "batches of up to %d\n", n, partitions, kBatch);
-  Produce(broker.bootstrap, "bench", n);
-  if (m > 0) Produce(broker.bootstrap, "bench-cg", m);
+  sluice::bench::Produce(broker.bootstrap, "bench", n);
+  if (m > 0) sluice::bench::Produce(broker.bootstrap, "bench-cg", m);
   if (want("b") && !si::CompiledJavaMember().ok()) {
     std::printf("Java member: %s\n", std::string(si::CompiledJavaMember().status().message()).c_str());
   }
@@ -510,10 +472,11 @@ int main(int argc, char** argv) {
   if (want("c")) results.push_back(RunSink(dir, broker.bootstrap, "bench", partitions, n, "bench-sink-1", 1));
   if (want("d")) results.push_back(RunSink(dir, broker.bootstrap, "bench", partitions, n, "bench-sink-2", 2));
 
-  double raw_rate = 0;
-  if (want("a") && results[0].ok && results[0].seconds > 0) raw_rate = results[0].records / results[0].seconds;
-  std::printf("\n%-72s %9s %7s %10s %12s\n", "row", "records/s", "x raw", "CPU/record", "peak RSS");
-  for (const Row& r : results) PrintRow(r, raw_rate);
+  const Row* raw = want("a") && results[0].ok ? &results[0] : nullptr;
+  std::printf("\n%-68s %9s %6s %9s %6s %10s %11s\n", "row", "processed", "x raw", "committed",
+              "x raw", "CPU/record", "peak RSS");
+  std::printf("%-68s %9s %6s %9s %6s\n", "", "records/s", "", "records/s", "");
+  for (const Row& r : results) PrintRow(r, raw);
 
   if (m > 0) {
     std::printf("\ninstructions per record (callgrind, %d records of topic bench-cg, all threads, "
@@ -522,7 +485,8 @@ int main(int argc, char** argv) {
     Row raw = RunRaw(dir, broker.bootstrap, "bench-cg", partitions, m, "cg-raw", raw_out);
     const std::string sink_out = dir + "/sink.callgrind";
     Row sink = RunSink(dir, broker.bootstrap, "bench-cg", partitions, m, "cg-sink-1", 1, sink_out);
-    const int64_t raw_ir = CallgrindTotal(raw_out), sink_ir = CallgrindTotal(sink_out);
+    const int64_t raw_ir = sluice::bench::CallgrindTotal(raw_out + ".1");
+    const int64_t sink_ir = sluice::bench::CallgrindTotal(sink_out + ".1");
     std::printf("  (a) raw librdkafka:      %12.0f instructions/record (%lld in all)%s\n",
                 raw_ir > 0 ? static_cast<double>(raw_ir) / m : 0.0, static_cast<long long>(raw_ir),
                 raw.ok ? "" : " (FAILED)");
@@ -538,6 +502,7 @@ int main(int argc, char** argv) {
     for (const Row* r : {&raw, &sink}) {
       for (const std::string& note : r->notes) std::printf("    %s\n", note.c_str());
     }
+    sluice::bench::PrintTopFunctions(sink_out + ".1", "(c) sluice-sink", 12);
   }
   return 0;
 }

@@ -22,8 +22,9 @@
 //                   commits); the last commit before leaving is synchronous
 //   kafka.X=Y       consumer property X (overrides the defaults below)
 //
-// stdout: "member: holding N [topic-p,...]" after every rebalance, a
-// "member: consumed N" line per second, "member: left the group after N
+// stdout: "member: ... holding N [topic-p,...]" after every rebalance, a
+// "member: consumed N" line per second, "member: consumed all N" once
+// max.records are in (before their commit), "member: left the group after N
 // records" at the end. Exit codes: 0 after a clean leave, 1 on an error (its
 // exception printed), 2 on bad arguments.
 import java.io.BufferedWriter;
@@ -189,6 +190,10 @@ public final class KafkaConsumerMember {
             out.flush();  // delivered before committed, as a sink
           }
           count += records.count();
+          if (maxRecords > 0 && count >= maxRecords) {
+            System.out.println("member: consumed all " + count);  // before the commit
+            System.out.flush();
+          }
           for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> part = records.records(tp);
             pending.put(tp, new OffsetAndMetadata(part.get(part.size() - 1).offset() + 1));
