@@ -137,7 +137,7 @@ void PrintTopFunctions(const std::string& dump, const std::string& what, int top
   const std::string out = dump + ".annotate";
   auto a = integration::Process::Start({"/usr/bin/callgrind_annotate", "--threshold=100", dump}, {}, out);
   if (!a.ok() || (*a)->Wait(absl::Minutes(2)) != 0) return;
-  std::printf("  %s, the functions that executed the most instructions themselves:\n", what);
+  std::printf("  %s, the functions that executed the most instructions themselves:\n", what.c_str());
   int shown = 0;
   bool in_list = false;
   for (absl::string_view line : absl::StrSplit((*a)->Output(), '\n')) {
