@@ -43,6 +43,8 @@
 //   SINK_BENCH_RAW_PROPS       more librdkafka properties for (a), "k=v;k=v"
 //   SINK_BENCH_BROKER_PROPS    broker settings, "k=v;k=v" (e.g.
 //                              group.coordinator.append.linger.ms=0)
+//   SINK_BENCH_KEEP=1          keep the temporary directory (logs, data,
+//                              callgrind dumps); removed otherwise
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -52,6 +54,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -508,6 +511,14 @@ int main(int argc, char** argv) {
       for (const std::string& note : r->notes) std::printf("    %s\n", note.c_str());
     }
     sluice::bench::PrintTopFunctions(sink_out + ".1", "(c) sluice-sink", 12);
+  }
+  // The broker's data is ~125 MiB a run; SINK_BENCH_KEEP=1 keeps it and the
+  // rows' logs (and callgrind's dumps) for a look.
+  broker.process->Stop();
+  if (const char* keep = std::getenv("SINK_BENCH_KEEP"); keep != nullptr && *keep == '1') {
+    std::printf("\nlogs and data kept in %s\n", dir.c_str());
+  } else {
+    std::filesystem::remove_all(dir);
   }
   return 0;
 }
