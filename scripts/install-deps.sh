@@ -37,6 +37,9 @@ PKGS=(
   # Apache Kafka (KRaft) and the Java KafkaConsumer Firehose runs on: a JDK
   # runs both, Maven fetches their jars (third_party/kafka/pom.xml)
   openjdk-17-jdk-headless maven
+  # instructions per record in the real-broker benchmark (callgrind, and its
+  # client-request header valgrind/callgrind.h, which the bench compiles with)
+  valgrind
   # AWS's own SigV4 signer, to check the S3 DLQ's signatures (s3rver does not)
   python3-botocore
   # MongoDB: the official Python driver proves the fake (integration/mongo_fake); its bson module encodes BSON there

@@ -73,8 +73,13 @@ if [ ! -f "$dir/data/meta.properties" ]; then
       [ -n "$line" ] && scram+=(--add-scram "$line")
     done <"$dir/scram-users"
   fi
-  # A cluster id is 16 random bytes in URL-safe base64 without padding.
-  cluster_id="$(head -c 16 /dev/urandom | base64 | tr "+/" "-_" | cut -c1-22)"
+  # A cluster id is 16 random bytes in URL-safe base64 without padding. One
+  # starting with "-" would be read as an option by kafka-storage (1 in 64
+  # starts); Kafka's Uuid.randomUuid() draws again in that case too.
+  cluster_id="-"
+  while [ "${cluster_id#-}" != "$cluster_id" ]; do
+    cluster_id="$(head -c 16 /dev/urandom | base64 | tr "+/" "-_" | cut -c1-22)"
+  done
   java -cp "$libs/*" kafka.tools.StorageTool format -t "$cluster_id" \
     -c "$dir/server.properties" "${scram[@]}" >"$dir/format.log" 2>&1 ||
     { cat "$dir/format.log" >&2; exit 1; }
