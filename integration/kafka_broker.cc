@@ -95,7 +95,7 @@ long RssKib(pid_t pid) {
 
 }  // namespace
 
-void KafkaBroker::Launch() {
+bool KafkaBroker::Launch(bool retry_if_exited) {
   std::map<std::string, std::string> env;
   if (const char* libs = std::getenv("SLUICE_KAFKA_LIBS")) env["SLUICE_KAFKA_LIBS"] = libs;
   absl::Time t0 = absl::Now();
@@ -115,7 +115,10 @@ void KafkaBroker::Launch() {
       // 44 s were seen with four tests sharing two busy cores.
       absl::Seconds(120));
   rd_kafka_destroy(rk);
-  if (!process->Running()) Fail(*this, "exited before it answered");
+  if (!process->Running()) {
+    if (retry_if_exited) return false;
+    Fail(*this, "exited before it answered");
+  }
   if (!up) Fail(*this, "did not answer within 120 s");
   start_time = absl::Now() - t0;
   rss_kib = RssKib(process->pid());
@@ -128,6 +131,43 @@ void KafkaBroker::Launch() {
               version.c_str(), bootstrap.c_str(),
               static_cast<long long>(absl::ToInt64Milliseconds(start_time)), rss_kib / 1024);
   std::fflush(stdout);
+  return true;
+}
+
+void KafkaBroker::Configure(const Options& options) {
+  port_ = FreePort();
+  controller_port_ = FreePort();
+  bootstrap = absl::StrCat("127.0.0.1:", port_);
+  std::string listeners, advertised, extra;
+  auto add_listener = [&](const std::string& name) {
+    std::string at = absl::StrCat(name, "://127.0.0.1:", FreePort());
+    absl::StrAppend(&listeners, ",", at);
+    absl::StrAppend(&advertised, ",", at);
+    return at.substr(name.size() + 3);
+  };
+  if (options.sasl) {
+    sasl_bootstrap = add_listener("SASL_PLAINTEXT");
+    absl::StrAppend(
+        &extra, "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512\n",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config="
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"",
+        kSaslPlainUser, "\" password=\"", kSaslPlainPassword, "\" user_", kSaslPlainUser, "=\"",
+        kSaslPlainPassword, "\";\n",
+        "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config="
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;\n");
+  }
+  if (options.tls) {
+    ssl_bootstrap = add_listener("SSL");
+    absl::StrAppend(&extra, "listener.name.ssl.ssl.keystore.type=PEM\n",
+                    "listener.name.ssl.ssl.keystore.location=", dir, "/tls/keystore.pem\n");
+  }
+  if (!listeners.empty()) {
+    absl::StrAppend(&extra, "listeners=PLAINTEXT://", bootstrap, ",CONTROLLER://127.0.0.1:",
+                    controller_port_, listeners, "\n", "advertised.listeners=PLAINTEXT://",
+                    bootstrap, advertised, "\n");
+  }
+  std::filesystem::remove(dir + "/extra.properties");
+  if (!listeners.empty()) WriteFile(dir + "/extra.properties", extra);
 }
 
 KafkaBroker KafkaBroker::Start(const std::vector<std::string>& topics, const std::string& dir,
@@ -139,43 +179,24 @@ KafkaBroker KafkaBroker::Start(const std::vector<std::string>& topics, const std
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) Fail(b, "cannot create the directory: " + ec.message());
-  b.port_ = FreePort();
-  b.controller_port_ = FreePort();
-  b.bootstrap = absl::StrCat("127.0.0.1:", b.port_);
-  std::string listeners, advertised, extra;
-  auto add_listener = [&](const std::string& name) {
-    std::string at = absl::StrCat(name, "://127.0.0.1:", FreePort());
-    absl::StrAppend(&listeners, ",", at);
-    absl::StrAppend(&advertised, ",", at);
-    return at.substr(name.size() + 3);
-  };
   if (options.sasl) {
-    b.sasl_bootstrap = add_listener("SASL_PLAINTEXT");
-    absl::StrAppend(
-        &extra, "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512\n",
-        "listener.name.sasl_plaintext.plain.sasl.jaas.config="
-        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"",
-        kSaslPlainUser, "\" password=\"", kSaslPlainPassword, "\" user_", kSaslPlainUser, "=\"",
-        kSaslPlainPassword, "\";\n",
-        "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config="
-        "org.apache.kafka.common.security.scram.ScramLoginModule required;\n");
     WriteFile(dir + "/scram-users", absl::StrCat("SCRAM-SHA-512=[name=", kSaslScramUser,
                                                  ",password=", kSaslScramPassword, "]\n"));
   }
   if (options.tls) {
     MakeCertificates(b);
     b.ca_pem = dir + "/tls/ca.pem";
-    b.ssl_bootstrap = add_listener("SSL");
-    absl::StrAppend(&extra, "listener.name.ssl.ssl.keystore.type=PEM\n",
-                    "listener.name.ssl.ssl.keystore.location=", dir, "/tls/keystore.pem\n");
   }
-  if (!listeners.empty()) {
-    absl::StrAppend(&extra, "listeners=PLAINTEXT://", b.bootstrap, ",CONTROLLER://127.0.0.1:",
-                    b.controller_port_, listeners, "\n", "advertised.listeners=PLAINTEXT://",
-                    b.bootstrap, advertised, "\n");
-    WriteFile(dir + "/extra.properties", extra);
+  // The ports were free when picked, but the JVM binds them seconds later: a
+  // broker that exits before it answers (a port taken meanwhile) is started
+  // again on new ports with a fresh data directory, twice at most.
+  for (int attempt = 1;; ++attempt) {
+    b.Configure(options);
+    if (b.Launch(/*retry_if_exited=*/attempt < 3)) break;
+    std::printf("kafka broker exited before it answered (attempt %d); again on new ports:\n%s\n",
+                attempt, b.process->Stderr().c_str());
+    std::filesystem::remove_all(dir + "/data", ec);
   }
-  b.Launch();
   if (absl::Status s = b.CreateTopics(topics); !s.ok()) Fail(b, std::string(s.message()));
   return b;
 }
@@ -234,7 +255,7 @@ void KafkaBroker::Kill() {
 
 void KafkaBroker::Restart() {
   if (process && process->Running()) process->Stop();
-  Launch();
+  Launch(/*retry_if_exited=*/false);
 }
 
 }  // namespace sluice::integration

@@ -64,7 +64,11 @@ struct KafkaBroker {
 
  private:
   int port_ = 0, controller_port_ = 0;
-  void Launch();
+  // Picks free ports and writes extra.properties (SASL and SSL listeners).
+  void Configure(const Options& options);
+  // Starts the script and waits until the broker answers; false when it
+  // exited first and `retry_if_exited` (otherwise the test aborts).
+  bool Launch(bool retry_if_exited);
 };
 
 }  // namespace sluice::integration

@@ -99,14 +99,7 @@ void Worker::OnPartitionsRevoked(const std::vector<TopicPartition>& partitions) 
     spdlog::warn("worker {}: commit before revoke failed: {}", options_.id, s.ToString());
   }
   tracker_.Forget(partitions);
-  if (store_ != nullptr) {
-    store_->Forget(partitions);
-    // During a batch (served while it is retried): its transaction cannot
-    // commit these partitions' offsets any more.
-    for (const TopicPartition& tp : partitions) {
-      if (!in_hand_.empty() && batch_first_.count(tp) > 0) batch_revoked_ = true;
-    }
-  }
+  ForgetStored(partitions);
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   // With cooperative-sticky only the moving partitions are revoked: say what
   // is kept.
@@ -123,14 +116,7 @@ void Worker::OnPartitionsLost(const std::vector<TopicPartition>& partitions) {
   std::vector<PartitionOffset> done = tracker_.CommittableFor(partitions);
   orphaned_.insert(orphaned_.end(), done.begin(), done.end());
   tracker_.Forget(partitions);
-  if (store_ != nullptr) {
-    store_->Forget(partitions);
-    // During a batch (served while it is retried): its transaction cannot
-    // commit these partitions' offsets any more.
-    for (const TopicPartition& tp : partitions) {
-      if (!in_hand_.empty() && batch_first_.count(tp) > 0) batch_revoked_ = true;
-    }
-  }
+  ForgetStored(partitions);
   for (const TopicPartition& tp : partitions) held_.erase(tp);
   spdlog::warn("worker {}: {} partition(s) lost (this member left the group; their uncommitted "
                "records are redelivered to the new owner), now assigned [{}]",
@@ -161,6 +147,16 @@ void Worker::BeforePartitionsAssigned(const std::vector<TopicPartition>& partiti
     spdlog::warn("worker {}: committing revoked partitions after the rejoin failed: {} (their "
                  "last records are redelivered)",
                  options_.id, s.ToString());
+  }
+}
+
+void Worker::ForgetStored(const std::vector<TopicPartition>& partitions) {
+  if (store_ == nullptr) return;
+  store_->Forget(partitions);
+  // During a batch (served while it is retried): its transaction cannot
+  // commit these partitions' offsets any more.
+  for (const TopicPartition& tp : partitions) {
+    if (!in_hand_.empty() && batch_first_.count(tp) > 0) batch_revoked_ = true;
   }
 }
 

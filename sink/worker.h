@@ -169,6 +169,9 @@ class Worker : public RebalanceListener {
   // Forgets `partitions` (tracker and store) and seeks those still held to
   // the offsets stored for them (or the batch's first offset when none).
   absl::Status Rewind(const std::vector<TopicPartition>& partitions);
+  // SINK_JDBC_EXACTLY_ONCE_ENABLE: the store forgets `partitions` (revoked or
+  // lost); a batch in hand with records of them can no longer commit.
+  void ForgetStored(const std::vector<TopicPartition>& partitions);
 
   WorkerOptions options_;
   std::unique_ptr<Consumer> consumer_;
