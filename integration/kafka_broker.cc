@@ -95,9 +95,18 @@ long RssKib(pid_t pid) {
 
 }  // namespace
 
+std::string Kafka39Libs() {
+  const char* env = std::getenv("SLUICE_KAFKA_3_9_LIBS");
+  return env != nullptr ? env : "/var/cache/sluice/kafka/libs-3.9";
+}
+
 bool KafkaBroker::Launch(bool retry_if_exited) {
   std::map<std::string, std::string> env;
-  if (const char* libs = std::getenv("SLUICE_KAFKA_LIBS")) env["SLUICE_KAFKA_LIBS"] = libs;
+  if (!libs_.empty()) {
+    env["SLUICE_KAFKA_LIBS"] = libs_;
+  } else if (const char* libs = std::getenv("SLUICE_KAFKA_LIBS")) {
+    env["SLUICE_KAFKA_LIBS"] = libs;
+  }
   absl::Time t0 = absl::Now();
   process = StartChild({"scripts/kafka-broker.sh", dir, absl::StrCat(port_),
                         absl::StrCat(controller_port_)},
@@ -174,6 +183,7 @@ KafkaBroker KafkaBroker::Start(const std::vector<std::string>& topics, const std
                                Options options) {
   KafkaBroker b;
   b.dir = dir;
+  b.libs_ = options.libs;
   // Before anything writes in it: the child's stdout and stderr files
   // (StartChild) and extra.properties live there.
   std::error_code ec;

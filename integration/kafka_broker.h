@@ -21,6 +21,10 @@ inline constexpr char kSaslPlainPassword[] = "alice-secret";
 inline constexpr char kSaslScramUser[] = "bob";
 inline constexpr char kSaslScramPassword[] = "bob-secret";
 
+// The jars of Apache Kafka 3.9.1 (third_party/kafka/3.9/pom.xml), for the
+// SCRAM test only: SLUICE_KAFKA_3_9_LIBS, else scripts/install-kafka.sh's cache.
+std::string Kafka39Libs();
+
 // One broker process. Movable; the destructor stops the broker (SIGTERM).
 struct KafkaBroker {
   struct Options {
@@ -30,6 +34,9 @@ struct KafkaBroker {
     // An SSL listener (ssl_bootstrap) whose certificate a fresh CA signed
     // (ca_pem: the CA's PEM file; the certificate names IP 127.0.0.1).
     bool tls = false;
+    // The broker's jars; empty: SLUICE_KAFKA_LIBS, else the 4.1.1 cache of
+    // scripts/install-kafka.sh. Kafka39Libs() runs Kafka 3.9.1 instead.
+    std::string libs;
   };
 
   std::unique_ptr<Process> process;
@@ -64,6 +71,7 @@ struct KafkaBroker {
 
  private:
   int port_ = 0, controller_port_ = 0;
+  std::string libs_;  // Options::libs
   // Picks free ports and writes extra.properties (SASL and SSL listeners).
   void Configure(const Options& options);
   // Starts the script and waits until the broker answers; false when it

@@ -13,7 +13,8 @@
 // nonce twice in its client-final message, which Apache Kafka 4.0 and later
 // refuse (RFC 5802's exact comparison; librdkafka PR 4895). With such a pair
 // the SCRAM test checks that sluice-sink stops and says so; the Java client
-// authenticates as bob on the same listener.
+// authenticates as bob on the same listener. A second test runs the same
+// SCRAM configuration against Apache Kafka 3.9.1, where it connects.
 #include <signal.h>
 
 #include <fstream>
@@ -78,14 +79,15 @@ class SinkKafkaSecurity : public ::testing::Test {
   // committed all of them, and checks that each was printed once and that no
   // secret of `secret` appears in the sink's log.
   static void ExpectDelivered(const std::map<std::string, std::string>& env,
-                              const std::string& topic, const std::string& secret) {
-    ProduceSamples(broker_->bootstrap, topic, 0, kRecords);
+                              const std::string& topic, const std::string& secret,
+                              KafkaBroker* broker = broker_) {
+    ProduceSamples(broker->bootstrap, topic, 0, kRecords);
     const std::string group = env.at("SOURCE_KAFKA_CONSUMER_GROUP_ID");
     auto sink = StartSink(env, TempDir("sink_kafka_security") + "/" + topic);
     ASSERT_TRUE(WaitFor(
         [&] {
           return !sink->Running() ||
-                 CommittedSum(broker_->bootstrap, group, topic, 2) == kRecords;
+                 CommittedSum(broker->bootstrap, group, topic, 2) == kRecords;
         },
         absl::Seconds(90)))
         << sink->Stderr();
@@ -133,6 +135,27 @@ TEST_F(SinkKafkaSecurity, SaslScramSha512WithFirehosesJaasConfig) {
       << err;
   EXPECT_EQ(CountLines(sink->Output(), "topic=scram"), 0);
   EXPECT_EQ(err.find(kSaslScramPassword), std::string::npos) << "the secret is never logged";
+}
+
+// The same SCRAM configuration on Apache Kafka 3.9.1, which takes librdkafka
+// 2.0.2's client-final message: sluice-sink's SCRAM settings connect, and
+// only the 4.x broker's stricter nonce check stops them above.
+TEST_F(SinkKafkaSecurity, SaslScramSha512OnAKafka39Broker) {
+  KafkaBroker kafka39 = KafkaBroker::Start({"scram39:2"}, TempDir("sink_kafka_security_kafka39"),
+                                           {.sasl = true, .libs = Kafka39Libs()});
+  ASSERT_EQ(kafka39.version.rfind("3.9", 0), 0u) << kafka39.version;
+  auto env = Env(kafka39.sasl_bootstrap, "scram39",
+                 {{"SECURITY_PROTOCOL", "SASL_PLAINTEXT"},
+                  {"SASL_MECHANISM", "SCRAM-SHA-512"},
+                  {"SASL_JAAS_CONFIG", JaasScram(kSaslScramUser, kSaslScramPassword)}});
+  ExpectDelivered(env, "scram39", kSaslScramPassword, &kafka39);
+  // A wrong password is refused there too, and said.
+  env["SOURCE_KAFKA_CONSUMER_CONFIG_SASL_JAAS_CONFIG"] = JaasScram(kSaslScramUser, "not-it");
+  env["SOURCE_KAFKA_CONSUMER_GROUP_ID"] = "scram39-denied";
+  auto sink = StartSink(env, TempDir("sink_kafka_security") + "/scram39-denied");
+  EXPECT_EQ(sink->Wait(absl::Seconds(60)), 1) << sink->Stderr();
+  EXPECT_NE(sink->Stderr().find("Kafka authentication failed"), std::string::npos)
+      << sink->Stderr();
 }
 
 // Java's ssl.endpoint.identification.algorithm defaults to https, as

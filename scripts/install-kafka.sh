@@ -1,34 +1,37 @@
 #!/usr/bin/env bash
 # Copies the Apache Kafka broker's and Java client's jars, pinned in
-# third_party/kafka/pom.xml, from Maven Central into a cache, for
-# scripts/kafka-broker.sh, the integration tests and the benchmarks.
+# third_party/kafka/pom.xml (Kafka 4.1.1), from Maven Central into a cache,
+# for scripts/kafka-broker.sh, the integration tests and the benchmarks; and
+# those of third_party/kafka/3.9/pom.xml (Kafka 3.9.1, for the SCRAM test only,
+# see that pom) beside them.
 #
-#   SLUICE_KAFKA_HOME  the cache (default /var/cache/sluice/kafka): libs/ holds
-#                      the jars, m2/ Maven's own repository
+#   SLUICE_KAFKA_HOME  the cache (default /var/cache/sluice/kafka): libs/ and
+#                      libs-3.9/ hold the jars, m2/ Maven's own repository
 #
-# Idempotent: a cache whose stamp matches the pom's checksum is kept (a warm run
-# costs one sha256sum). Prints the cache's libs directory.
+# Idempotent: a jar directory whose stamp matches its pom's checksum is kept
+# (a warm run costs two sha256sums). Prints the 4.1.1 jars' directory.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-pom="$here/../third_party/kafka/pom.xml"
 home="${SLUICE_KAFKA_HOME:-/var/cache/sluice/kafka}"
-want="$(sha256sum "$pom" | cut -d' ' -f1)"
 
-if [ -f "$home/libs.stamp" ] && [ "$(cat "$home/libs.stamp")" = "$want" ]; then
-  echo "$home/libs"
-  exit 0
-fi
+# fetch POM DIR: the jars of POM into $home/DIR, unless its stamp is current.
+fetch() {
+  local pom="$1" dir="$home/$2" want
+  want="$(sha256sum "$pom" | cut -d' ' -f1)"
+  if [ -f "$dir.stamp" ] && [ "$(cat "$dir.stamp")" = "$want" ]; then return 0; fi
+  local sudo=""
+  if [ ! -w "$(dirname "$home")" ] && [ ! -w "$home" ] && [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo mkdir -p "$home"
+  if [ -n "$sudo" ]; then $sudo chown "$(id -u):$(id -g)" "$home"; fi
+  echo "install-kafka: fetching the jars of $pom into $dir" >&2
+  rm -rf "$dir.new"
+  mvn -q -B -f "$pom" dependency:copy-dependencies \
+    -Dmaven.repo.local="$home/m2" -DoutputDirectory="$dir.new" >&2
+  rm -rf "$dir"
+  mv "$dir.new" "$dir"
+  echo "$want" >"$dir.stamp"
+}
 
-SUDO=""
-if [ ! -w "$(dirname "$home")" ] && [ ! -w "$home" ] && [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-$SUDO mkdir -p "$home"
-if [ -n "$SUDO" ]; then $SUDO chown "$(id -u):$(id -g)" "$home"; fi
-
-echo "install-kafka: fetching the jars of $pom into $home/libs" >&2
-rm -rf "$home/libs.new"
-mvn -q -B -f "$pom" dependency:copy-dependencies \
-  -Dmaven.repo.local="$home/m2" -DoutputDirectory="$home/libs.new" >&2
-rm -rf "$home/libs"
-mv "$home/libs.new" "$home/libs"
-echo "$want" >"$home/libs.stamp"
+fetch "$here/../third_party/kafka/pom.xml" libs
+fetch "$here/../third_party/kafka/3.9/pom.xml" libs-3.9
 echo "$home/libs"
