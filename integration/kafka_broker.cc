@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "integration/sink_harness.h"
 #include "librdkafka/rdkafka.h"
+#include "sink/sample/topics.h"
 
 namespace sluice::integration {
 namespace {
@@ -61,38 +62,6 @@ rd_kafka_t* AdminClient(const std::string& bootstrap) {
   return rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
 }
 
-// Partitions with a leader of `topic`, per the broker's metadata (-1: unknown topic).
-int LedPartitions(rd_kafka_t* rk, const std::string& topic) {
-  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
-  const rd_kafka_metadata_t* md = nullptr;
-  int led = -1;
-  if (rd_kafka_metadata(rk, 0, rkt, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR &&
-      md->topic_cnt == 1 && md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    led = 0;
-    for (int i = 0; i < md->topics[0].partition_cnt; ++i) {
-      if (md->topics[0].partitions[i].leader >= 0) ++led;
-    }
-  }
-  if (md) rd_kafka_metadata_destroy(md);
-  rd_kafka_topic_destroy(rkt);
-  return led;
-}
-
-long RssKib(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    long kib = 0;
-    if (line.rfind("VmRSS:", 0) == 0 &&
-        absl::SimpleAtoi(absl::StripAsciiWhitespace(
-                             absl::StripSuffix(absl::string_view(line).substr(6), "kB")),
-                         &kib)) {
-      return kib;
-    }
-  }
-  return 0;
-}
-
 }  // namespace
 
 std::string Kafka39Libs() {
@@ -130,7 +99,7 @@ bool KafkaBroker::Launch(bool retry_if_exited) {
   }
   if (!up) Fail(*this, "did not answer within 120 s");
   start_time = absl::Now() - t0;
-  rss_kib = RssKib(process->pid());
+  rss_kib = StatusKb(process->pid(), "VmRSS");
   std::string err = process->Stderr();
   const std::string tag = "Apache Kafka ";
   if (size_t at = err.find(tag); at != std::string::npos) {
@@ -213,49 +182,17 @@ KafkaBroker KafkaBroker::Start(const std::vector<std::string>& topics, const std
 
 absl::Status KafkaBroker::CreateTopics(const std::vector<std::string>& topics) {
   if (topics.empty()) return absl::OkStatus();
-  rd_kafka_t* rk = AdminClient(bootstrap);
-  std::vector<rd_kafka_NewTopic_t*> news;
   std::vector<std::pair<std::string, int>> want;
-  char err[256];
   for (const std::string& t : topics) {
     std::pair<std::string, std::string> nv = absl::StrSplit(t, absl::MaxSplits(':', 1));
     int partitions = 1;
     if (!nv.second.empty() && !absl::SimpleAtoi(nv.second, &partitions)) partitions = 1;
     want.emplace_back(nv.first, partitions);
-    news.push_back(rd_kafka_NewTopic_new(nv.first.c_str(), partitions, 1, err, sizeof(err)));
   }
-  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
-  rd_kafka_CreateTopics(rk, news.data(), news.size(), nullptr, q);
-  std::string failure;
-  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
-  if (ev == nullptr) {
-    failure = "CreateTopics had no answer within 30 s";
-  } else {
-    const rd_kafka_CreateTopics_result_t* res = rd_kafka_event_CreateTopics_result(ev);
-    size_t n = 0;
-    const rd_kafka_topic_result_t** results = res ? rd_kafka_CreateTopics_result_topics(res, &n)
-                                                  : nullptr;
-    if (res == nullptr) failure = rd_kafka_event_error_string(ev);
-    for (size_t i = 0; i < n; ++i) {
-      rd_kafka_resp_err_t e = rd_kafka_topic_result_error(results[i]);
-      if (e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-        absl::StrAppend(&failure, rd_kafka_topic_result_name(results[i]), ": ",
-                        rd_kafka_topic_result_error_string(results[i]), "; ");
-      }
-    }
-    rd_kafka_event_destroy(ev);
-  }
-  for (auto* t : news) rd_kafka_NewTopic_destroy(t);
-  rd_kafka_queue_destroy(q);
-  if (failure.empty()) {
-    for (const auto& [name, partitions] : want) {
-      if (!WaitFor([&] { return LedPartitions(rk, name) == partitions; }, absl::Seconds(30))) {
-        absl::StrAppend(&failure, name, ": partitions without a leader after 30 s; ");
-      }
-    }
-  }
+  rd_kafka_t* rk = AdminClient(bootstrap);
+  const std::string why = sample::EnsureTopics(rk, want, std::chrono::seconds(60), nullptr);
   rd_kafka_destroy(rk);
-  if (!failure.empty()) return absl::FailedPreconditionError("create topics: " + failure);
+  if (!why.empty()) return absl::FailedPreconditionError("create topics: " + why);
   return absl::OkStatus();
 }
 

@@ -17,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include <cstring>
+#include <iterator>
 
 extern char** environ;
 
@@ -200,5 +202,28 @@ void Process::Kill9() {
 std::string Process::Output() const { return ReadFile(stdout_path_); }
 
 std::string Process::Stderr() const { return ReadFile(stderr_path_); }
+
+int64_t StatusKb(pid_t pid, const char* name) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  const size_t len = std::strlen(name);
+  while (std::getline(in, line)) {
+    if (line.compare(0, len, name) == 0 && line.size() > len && line[len] == ':') {
+      return std::atoll(line.c_str() + len + 1);
+    }
+  }
+  return -1;
+}
+
+absl::Duration CpuTime(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return absl::ZeroDuration();
+  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
+  if (f.size() < 13) return absl::ZeroDuration();  // fields 14 utime, 15 stime of proc(5)
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return absl::Seconds((std::atof(f[11].c_str()) + std::atof(f[12].c_str())) / ticks);
+}
 
 }  // namespace sluice::integration

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -38,6 +39,14 @@ std::string TempDir(const std::string& name);
 
 // Lines of `text` containing `needle`.
 int CountLines(const std::string& text, const std::string& needle);
+
+// A "Name:  123 kB" line of /proc/<pid>/status (e.g. "VmRSS", "VmHWM"), in
+// kB; -1 when absent (or the process is gone).
+int64_t StatusKb(pid_t pid, const char* name);
+
+// CPU time (user + system, all threads) of `pid` so far, from /proc/<pid>/stat
+// (clock ticks: 10 ms resolution); zero when the process is gone.
+absl::Duration CpuTime(pid_t pid);
 
 // A child process in its own process group, its stdout and stderr in files.
 // The destructor stops it (SIGTERM, then SIGKILL after 5 s) and reaps it.

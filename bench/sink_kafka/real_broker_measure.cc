@@ -84,31 +84,6 @@ int64_t CommitWatcher::Sum() {
   return sum;
 }
 
-// A "Name:  123 kB" line of /proc/<pid>/status, in kB (-1 when absent).
-int64_t StatusKb(pid_t pid, const char* name) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  const size_t len = std::strlen(name);
-  while (std::getline(in, line)) {
-    if (line.compare(0, len, name) == 0 && line.size() > len && line[len] == ':') {
-      return std::atoll(line.c_str() + len + 1);
-    }
-  }
-  return -1;
-}
-
-// CPU time (user + system, all threads) of `pid` so far, from /proc/<pid>/stat.
-absl::Duration CpuTime(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = stat.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return absl::ZeroDuration();
-  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
-  if (f.size() < 13) return absl::ZeroDuration();  // fields 14 utime, 15 stime of proc(5)
-  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  return absl::Seconds((std::atof(f[11].c_str()) + std::atof(f[12].c_str())) / ticks);
-}
-
 // Polls `cond` every `interval` until true (true) or `timeout` (false): finer
 // than WaitFor's 50 ms, which would shift the measured windows.
 bool PollFor(const std::function<bool()>& cond, absl::Duration timeout,

@@ -1,4 +1,4 @@
-// Measuring helpers of real_broker_bench.cc: the records, the producer, a
+// Measuring helpers of real_broker_bench.cc and sink_kafka_bench.cc: the records, the producer, a
 // committed-offsets reader, a process's CPU time and memory from /proc, and
 // callgrind's figures.
 #ifndef SLUICE_BENCH_SINK_KAFKA_REAL_BROKER_MEASURE_H_
@@ -11,9 +11,14 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "integration/process.h"
 #include "librdkafka/rdkafka.h"
 
 namespace sluice::bench {
+
+// /proc readers shared with the tests (integration/process.h).
+using ::sluice::integration::CpuTime;
+using ::sluice::integration::StatusKb;
 
 // Sample record `i` (sink/sample) padded to exactly 100 bytes with a tag.
 std::string Record100(uint64_t i, int64_t now_ms);
@@ -38,14 +43,6 @@ class CommitWatcher {
   rd_kafka_t* rk_;
   rd_kafka_topic_partition_list_t* list_;
 };
-
-// A "Name:  123 kB" line of /proc/<pid>/status (e.g. "VmHWM"), in kB; -1
-// when absent.
-int64_t StatusKb(pid_t pid, const char* name);
-
-// CPU time (user + system, all threads) of `pid` so far, from /proc/<pid>/stat
-// (clock ticks: 10 ms resolution).
-absl::Duration CpuTime(pid_t pid);
 
 // Polls `cond` every `interval` until true (true) or `timeout` (false).
 bool PollFor(const std::function<bool()>& cond, absl::Duration timeout,

@@ -47,6 +47,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "bench/sink_kafka/bench_http_server.h"
+#include "bench/sink_kafka/real_broker_measure.h"
 #include "integration/sink_harness.h"
 #include "proto/sluice/sink/v1beta1/sink_control.grpc.pb.h"
 #include "librdkafka/rdkafka.h"
@@ -56,14 +57,10 @@ namespace si = sluice::integration;
 
 namespace {
 
-// A sample record padded to exactly 100 bytes with an extra tag.
-std::string Record100(uint64_t i, int64_t now_ms) {
-  sluice::sample::SampleLogMessage m;
-  sluice::sample::MakeSample(i, now_ms, &m);
-  size_t size = m.ByteSizeLong();
-  if (size + 2 < 100) m.add_tags(std::string(100 - size - 2, 'x'));
-  return m.SerializeAsString();
-}
+using sluice::bench::CommitWatcher;
+using sluice::bench::CpuTime;
+using sluice::bench::Record100;
+using sluice::bench::StatusKb;
 
 // The same record as JSON with proto field names (~2.7x the bytes).
 std::string RecordJson(uint64_t i, int64_t now_ms) {
@@ -119,35 +116,6 @@ class Producer {
   int64_t count_[2] = {0, 0};
 };
 
-// Committed-offset reader with one long-lived handle.
-class CommitWatcher {
- public:
-  CommitWatcher(const std::string& bootstrap, const std::string& group, const std::string& topic,
-                int partitions) {
-    char err[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof(err));
-    rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof(err));
-    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
-    list_ = rd_kafka_topic_partition_list_new(partitions);
-    for (int i = 0; i < partitions; ++i) rd_kafka_topic_partition_list_add(list_, topic.c_str(), i);
-  }
-  ~CommitWatcher() {
-    rd_kafka_topic_partition_list_destroy(list_);
-    rd_kafka_destroy(rk_);
-  }
-  int64_t Sum() {
-    for (int i = 0; i < list_->cnt; ++i) list_->elems[i].offset = RD_KAFKA_OFFSET_INVALID;
-    rd_kafka_committed(rk_, list_, 5000);
-    int64_t sum = 0;
-    for (int i = 0; i < list_->cnt; ++i) sum += std::max<int64_t>(0, list_->elems[i].offset);
-    return sum;
-  }
-
- private:
-  rd_kafka_t* rk_;
-  rd_kafka_topic_partition_list_t* list_;
-};
 
 constexpr int kRound = 100000;
 
@@ -226,35 +194,7 @@ double RawConsume(const std::string& bootstrap, const std::string& topic, int n,
   return absl::ToDoubleSeconds(total);
 }
 
-// A "Name:  123 kB" line of /proc/<pid>/status, in kB (-1 when absent).
-int64_t StatusKb(pid_t pid, const char* name) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  const size_t len = std::strlen(name);
-  while (std::getline(in, line)) {
-    if (line.compare(0, len, name) == 0 && line.size() > len && line[len] == ':') {
-      return std::atoll(line.c_str() + len + 1);
-    }
-  }
-  return -1;
-}
-
 int64_t PeakRssKb(pid_t pid) { return StatusKb(pid, "VmHWM"); }
-
-// CPU time (user + system, all threads) `pid` has used so far, from
-// /proc/<pid>/stat; unlike the wall-clock rates it barely moves when other
-// processes load the machine.
-absl::Duration CpuTime(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = stat.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return absl::ZeroDuration();
-  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
-  // Fields 14 utime and 15 stime of proc(5), counted after ") " from 3.
-  if (f.size() < 13) return absl::ZeroDuration();
-  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  return absl::Seconds((std::atof(f[11].c_str()) + std::atof(f[12].c_str())) / ticks);
-}
 
 struct SinkRun {
   double seconds = 0;

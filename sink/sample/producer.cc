@@ -25,83 +25,13 @@
 
 #include "librdkafka/rdkafka.h"
 #include "sink/sample/sample_gen.h"
+#include "sink/sample/topics.h"
 
 namespace {
 
 std::atomic<bool> g_stop{false};
 
 void OnSignal(int) { g_stop.store(true); }
-
-// Partitions of `topic` that have a leader (-1: the broker does not know the
-// topic or did not answer within 2 s).
-int LedPartitions(rd_kafka_t* rk, const std::string& topic) {
-  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
-  const rd_kafka_metadata_t* md = nullptr;
-  int led = -1;
-  if (rd_kafka_metadata(rk, 0, rkt, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR &&
-      md->topic_cnt == 1 && md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    led = 0;
-    for (int i = 0; i < md->topics[0].partition_cnt; ++i) {
-      if (md->topics[0].partitions[i].leader >= 0) ++led;
-    }
-  }
-  if (md) rd_kafka_metadata_destroy(md);
-  rd_kafka_topic_destroy(rkt);
-  return led;
-}
-
-// Creates `topic` with `partitions` partitions unless it exists (then it is
-// kept as it is), retrying while the broker starts, until every partition
-// has a leader. False, with the reason on stderr, after `seconds`.
-bool EnsureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  std::string last = "no answer from the broker";
-  bool created = false;
-  while (!g_stop.load() && std::chrono::steady_clock::now() < deadline) {
-    if (!created) {
-      char err[256];
-      rd_kafka_NewTopic_t* nt =
-          rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, err, sizeof(err));
-      if (nt == nullptr) {
-        std::fprintf(stderr, "--partitions: %s\n", err);
-        return false;
-      }
-      rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
-      rd_kafka_CreateTopics(rk, &nt, 1, nullptr, q);
-      rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 10000);
-      if (const rd_kafka_CreateTopics_result_t* res =
-              ev ? rd_kafka_event_CreateTopics_result(ev) : nullptr) {
-        size_t n = 0;
-        const rd_kafka_topic_result_t** results = rd_kafka_CreateTopics_result_topics(res, &n);
-        rd_kafka_resp_err_t e =
-            n == 1 ? rd_kafka_topic_result_error(results[0]) : rd_kafka_event_error(ev);
-        if (e == RD_KAFKA_RESP_ERR_NO_ERROR || e == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
-          created = true;
-        } else {
-          last = n == 1 && rd_kafka_topic_result_error_string(results[0])
-                     ? rd_kafka_topic_result_error_string(results[0])
-                     : rd_kafka_err2str(e);
-        }
-      }
-      if (ev) rd_kafka_event_destroy(ev);
-      rd_kafka_queue_destroy(q);
-      rd_kafka_NewTopic_destroy(nt);
-    }
-    if (created) {
-      int led = LedPartitions(rk, topic);
-      if (led > 0 && led >= partitions) {
-        std::fprintf(stderr, "sluice-sample-producer: topic %s ready (%d partitions)\n",
-                     topic.c_str(), led);
-        return true;
-      }
-      last = "partitions without a leader yet";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // retry pacing
-  }
-  std::fprintf(stderr, "sluice-sample-producer: topic %s not ready after %d s: %s\n",
-               topic.c_str(), seconds, last.c_str());
-  return false;
-}
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -157,9 +87,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rd_kafka_new: %s\n", err);
     return 1;
   }
-  if (partitions > 0 && !EnsureTopic(rk, topic, static_cast<int>(partitions), 120)) {
-    rd_kafka_destroy(rk);
-    return 1;
+  if (partitions > 0) {
+    // Waits up to 120 s for a broker that is still starting.
+    const std::string why = sluice::sample::EnsureTopics(
+        rk, {{topic, static_cast<int>(partitions)}}, std::chrono::seconds(120), &g_stop);
+    if (!why.empty()) {
+      std::fprintf(stderr, "sluice-sample-producer: topic %s not ready after 120 s: %s\n",
+                   topic.c_str(), why.c_str());
+      rd_kafka_destroy(rk);
+      return 1;
+    }
+    std::fprintf(stderr, "sluice-sample-producer: topic %s ready (%lld partitions)\n",
+                 topic.c_str(), static_cast<long long>(partitions));
   }
   auto t0 = std::chrono::steady_clock::now();
   long long produced = 0;
