@@ -33,6 +33,15 @@ std::atomic<bool> g_stop{false};
 
 void OnSignal(int) { g_stop.store(true); }
 
+// Delivery reports: records the broker did not take, and the first reason.
+std::atomic<long long> g_undelivered{0};
+std::string g_first_failure;  // written by the delivery callback, which rd_kafka_poll runs here
+
+void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void*) {
+  if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  if (g_undelivered.fetch_add(1) == 0) g_first_failure = rd_kafka_err2str(m->err);
+}
+
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -82,6 +91,7 @@ int main(int argc, char** argv) {
   rd_kafka_conf_set(conf, "linger.ms", "20", err, sizeof(err));
   rd_kafka_conf_set(conf, "batch.num.messages", "10000", err, sizeof(err));
   rd_kafka_conf_set(conf, "queue.buffering.max.messages", "200000", err, sizeof(err));
+  rd_kafka_conf_set_dr_msg_cb(conf, OnDelivery);
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
   if (rk == nullptr) {
     std::fprintf(stderr, "rd_kafka_new: %s\n", err);
@@ -134,6 +144,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   rd_kafka_destroy(rk);
+  if (const long long lost = g_undelivered.load(); lost > 0) {
+    // Never report as produced what the broker did not take.
+    std::fprintf(stderr,
+                 "sluice-sample-producer: %lld of %lld record(s) to %s were not delivered: %s\n",
+                 lost, produced, topic.c_str(), g_first_failure.c_str());
+    return 1;
+  }
   std::fprintf(stderr, "sluice-sample-producer: produced %lld record(s) to %s\n", produced,
                topic.c_str());
   return 0;
