@@ -325,6 +325,11 @@ std::string JdbcSink::ColumnList() const {
   return out;
 }
 
+std::string JdbcSink::StageTableSql() const {
+  return absl::StrCat("CREATE TEMP TABLE IF NOT EXISTS ", kStageTable, " (LIKE ",
+                      QuoteIdentifier(config_.table), " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS");
+}
+
 std::string JdbcSink::UpsertSql() const {
   std::string cols = ColumnList();
   std::string sql = absl::StrCat("INSERT INTO ", QuoteIdentifier(config_.table), " ", cols,
@@ -410,10 +415,10 @@ JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
     const bool upsert = !config_.unique_keys.empty();
     if (upsert && !stage_ready_) {
       // Created inside the transaction: a rollback drops it again.
-      stage_ready_ = check(PQexec(conn_, absl::StrCat("SAVEPOINT sluice_stage; CREATE TEMP TABLE IF NOT EXISTS ", kStageTable,
-                                                      " (LIKE ", QuoteIdentifier(config_.table),
-                                                      " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; RELEASE SAVEPOINT sluice_stage")
-                                             .c_str()));
+      stage_ready_ = check(PQexec(
+          conn_,
+          absl::StrCat("SAVEPOINT sluice_stage; ", StageTableSql(), "; RELEASE SAVEPOINT sluice_stage")
+              .c_str()));
       if (!stage_ready_) {
         if (PQstatus(conn_) == CONNECTION_OK) Result r(PQexec(conn_, "ROLLBACK TO SAVEPOINT sluice_stage"));
         return out;
@@ -423,7 +428,8 @@ JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
     out.ok = out.ok && copy(upsert ? std::string(kStageTable) : QuoteIdentifier(config_.table),
                             /*begin=*/false);
     if (out.ok && upsert) {
-      out.ok = check(PQexec(conn_, absl::StrCat(UpsertSql(), "; DELETE FROM ", kStageTable).c_str()));
+      out.ok =
+          check(PQexec(conn_, absl::StrCat(UpsertSql(), "; DELETE FROM ", kStageTable).c_str()));
     }
     out.ok = out.ok && check(PQexec(conn_, "RELEASE SAVEPOINT sluice_write"));
     if (!out.ok && PQstatus(conn_) == CONNECTION_OK) {
@@ -437,10 +443,7 @@ JdbcSink::WriteOutcome JdbcSink::Write(const std::vector<size_t>& rows) {
     // INSERT ... SELECT ... ON CONFLICT, in one transaction.
     out.ok = true;
     if (!stage_ready_) {
-      out.ok = check(PQexec(conn_, absl::StrCat("CREATE TEMP TABLE IF NOT EXISTS ", kStageTable,
-                                                " (LIKE ", QuoteIdentifier(config_.table),
-                                                " INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
-                                       .c_str()));
+      out.ok = check(PQexec(conn_, StageTableSql().c_str()));
       stage_ready_ = out.ok;
     }
     out.ok = out.ok && copy(kStageTable, /*begin=*/true);
@@ -508,10 +511,6 @@ std::vector<FailedMessage> JdbcSink::Execute() {
   }
   return done();
 }
-
-}  // namespace sluice::sink
-
-namespace sluice::sink {
 
 absl::Status JdbcSink::EnsureConnected() {
   if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) return absl::OkStatus();

@@ -135,6 +135,8 @@ class JdbcSink : public TwoStageSink, public OffsetStore {
   absl::Status Connect();
   std::string ColumnList() const;  // ("c1","c2",...)
   std::string UpsertSql() const;   // INSERT ... SELECT FROM stage ON CONFLICT ...
+  // CREATE TEMP TABLE IF NOT EXISTS <stage> (LIKE <table> ...) ON COMMIT DELETE ROWS
+  std::string StageTableSql() const;
   // Fills `row` (one value per column) from a decoded protobuf / a JSON
   // record. InvalidArgument with the reason the message fails.
   absl::Status ProtoRow(const Message& m, std::vector<std::optional<std::string>>* row) const;
