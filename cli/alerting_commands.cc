@@ -7,7 +7,7 @@
 namespace sluice::cli {
 namespace {
 
-namespace spb = ::sluice::siren::v1beta1;
+namespace spb = ::gotocompany::siren::v1beta1;
 using Stub = spb::SirenService::Stub;
 
 // Flag storage that outlives main()'s parse (CLI11 binds by reference).

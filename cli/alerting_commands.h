@@ -1,5 +1,5 @@
 // sluicectl commands of Siren's alerting side (issue #31), over
-// sluice.siren.v1beta1.SirenService (`provider` is taken by the access API):
+// gotocompany.siren.v1beta1.SirenService (`provider` is taken by the access API):
 //   alerting provider  create|update <id>|list|get <id>|delete <id>   (-f file)
 //   alerting namespace create|update <id>|list|get <id>|delete <id>   (-f file)
 //   alerting rule      upsert -f file | list [--namespace N] [--group G]

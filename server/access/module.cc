@@ -13,6 +13,7 @@
 #include "server/access/api/appeal_services.h"
 #include "server/access/api/services.h"
 #include "server/access/core/access_services.h"
+#include "server/access/guardian/guardian_service.h"
 #include "server/access/iam/http_iam_client.h"
 #include "server/access/core/validation.h"
 #include "server/access/event_notifier.h"
@@ -79,7 +80,9 @@ class AccessModule : public server::Module {
         audit_grpc_(&audit_repo_, api_auth_),
         appeal_grpc_(&services_.appeals(), &services_.grants(), &activities_, api_auth_),
         approval_grpc_(&services_.approvals(), api_auth_),
-        grant_grpc_(&services_.grants(), &services_.reconcile(), api_auth_) {
+        grant_grpc_(&services_.grants(), &services_.reconcile(), api_auth_),
+        guardian_grpc_({&policy_grpc_, &provider_grpc_, &resource_grpc_, &appeal_grpc_,
+                        &approval_grpc_, &grant_grpc_}) {
     services_.set_journal(&journal_);
     services_.set_events(config_.notifications.events, [this] {
       if (EventDispatcher* d = dispatcher_.load()) d->Wake();
@@ -124,11 +127,11 @@ class AccessModule : public server::Module {
     return {"sluice.access.v1beta1.PolicyService", "sluice.access.v1beta1.ProviderService",
             "sluice.access.v1beta1.ResourceService", "sluice.access.v1beta1.AuditLogService",
             "sluice.access.v1beta1.AppealService", "sluice.access.v1beta1.ApprovalService",
-            "sluice.access.v1beta1.GrantService"};
+            "sluice.access.v1beta1.GrantService", "gotocompany.guardian.v1beta1.GuardianService"};
   }
   std::vector<grpc::Service*> Services() override {
     return {&policy_grpc_, &provider_grpc_, &resource_grpc_, &audit_grpc_,
-            &appeal_grpc_, &approval_grpc_, &grant_grpc_};
+            &appeal_grpc_, &approval_grpc_, &grant_grpc_, &guardian_grpc_};
   }
   // Guardian's job names (`guardian job run <name>`); reconcile is Sluice's.
   std::vector<server::Job> Jobs() override {
@@ -241,6 +244,7 @@ class AccessModule : public server::Module {
   AppealGrpcService appeal_grpc_;
   ApprovalGrpcService approval_grpc_;
   GrantGrpcService grant_grpc_;
+  guardian::GuardianGrpcService guardian_grpc_;  // Guardian's rpcs over the six above
 };
 
 }  // namespace

@@ -338,8 +338,8 @@ class NotificationModule : public server::Module {
   }
 
   std::vector<std::string> ServiceNames() const override {
-    return {"sluice.notification.v1beta1.NotificationService", "sluice.siren.v1beta1.SirenService",
-            "sluice.siren.v1.SirenService"};
+    return {"sluice.notification.v1beta1.NotificationService", "gotocompany.siren.v1beta1.SirenService",
+            "gotocompany.siren.v1.SirenService"};
   }
   std::vector<grpc::Service*> Services() override { return {&grpc_, &siren_, &siren_v1_}; }
   void StartBackground() override {

@@ -1,4 +1,4 @@
-// Siren's message shapes (sluice.siren.v1beta1 / v1) <-> the notification
+// Siren's message shapes (gotocompany.siren.v1beta1 / v1) <-> the notification
 // domain. Field meanings follow goto/siren's internal/api/v1beta1 handlers.
 #ifndef SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_CONVERT_H_
 #define SLUICE_SERVER_NOTIFICATION_SIREN_SIREN_CONVERT_H_
@@ -11,8 +11,8 @@
 
 namespace sluice::notification::siren {
 
-namespace spb = ::sluice::siren::v1beta1;
-namespace spb1 = ::sluice::siren::v1;
+namespace spb = ::gotocompany::siren::v1beta1;
+namespace spb1 = ::gotocompany::siren::v1;
 
 // A receiver as Siren shows it: the user labels only (Sluice's implicit
 // `id`/`type` labels dropped), `data` empty, parent_id 0 until receivers

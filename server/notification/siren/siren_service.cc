@@ -181,7 +181,15 @@ grpc::Status SirenGrpcService::ListSubscriptionReceivers(
   return Call(ctx, "ListSubscriptionReceivers", [&](const Caller&) -> absl::Status {
     auto s = s_.subscriptions->Get(req->subscription_id());
     if (!s.ok()) return s.status();
-    for (const auto& r : s->receivers) ToSiren(s->id, r, resp->add_subscription_receivers());
+    for (const auto& r : s->receivers) {
+      // Siren's filter: the relation's labels contain every requested pair.
+      bool contains = true;
+      for (const auto& [k, v] : req->labels()) {
+        auto it = r.labels.find(k);
+        if (it == r.labels.end() || it->second != v) contains = false;
+      }
+      if (contains) ToSiren(s->id, r, resp->add_subscription_receivers());
+    }
     return absl::OkStatus();
   });
 }

@@ -1,5 +1,7 @@
 // Siren's API at Siren's paths (issue #30, part 1): gRPC handlers of
-// sluice.siren.v1beta1.SirenService and sluice.siren.v1.SirenService, which
+// gotocompany.siren.v1beta1.SirenService and gotocompany.siren.v1.SirenService (Siren's
+// own package, service and message names and field numbers, so Siren's CLI and
+// SDK call them unchanged), which
 // the gateway serves at /v1beta1/... and /v1/subscriptions. Each handler
 // translates Siren's request to the notification core services (the same
 // ones NotificationGrpcService calls, so there is one code path for the
@@ -28,8 +30,8 @@
 
 namespace sluice::notification::siren {
 
-namespace spb = ::sluice::siren::v1beta1;
-namespace spb1 = ::sluice::siren::v1;
+namespace spb = ::gotocompany::siren::v1beta1;
+namespace spb1 = ::gotocompany::siren::v1;
 
 class SirenGrpcService final : public spb::SirenService::Service {
  public:
