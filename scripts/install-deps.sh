@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the build, the tests and `make run` need: Debian's packages
-# (apt), then the pinned npm packages of the tests (scripts/install-npm-deps.sh)
-# and the pinned Apache Kafka jars from Maven Central (scripts/install-kafka.sh).
+# (apt), then the pinned npm packages of the tests (scripts/install-npm-deps.sh),
+# the pinned Apache Kafka jars from Maven Central (scripts/install-kafka.sh)
+# and the pinned Go tools (grpcurl) from the Go module proxy
+# (scripts/install-go-tools.sh).
 # Idempotent: packages already present are skipped, so a warm run costs one dpkg query.
 set -euo pipefail
 
@@ -71,3 +73,4 @@ fi
 
 echo "install-deps: npm packages in $("$(dirname "$0")/install-npm-deps.sh")"
 echo "install-deps: Kafka jars in $("$(dirname "$0")/install-kafka.sh")"
+echo "install-deps: Go tools (grpcurl) in $("$(dirname "$0")/install-go-tools.sh")"
