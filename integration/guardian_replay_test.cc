@@ -32,12 +32,31 @@
 #include "integration/harness.h"
 #include "integration/replay_runner.h"
 #include "integration/transcript.h"
+#include "integration/upstream_grpc.h"
+#include "gotocompany/guardian/v1beta1/guardian.grpc.pb.h"
 #include "re2/re2.h"
 
 namespace sluice::integration {
 namespace {
 
 using nlohmann::json;
+namespace gpb = ::gotocompany::guardian::v1beta1;
+
+// GuardianService's rpcs (goto/proton 0d8cde8), each called through the
+// generated stub's method of that name.
+#define SLUICE_GUARDIAN_RPC_NAMES(X)                                                          \
+  X(ListProviders) X(GetProvider) X(GetProviderTypes) X(CreateProvider) X(UpdateProvider)    \
+  X(DeleteProvider) X(ListRoles) X(ImportActivities) X(GetActivity) X(ListActivities)        \
+  X(ListPolicies) X(GetPolicy) X(CreatePolicy) X(UpdatePolicy) X(GetPolicyPreferences)       \
+  X(CreateResource) X(ListResources) X(GetResource) X(UpdateResource) X(DeleteResource)      \
+  X(ListUserAppeals) X(ListAppeals) X(GetAppeal) X(CancelAppeal) X(RevokeAppeal)             \
+  X(CreateAppeal) X(PatchAppeal) X(RelabelAppeal) X(ListAppealComments)                      \
+  X(CreateAppealComment) X(ListAppealActivities) X(ListUserApprovals) X(ListApprovals)       \
+  X(GenerateUserApprovalSummaries) X(GenerateApprovalSummaries) X(UpdateApproval)            \
+  X(AddApprover) X(DeleteApprover) X(AddApprovalStep) X(UpdateApprovalStep) X(ListGrants)    \
+  X(ListUserGrants) X(ListUserRoles) X(GetGrant) X(UpdateGrant) X(RevokeGrant)               \
+  X(RestoreGrant) X(RevokeGrants) X(ImportGrantsFromProvider)
+#define SLUICE_GUARDIAN_STUB_CALL(rpc) SLUICE_STUB_CALL(gpb, GuardianService, stub.get(), rpc)
 
 // The HTTP bindings of GuardianService in goto/proton 0d8cde8
 // gotocompany/guardian/v1beta1/guardian.proto, listed in the proto's order (50:
@@ -152,7 +171,11 @@ nlohmann::json AuditEntry(const std::string& id, const std::string& ts, const st
             {"authorizationInfo", {{{"permission", permission}, {"granted", true}}}}}}};
 }
 
-TEST(GuardianReplayTest, EachOfGuardiansRoutesAnswersAsGuardian) {
+// Replays guardian_routes.json on a fresh stack: over REST, or with each
+// route row sent as its rpc of gotocompany.guardian.v1beta1.GuardianService
+// through the stubs generated from goto/proton (issue #41), judged by the
+// same expectations, and each GET compared with REST's answer.
+void ReplayGuardianRoutes(bool over_grpc) {
   ImportTarget target;
   ASSERT_TRUE(target.Create().ok());
   // What the activity routes import: the bigquery provider's audit log.
@@ -183,9 +206,29 @@ TEST(GuardianReplayTest, EachOfGuardiansRoutesAnswersAsGuardian) {
   spec.vars = {{"pg_credentials", ProviderCredentials(target.dsn())},
                {"outside_role", target.role()},
                {"bq_credentials", (*gcp)->Credentials("projects/replay-proj", 2000)}};
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateChannel((*stack)->grpc_target(), grpc::InsecureChannelCredentials());
+  auto stub = gpb::GuardianService::NewStub(channel);
+  upstream::Client client({SLUICE_GUARDIAN_RPC_NAMES(SLUICE_GUARDIAN_STUB_CALL)},
+                          (*stack)->proxy_token());
+  std::vector<std::string> rest_differences;
+  if (over_grpc) spec.send = upstream::RowsAsRpcs(&client, spec.root, &rest_differences);
   replay::ReplayReport report = replay::Run(spec);
   EXPECT_EQ(absl::StrJoin(report.errors, "\n"), "");
+  if (over_grpc) {
+    std::printf("%zu rpcs called through proton's stubs, %zu not called; %zu GET answers differ "
+                "from REST\n",
+                client.Called().size(), client.NotCalled().size(), rest_differences.size());
+    EXPECT_EQ(absl::StrJoin(client.NotCalled(), ", "), "") << "rpcs no row called";
+    EXPECT_EQ(absl::StrJoin(rest_differences, "\n"), "");
+  }
 }
+
+TEST(GuardianReplayTest, EachOfGuardiansRoutesAnswersAsGuardian) { ReplayGuardianRoutes(false); }
+
+// Issue #41: every one of GuardianService's 49 rpcs, called as Guardian's CLI
+// and SDK call it, answers as REST does.
+TEST(GuardianReplayTest, EachOfGuardiansRpcsAnswersAsItsRestRoute) { ReplayGuardianRoutes(true); }
 
 // Issue #39: the scenario integration/scenarios/guardian.json, recorded from
 // the real Guardian (integration/testdata/guardian.transcript.json names its

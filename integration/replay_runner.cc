@@ -53,7 +53,9 @@ std::string Replay(const ReplaySpec& spec, const json& row, const std::string& b
   std::vector<std::string> headers = {"X-Auth-Email: " + row.value("as", spec.default_caller)};
   for (const json& h : row.value("headers", json::array())) headers.push_back(h.get<std::string>());
   HttpResponse r =
-      Http(row.value("method", ""), spec.root + base + row.value("path", ""), payload, headers);
+      spec.send && !row.contains("fixture")
+          ? spec.send(row, base, headers)
+          : Http(row.value("method", ""), spec.root + base + row.value("path", ""), payload, headers);
   if (r.status == 0) return absl::StrCat("no answer: ", r.error);
   json body = r.Json();
   std::string why;

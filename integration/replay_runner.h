@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "integration/harness.h"
 #include "nlohmann/json.hpp"
 
 namespace sluice::integration::replay {
@@ -36,6 +37,13 @@ struct ReplaySpec {
   // When set, called after each row with the values so far; it may add
   // values no answer carries (e.g. one read from a file the server wrote).
   std::function<void(nlohmann::json* vars)> after_row;
+  // When set, sends each route row in place of its HTTP request (fixture
+  // rows still go over HTTP): (the row after substitution, its base, its
+  // request headers) → the answer, judged by the row's expectations as an
+  // HTTP answer is (upstream_grpc.h sends rows as rpcs).
+  std::function<HttpResponse(const nlohmann::json& row, const std::string& base,
+                             const std::vector<std::string>& headers)>
+      send;
 };
 
 // What a replay found. A test fails on any `errors`.

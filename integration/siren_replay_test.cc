@@ -30,6 +30,9 @@
 #include "integration/harness.h"
 #include "integration/notification_helpers.h"
 #include "integration/replay_runner.h"
+#include "integration/upstream_grpc.h"
+#include "gotocompany/siren/v1/siren.grpc.pb.h"
+#include "gotocompany/siren/v1beta1/siren.grpc.pb.h"
 #include "integration/transcript.h"
 #include "server/notification/core/hook_token.h"
 
@@ -37,6 +40,24 @@ namespace sluice::integration {
 namespace {
 
 using nlohmann::json;
+namespace spb = ::gotocompany::siren::v1beta1;
+namespace spb1 = ::gotocompany::siren::v1;
+
+// SirenService's rpcs (goto/proton 0d8cde8), each called through the
+// generated stub's method of that name.
+#define SLUICE_SIREN_RPC_NAMES(X)                                                              \
+  X(AddSubscriptionReceiver) X(CreateAlerts) X(CreateAlertsWithNamespace) X(CreateNamespace)  \
+  X(CreateProvider) X(CreateReceiver) X(CreateSilence) X(CreateSubscription)                  \
+  X(DeleteNamespace) X(DeleteProvider) X(DeleteReceiver) X(DeleteSubscription)                \
+  X(DeleteSubscriptionReceiver) X(DeleteTemplate) X(ExpireSilence) X(GetNamespace)            \
+  X(GetProvider) X(GetReceiver) X(GetSilence) X(GetSubscription) X(GetTemplate) X(ListAlerts) \
+  X(ListNamespaces) X(ListNotificationMessages) X(ListNotifications) X(ListProviders)        \
+  X(ListReceivers) X(ListRules) X(ListSilences) X(ListSubscriptionReceivers)                  \
+  X(ListSubscriptions) X(ListTemplates) X(NotifyReceiver) X(PostBulkNotifications)            \
+  X(PostNotification) X(RenderTemplate) X(UpdateNamespace) X(UpdateProvider)                  \
+  X(UpdateReceiver) X(UpdateRule) X(UpdateSubscription) X(UpdateSubscriptionReceiver)         \
+  X(UpsertTemplate)
+#define SLUICE_SIREN_STUB_CALL(rpc) SLUICE_STUB_CALL(spb, SirenService, stub.get(), rpc)
 
 // Siren's HTTP bindings: goto/proton 0d8cde8
 // gotocompany/siren/v1beta1/siren.proto, plus gotocompany/siren/v1/siren.proto's
@@ -92,7 +113,11 @@ const std::set<std::string>& SirenRoutes() {
   return *routes;
 }
 
-TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
+// Replays siren_routes.json on a fresh stack: over REST, or with each route
+// row sent as its rpc of gotocompany.siren.v1beta1.SirenService (or v1's)
+// through the stubs generated from goto/proton (issue #41), judged by the
+// same expectations, and each GET compared with REST's answer.
+void ReplaySirenRoutes(bool over_grpc) {
   // The prometheus provider type's peers: one fake answering both
   // Prometheus's and Alertmanager's POST /-/reload with 200.
   auto peer = FakeHttpServer::Start();
@@ -135,9 +160,31 @@ TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) {
       }
     }
   };
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateChannel((*stack)->grpc_target(), grpc::InsecureChannelCredentials());
+  auto stub = spb::SirenService::NewStub(channel);
+  auto stub_v1 = spb1::SirenService::NewStub(channel);
+  upstream::Client client({SLUICE_SIREN_RPC_NAMES(SLUICE_SIREN_STUB_CALL)
+                               SLUICE_STUB_CALL(spb1, SirenService, stub_v1.get(), ListSubscriptions)},
+                          (*stack)->proxy_token());
+  std::vector<std::string> rest_differences;
+  if (over_grpc) spec.send = upstream::RowsAsRpcs(&client, spec.root, &rest_differences);
   replay::ReplayReport report = replay::Run(spec);
   EXPECT_EQ(absl::StrJoin(report.errors, "\n"), "");
+  if (over_grpc) {
+    std::printf("%zu rpcs called through proton's stubs, %zu not called; %zu GET answers differ "
+                "from REST\n",
+                client.Called().size(), client.NotCalled().size(), rest_differences.size());
+    EXPECT_EQ(absl::StrJoin(client.NotCalled(), ", "), "") << "rpcs no row called";
+    EXPECT_EQ(absl::StrJoin(rest_differences, "\n"), "");
+  }
 }
+
+TEST(SirenReplayTest, EachOfSirensPartOneRoutesAnswersAsSiren) { ReplaySirenRoutes(false); }
+
+// Issue #41: every one of SirenService's 43 rpcs (and v1's one), called as
+// Siren's CLI and SDK call them, answers as REST does.
+TEST(SirenReplayTest, EachOfSirensRpcsAnswersAsItsRestRoute) { ReplaySirenRoutes(true); }
 
 // Issue #39: the scenario integration/scenarios/siren.json, recorded from
 // the real Siren (integration/testdata/siren.transcript.json names its commit

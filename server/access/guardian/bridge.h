@@ -43,16 +43,20 @@ absl::Status CopyByName(const google::protobuf::Message& from, google::protobuf:
 // ServerContext, so authentication and roles are those of the Sluice rpc.
 // Its error status is returned as is; a response that does not fit `out`
 // is INTERNAL (a bug: the adapter's messages disagree).
+// `adjust(&req)`, when given, finishes the Sluice request after the copy:
+// for the fields whose shape differs between the two messages.
 template <typename Service, typename SluiceReq, typename SluiceResp, typename UpReq,
-          typename UpResp>
+          typename UpResp, typename Adjust = void (*)(SluiceReq*)>
 grpc::Status Bridge(Service* service,
                     grpc::Status (Service::*handler)(grpc::ServerContext*, const SluiceReq*,
                                                      SluiceResp*),
-                    grpc::ServerContext* ctx, const UpReq* in, UpResp* out) {
+                    grpc::ServerContext* ctx, const UpReq* in, UpResp* out,
+                    Adjust adjust = [](SluiceReq*) {}) {
   SluiceReq req;
   if (absl::Status st = CopyByName(*in, &req, /*drop_unknown=*/false); !st.ok()) {
     return ToGrpcStatus(st);
   }
+  adjust(&req);
   SluiceResp resp;
   grpc::Status st = (service->*handler)(ctx, &req, &resp);
   if (!st.ok()) return st;

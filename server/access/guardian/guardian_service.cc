@@ -12,4 +12,25 @@ namespace sluice::access::guardian {
 SLUICE_GUARDIAN_RPCS(SLUICE_GUARDIAN_DEFINE)
 #undef SLUICE_GUARDIAN_DEFINE
 
+grpc::Status GuardianGrpcService::RevokeAppeal(grpc::ServerContext* ctx,
+                                               const gpb::RevokeAppealRequest* req,
+                                               gpb::RevokeAppealResponse* resp) {
+  gpb::RevokeAppealRequest rest = *req;
+  rest.clear_reason();
+  return Bridge(h_.appeal, &AppealGrpcService::RevokeAppeal, ctx, &rest, resp,
+                [req](v1beta1::RevokeAppealRequest* s) { s->set_reason(req->reason().reason()); });
+}
+
+grpc::Status GuardianGrpcService::UpdateApproval(grpc::ServerContext* ctx,
+                                                 const gpb::UpdateApprovalRequest* req,
+                                                 gpb::UpdateApprovalResponse* resp) {
+  gpb::UpdateApprovalRequest rest = *req;
+  rest.clear_action();
+  return Bridge(h_.approval, &ApprovalGrpcService::UpdateApproval, ctx, &rest, resp,
+                [req](v1beta1::UpdateApprovalRequest* s) {
+                  s->set_action(req->action().action());
+                  s->set_reason(req->action().reason());
+                });
+}
+
 }  // namespace sluice::access::guardian

@@ -21,7 +21,8 @@ namespace gpb = ::gotocompany::guardian::v1beta1;
 
 // X(member, rpc): Guardian's rpcs in its proto's order, each with the Sluice
 // service (a member of GuardianGrpcService::Handlers) whose rpc of the same
-// name it runs.
+// name it runs; all but RevokeAppeal and UpdateApproval, whose requests
+// nest what Sluice's take flat (declared below).
 #define SLUICE_GUARDIAN_RPCS(X)                                                             \
   X(provider, ListProviders) X(provider, GetProvider) X(provider, GetProviderTypes)         \
   X(provider, CreateProvider) X(provider, UpdateProvider) X(provider, DeleteProvider)       \
@@ -31,11 +32,11 @@ namespace gpb = ::gotocompany::guardian::v1beta1;
   X(resource, CreateResource) X(resource, ListResources) X(resource, GetResource)           \
   X(resource, UpdateResource) X(resource, DeleteResource) X(appeal, ListUserAppeals)        \
   X(appeal, ListAppeals) X(appeal, GetAppeal) X(appeal, CancelAppeal)                       \
-  X(appeal, RevokeAppeal) X(appeal, CreateAppeal) X(appeal, PatchAppeal)                    \
+  X(appeal, CreateAppeal) X(appeal, PatchAppeal)                    \
   X(appeal, RelabelAppeal) X(appeal, ListAppealComments) X(appeal, CreateAppealComment)     \
   X(appeal, ListAppealActivities) X(approval, ListUserApprovals) X(approval, ListApprovals)  \
   X(approval, GenerateUserApprovalSummaries) X(approval, GenerateApprovalSummaries)         \
-  X(approval, UpdateApproval) X(approval, AddApprover) X(approval, DeleteApprover)          \
+  X(approval, AddApprover) X(approval, DeleteApprover)          \
   X(approval, AddApprovalStep) X(approval, UpdateApprovalStep) X(grant, ListGrants)         \
   X(grant, ListUserGrants) X(grant, ListUserRoles) X(grant, GetGrant) X(grant, UpdateGrant) \
   X(grant, RevokeGrant) X(grant, RestoreGrant) X(grant, RevokeGrants)                       \
@@ -59,6 +60,13 @@ class GuardianGrpcService final : public gpb::GuardianService::Service {
                    gpb::rpc##Response* resp) override;
   SLUICE_GUARDIAN_RPCS(SLUICE_GUARDIAN_DECLARE)
 #undef SLUICE_GUARDIAN_DECLARE
+  // Guardian's `reason {reason}` (its REST body is `reason`): Sluice's `reason`.
+  grpc::Status RevokeAppeal(grpc::ServerContext* ctx, const gpb::RevokeAppealRequest* req,
+                            gpb::RevokeAppealResponse* resp) override;
+  // Guardian's `action {action, reason}` (its REST body is `action`):
+  // Sluice's `action` and `reason`.
+  grpc::Status UpdateApproval(grpc::ServerContext* ctx, const gpb::UpdateApprovalRequest* req,
+                              gpb::UpdateApprovalResponse* resp) override;
 
  private:
   Handlers h_;
