@@ -297,7 +297,9 @@ class GrpcurlExamplesTest : public ::testing::Test {
   static std::vector<Target> Targets() {
     return {
         {"localhost:8081", stack_->grpc_target(),
-         {"grpc.health.v1.Health", "sluice.access.v1beta1.ProviderService"}},
+         {"grpc.health.v1.Health", "sluice.access.v1beta1.ProviderService",
+          "gotocompany.guardian.v1beta1.GuardianService", "gotocompany.siren.v1beta1.SirenService",
+          "gotocompany.siren.v1.SirenService"}},
         {"localhost:8082", local_->Address(),
          {"grpc.health.v1.Health", "sluice.sink.v1beta1.SinkControl"}, local_},
         {"pod:8082", pod_->Address(),
