@@ -1,5 +1,6 @@
 #include "integration/upstream_grpc.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 
@@ -310,6 +312,20 @@ RowsAsRpcs(Client* client, std::string root, std::vector<std::string>* diffs) {
     }
     return r;
   };
+}
+
+std::string Verdict(const Client& client, const std::vector<std::string>& rest_differences) {
+  std::set<std::string> not_called = client.NotCalled();
+  std::printf("%zu rpcs called through proton's stubs, %zu not called; %zu GET answers differ "
+              "from REST\n",
+              client.Called().size(), not_called.size(), rest_differences.size());
+  std::fflush(stdout);
+  std::vector<std::string> lines;
+  if (!not_called.empty()) {
+    lines.push_back(absl::StrCat("no row called: ", absl::StrJoin(not_called, ", ")));
+  }
+  lines.insert(lines.end(), rest_differences.begin(), rest_differences.end());
+  return absl::StrJoin(lines, "\n");
 }
 
 }  // namespace sluice::integration::upstream

@@ -90,6 +90,11 @@ std::function<HttpResponse(const nlohmann::json& row, const std::string& base,
                            const std::vector<std::string>& headers)>
 RowsAsRpcs(Client* client, std::string root, std::vector<std::string>* diffs);
 
+// Prints "N rpcs called through proton's stubs, M not called; K GET answers
+// differ from REST" and returns what fails a stub test: the rpcs no row
+// called and RowsAsRpcs's `rest_differences`, one per line ("" when none).
+std::string Verdict(const Client& client, const std::vector<std::string>& rest_differences);
+
 }  // namespace sluice::integration::upstream
 
 #endif  // SLUICE_INTEGRATION_UPSTREAM_GRPC_H_
