@@ -8,7 +8,8 @@
 # out after 2 minutes), so switching the C++ toolchain to clang never
 # reconfigures the gcc build of `make test`; both share the disk cache in
 # .bazelrc, so a fresh clone on a machine that fuzzed before rebuilds nothing.
-# SLUICE_FUZZ_OUTPUT_BASE overrides the output base.
+# SLUICE_FUZZ_OUTPUT_BASE overrides the output base; SLUICE_FUZZ_BAZEL_FLAGS
+# adds flags to the build (make test's --profile).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -16,7 +17,8 @@ cd "$ROOT"
 key="$(printf '%s' "$ROOT" | md5sum | cut -c1-12)"
 base="${SLUICE_FUZZ_OUTPUT_BASE:-$HOME/.cache/sluice-bazel-fuzz/$key}"
 bz=(bazel --output_base="$base" --max_idle_secs=120)
-"${bz[@]}" build --config=fuzz "$@" >&2
+# shellcheck disable=SC2086  # the flags are words
+"${bz[@]}" build --config=fuzz ${SLUICE_FUZZ_BAZEL_FLAGS:-} "$@" >&2
 bin="$("${bz[@]}" info --config=fuzz bazel-bin 2>/dev/null)"
 for t in "$@"; do
   pkg="${t#//}"; pkg="${pkg%%:*}"

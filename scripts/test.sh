@@ -7,6 +7,9 @@
 # It also prints each phase's time (deps, build, tests, fuzzers) and warns,
 # without failing, when the build phase ran on a cold disk cache and took
 # longer than the budget in docs/build.md ("cold_build_budget_s = N").
+# With SLUICE_PROFILE_DIR set, each bazel phase writes its profile there
+# (build.profile.gz, test.profile.gz, fuzz.profile.gz) for
+# `bazel analyze-profile` (docs/build.md "How it was measured").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -22,7 +25,9 @@ if [ -z "$(ls -A "$disk_cache" 2>/dev/null)" ]; then cold=cold; fi
 
 t=$(date +%s)
 echo "== build ($cold disk cache)"
-if ! bazel build //...; then
+profile() { [ -n "${SLUICE_PROFILE_DIR:-}" ] && echo "--profile=$SLUICE_PROFILE_DIR/$1.profile.gz"; }
+if [ -n "${SLUICE_PROFILE_DIR:-}" ]; then mkdir -p "$SLUICE_PROFILE_DIR"; fi
+if ! bazel build //... $(profile build); then
   echo "build failed"
   echo "0 passed, 1 failed"
   exit 1
@@ -32,7 +37,7 @@ t_build=$(( $(date +%s) - t ))
 t=$(date +%s)
 echo "== test (private PostgreSQL)"
 export SLUICE_TEST_TMP="${TMPDIR:-/tmp}"
-./scripts/with-postgres.sh bazel test //... --test_output=errors
+./scripts/with-postgres.sh bazel test //... --test_output=errors $(profile test)
 bazel_rc=$?
 t_tests=$(( $(date +%s) - t ))
 
@@ -42,7 +47,7 @@ extra_fail=0
 # One bazel invocation builds all four fuzzers (--config=fuzz, clang); the
 # scripts then find them up to date.
 echo "== fuzz: build"
-if ! ./scripts/fuzz-build.sh //common/expr/fuzz:expr_fuzzer //server/fuzz:request_fuzzer \
+if ! SLUICE_FUZZ_BAZEL_FLAGS="$(profile fuzz)" ./scripts/fuzz-build.sh //common/expr/fuzz:expr_fuzzer //server/fuzz:request_fuzzer \
     //server/notification/core/fuzz:template_fuzzer //common/gotemplate/fuzz:gotemplate_fuzzer >/dev/null; then
   echo "FAILED: fuzzer build"
   extra_fail=$((extra_fail + 1))
