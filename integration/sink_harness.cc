@@ -1,6 +1,5 @@
 #include "integration/sink_harness.h"
 
-
 #include <cstdio>
 #include <cstdlib>
 
@@ -40,7 +39,15 @@ DevBroker DevBroker::Start(const std::vector<std::string>& topics, const std::st
   }
   DevBroker b;
   b.process = StartChild(argv, {}, dir + "/broker");
-  WaitFor([&] { return b.process->Output().find('\n') != std::string::npos; }, absl::Seconds(10));
+  // Under a loaded machine (make test runs several tests at once) the mock
+  // cluster can take more than a few seconds to print its address; without
+  // one every later step fails for a misleading reason, so stop here.
+  if (!WaitFor([&] { return b.process->Output().find('\n') != std::string::npos; },
+               absl::Seconds(60))) {
+    std::fprintf(stderr, "devbroker printed no bootstrap address in 60 s; its output: %s\n",
+                 b.process->Output().c_str());
+    std::exit(1);
+  }
   std::string out = b.process->Output();
   b.bootstrap = out.substr(0, out.find('\n'));
   return b;
