@@ -8,6 +8,12 @@ Each table sits in its page between two markers,
 and is rendered from its source:
   sink-variables  docs/sink-variables.md, from sink/firehose_variables.tsv
                   (the table sluice-sink itself checks its environment with)
+  server-config   docs/configuration.md, from server/config.h (struct Config,
+                  whose field names are the YAML keys, and its defaults)
+  server-metrics  docs/metrics.md, from the prometheus::Build*() families
+                  registered in common/ and server/
+  sink-metrics    docs/metrics.md, from the metric names sink/ reports
+                  (Increment/Observe/Gauge calls and the names it passes on)
 
   tools/docs/gen_reference.py [--root DIR]          rewrite the tables
   tools/docs/gen_reference.py --check [--root DIR]  exit 1, with a diff, when a
@@ -15,6 +21,8 @@ and is rendered from its source:
 //tools/docs:reference_tables_test runs --check.
 """
 import argparse
+import glob
+import re
 import difflib
 import os
 import sys
@@ -61,7 +69,107 @@ def sink_variables(root):
     return summary + "\n".join(out) + "\n"
 
 
-TABLES = {"sink-variables": ("docs/sink-variables.md", sink_variables)}
+def server_config(root):
+    """Rows from the members of struct Config and Config::Db in server/config.h."""
+    with open(os.path.join(root, "server/config.h"), encoding="utf-8") as f:
+        text = f.read()
+    body = text[text.index("struct Config {"):text.index("\n};", text.index("struct Config {"))]
+    rows, comment, prefix = [], [], ""
+    member = re.compile(r"^\s*([\w:<>, ]+?)\s+(\w+)(?:\s*=\s*([^;]+))?;\s*(?://\s*(.*))?$")
+    for line in body.split("\n")[1:]:
+        t = line.strip()
+        if t.startswith("//"):
+            comment.append(t[2:].strip())
+            continue
+        if t.startswith("struct Db {"):
+            prefix, comment = "db.", []
+            continue
+        if t.startswith("} db;"):
+            prefix, comment = "", []
+            continue
+        m = member.match(line)
+        if not m:
+            comment = []
+            continue
+        ctype, name, default, trailing = m.groups()
+        if name == "modules":
+            comment = []
+            continue
+        words = " ".join(comment + ([trailing] if trailing else []))
+        comment = []
+        if default is None:
+            default = {"std::string": "\"\""}.get(ctype.strip(), "")
+        default = default.strip()
+        rows.append((prefix + name, ctype.strip(), default, words))
+    out = ["| Key | Type | Default | Meaning (the comment in `server/config.h`) |", "|---|---|---|---|"]
+    for key, ctype, default, words in rows:
+        kind = {"std::string": "string", "int": "integer", "bool": "boolean"}.get(ctype, "section")
+        shown = code(default.strip('"')) if default not in ("", '""') else "–"
+        out.append("| `%s` | %s | %s | %s |" % (key, kind, cell(shown), cell(words)))
+    return "\n".join(out) + "\n"
+
+
+def _sources(root, dirs, exts=(".cc", ".h")):
+    for d in dirs:
+        for path in sorted(glob.glob(os.path.join(root, d, "**", "*"), recursive=True)):
+            if path.endswith(exts) and not path.endswith("_test.cc") and os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    yield os.path.relpath(path, root).replace(os.sep, "/"), f.read()
+
+
+def server_metrics(root):
+    family = re.compile(r"prometheus::Build(Counter|Gauge|Histogram|Summary)\(\)\s*"
+                        r"\.Name\(\"(\w+)\"\)\s*\.Help\(\"((?:[^\"\\\\]|\\\\.)*)\"\)")
+    rows = {}
+    for path, text in _sources(root, ["common", "server"]):
+        for kind, name, help_text in family.findall(text):
+            rows.setdefault(name, (kind.lower(), help_text, set()))[2].add(path)
+    out = ["| Metric | Kind | Help | Registered in |", "|---|---|---|---|"]
+    for name in sorted(rows):
+        kind, help_text, paths = rows[name]
+        out.append("| `%s` | %s | %s | %s |" % (name, kind, cell(help_text),
+                                                ", ".join("`%s`" % p for p in sorted(paths))))
+    return "\n".join(out) + "\n"
+
+
+_SINK_NAME = r"(?:firehose|sluice)_[a-z0-9_]+_(?:total|milliseconds|seconds|event|lag)"
+
+
+def sink_metrics(root):
+    name_re = re.compile(r'"(%s)"' % _SINK_NAME)
+    const_re = re.compile(r'constexpr\s+char\s+(k\w+)\[\]\s*=\s*"(%s)"' % _SINK_NAME)
+    call_re = re.compile(r'(Increment|Observe|Gauge)\(\s*(?:"(%s)"|(k\w+))' % _SINK_NAME)
+    kinds = {"Increment": "counter", "Observe": "observation", "Gauge": "gauge"}
+    rows = {}
+    for path, text in _sources(root, ["sink"]):
+        consts = dict(const_re.findall(text))
+        for name in name_re.findall(text):
+            rows.setdefault(name, [set(), set(), set()])[2].add(path)
+        for m in call_re.finditer(text):
+            name = m.group(2) or consts.get(m.group(3))
+            if not name:
+                continue
+            row = rows.setdefault(name, [set(), set(), set()])
+            row[0].add(kinds[m.group(1)])
+            stmt = text[m.end():text.find(";", m.end())]
+            row[1].update(re.findall(r'\{\s*"([a-z_]+)"\s*,', stmt))
+    out = ["| Metric | Reported as | Tags | Reported in |", "|---|---|---|---|"]
+    for name in sorted(rows):
+        how, tags, paths = rows[name]
+        if not how:  # handed to a helper (retry loop, filter) that reports it
+            how = {"counter" if name.endswith(("_total", "_event")) else "observation"}
+        out.append("| `%s` | %s | %s | %s |" % (
+            name, ", ".join(sorted(how)), ", ".join("`%s`" % t for t in sorted(tags)) or "–",
+            ", ".join("`%s`" % p for p in sorted(paths))))
+    return "\n".join(out) + "\n"
+
+
+TABLES = {
+    "sink-variables": ("docs/sink-variables.md", sink_variables),
+    "server-config": ("docs/configuration.md", server_config),
+    "server-metrics": ("docs/metrics.md", server_metrics),
+    "sink-metrics": ("docs/metrics.md", sink_metrics),
+}
 
 
 def splice(text, name, body, path):
