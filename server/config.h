@@ -25,7 +25,7 @@ struct Config {
   std::string grpc_host = "127.0.0.1";
   int grpc_port = 8081;     // gRPC listen port
   int metrics_port = 9091;  // Prometheus /metrics port; 0 disables it
-  std::string log_level = "info";  // trace, debug, info, warn or error
+  std::string log_level = "info";
   int shutdown_grace_seconds = 30;  // in-flight RPCs get this long on SIGTERM
   // RPC threads kept alive between requests (gRPC sync-server MAX_POLLERS).
   // More start under load; with too few, every burst creates and destroys
@@ -53,8 +53,8 @@ struct Config {
   std::string encryption_key;
   // `tls:` the gRPC listener's certificate and, with client_ca_file, mTLS.
   auth::TlsServerOptions tls;
-  // `auth:` who may call (see common/auth/authenticator.h and
-  // docs/security.md). Default: header mode, which needs a proxy token or mTLS.
+  // `auth:` who may call (see common/auth/authenticator.h and the README's
+  // "Security model"). Default: header mode, which needs a proxy token or mTLS.
   auth::AuthOptions auth;
   // `outbound:` where outbound HTTP calls may connect (deny_cidrs).
   OutboundPolicy outbound;
