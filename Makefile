@@ -1,6 +1,6 @@
 # The two commands of the README. Everything they need is installed by
 # scripts/install-deps.sh (apt, idempotent).
-.PHONY: run test build deps clean-run images images-test
+.PHONY: run test build deps clean-run images images-test docs
 
 run:
 	./scripts/run.sh
@@ -23,6 +23,11 @@ images-test: deps
 
 deps:
 	./scripts/install-deps.sh
+
+# The docs as a static site in site/ (mkdocs, pinned; scripts/docs.sh): a
+# broken link, anchor or page fails it.
+docs:
+	./scripts/docs.sh
 
 # Removes the private PostgreSQL data kept by `make run`.
 clean-run:

@@ -59,8 +59,8 @@ std::string NearestFirehoseVariable(absl::string_view name);
 // that is set (one per line: "<NAME>=<value>: <reason>").
 absl::Status CheckFirehoseVariables(const Env& env, std::vector<std::string>* warnings);
 
-// The "Switching from Firehose" lists for sink/README.md, rendered from the
-// table (firehose_variables_test checks the README holds exactly this
+// The "Switching from Firehose" lists for docs/switching-from-firehose.md, rendered
+// from the table (firehose_variables_test checks the page holds exactly this
 // between its markers).
 std::string RenderFirehoseVariablesMarkdown();
 

@@ -133,7 +133,7 @@ TEST(FirehoseVariablesTest, WarnedGetsOneLineAndHonouredNone) {
 }
 
 TEST(FirehoseVariablesTest, ReadmeListsAreTheTable) {
-  const std::string readme = ReadFile("sink/README.md");
+  const std::string readme = ReadFile("docs/switching-from-firehose.md");
   const std::string begin = "<!-- firehose-variables:begin (generated; see firehose_variables_test) -->\n";
   const std::string end = "<!-- firehose-variables:end -->";
   const size_t b = readme.find(begin);
@@ -146,7 +146,7 @@ TEST(FirehoseVariablesTest, ReadmeListsAreTheTable) {
     std::ofstream(absl::StrCat(getenv("TEST_UNDECLARED_OUTPUTS_DIR"), "/readme_section.md"))
         << expected;
   }
-  EXPECT_EQ(actual, expected) << "sink/README.md is out of date: paste the test's undeclared "
+  EXPECT_EQ(actual, expected) << "docs/switching-from-firehose.md is out of date: paste the test's undeclared "
                                  "output readme_section.md between the markers";
 }
 
