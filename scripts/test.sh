@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: install deps, build everything, run every test against a private
-# PostgreSQL (stopped even on failure), run the bounded fuzzers, and print
+# PostgreSQL (stopped even on failure), run the bounded fuzzers, build the
+# docs site (scripts/docs.sh), and print
 # one summary line "N passed, N failed" counting test cases. Exits non-zero
 # on any failure.
 #
@@ -74,6 +75,17 @@ else
   rm -rf "$fuzz_out"
 fi
 t_fuzz=$(( $(date +%s) - t ))
+
+# The docs site (make docs): a broken link, anchor or page fails it.
+echo "== docs: make docs"
+if ./scripts/docs.sh >"${TMPDIR:-/tmp}/sluice-docs.log" 2>&1; then
+  extra_pass=$((extra_pass + 1))
+  tail -1 "${TMPDIR:-/tmp}/sluice-docs.log"
+else
+  cat "${TMPDIR:-/tmp}/sluice-docs.log"
+  echo "FAILED: make docs (scripts/docs.sh)"
+  extra_fail=$((extra_fail + 1))
+fi
 
 # The images from this build's (fastbuild) binaries, under sluice-test/ so a
 # `make images` result is left alone, and the stack run from them
