@@ -80,13 +80,14 @@ std::map<std::string, std::string> HttpEnv(const DevBroker& broker, const std::s
   env["SINK_HTTP_DATA_FORMAT"] = "json";
   env["SINK_HTTP_JSON_BODY_TEMPLATE"] = R"({"order":"$.order_number"})";
   env["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS"] = "100";
-  // librdkafka's mock cluster bounds a member's rejoin of a rebalance by the
-  // group's session timeout, then drops it (its partitions are "lost" and
-  // redelivered). With Firehose's 10 s default, a member busy pushing
-  // batches on a loaded machine (make test runs four tests at once) was
-  // dropped once: 2,548 duplicates that say nothing about the cooperative
-  // handover this test is about. The soak sets its own short timeout.
-  env["SOURCE_KAFKA_CONSUMER_CONFIG_SESSION_TIMEOUT_MS"] = "30000";
+  // librdkafka's mock cluster holds each rebalance open for about the
+  // group's session timeout and drops a member that has not rejoined by
+  // then (its partitions are "lost" and redelivered). With Firehose's 10 s
+  // default, a member busy pushing batches on a loaded machine (make test
+  // runs four tests at once) was dropped once: 2,548 duplicates that say
+  // nothing about the cooperative handover this test is about. 20 s, with
+  // the waits below sized for it; the soak sets its own short timeout.
+  env["SOURCE_KAFKA_CONSUMER_CONFIG_SESSION_TIMEOUT_MS"] = "20000";
   return env;
 }
 
@@ -123,12 +124,12 @@ int64_t RunMembers(const std::string& name, bool third) {
   EXPECT_TRUE(WaitFor([&] { return receiver.Distinct() > 0; }, absl::Seconds(30))) << a->Stderr();
   auto b = StartSink(env, dir + "/b");
   std::unique_ptr<Process> c;
-  EXPECT_TRUE(WaitFor([&] { return Assigned(*a) && Assigned(*b); }, absl::Seconds(30)))
+  EXPECT_TRUE(WaitFor([&] { return Assigned(*a) && Assigned(*b); }, absl::Seconds(60)))
       << a->Stderr() << "\n---\n" << b->Stderr();
   if (third) {
     // Two more rebalances while records flow.
     c = StartSink(env, dir + "/c");
-    EXPECT_TRUE(WaitFor([&] { return Assigned(*c); }, absl::Seconds(30))) << c->Stderr();
+    EXPECT_TRUE(WaitFor([&] { return Assigned(*c); }, absl::Seconds(60))) << c->Stderr();
     absl::SleepFor(absl::Seconds(1));
     c->Signal(SIGTERM);
     EXPECT_EQ(c->Wait(absl::Seconds(20)), 0) << c->Stderr();
