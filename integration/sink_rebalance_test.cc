@@ -1,6 +1,10 @@
 // Duplicates around rebalances, end to end (issue 29 item 6): sluice-sink
-// processes share a group on the dev broker and deliver to a real HTTP
-// server, which counts every record it received.
+// processes share a group on a real Apache Kafka broker (kafka_broker.h) and
+// deliver to a real HTTP server, which counts every record it received.
+// Rebalances are the broker's group coordinator's: librdkafka's mock cluster
+// holds each one open for the session timeout and then drops any member that
+// has not rejoined, which on a loaded machine once turned a clean join into
+// 1,188 redeliveries that real Kafka would not cause.
 //  - A clean start of two members (records flowing while they join, and a
 //    third member joining and leaving mid-stream) delivers every record
 //    exactly once: a revoked partition's progress is committed from the
@@ -22,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "integration/kafka_broker.h"
 #include "integration/sink_harness.h"
 #include "nlohmann/json.hpp"
 #include "sink/sinks/testing/http_test_server.h"
@@ -72,7 +77,7 @@ class Receiver {
   std::unique_ptr<HttpTestServer> server_;
 };
 
-std::map<std::string, std::string> HttpEnv(const DevBroker& broker, const std::string& group,
+std::map<std::string, std::string> HttpEnv(const KafkaBroker& broker, const std::string& group,
                                            const Receiver& receiver) {
   auto env = SinkEnv(broker.bootstrap, "orders", group, SampleDescriptorUrl());
   env["SINK_TYPE"] = "http";
@@ -80,14 +85,6 @@ std::map<std::string, std::string> HttpEnv(const DevBroker& broker, const std::s
   env["SINK_HTTP_DATA_FORMAT"] = "json";
   env["SINK_HTTP_JSON_BODY_TEMPLATE"] = R"({"order":"$.order_number"})";
   env["SOURCE_KAFKA_CONSUMER_CONFIG_MAX_POLL_RECORDS"] = "100";
-  // librdkafka's mock cluster holds each rebalance open for about the
-  // group's session timeout and drops a member that has not rejoined by
-  // then (its partitions are "lost" and redelivered). With Firehose's 10 s
-  // default, a member busy pushing batches on a loaded machine (make test
-  // runs four tests at once) was dropped once: 2,548 duplicates that say
-  // nothing about the cooperative handover this test is about. 20 s, with
-  // the waits below sized for it; the soak sets its own short timeout.
-  env["SOURCE_KAFKA_CONSUMER_CONFIG_SESSION_TIMEOUT_MS"] = "20000";
   return env;
 }
 
@@ -95,7 +92,7 @@ bool Assigned(const Process& p) { return p.Stderr().find("assigned [") != std::s
 
 // Produces `total` records numbered from `start` in steps of `step`, pausing
 // `gap` between steps.
-std::thread ProduceSlowly(const DevBroker& broker, int start, int total, int step,
+std::thread ProduceSlowly(const KafkaBroker& broker, int start, int total, int step,
                           absl::Duration gap) {
   return std::thread([&broker, start, total, step, gap] {
     for (int i = start; i < start + total; i += step) {
@@ -110,7 +107,7 @@ std::thread ProduceSlowly(const DevBroker& broker, int start, int total, int ste
 // member joins and leaves mid-stream; returns the duplicates delivered.
 int64_t RunMembers(const std::string& name, bool third) {
   std::string dir = TempDir(name);
-  DevBroker broker = DevBroker::Start({"orders:4"}, dir);
+  KafkaBroker broker = KafkaBroker::Start({"orders:4"}, dir);
   Receiver receiver;
   auto env = HttpEnv(broker, name, receiver);
   const int kTotal = 6000;
@@ -169,7 +166,7 @@ TEST(SinkRebalance, AThirdMemberJoiningAndLeavingMidStream) {
 
 TEST(SinkRebalance, TwoWorkersInOneProcessDeliverEachRecordOnce) {
   std::string dir = TempDir("sink_rebalance_threads");
-  DevBroker broker = DevBroker::Start({"orders:4"}, dir);
+  KafkaBroker broker = KafkaBroker::Start({"orders:4"}, dir);
   Receiver receiver;
   auto env = HttpEnv(broker, "threads", receiver);
   env["APPLICATION_THREAD_COUNT"] = "2";
@@ -192,7 +189,7 @@ TEST(SinkRebalance, TwoWorkersInOneProcessDeliverEachRecordOnce) {
 
 TEST(SinkRebalance, TenKillNineCyclesLoseNothing) {
   std::string dir = TempDir("sink_soak");
-  DevBroker broker = DevBroker::Start({"orders:2"}, dir);
+  KafkaBroker broker = KafkaBroker::Start({"orders:2"}, dir);
   Receiver receiver;
   auto env = HttpEnv(broker, "soak", receiver);
   // A killed member holds its partitions until its session times out: keep
