@@ -1,52 +1,67 @@
 #!/usr/bin/env bash
-# Builds sluice-gateway offline in GOPATH mode against Debian's Go packages.
+# Builds sluice-gateway (grpc-gateway v2) from gateway/go.mod, which pins every
+# module and, as `tool` lines, the four protoc plugins.
 #   gateway/build.sh OUT_BINARY OUT_OPENAPI PROTO...
-# Run from the workspace root (Bazel's genrule does). Steps: build the
-# grpc-gateway and swagger protoc plugins from /usr/share/gocode, generate Go
-# stubs + gateway handlers + one merged OpenAPI document from the protos, and
-# `go build` the gateway with handler registration and the document embedded.
+# Run from the workspace root (Bazel's genrule does). Steps: lay the module out
+# in a temporary directory, generate Go messages, gRPC clients, gateway
+# handlers and one merged OpenAPI document from the protos with the pinned
+# plugins, and `go build` a static binary with handler registration and the
+# document embedded.
+#
+#   SLUICE_GO             the Go toolchain (default /usr/local/go/bin/go, else
+#                         `go` on PATH); go.mod's `go` line says which it needs
+#   SLUICE_GO_TOOLS_HOME  Go's caches (default /var/cache/sluice/go: mod/ is
+#                         the module cache scripts/install-go-tools.sh fills,
+#                         gateway-build/ the build cache)
 set -euo pipefail
 out_bin="$1"; out_openapi="$2"; shift 2
 ws="$(pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/sluice-gw.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-export GO111MODULE=off
-export GOPATH="$work/gopath:/usr/share/gocode"
-export GOCACHE="${SLUICE_GOCACHE:-${HOME:-/root}/.cache/sluice-go-build}"
-export GOFLAGS=""
+go="${SLUICE_GO:-}"
+if [ -z "$go" ]; then
+  if [ -x /usr/local/go/bin/go ]; then go=/usr/local/go/bin/go; else go="$(command -v go)"; fi
+fi
+home="${SLUICE_GO_TOOLS_HOME:-/var/cache/sluice/go}"
+export GOMODCACHE="${GOMODCACHE:-$home/mod}"
+export GOCACHE="${SLUICE_GOCACHE:-$home/gateway-build}"
+export GOPATH="$work/gopath" GOTOOLCHAIN=local GOFLAGS="-modcacherw -mod=readonly" GO111MODULE=on
 export CGO_ENABLED=0
-mkdir -p "$work/gopath/src/sluice/gateway" "$work/bin" "$work/openapi" "$GOCACHE"
+mod="$work/mod"
+mkdir -p "$mod" "$work/bin" "$work/openapi" "$GOCACHE"
+cp "$ws"/gateway/go.mod "$ws"/gateway/go.sum "$ws"/gateway/*.go "$mod/"
+rm -f "$mod"/*_test.go
 
-go build -o "$work/bin/protoc-gen-grpc-gateway" github.com/grpc-ecosystem/grpc-gateway/protoc-gen-grpc-gateway
-go build -o "$work/bin/protoc-gen-swagger" github.com/grpc-ecosystem/grpc-gateway/protoc-gen-swagger
+# The plugins, at go.mod's versions.
+for tool in google.golang.org/protobuf/cmd/protoc-gen-go \
+            google.golang.org/grpc/cmd/protoc-gen-go-grpc \
+            github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway \
+            github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2; do
+  (cd "$mod" && "$go" build -trimpath -o "$work/bin/${tool##*/}" "$tool")
+done
 
-# protoc-gen-go 1.3.5 predates the google.golang.org/protobuf module that
-# protobuf 3.21's well-known types name in go_package: map them to the
-# github.com/golang/protobuf/ptypes packages Debian ships.
-P=github.com/golang/protobuf/ptypes
-WKT="Mgoogle/protobuf/timestamp.proto=$P/timestamp,Mgoogle/protobuf/duration.proto=$P/duration"
-WKT="$WKT,Mgoogle/protobuf/struct.proto=$P/struct,Mgoogle/protobuf/empty.proto=$P/empty"
-WKT="$WKT,Mgoogle/protobuf/any.proto=$P/any,Mgoogle/protobuf/wrappers.proto=$P/wrappers"
-WKT="$WKT,Mgoogle/protobuf/field_mask.proto=google.golang.org/genproto/protobuf/field_mask"
-
-# protoc-gen-go 1.3.5 wants one Go package per run: generate Go per proto
-# directory, and the merged OpenAPI document in one run over all files.
+# Go code in one run (each proto's go_package is sluice/gateway/gen/...; the
+# module= option writes it under the module). The OpenAPI document per proto
+# directory, merged below.
+protoc_common=(/usr/bin/protoc -I. -Ithird_party/googleapis -I/usr/include)
+"${protoc_common[@]}" \
+  --plugin=protoc-gen-go="$work/bin/protoc-gen-go" \
+  --plugin=protoc-gen-go-grpc="$work/bin/protoc-gen-go-grpc" \
+  --plugin=protoc-gen-grpc-gateway="$work/bin/protoc-gen-grpc-gateway" \
+  --go_out="$mod" --go_opt=module=sluice/gateway \
+  --go-grpc_out="$mod" --go-grpc_opt=module=sluice/gateway \
+  --grpc-gateway_out="$mod" --grpc-gateway_opt=module=sluice/gateway \
+  "$@"
 for dir in $(for f in "$@"; do dirname "$f"; done | sort -u); do
   files=()
   for f in "$@"; do [ "$(dirname "$f")" = "$dir" ] && files+=("$f"); done
-  /usr/bin/protoc -I. -Ithird_party/googleapis -I/usr/include \
-    --plugin=protoc-gen-go=/usr/bin/protoc-gen-go \
-    --plugin=protoc-gen-grpc-gateway="$work/bin/protoc-gen-grpc-gateway" \
-    --go_out=plugins=grpc,"$WKT":"$work/gopath/src" \
-    --grpc-gateway_out=logtostderr=true:"$work/gopath/src" \
-    --plugin=protoc-gen-swagger="$work/bin/protoc-gen-swagger" \
-    --swagger_out=logtostderr=true,allow_merge=true,merge_file_name="pkg_${dir//\//_}":"$work/openapi" \
+  "${protoc_common[@]}" \
+    --plugin=protoc-gen-openapiv2="$work/bin/protoc-gen-openapiv2" \
+    --openapiv2_out="$work/openapi" \
+    --openapiv2_opt=allow_merge=true,merge_file_name="pkg_${dir//\//_}",openapi_naming_strategy=legacy,json_names_for_fields=false \
     "${files[@]}"
 done
-
-pkgdir="$work/gopath/src/sluice/gateway"
-cp "$ws"/gateway/*.go "$pkgdir/"
 
 # handlers_gen.go: register every generated Register<Service>Handler.
 {
@@ -56,19 +71,19 @@ cp "$ws"/gateway/*.go "$pkgdir/"
   echo "import ("
   echo '	"context"'
   echo
-  echo '	"github.com/grpc-ecosystem/grpc-gateway/runtime"'
+  echo '	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"'
   echo '	"google.golang.org/grpc"'
   # One import per Go package (a package may hold several .pb.gw.go files).
-  for dir in $(find "$work/gopath/src/sluice/gen" -name '*.pb.gw.go' -exec dirname {} \; | sed "s#^$work/gopath/src/##" | sort -u); do
-    alias="$(echo "$dir" | sed 's#^sluice/gen/##; s#[/.]#_#g')"
-    echo "	$alias \"$dir\""
+  for dir in $(find "$mod/gen" -name '*.pb.gw.go' -exec dirname {} \; | sed "s#^$mod/##" | sort -u); do
+    alias="$(echo "$dir" | sed 's#^gen/##; s#[/.]#_#g')"
+    echo "	$alias \"sluice/gateway/$dir\""
   done
   echo ")"
   echo
   echo "func registerHandlers(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {"
-  for f in $(find "$work/gopath/src/sluice/gen" -name '*.pb.gw.go' | sort); do
-    dir="$(dirname "${f#$work/gopath/src/}")"
-    alias="$(echo "$dir" | sed 's#^sluice/gen/##; s#[/.]#_#g')"
+  for f in $(find "$mod/gen" -name '*.pb.gw.go' | sort); do
+    dir="$(dirname "${f#$mod/}")"
+    alias="$(echo "$dir" | sed 's#^gen/##; s#[/.]#_#g')"
     for fn in $(grep -oE '^func Register[A-Za-z0-9]+Handler\(' "$f" | sed 's/^func //; s/($//'); do
       echo "	if err := $alias.$fn(ctx, mux, conn); err != nil {"
       echo "		return err"
@@ -82,45 +97,17 @@ cp "$ws"/gateway/*.go "$pkgdir/"
   echo "var gatewayProtoFiles = []string{"
   for f in "$@"; do echo "	\"$f\","; done
   echo "}"
-} > "$pkgdir/handlers_gen.go"
+} > "$mod/handlers_gen.go"
 
 # openapi_gen.go: the merged OpenAPI (swagger 2.0) document, base64-embedded.
-# The merge takes its title from the first proto; give it the product's.
-python3 - "$work/openapi/sluice.swagger.json" "$work"/openapi/pkg_*.swagger.json <<'PY'
-import json, sys
-p = sys.argv[1]
-doc = None
-for part in sys.argv[2:]:  # one document per proto package: merge paths and definitions
-    d = json.load(open(part))
-    if doc is None:
-        doc = d
-        continue
-    # Two packages may give a message the same short name (v1beta1Receiver
-    # in notification and in siren): rename the later one after its package
-    # file, and rewrite its $refs, so that neither overwrites the other.
-    prefix = part.rsplit("pkg_", 1)[-1].split(".")[0].replace("proto_sluice_", "").split("_")[0]
-    clash = {k for k, v in d.get("definitions", {}).items()
-             if k in doc.get("definitions", {}) and doc["definitions"][k] != v}
-    if clash:
-        text = json.dumps(d)
-        for k in clash:
-            text = text.replace('"#/definitions/%s"' % k, '"#/definitions/%s%s"' % (prefix, k))
-        d = json.loads(text)
-        d["definitions"] = {(prefix + k if k in clash else k): v for k, v in d["definitions"].items()}
-    for key in ("paths", "definitions"):
-        doc.setdefault(key, {}).update(d.get(key, {}))
-doc["info"] = {"title": "Sluice API", "version": "v1beta1",
-               "description": "Access management and notifications. Errors are rpcStatus "
-                              "bodies: {code, message, details}."}
-json.dump(doc, open(p, "w"), indent=2, sort_keys=True)
-PY
+python3 "$ws/gateway/merge_openapi.py" "$work/openapi/sluice.swagger.json" "$work"/openapi/pkg_*.swagger.json
 cp "$work/openapi/sluice.swagger.json" "$out_openapi"
 {
   echo "// Code generated by gateway/build.sh. DO NOT EDIT."
   echo "package main"
   echo
   echo "const openAPIBase64 = \"$(base64 -w0 < "$work/openapi/sluice.swagger.json")\""
-} > "$pkgdir/openapi_gen.go"
+} > "$mod/openapi_gen.go"
 
-(cd "$pkgdir" && go build -trimpath -o "$work/sluice-gateway" .)
+(cd "$mod" && "$go" build -trimpath -o "$work/sluice-gateway" .)
 cp "$work/sluice-gateway" "$out_bin"

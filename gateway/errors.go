@@ -2,18 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log"
 	"net/http"
 
-	"github.com/golang/protobuf/jsonpb"
-	"github.com/grpc-ecosystem/grpc-gateway/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
 // httpStatusFromCode is the canonical gRPC → HTTP mapping of google/rpc/code.proto
 // (the one grpc-gateway v2 uses). v1.6.4 maps FailedPrecondition to 412, which
-// disagrees with it, so we keep our own table.
+// disagreed with it; v2's runtime.HTTPStatusFromCode agrees, but this table
+// is the contract the replays were recorded with, so it stays ours.
 func httpStatusFromCode(c codes.Code) int {
 	switch c {
 	case codes.OK:
@@ -54,31 +55,36 @@ func httpStatusFromCode(c codes.Code) int {
 	return http.StatusInternalServerError
 }
 
-var statusMarshaler = &jsonpb.Marshaler{OrigName: true, EmitDefaults: true}
-
 // writeStatus renders s as {"code": <int>, "message": "...", "details": [...]}.
 func writeStatus(w http.ResponseWriter, s *status.Status) {
 	writeStatusWithHTTP(w, s, httpStatusFromCode(s.Code()))
 }
 
 func writeStatusWithHTTP(w http.ResponseWriter, s *status.Status, httpCode int) {
-	body, err := statusMarshaler.MarshalToString(s.Proto())
+	body, err := marshalProto(s.Proto())
 	if err != nil {
 		// A detail whose type the gateway cannot resolve: drop the details
 		// rather than fail the whole error body.
 		log.Printf("sluice-gateway: marshal status details: %v", err)
-		body, _ = statusMarshaler.MarshalToString(status.New(s.Code(), s.Message()).Proto())
+		body, _ = marshalProto(status.New(s.Code(), s.Message()).Proto())
 	}
 	w.Header().Del("Trailer")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(httpCode)
-	_, _ = w.Write([]byte(body))
+	_, _ = w.Write(body)
 }
 
-// writeGRPCError is runtime.HTTPError: every gRPC error from the backend and
-// every transcoding error (a malformed JSON body is InvalidArgument; an
-// unreachable backend is Unavailable).
+// writeGRPCError is the mux's error handler: every gRPC error from the
+// backend and every transcoding error (a malformed JSON body is
+// InvalidArgument; an unreachable backend is Unavailable). A malformed
+// percent sequence in the path (runtime.HTTPStatusError, 400) is
+// InvalidArgument with that status.
 func writeGRPCError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
+	var he *runtime.HTTPStatusError
+	if errors.As(err, &he) {
+		writeStatusWithHTTP(w, status.New(codes.InvalidArgument, he.Err.Error()), he.HTTPStatus)
+		return
+	}
 	s, ok := status.FromError(err)
 	if !ok {
 		s = status.New(codes.Unknown, err.Error())
@@ -86,9 +92,14 @@ func writeGRPCError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler,
 	writeStatus(w, s)
 }
 
-// writeOtherError is runtime.OtherErrorHandler: routing errors. An unknown
-// route is 404/NotFound, a known route with the wrong method is
-// 405/Unimplemented, and a bad form body is 400/InvalidArgument.
+// writeRoutingError is the mux's routing error handler (see writeOtherError).
+func writeRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
+	writeOtherError(w, r, http.StatusText(httpCode), httpCode)
+}
+
+// writeOtherError renders routing errors. An unknown route is 404/NotFound,
+// a known route with the wrong method is 405/Unimplemented, and a path that
+// does not start with "/" is 400/InvalidArgument.
 func writeOtherError(w http.ResponseWriter, r *http.Request, msg string, httpCode int) {
 	switch httpCode {
 	case http.StatusNotFound:

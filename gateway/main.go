@@ -1,5 +1,5 @@
 // Command sluice-gateway is the REST/JSON sidecar of sluice-server: it
-// transcodes HTTP requests to the server's gRPC API (grpc-gateway v1) and
+// transcodes HTTP requests to the server's gRPC API (grpc-gateway v2) and
 // renders every error as an rpcStatus body {"code","message","details"}.
 //
 // It is the trusted hop of the server's `header` auth mode: it forwards the
@@ -14,7 +14,6 @@ import (
 	"crypto/x509"
 	"flag"
 	"fmt"
-	"io/ioutil"
 	"log"
 	"net/http"
 	"os"
@@ -23,8 +22,10 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 type options struct {
@@ -36,6 +37,8 @@ type options struct {
 	maxBodyBytes                           int64
 	allowedOrigins                         string
 	readTimeout, writeTimeout, idleTimeout time.Duration
+	metricsHost                            string
+	metricsPort                            int
 }
 
 func envOr(name, def string) string {
@@ -64,6 +67,8 @@ func main() {
 	flag.DurationVar(&o.readTimeout, "read_timeout", 30*time.Second, "time to read a whole request")
 	flag.DurationVar(&o.writeTimeout, "write_timeout", 60*time.Second, "time to write a whole response")
 	flag.DurationVar(&o.idleTimeout, "idle_timeout", 120*time.Second, "keep-alive idle time")
+	flag.StringVar(&o.metricsHost, "metrics_host", "", "Prometheus /metrics listen address (default: all interfaces)")
+	flag.IntVar(&o.metricsPort, "metrics_port", 9092, "Prometheus /metrics port, apart from the API's; 0: no metrics listener")
 	flag.Parse()
 
 	origins, err := parseAllowedOrigins(o.allowedOrigins)
@@ -81,6 +86,10 @@ func main() {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	stopTracing, err := setupTracing(ctx)
+	if err != nil {
+		log.Fatalf("sluice-gateway: %v", err)
+	}
 
 	routes, err := loadRoutes(gatewayProtoFiles)
 	if err != nil {
@@ -88,7 +97,8 @@ func main() {
 	}
 	conn, err := grpc.DialContext(ctx, o.backend, creds,
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)),
-		grpc.WithUnaryInterceptor(strictQueryInterceptor(routes)))
+		grpc.WithUnaryInterceptor(strictQueryInterceptor(routes)),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
 	if err != nil {
 		log.Fatalf("sluice-gateway: dial %s: %v", o.backend, err)
 	}
@@ -99,6 +109,9 @@ func main() {
 		log.Fatalf("sluice-gateway: register handlers: %v", err)
 	}
 
+	if o.metricsPort != 0 {
+		serveMetrics(fmt.Sprintf("%s:%d", o.metricsHost, o.metricsPort))
+	}
 	root := http.NewServeMux()
 	root.HandleFunc("/api/openapi.json", serveOpenAPI)
 	root.Handle("/healthz", healthHandler(conn))
@@ -106,8 +119,9 @@ func main() {
 	root.Handle("/", writeGuard(origins, limitBody(o.maxBodyBytes, withHTTPRequest(gw))))
 
 	srv := &http.Server{
-		Addr:              fmt.Sprintf("%s:%d", o.httpHost, o.httpPort),
-		Handler:           logRequests(root),
+		Addr: fmt.Sprintf("%s:%d", o.httpHost, o.httpPort),
+		Handler: logRequests(observe(map[string]bool{"/api/openapi.json": true, "/healthz": true, "/ping": true},
+			root)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       o.readTimeout,
 		WriteTimeout:      o.writeTimeout,
@@ -127,6 +141,11 @@ func main() {
 	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		log.Fatalf("sluice-gateway: %v", err)
 	}
+	flushCtx, flushed := context.WithTimeout(context.Background(), 5*time.Second)
+	defer flushed()
+	if err := stopTracing(flushCtx); err != nil {
+		log.Printf("sluice-gateway: tracing: flushing spans at exit: %v", err)
+	}
 	log.Printf("sluice-gateway: stopped")
 }
 
@@ -134,7 +153,7 @@ func main() {
 // SLUICE_PROXY_TOKEN; "" when neither is set.
 func proxyToken(file string) (string, error) {
 	if file != "" {
-		b, err := ioutil.ReadFile(file)
+		b, err := os.ReadFile(file)
 		if err != nil {
 			return "", fmt.Errorf("proxy token: %v", err)
 		}
@@ -148,11 +167,11 @@ func backendCredentials(o options) (grpc.DialOption, error) {
 		if o.backendCA != "" || o.backendCert != "" {
 			return nil, fmt.Errorf("--backend_ca/--backend_cert need --backend_tls")
 		}
-		return grpc.WithInsecure(), nil
+		return grpc.WithTransportCredentials(insecure.NewCredentials()), nil
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.backendCA != "" {
-		pem, err := ioutil.ReadFile(o.backendCA)
+		pem, err := os.ReadFile(o.backendCA)
 		if err != nil {
 			return nil, fmt.Errorf("--backend_ca: %v", err)
 		}

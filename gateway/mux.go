@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/grpc-ecosystem/grpc-gateway/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
@@ -25,13 +25,16 @@ const proxyTokenMetadata = "x-sluice-proxy-token"
 // Request bodies are decoded strictly (strictJSONPb: an unknown field is a
 // 400 naming it); `names` gives the messages' proto names for that error.
 func newGatewayMux(authHeader, proxyToken string, names *messageNames) *runtime.ServeMux {
-	runtime.HTTPError = writeGRPCError
-	runtime.OtherErrorHandler = writeOtherError
-	marshaler := &strictJSONPb{JSONPb: runtime.JSONPb{OrigName: true, EmitDefaults: true}, names: names}
+	marshaler := &strictJSONPb{JSONPb: runtime.JSONPb{MarshalOptions: responseJSON}, names: names}
+	none := func(string) (string, bool) { return "", false }
 	opts := []runtime.ServeMuxOption{
+		runtime.WithErrorHandler(writeGRPCError),
+		runtime.WithRoutingErrorHandler(writeRoutingError),
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
 		runtime.WithIncomingHeaderMatcher(headerMatcher(authHeader)),
-		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(none),
+		runtime.WithOutgoingTrailerMatcher(none),
+		runtime.WithMiddlewares(recordRoute),
 	}
 	if proxyToken != "" {
 		md := metadata.Pairs(proxyTokenMetadata, proxyToken)
@@ -49,17 +52,20 @@ func pingHandler(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte("pong"))
 }
 
-// headerMatcher forwards exactly three request headers as gRPC metadata:
-// the configured identity header (under its lower-cased name), Authorization
-// (JWT mode and the alert hook's bearer token) and Idempotency-Key. Every
-// other header is dropped, in particular Grpc-Metadata-* (grpc-gateway's
-// default would forward Grpc-Metadata-X-Auth-Email as a second identity,
-// finding C1) and any client copy of the proxy token.
+// headerMatcher forwards exactly two request headers as gRPC metadata: the
+// configured identity header (under its lower-cased name) and
+// Idempotency-Key. grpc-gateway v2 forwards Authorization (JWT mode and the
+// alert hook's bearer token) itself, ahead of any matched header, so the
+// matcher must not forward it a second time. Every other header is dropped,
+// in particular Grpc-Metadata-* (grpc-gateway's default would forward
+// Grpc-Metadata-X-Auth-Email as a second identity, finding C1) and any
+// client copy of the proxy token. (v2 also sends x-forwarded-host and
+// x-forwarded-for, which the server does not read.)
 func headerMatcher(authHeader string) runtime.HeaderMatcherFunc {
 	identity := strings.ToLower(authHeader)
 	return func(key string) (string, bool) {
 		switch k := strings.ToLower(key); k {
-		case identity, "authorization", "idempotency-key":
+		case identity, "idempotency-key":
 			return k, true
 		}
 		return "", false

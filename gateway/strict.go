@@ -14,32 +14,31 @@ package main
 //     connection to the server, sees the request message the matched route
 //     built and checks every query parameter of the HTTP request (which
 //     withHTTPRequest puts in the context) against that message and the
-//     route's google.api.http binding, read from the registered descriptors.
-//     The call is refused before it reaches the server.
+//     route's google.api.http binding (the one the mux matched, from
+//     runtime.HTTPPathPattern), read from the registered descriptors. The
+//     call is refused before it reaches the server.
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/ioutil"
 	"net/http"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 
-	"github.com/golang/protobuf/jsonpb"
-	"github.com/golang/protobuf/proto"
-	descpb "github.com/golang/protobuf/protoc-gen-go/descriptor"
-	"github.com/grpc-ecosystem/grpc-gateway/protoc-gen-grpc-gateway/httprule"
-	"github.com/grpc-ecosystem/grpc-gateway/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // ---- the body ----
@@ -63,15 +62,23 @@ func (j *strictJSONPb) Unmarshal(data []byte, v interface{}) error {
 	return j.NewDecoder(bytes.NewReader(data)).Decode(v)
 }
 
+var requestJSON = protojson.UnmarshalOptions{DiscardUnknown: false}
+
 func (j *strictJSONPb) decode(d *json.Decoder, v interface{}) error {
 	msg := protoTarget(v)
 	if msg == nil {
 		// A scalar, map or enum body field: nothing can be unknown in it.
-		return runtime.DecoderWrapper{Decoder: d}.Decode(v)
+		return runtime.DecoderWrapper{Decoder: d, UnmarshalOptions: requestJSON}.Decode(v)
 	}
-	err := (&jsonpb.Unmarshaler{AllowUnknownFields: false}).UnmarshalNext(d, msg)
-	if err != nil {
-		return j.names.rewrite(err)
+	var raw json.RawMessage
+	if err := d.Decode(&raw); err != nil {
+		return err
+	}
+	if err := requestJSON.Unmarshal(raw, msg); err != nil {
+		if field, in, ok := unknownField(raw, msg.ProtoReflect().Descriptor()); ok {
+			return fmt.Errorf("unknown field %q in %s", field, j.names.short(in))
+		}
+		return err
 	}
 	return nil
 }
@@ -103,42 +110,124 @@ func protoTarget(v interface{}) proto.Message {
 	return nil
 }
 
-var jsonpbUnknown = regexp.MustCompile(`^unknown field "(.*)" in (\S+)$`)
-
-// messageNames maps Go message types (as jsonpb prints them,
-// "v1beta1.Policy_Step") to proto names without the package ("Policy.Step").
-type messageNames struct{ byGoType map[string]string }
-
-// rewrite turns jsonpb's `unknown field "x" in v1beta1.Foo_Bar` into
-// `unknown field "x" in Foo.Bar`, as INVALID_ARGUMENT; other decode errors
-// pass through (the generated handler makes them INVALID_ARGUMENT).
-func (n *messageNames) rewrite(err error) error {
-	m := jsonpbUnknown.FindStringSubmatch(err.Error())
-	if m == nil {
-		return err
+// unknownField finds, depth first in document order, the first key of the
+// JSON value raw that message md does not declare (by proto or JSON name),
+// and the message that lacks it. Well-known types (google.protobuf.*) and
+// map values of scalar type are not walked: protojson reads them by their
+// own rules. false when every key is declared (the decode error was
+// something else).
+func unknownField(raw json.RawMessage, md protoreflect.MessageDescriptor) (string, protoreflect.MessageDescriptor, bool) {
+	if md.ParentFile() != nil && md.ParentFile().Package() == "google.protobuf" {
+		return "", nil, false
 	}
-	name, ok := n.byGoType[m[2]]
-	if !ok {
-		name = m[2][strings.LastIndex(m[2], ".")+1:]
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return "", nil, false
 	}
-	return fmt.Errorf("unknown field %q in %s", m[1], name)
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return "", nil, false
+		}
+		key, _ := t.(string)
+		var value json.RawMessage
+		if err := d.Decode(&value); err != nil {
+			return "", nil, false
+		}
+		fd := fieldByName(md, key)
+		if fd == nil {
+			if strings.HasPrefix(key, "[") { // an extension, which protojson reports itself
+				continue
+			}
+			return key, md, true
+		}
+		if name, in, ok := unknownInValue(value, fd); ok {
+			return name, in, true
+		}
+	}
+	return "", nil, false
+}
+
+// unknownInValue walks a field's JSON value: a message, a list of messages,
+// or a map whose values are messages.
+func unknownInValue(value json.RawMessage, fd protoreflect.FieldDescriptor) (string, protoreflect.MessageDescriptor, bool) {
+	if fd.IsMap() {
+		if fd.MapValue().Message() == nil {
+			return "", nil, false
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(value, &m) != nil {
+			return "", nil, false
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if name, in, ok := unknownField(m[k], fd.MapValue().Message()); ok {
+				return name, in, true
+			}
+		}
+		return "", nil, false
+	}
+	if fd.Message() == nil {
+		return "", nil, false
+	}
+	if fd.IsList() {
+		var items []json.RawMessage
+		if json.Unmarshal(value, &items) != nil {
+			return "", nil, false
+		}
+		for _, item := range items {
+			if name, in, ok := unknownField(item, fd.Message()); ok {
+				return name, in, true
+			}
+		}
+		return "", nil, false
+	}
+	return unknownField(value, fd.Message())
+}
+
+// fieldByName is md's field whose proto name or JSON name is name (as
+// protojson and runtime.PopulateQueryParameters resolve them); nil if none.
+func fieldByName(md protoreflect.MessageDescriptor, name string) protoreflect.FieldDescriptor {
+	fields := md.Fields()
+	if fd := fields.ByName(protoreflect.Name(name)); fd != nil {
+		return fd
+	}
+	return fields.ByJSONName(name)
+}
+
+// messageNames gives a message's name as the REST errors print it: its full
+// name without the package ("Policy.Step").
+type messageNames struct{}
+
+func (*messageNames) short(md protoreflect.MessageDescriptor) string {
+	full := string(md.FullName())
+	if pkg := string(md.ParentFile().Package()); pkg != "" && strings.HasPrefix(full, pkg+".") {
+		return full[len(pkg)+1:]
+	}
+	return full
 }
 
 // ---- the route table, from the descriptors ----
 
 // binding is one google.api.http binding of an RPC.
 type binding struct {
-	method   string          // HTTP method
-	template string          // "/api/v1beta1/grants/{id}"
-	pattern  runtime.Pattern // as the generated handler's
-	body     string          // "", "*" or a field path
-	pathVars []string        // field paths bound by the template
+	method   string   // HTTP method
+	template string   // "/api/v1beta1/grants/{id}"
+	body     string   // "", "*" or a field path
+	pathVars []string // field paths bound by the template
 }
 
-// route is an RPC with its bindings and its request message's short name.
+// route is an RPC with its bindings, its request message's short name and
+// descriptor.
 type route struct {
-	request  string // "ListGrantsRequest"
-	bindings []binding
+	request    string // "ListGrantsRequest"
+	descriptor protoreflect.MessageDescriptor
+	bindings   []binding
 }
 
 // routeTable maps a gRPC method ("/sluice.access.v1beta1.GrantService/ListGrants")
@@ -148,39 +237,27 @@ type routeTable struct {
 	names  *messageNames
 }
 
-// loadRoutes reads the services and message names of the registered proto
-// files (gatewayProtoFiles, written by build.sh).
+// loadRoutes reads the services of the registered proto files
+// (gatewayProtoFiles, written by build.sh).
 func loadRoutes(files []string) (*routeTable, error) {
-	t := &routeTable{routes: map[string]*route{}, names: &messageNames{byGoType: map[string]string{}}}
+	t := &routeTable{routes: map[string]*route{}, names: &messageNames{}}
 	for _, name := range files {
-		gz := proto.FileDescriptor(name)
-		if gz == nil {
-			return nil, fmt.Errorf("proto file %s is not registered", name)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		fd, err := protoregistry.GlobalFiles.FindFileByPath(name)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, fmt.Errorf("proto file %s is not registered: %v", name, err)
 		}
-		raw, err := ioutil.ReadAll(zr)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		var fd descpb.FileDescriptorProto
-		if err := proto.Unmarshal(raw, &fd); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		pkg := fd.GetPackage()
-		for _, m := range fd.GetMessageType() {
-			t.names.add(pkg, "", m)
-		}
-		for _, svc := range fd.GetService() {
-			for _, m := range svc.GetMethod() {
+		services := fd.Services()
+		for i := 0; i < services.Len(); i++ {
+			svc := services.Get(i)
+			methods := svc.Methods()
+			for k := 0; k < methods.Len(); k++ {
+				m := methods.Get(k)
 				r, err := routeOf(m)
 				if err != nil {
-					return nil, fmt.Errorf("%s.%s/%s: %v", pkg, svc.GetName(), m.GetName(), err)
+					return nil, fmt.Errorf("%s/%s: %v", svc.FullName(), m.Name(), err)
 				}
 				if r != nil {
-					t.routes["/"+pkg+"."+svc.GetName()+"/"+m.GetName()] = r
+					t.routes["/"+string(svc.FullName())+"/"+string(m.Name())] = r
 				}
 			}
 		}
@@ -188,42 +265,26 @@ func loadRoutes(files []string) (*routeTable, error) {
 	return t, nil
 }
 
-func (n *messageNames) add(pkg, outer string, m *descpb.DescriptorProto) {
-	short := m.GetName()
-	if outer != "" {
-		short = outer + "." + short
-	}
-	if typ := proto.MessageType(pkg + "." + short); typ != nil {
-		n.byGoType[typ.Elem().String()] = short
-	}
-	for _, nested := range m.GetNestedType() {
-		n.add(pkg, short, nested)
-	}
-}
-
 // routeOf is m's HTTP route, nil when m has no google.api.http option.
-func routeOf(m *descpb.MethodDescriptorProto) (*route, error) {
-	if m.GetOptions() == nil || !proto.HasExtension(m.GetOptions(), annotations.E_Http) {
+func routeOf(m protoreflect.MethodDescriptor) (*route, error) {
+	opts := m.Options()
+	if opts == nil || !proto.HasExtension(opts, annotations.E_Http) {
 		return nil, nil
 	}
-	ext, err := proto.GetExtension(m.GetOptions(), annotations.E_Http)
-	if err != nil {
-		return nil, err
+	rule, ok := proto.GetExtension(opts, annotations.E_Http).(*annotations.HttpRule)
+	if !ok || rule == nil {
+		return nil, fmt.Errorf("google.api.http is not an HttpRule")
 	}
-	rule := ext.(*annotations.HttpRule)
-	in := m.GetInputType()
-	r := &route{request: in[strings.LastIndex(in, ".")+1:]}
+	r := &route{request: string(m.Input().Name()), descriptor: m.Input()}
 	for _, rl := range append([]*annotations.HttpRule{rule}, rule.GetAdditionalBindings()...) {
-		b, err := bindingOf(rl)
-		if err != nil {
-			return nil, err
-		}
-		r.bindings = append(r.bindings, b)
+		r.bindings = append(r.bindings, bindingOf(rl))
 	}
 	return r, nil
 }
 
-func bindingOf(rl *annotations.HttpRule) (binding, error) {
+var pathVar = regexp.MustCompile(`\{([^}=]+)(=[^}]*)?\}`)
+
+func bindingOf(rl *annotations.HttpRule) binding {
 	b := binding{body: rl.GetBody()}
 	switch {
 	case rl.GetGet() != "":
@@ -239,39 +300,17 @@ func bindingOf(rl *annotations.HttpRule) (binding, error) {
 	case rl.GetCustom() != nil:
 		b.method, b.template = rl.GetCustom().GetKind(), rl.GetCustom().GetPath()
 	}
-	parsed, err := httprule.Parse(b.template)
-	if err != nil {
-		return b, err
+	for _, m := range pathVar.FindAllStringSubmatch(b.template, -1) {
+		b.pathVars = append(b.pathVars, strings.TrimSpace(m[1]))
 	}
-	tmpl := parsed.Compile()
-	b.pattern, err = runtime.NewPattern(tmpl.Version, tmpl.OpCodes, tmpl.Pool, tmpl.Verb)
-	if err != nil {
-		return b, err
-	}
-	b.pathVars = tmpl.Fields
-	return b, nil
+	return b
 }
 
-// match is the binding of r that serves req (method and path as
-// runtime.ServeMux matches them); nil when none does.
-func (r *route) match(req *http.Request) *binding {
-	path := req.URL.Path
-	if !strings.HasPrefix(path, "/") {
-		return nil
-	}
-	components := strings.Split(path[1:], "/")
-	last := len(components) - 1
-	verb := ""
-	if idx := strings.LastIndex(components[last], ":"); idx > 0 {
-		c := components[last]
-		components[last], verb = c[:idx], c[idx+1:]
-	}
+// binding is r's binding with this method and template (as
+// runtime.HTTPPathPattern gives it); nil when none is.
+func (r *route) binding(method, template string) *binding {
 	for i := range r.bindings {
-		b := &r.bindings[i]
-		if b.method != req.Method {
-			continue
-		}
-		if _, err := b.pattern.Match(components, verb); err == nil {
+		if b := &r.bindings[i]; b.method == method && b.template == template {
 			return b
 		}
 	}
@@ -305,13 +344,14 @@ func strictQueryInterceptor(t *routeTable) grpc.UnaryClientInterceptor {
 		invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		if ref, ok := ctx.Value(httpRequestKey{}).(*requestRef); ok && len(ref.r.URL.RawQuery) > 0 {
 			if r := t.routes[method]; r != nil {
-				b := r.match(ref.r)
+				template, _ := runtime.HTTPPathPattern(ctx)
+				b := r.binding(ref.r.Method, template)
 				if b == nil {
 					// Not expected (the mux matched one of r's bindings):
 					// still refuse what the message does not have.
 					b = &binding{method: ref.r.Method, template: ref.r.URL.Path}
 				}
-				if msg := checkQuery(ref.r.URL.Query(), b, r.request, req); msg != "" {
+				if msg := checkQuery(ref.r.URL.Query(), b, r.request, r.descriptor); msg != "" {
 					return status.Error(codes.InvalidArgument, msg)
 				}
 			}
@@ -323,7 +363,7 @@ func strictQueryInterceptor(t *routeTable) grpc.UnaryClientInterceptor {
 var mapParam = regexp.MustCompile(`^(.*)\[(.*)\]$`)
 
 // checkQuery is "" when every parameter of q is one that binding b reads
-// into the request message req (named `request`), else why not:
+// into the request message md (named `request`), else why not:
 //   - `unknown field "<param>" in <Request>`: the message has no such field
 //     (names as runtime.PopulateQueryParameters resolves them: proto or JSON
 //     name, dotted paths into nested messages, `key[sub]` for maps);
@@ -331,7 +371,7 @@ var mapParam = regexp.MustCompile(`^(.*)\[(.*)\]$`)
 //     where grpc-gateway would silently ignore the query copy.
 //
 // Parameters are checked in sorted order, so the answer is stable.
-func checkQuery(q map[string][]string, b *binding, request string, req interface{}) string {
+func checkQuery(q map[string][]string, b *binding, request string, md protoreflect.MessageDescriptor) string {
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
@@ -343,7 +383,7 @@ func checkQuery(q map[string][]string, b *binding, request string, req interface
 			name = m[1]
 		}
 		path := strings.Split(name, ".")
-		canonical, ok := resolveField(reflect.TypeOf(req), path)
+		canonical, ok := resolveField(md, path)
 		if !ok {
 			return fmt.Sprintf("unknown field %q in %s", name, request)
 		}
@@ -363,38 +403,25 @@ func checkQuery(q map[string][]string, b *binding, request string, req interface
 	return ""
 }
 
-// resolveField walks path through message type t (a pointer to a generated
-// struct) as runtime.PopulateQueryParameters does; it returns the path in
-// proto names and whether every step names a field.
-func resolveField(t reflect.Type, path []string) ([]string, bool) {
+// resolveField walks path through message md as
+// runtime.PopulateQueryParameters does; it returns the path in proto names
+// and whether every step names a field.
+func resolveField(md protoreflect.MessageDescriptor, path []string) ([]string, bool) {
 	var out []string
 	for i, name := range path {
-		for t.Kind() == reflect.Ptr {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct {
+		if md == nil {
 			return nil, false
 		}
-		props := proto.GetProperties(t)
-		var next reflect.Type
-		if op, ok := props.OneofTypes[name]; ok {
-			next, name = op.Type.Elem().Field(0).Type, op.Prop.OrigName
-		} else {
-			found := false
-			for _, p := range props.Prop {
-				if p.OrigName != "" && (p.OrigName == name || p.JSONName == name) {
-					f, _ := t.FieldByName(p.Name)
-					next, name, found = f.Type, p.OrigName, true
-					break
-				}
-			}
-			if !found {
-				return nil, false
-			}
+		fd := fieldByName(md, name)
+		if fd == nil {
+			return nil, false
 		}
-		out = append(out, name)
+		out = append(out, string(fd.Name()))
 		if i < len(path)-1 {
-			t = next
+			md = fd.Message()
+			if fd.IsMap() {
+				md = nil
+			}
 		}
 	}
 	return out, true

@@ -151,6 +151,43 @@ TEST_F(FoundationTest, SluicectlServerInfo) {
   EXPECT_NE((*down)->Output().find("error: 14:"), std::string::npos) << (*down)->Output();
 }
 
+// The gateway's /metrics (its own port): requests by route template, method
+// and status code, and latency by route template. A path no route serves is
+// "unmatched", so what clients send cannot grow the label set.
+TEST_F(FoundationTest, GatewayMetricsCountRequestsByRouteTemplate) {
+  const std::vector<std::string> alice = {"X-Auth-Email: alice@example.com"};
+  ASSERT_EQ(Http("GET", Url("/api/v1beta1/server-info"), "", alice).status, 200);
+  ASSERT_EQ(Http("GET", Url("/api/v1beta1/providers/987654"), "", alice).status, 404);
+  ASSERT_EQ(Http("GET", Url("/api/v1beta1/providers/types"), "", alice).status, 200);
+  ASSERT_EQ(Http("GET", Url("/api/v1beta1/no-such-thing-4711")).status, 404);
+  ASSERT_EQ(Http("GET", Url("/ping")).status, 200);
+  auto m = Http("GET", absl::StrCat("http://127.0.0.1:", stack_->gateway_metrics_port(), "/metrics"));
+  ASSERT_EQ(m.status, 200) << m.body;
+  for (const char* series : {
+           R"(sluice_gateway_requests_total{code="200",method="GET",route="/api/v1beta1/server-info"})",
+           R"(sluice_gateway_requests_total{code="404",method="GET",route="/api/v1beta1/providers/{id}"})",
+           R"(sluice_gateway_requests_total{code="200",method="GET",route="/api/v1beta1/providers/types"})",
+           R"(sluice_gateway_requests_total{code="404",method="GET",route="unmatched"})",
+           R"(sluice_gateway_requests_total{code="200",method="GET",route="/ping"})",
+           R"(sluice_gateway_request_duration_seconds_count{method="GET",route="/api/v1beta1/server-info"})",
+       }) {
+    EXPECT_NE(m.body.find(series), std::string::npos) << series << "\n" << m.body.substr(0, 3000);
+  }
+  EXPECT_EQ(m.body.find("no-such-thing-4711"), std::string::npos);
+  EXPECT_EQ(m.body.find("987654"), std::string::npos);
+}
+
+// A client's W3C traceparent is taken up (the gateway continues that trace)
+// and an invalid one is ignored: neither changes the answer.
+TEST_F(FoundationTest, GatewayAcceptsTraceparentFromClients) {
+  const std::string url = Url("/api/v1beta1/server-info");
+  for (const char* tp : {"traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                         "traceparent: zz-not-a-trace", "traceparent: 00-0000-00-00"}) {
+    auto r = Http("GET", url, "", {"X-Auth-Email: alice@example.com", tp});
+    EXPECT_EQ(r.status, 200) << tp << " " << r.body;
+  }
+}
+
 // Runs last in this suite (gtest runs in declaration order): it stops the server.
 TEST_F(FoundationTest, ZBackendDownIsUnavailableAndShutdownIsClean) {
   int status = stack_->server().Stop(absl::Seconds(15));

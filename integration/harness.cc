@@ -151,12 +151,14 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(Options options) {
   s->grpc_port_ = FreePort();
   s->http_port_ = FreePort();
   s->metrics_port_ = FreePort();
+  s->gateway_metrics_port_ = FreePort();
   s->grpc_target_ = absl::StrCat("127.0.0.1:", s->grpc_port_);
   s->http_base_ = absl::StrCat("http://127.0.0.1:", s->http_port_);
   if (auto st = s->StartServer(); !st.ok()) return st;
   std::vector<std::string> gw_argv = {Runfile("gateway/sluice-gateway"), "--http_host",
                                       "127.0.0.1", "--http_port", std::to_string(s->http_port_),
-                                      "--backend", s->grpc_target_};
+                                      "--backend", s->grpc_target_, "--metrics_port",
+                                      std::to_string(s->gateway_metrics_port_)};
   gw_argv.insert(gw_argv.end(), s->options_.gateway_args.begin(), s->options_.gateway_args.end());
   std::map<std::string, std::string> gw_env;
   if (!s->options_.gateway_without_token) gw_env["SLUICE_PROXY_TOKEN"] = s->proxy_token_;

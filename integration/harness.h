@@ -82,6 +82,8 @@ class Stack {
   // "127.0.0.1:<port>" of the server's gRPC endpoint.
   const std::string& grpc_target() const { return grpc_target_; }
   int metrics_port() const { return metrics_port_; }
+  // The gateway's /metrics port (--metrics_port).
+  int gateway_metrics_port() const { return gateway_metrics_port_; }
   // The shared secret the gateway sends as x-sluice-proxy-token.
   const std::string& proxy_token() const { return proxy_token_; }
   // A gRPC context for a direct call as `email` (with the proxy token, as a
@@ -117,6 +119,7 @@ class Stack {
   std::unique_ptr<Process> gateway_;
   std::string http_base_, grpc_target_, log_dir_, proxy_token_;
   int grpc_port_ = 0, http_port_ = 0, metrics_port_ = 0, server_starts_ = 0;
+  int gateway_metrics_port_ = 0;
 };
 
 }  // namespace sluice::integration

@@ -2,8 +2,8 @@
 # Installs everything the build, the tests and `make run` need: Debian's packages
 # (apt), then the pinned npm packages of the tests (scripts/install-npm-deps.sh),
 # the pinned Apache Kafka jars from Maven Central (scripts/install-kafka.sh)
-# and the pinned Go tools (grpcurl) from the Go module proxy
-# (scripts/install-go-tools.sh).
+# and the pinned Go tools (grpcurl) and the gateway's Go modules from the Go
+# module proxy (scripts/install-go-tools.sh).
 # Idempotent: packages already present are skipped, so a warm run costs one dpkg query.
 set -euo pipefail
 
@@ -21,14 +21,12 @@ PKGS=(
   json-schema-test-suite
   # fuzzing (libFuzzer runtime comes with clang)
   clang libclang-rt-14-dev
-  # gateway (Go, GOPATH mode against Debian's packages)
-  golang-go golang-github-grpc-ecosystem-grpc-gateway-dev golang-google-grpc-dev
-  golang-goprotobuf-dev golang-github-golang-protobuf-1-3-dev
-  # protojson for response bodies (gateway/marshal.go)
-  golang-google-protobuf-dev
-  # Go's text/template with sprig: the reference side of the template
-  # differential test (common/gotemplate/difftest); x/text for Siren's title
-  golang-github-masterminds-sprig-dev golang-golang-x-text-dev
+  # Go's text/template with sprig, in GOPATH mode with Debian's Go: the
+  # reference side of the template differential test
+  # (common/gotemplate/difftest); x/text for Siren's title. (The gateway is
+  # built from gateway/go.mod's modules with the machine's Go:
+  # scripts/install-go-tools.sh.)
+  golang-go golang-github-masterminds-sprig-dev golang-golang-x-text-dev
   # OCI images (make images): no daemon, root filesystems from apt's sources;
   # the stack test reads deploy/*.yaml (python3-yaml) in its own network
   # namespace (iproute2 brings its loopback up)
@@ -73,4 +71,4 @@ fi
 
 echo "install-deps: npm packages in $("$(dirname "$0")/install-npm-deps.sh")"
 echo "install-deps: Kafka jars in $("$(dirname "$0")/install-kafka.sh")"
-echo "install-deps: Go tools (grpcurl) in $("$(dirname "$0")/install-go-tools.sh")"
+echo "install-deps: Go tools (grpcurl; the gateway's modules) in $("$(dirname "$0")/install-go-tools.sh")"

@@ -5,6 +5,10 @@
 #
 #   grpcurl  github.com/fullstorydev/grpcurl/cmd/grpcurl (version below)
 #
+# and downloads the modules gateway/go.mod pins (grpc-gateway v2, gRPC,
+# protobuf, the protoc plugins) into the same module cache, which
+# gateway/build.sh reads in the build phase.
+#
 #   SLUICE_GO_TOOLS_HOME  the cache (default /var/cache/sluice/go): bin/ holds
 #                         the binaries, mod/ and build/ Go's module and build
 #                         caches
@@ -64,4 +68,18 @@ for tool in "${TOOLS[@]}"; do
   # shellcheck disable=SC2086
   install $tool
 done
+
+# The gateway's modules: `go mod download` checks go.sum and is a no-op once
+# they are in the cache. The stamp keeps a warm run to one file read.
+gw="$(cd "$(dirname "$0")/.." && pwd)/gateway"
+gw_stamp="$home/mod/.sluice-gateway.sum"
+if ! cmp -s "$gw/go.sum" "$gw_stamp" 2>/dev/null; then
+  mkdir -p "$home/mod"
+  echo "install-go-tools: downloading gateway/go.mod's modules into $home/mod" >&2
+  (cd "$gw" && env GOMODCACHE="$home/mod" GOPATH="$home/gopath" GOTOOLCHAIN=local \
+    GOFLAGS="-modcacherw -mod=readonly" GO111MODULE=on "$(go_bin)" mod download >&2)
+  (cd "$gw" && env GOMODCACHE="$home/mod" GOPATH="$home/gopath" GOTOOLCHAIN=local \
+    GOFLAGS="-modcacherw -mod=readonly" GO111MODULE=on "$(go_bin)" mod verify >&2)
+  cp "$gw/go.sum" "$gw_stamp"
+fi
 echo "$home/bin"

@@ -4,13 +4,14 @@
 # (scripts/run-sink-demo.sh), print the URLs, and stop everything cleanly on Ctrl-C.
 #
 # Ports (override with env): SLUICE_HTTP_PORT 8080, SLUICE_GRPC_PORT 8081,
-# SLUICE_METRICS_PORT 9091, SLUICE_PG_PORT 54329.
+# SLUICE_METRICS_PORT 9091, SLUICE_GATEWAY_METRICS_PORT 9092, SLUICE_PG_PORT 54329.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 HTTP_PORT="${SLUICE_HTTP_PORT:-8080}"
 GRPC_PORT="${SLUICE_GRPC_PORT:-8081}"
 METRICS_PORT="${SLUICE_METRICS_PORT:-9091}"
+GATEWAY_METRICS_PORT="${SLUICE_GATEWAY_METRICS_PORT:-9092}"
 PG_PORT="${SLUICE_PG_PORT:-54329}"
 state="$root/.sluice"
 
@@ -73,7 +74,8 @@ cp -f bazel-bin/server/sluice-server bazel-bin/gateway/sluice-gateway "$state/" 
   --metrics_port "$METRICS_PORT" >"$state/logs/server.log" 2>&1 &
 pids+=($!)
 "$state/sluice-gateway" --http_host 127.0.0.1 --http_port "$HTTP_PORT" \
-  --backend "127.0.0.1:$GRPC_PORT" >"$state/logs/gateway.log" 2>&1 &
+  --backend "127.0.0.1:$GRPC_PORT" --metrics_host 127.0.0.1 --metrics_port "$GATEWAY_METRICS_PORT" \
+  >"$state/logs/gateway.log" 2>&1 &
 pids+=($!)
 
 for _ in $(seq 1 100); do
@@ -100,7 +102,7 @@ Sluice is running.
                     with Authorization: Bearer $SLUICE_DEV_ALERT_TOKEN
   OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json
   gRPC:             localhost:$GRPC_PORT  (reflection enabled)
-  Metrics:          http://localhost:$METRICS_PORT/metrics
+  Metrics:          http://localhost:$METRICS_PORT/metrics (server), http://localhost:$GATEWAY_METRICS_PORT/metrics (gateway)
   Sink demo:        Apache Kafka (KRaft) + sample producer + sluice-sink (JEXL filter, log sink);
                     control API localhost:8082 (reflection), records in $state/logs/sink.log
   PostgreSQL:       $dsn
