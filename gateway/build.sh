@@ -32,6 +32,18 @@ mod="$work/mod"
 mkdir -p "$mod" "$work/bin" "$work/openapi" "$GOCACHE"
 cp "$ws"/gateway/go.mod "$ws"/gateway/go.sum "$ws"/gateway/*.go "$mod/"
 rm -f "$mod"/*_test.go
+# Redoc's standalone bundle for /docs (apidocs.go embeds it), from the npm
+# package apidocs/package-lock.json pins.
+mkdir -p "$mod/apidocs"
+node_modules="$("$ws/scripts/install-npm-deps.sh" gateway/apidocs)"
+# Its one outside URL, Redocly's logo beside "API docs by Redocly" in the menu,
+# becomes an empty inline image: the page loads nothing from another origin
+# (its Content-Security-Policy would refuse it, and offline it would fail).
+logo='https://cdn.redoc.ly/redoc/logo-mini.svg'
+n="$(grep -o "$logo" "$node_modules/redoc/bundles/redoc.standalone.js" | wc -l)"
+[ "$n" = 1 ] || { echo "build.sh: expected Redocly's logo URL once in redoc.standalone.js, found $n" >&2; exit 1; }
+sed "s#$logo#data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E#" \
+  "$node_modules/redoc/bundles/redoc.standalone.js" >"$mod/apidocs/redoc.standalone.js"
 
 # The plugins, at go.mod's versions.
 for tool in google.golang.org/protobuf/cmd/protoc-gen-go \

@@ -114,13 +114,16 @@ func main() {
 	}
 	root := http.NewServeMux()
 	root.HandleFunc("/api/openapi.json", serveOpenAPI)
+	root.HandleFunc("/docs", serveAPIDocs)
+	root.HandleFunc("/docs/", serveAPIDocs)
 	root.Handle("/healthz", healthHandler(conn))
 	root.HandleFunc("/ping", pingHandler)
 	root.Handle("/", writeGuard(origins, limitBody(o.maxBodyBytes, withHTTPRequest(gw))))
 
 	srv := &http.Server{
 		Addr: fmt.Sprintf("%s:%d", o.httpHost, o.httpPort),
-		Handler: logRequests(observe(map[string]bool{"/api/openapi.json": true, "/healthz": true, "/ping": true},
+		Handler: logRequests(observe(map[string]bool{"/api/openapi.json": true, "/healthz": true, "/ping": true,
+			"/docs": true, "/docs/redoc.standalone.js": true},
 			root)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       o.readTimeout,

@@ -157,10 +157,10 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(Options options) {
   if (auto st = s->StartServer(); !st.ok()) return st;
   std::vector<std::string> gw_argv = {Runfile("gateway/sluice-gateway"), "--http_host",
                                       "127.0.0.1", "--http_port", std::to_string(s->http_port_),
-                                      "--backend", s->grpc_target_, "--metrics_port",
+                                      "--backend", s->grpc_target_, "--metrics_host", "127.0.0.1", "--metrics_port",
                                       std::to_string(s->gateway_metrics_port_)};
   gw_argv.insert(gw_argv.end(), s->options_.gateway_args.begin(), s->options_.gateway_args.end());
-  std::map<std::string, std::string> gw_env;
+  std::map<std::string, std::string> gw_env = s->options_.gateway_env;
   if (!s->options_.gateway_without_token) gw_env["SLUICE_PROXY_TOKEN"] = s->proxy_token_;
   auto gw = Process::Start(gw_argv, gw_env,
                            absl::StrCat(s->log_dir_, "/gateway-", s->http_port_, ".log"));

@@ -70,6 +70,8 @@ class Stack {
     std::string config_yaml;
     // Extra flags for the gateway.
     std::vector<std::string> gateway_args;
+    // The gateway's environment beyond the proxy token (e.g. OTEL_*).
+    std::map<std::string, std::string> gateway_env;
     // Start the gateway without the proxy token (to show the server refusing it).
     bool gateway_without_token = false;
   };

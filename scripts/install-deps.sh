@@ -31,6 +31,9 @@ PKGS=(
   # the stack test reads deploy/*.yaml (python3-yaml) in its own network
   # namespace (iproute2 brings its loopback up)
   mmdebstrap buildah podman skopeo python3-yaml iproute2
+  # the browser check of the gateway's API reference page (puppeteer-core
+  # drives it: integration/apidocs_browser_test)
+  chromium
   # runtime peers for tests and `make run`
   postgresql postgresql-contrib kcat prometheus-alertmanager curl python3 procps openssl
   redis-server influxdb influxdb-client prometheus clickhouse-server clickhouse-client
@@ -70,5 +73,7 @@ else
 fi
 
 echo "install-deps: npm packages in $("$(dirname "$0")/install-npm-deps.sh")"
+echo "install-deps: the gateway's Redoc and puppeteer-core in $("$(dirname "$0")/install-npm-deps.sh" gateway/apidocs)"
 echo "install-deps: Kafka jars in $("$(dirname "$0")/install-kafka.sh")"
 echo "install-deps: Go tools (grpcurl; the gateway's modules) in $("$(dirname "$0")/install-go-tools.sh")"
+echo "install-deps: the OpenTelemetry Collector of the tracing test: $("$(dirname "$0")/install-otelcol.sh")"

@@ -100,7 +100,7 @@ Sluice is running.
                     writes need -H 'Content-Type: application/json'
   Alert hook:       http://localhost:$HTTP_PORT/api/v1beta1/alerts/<type>/<id>
                     with Authorization: Bearer $SLUICE_DEV_ALERT_TOKEN
-  OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json
+  OpenAPI:          http://localhost:$HTTP_PORT/api/openapi.json (in a browser: http://localhost:$HTTP_PORT/docs)
   gRPC:             localhost:$GRPC_PORT  (reflection enabled)
   Metrics:          http://localhost:$METRICS_PORT/metrics (server), http://localhost:$GATEWAY_METRICS_PORT/metrics (gateway)
   Sink demo:        Apache Kafka (KRaft) + sample producer + sluice-sink (JEXL filter, log sink);

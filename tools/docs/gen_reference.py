@@ -164,7 +164,23 @@ def sink_metrics(root):
     return "\n".join(out) + "\n"
 
 
+def gateway_metrics(root):
+    """The metric families gateway/observe.go registers with client_golang:
+    prometheus.New<Kind>Vec(prometheus.<Kind>Opts{Name, Help, ...}, labels)."""
+    family = re.compile(r'prometheus\.New(Counter|Gauge|Histogram|Summary)(?:Vec)?\(\s*prometheus\.\w+Opts\{'
+                        r'\s*Name:\s*"(\w+)",\s*Help:\s*"((?:[^"\\]|\\.)*)",.*?\}'
+                        r'(?:,\s*\[\]string\{([^}]*)\})?\)', re.S)
+    with open(os.path.join(root, "gateway", "observe.go"), encoding="utf-8") as f:
+        text = f.read()
+    out = ["| Metric | Kind | Labels | Help |", "|---|---|---|---|"]
+    for kind, name, help_text, labels in sorted(family.findall(text), key=lambda r: r[1]):
+        names = ", ".join("`%s`" % l.strip().strip('"') for l in labels.split(",") if l.strip())
+        out.append("| `%s` | %s | %s | %s |" % (name, kind.lower(), names or "–", cell(help_text)))
+    return "\n".join(out) + "\n"
+
+
 TABLES = {
+    "gateway-metrics": ("docs/gateway.md", gateway_metrics),
     "sink-variables": ("docs/sink-variables.md", sink_variables),
     "server-config": ("docs/configuration.md", server_config),
     "server-metrics": ("docs/metrics.md", server_metrics),

@@ -105,6 +105,17 @@ int FakeRestServer::Count(const std::string& method, const std::string& prefix) 
   return n;
 }
 
+std::vector<std::string> FakeRestServer::HeaderValues(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> out;
+  out.reserve(headers_.size());
+  for (const auto& h : headers_) {
+    auto it = h.find(name);
+    out.push_back(it == h.end() ? "" : it->second);
+  }
+  return out;
+}
+
 void FakeRestServer::Serve() {
   while (true) {
     int fd = accept(listen_fd_, nullptr, nullptr);
@@ -171,6 +182,7 @@ void FakeRestServer::Handle(int fd) {
   {
     absl::MutexLock lock(&mu_);
     log_.push_back(absl::StrCat(req.method, " ", req.path));
+    headers_.push_back(req.headers);
     for (auto it = faults_.begin(); it != faults_.end(); ++it) {
       if ((it->method.empty() || it->method == req.method) &&
           absl::StartsWith(req.path, it->path_prefix)) {

@@ -71,6 +71,9 @@ class FakeRestServer {
   std::vector<std::string> Log();
   // Requests so far with `method` ("" = any) and a path starting with `prefix`.
   int Count(const std::string& method, const std::string& prefix);
+  // Header `name` (lower case) of every request so far, in arrival order
+  // ("" where a request lacked it), e.g. each call's W3C traceparent.
+  std::vector<std::string> HeaderValues(const std::string& name);
 
  private:
   FakeRestServer() = default;
@@ -85,6 +88,7 @@ class FakeRestServer {
   int active_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<Fault> faults_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> log_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::map<std::string, std::string>> headers_ ABSL_GUARDED_BY(mu_);
 };
 
 // Percent-decodes `s` ('+' stays '+').
