@@ -27,6 +27,18 @@ class TemplateService;
 
 namespace sluice::server {
 
+// One key of a module's config section as documented: its dotted name under
+// the section ("notifications.poll_interval"), its default written as YAML,
+// and what it does (Markdown). A module lists its keys in one table, which
+// its parser names in unknown-key errors, tools/docs/gen_reference.py renders
+// into docs/configuration.md, and the module's test parses to prove that the
+// defaults written are the parser's.
+struct ConfigKeyDoc {
+  const char* key;
+  const char* default_yaml;
+  const char* meaning;
+};
+
 // What one module offers the others, filled in while the modules are built
 // (so read it only from StartBackground, after every module exists). The
 // access module sends its events through the notification module's own

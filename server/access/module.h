@@ -1,24 +1,8 @@
 // The access-management API as a sluice-server module (server/module.h):
 // policies, providers, resources, audit logs; its jobs (server/jobs.h).
 //
-// Config section `access:` (all optional):
-//   resource_sync_interval: 2h   # job fetch_resources: re-fetch every provider's resources
-//   grant_expiry_interval: 1m    # job revoke_expired_grants (issue 5)
-//   reconcile_interval: 1m       # job reconcile: settle provider calls left in flight
-//   max_grant_duration: 2160h    # longest options.duration when a policy
-//                                #   has no duration_options (90 days)
-//   admins: [ops@example.com]    # may change policies, providers, resources,
-//   admin_groups: [sre]          #   approvers, and bulk-revoke (JWT groups claim)
-//   max_page_size: 1000          # list page when size is unset, and its largest
-//   read_scope: own              # own | all: who lists every appeal/approval/grant
-//   notifications:               # access events → notifications (issue 17, section 1)
-//     disabled_events: [appeal.approved]  # event types never sent (default: none)
-//     expiring_grant_days: [7, 3, 1]      # job expiring_grant_notification's thresholds
-//     expiring_grant_interval: 24h        # how often that job runs (0: on demand only)
-//     pending_approval_age: 24h           # job pending_approvals_reminder: appeals older
-//     pending_reminder_interval: 24h      #   than this, run this often (0: on demand)
-//     poll_interval: 1s                   # the dispatcher's outbox poll when idle
-//     max_attempts: 10                    # tries before an event is settled as failed
+// Config section `access:` (all optional): the keys, their defaults and what
+// they do are kAccessConfigKeys below.
 #ifndef SLUICE_SERVER_ACCESS_MODULE_H_
 #define SLUICE_SERVER_ACCESS_MODULE_H_
 
@@ -65,6 +49,52 @@ struct AccessConfig {
 
 // The largest access.max_page_size accepted.
 inline constexpr int kMaxListPageSize = 100000;
+
+// Every key of the `access:` section (server::ConfigKeyDoc; the docs table
+// of docs/configuration.md is generated from this list, one entry per line
+// group, string literals only).
+inline constexpr server::ConfigKeyDoc kAccessConfigKeys[] = {
+    {"resource_sync_interval", "2h",
+     "job `fetch_resources`: re-fetch every provider's resources (one replica runs it, under a "
+     "Postgres advisory lock held on a connection of its own, outside `db.pool_size`)"},
+    {"grant_expiry_interval", "1m", "job `revoke_expired_grants`: revoke grants past their "
+                                    "expiration date"},
+    {"reconcile_interval", "1m",
+     "job `reconcile`: settle provider operations a crash left in flight (see Security model)"},
+    {"max_grant_duration", "2160h",
+     "longest `options.duration` an appeal may ask for when its policy lists no "
+     "`duration_options` (longer: 400); also caps an admin's new `expiration_date` on restore, "
+     "together with the policy's longest option"},
+    {"admins", "[]", "identities of access admins (see [Security model](security.md))"},
+    {"admin_groups", "[]",
+     "JWT groups (`auth.jwt.groups_claim`) whose members are access admins"},
+    {"max_page_size", "1000",
+     "rows of a list page when `size` is unset, and the largest `size` accepted (1–100000); see "
+     "[Access API](access-api.md)"},
+    {"read_scope", "own",
+     "`own`: a non-admin lists only the appeals, approvals and grants they hold, own, created or "
+     "approve; `all`: every authenticated caller lists all of them, as in Guardian (see "
+     "[Security model](security.md))"},
+    {"notifications.disabled_events", "[]",
+     "access event types never sent (see [Access "
+     "notifications](notifications.md#access-notifications)), e.g. `[appeal.approved, "
+     "grant.expiring]`; an unknown type is rejected at startup naming the key"},
+    {"notifications.expiring_grant_days", "[7, 3, 1]",
+     "job `expiring_grant_notification`: remind a grant's holder when its expiration is this "
+     "many days away (Guardian's thresholds)"},
+    {"notifications.expiring_grant_interval", "24h",
+     "how often `expiring_grant_notification` runs (`0s`: on demand only)"},
+    {"notifications.pending_approval_age", "24h",
+     "job `pending_approvals_reminder`: remind the current approvers of appeals pending longer "
+     "than this"},
+    {"notifications.pending_reminder_interval", "24h",
+     "how often `pending_approvals_reminder` runs (`0s`: on demand only)"},
+    {"notifications.poll_interval", "1s",
+     "the event dispatcher's outbox poll when idle (a local commit wakes it at once)"},
+    {"notifications.max_attempts", "10",
+     "tries of a transient failure (backoff 1 s doubling, capped at 5 min) before an event is "
+     "settled as `failed`"},
+};
 
 // Parses the section (Null → defaults). InvalidArgument naming the key for an
 // unknown key, a bad duration, an admins entry that is not a string list, an

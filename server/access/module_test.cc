@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
 namespace sluice::access {
 namespace {
 
@@ -78,6 +85,60 @@ TEST(AccessConfigTest, Notifications) {
     EXPECT_TRUE(absl::IsInvalidArgument(st)) << bad;
     EXPECT_NE(st.message().find("access.notifications."), std::string::npos) << st;
   }
+}
+
+// Every field of `c`, for comparing two parsed configs.
+std::string Dump(const AccessConfig& c) {
+  const auto& n = c.notifications;
+  return absl::StrCat(
+      absl::FormatDuration(c.resource_sync_interval), " ", absl::FormatDuration(c.grant_expiry_interval),
+      " ", absl::FormatDuration(c.reconcile_interval), " ", absl::FormatDuration(c.max_grant_duration),
+      " admins[", absl::StrJoin(c.admins.identities, ","), "] groups[",
+      absl::StrJoin(c.admins.groups, ","), "] page ", c.max_page_size, " all ", c.read_scope_all,
+      " disabled[", absl::StrJoin(n.events.disabled, ","), "] days[",
+      absl::StrJoin(n.reminders.expiring_grant_days, ","), "] ",
+      absl::FormatDuration(n.reminders.pending_approval_age), " ",
+      absl::FormatDuration(n.expiring_grant_interval), " ",
+      absl::FormatDuration(n.pending_reminder_interval), " ",
+      absl::FormatDuration(n.dispatch.poll_interval), " ", n.dispatch.max_attempts);
+}
+
+// The documented keys (kAccessConfigKeys, which docs/configuration.md is
+// generated from) are the parser's: a section that sets each of them to its
+// documented default parses to the config of an empty section, and an
+// unknown key's error lists exactly the documented ones.
+TEST(AccessConfigTest, DocumentedKeysAndDefaultsAreTheParsers) {
+  YAML::Node all;
+  std::vector<std::string> top, nested;
+  for (const auto& k : kAccessConfigKeys) {
+    std::vector<std::string> parts = absl::StrSplit(k.key, '.');
+    ASSERT_LE(parts.size(), 2u) << k.key;
+    YAML::Node value = YAML::Load(k.default_yaml);
+    if (parts.size() == 1) {
+      all[parts[0]] = value;
+      top.push_back(parts[0]);
+    } else {
+      all[parts[0]][parts[1]] = value;
+      if (std::find(top.begin(), top.end(), parts[0]) == top.end()) top.push_back(parts[0]);
+      nested.push_back(parts[1]);
+    }
+    YAML::Node alone;
+    alone[parts[0]] = parts.size() == 1 ? value : all[parts[0]];
+    EXPECT_TRUE(ParseAccessConfig(alone).ok()) << k.key << ": " << k.default_yaml;
+  }
+  auto documented = ParseAccessConfig(all);
+  ASSERT_TRUE(documented.ok()) << documented.status();
+  auto defaults = ParseAccessConfig(YAML::Node());
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(Dump(*documented), Dump(*defaults));
+
+  auto unknown = ParseAccessConfig(YAML::Load("bogus: 1"));
+  EXPECT_EQ(unknown.status().message(),
+            absl::StrCat("access.bogus: unknown key (known: ", absl::StrJoin(top, ", "), ")"));
+  auto unknown_nested = ParseAccessConfig(YAML::Load("notifications: {bogus: 1}"));
+  EXPECT_EQ(unknown_nested.status().message(),
+            absl::StrCat("access.notifications.bogus: unknown key (known: ",
+                         absl::StrJoin(nested, ", "), ")"));
 }
 
 }  // namespace

@@ -164,6 +164,39 @@ def sink_metrics(root):
     return "\n".join(out) + "\n"
 
 
+def _c_string(lit):
+    """The value of a C++ string literal's body (the escapes the key tables use)."""
+    return lit.replace('\\"', '"').replace("\\\\", "\\")
+
+
+def config_key_table(root, header, array):
+    """Rows from a server::ConfigKeyDoc array: {"key", "default", "meaning" ...},
+    where adjacent string literals concatenate."""
+    with open(os.path.join(root, header), encoding="utf-8") as f:
+        text = f.read()
+    start = text.index(array + "[] = {")
+    body = text[start + len(array) + 6:text.index("\n};", start)]
+    entries, current, depth = [], None, 0
+    for tok in re.findall(r'"(?:[^"\\]|\\.)*"|[{}]', body):
+        if tok == "{":
+            depth += 1
+            current = []
+        elif tok == "}":
+            depth -= 1
+            entries.append(current)
+        elif depth == 1:
+            current.append(_c_string(tok[1:-1]))
+    out = ["| Key | Default | Meaning |", "|---|---|---|"]
+    for e in entries:
+        key, default, meaning = e[0], e[1], "".join(e[2:])
+        out.append("| `%s` | `%s` | %s |" % (key, default, cell(meaning)))
+    return "\n".join(out) + "\n"
+
+
+def access_config(root):
+    return config_key_table(root, "server/access/module.h", "kAccessConfigKeys")
+
+
 def gateway_metrics(root):
     """The metric families gateway/observe.go registers with client_golang:
     prometheus.New<Kind>Vec(prometheus.<Kind>Opts{Name, Help, ...}, labels)."""
@@ -183,6 +216,7 @@ TABLES = {
     "gateway-metrics": ("docs/gateway.md", gateway_metrics),
     "sink-variables": ("docs/sink-variables.md", sink_variables),
     "server-config": ("docs/configuration.md", server_config),
+    "access-config": ("docs/configuration.md", access_config),
     "server-metrics": ("docs/metrics.md", server_metrics),
     "sink-metrics": ("docs/metrics.md", sink_metrics),
 }
