@@ -1,5 +1,7 @@
 // Process-wide structured logging on spdlog: one line per event,
-// `2026-11-22T10:00:00.123Z level=info app=sluice-server msg="..." k=v`.
+// `2026-11-22T10:00:00.123Z level=info app=sluice-server msg="..." k=v`,
+// ending in ` trace_id=<32 hex> span_id=<16 hex>` when written while a
+// traced request or delivery is served (common/trace/trace_context.h).
 #ifndef SLUICE_COMMON_LOGGING_H_
 #define SLUICE_COMMON_LOGGING_H_
 
