@@ -104,6 +104,8 @@ const TraceContext* Current() { return has_current ? &slot : nullptr; }
 
 std::string CurrentTraceId() { return has_current ? slot.TraceIdHex() : ""; }
 
+std::string CurrentTraceparent() { return has_current ? FormatTraceparent(slot) : ""; }
+
 ContextScope::ContextScope(const TraceContext& ctx) {
   if (has_current) previous_ = slot;
   slot = ctx;

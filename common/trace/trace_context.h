@@ -78,6 +78,11 @@ const TraceContext* Current();
 // The current trace id as 32 hex characters, "" outside any scope.
 std::string CurrentTraceId();
 
+// FormatTraceparent(*Current()), "" outside any scope: what a queued row
+// stores so that its later delivery continues the trace (tracestate is not
+// kept).
+std::string CurrentTraceparent();
+
 // Makes a copy of `ctx` the current thread's context for its lifetime and
 // restores the previous one (scopes nest). The thread holds a copy, never a
 // pointer, so a scope closed on another thread (or never) leaves a stale
