@@ -39,14 +39,18 @@ absl::Status InitLogging(absl::string_view app, absl::string_view level) {
                                                    "error, critical, off"));
   }
   auto logger = spdlog::stderr_logger_mt(absl::StrCat(app, "-", reinterpret_cast<uintptr_t>(&app)));
-  auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
-  formatter->add_flag<TraceFlag>('*').set_pattern(
-      absl::StrCat("%Y-%m-%dT%H:%M:%S.%eZ level=%l app=", app, " %v%*"));
-  logger->set_formatter(std::move(formatter));
+  logger->set_formatter(
+      NewTraceLogFormatter(absl::StrCat("%Y-%m-%dT%H:%M:%S.%eZ level=%l app=", app, " %v%*")));
   logger->set_level(lvl);
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
   return absl::OkStatus();
+}
+
+std::unique_ptr<spdlog::formatter> NewTraceLogFormatter(absl::string_view pattern) {
+  auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+  formatter->add_flag<TraceFlag>('*').set_pattern(std::string(pattern));
+  return formatter;
 }
 
 }  // namespace sluice
