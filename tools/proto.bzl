@@ -9,9 +9,13 @@ a FileDescriptorSet with imports, which tests and the schema registry serve.
 _INCLUDES = [
     "-I.",
     "-Ithird_party/googleapis",
-    "-Ithird_party/opentelemetry_proto",
     "-I/usr/include",
 ]
+
+# Passed only for sources under it: the other protos' commands (and so their
+# disk-cache keys) stay as they were, and protoc does not warn about a
+# directory missing from their sandboxes.
+_OTEL_INCLUDE = "-Ithird_party/opentelemetry_proto"
 
 # Vendored upstream proto trees whose files import each other by their own
 # root-relative paths ("google/api/http.proto", "opentelemetry/proto/...").
@@ -36,6 +40,9 @@ def sluice_cc_proto(name, srcs, deps = [], grpc = False, proto_deps = [], visibi
     """
     pkg = native.package_name()
     rel = [(pkg + "/" + s) if pkg else s for s in srcs]
+    includes_flags = _INCLUDES
+    if [p for p in rel if p.startswith("third_party/opentelemetry_proto/")]:
+        includes_flags = _INCLUDES + [_OTEL_INCLUDE]
     outs = []
     for s in srcs:
         base = s[:-len(".proto")]
@@ -51,7 +58,7 @@ def sluice_cc_proto(name, srcs, deps = [], grpc = False, proto_deps = [], visibi
             if p.startswith(root):
                 out_root = "$(GENDIR)/" + root[:-1]
     cmd = " ".join(
-        ["/usr/bin/protoc"] + _INCLUDES +
+        ["/usr/bin/protoc"] + includes_flags +
         ["--cpp_out=" + out_root] +
         (["--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin", "--grpc_out=" + out_root] if grpc else []) +
         [_strip(p) for p in rel],
@@ -67,7 +74,7 @@ def sluice_cc_proto(name, srcs, deps = [], grpc = False, proto_deps = [], visibi
         name = name + "_descriptor_set",
         srcs = srcs + proto_deps,
         outs = [name + ".desc"],
-        cmd = " ".join(["/usr/bin/protoc"] + _INCLUDES + [
+        cmd = " ".join(["/usr/bin/protoc"] + includes_flags + [
             "--include_imports",
             "--descriptor_set_out=$@",
         ] + [_strip(p) for p in rel]),
