@@ -54,15 +54,19 @@ class CurlHttpClient : public HttpClient {
   }
 
   absl::StatusOr<HttpResult> Do(const HttpRequest& req) override {
-    // A CLIENT span, child of the request or delivery being served, whose
-    // context the far side receives as `traceparent` (W3C Trace Context).
+    // Outside any trace (a sink's bulk request, start-up) the call is sent
+    // as before: no span, no traceparent.
+    if (trace::Current() == nullptr) return Perform(req, nullptr);
+    // A CLIENT span, child of the request, job or delivery being served,
+    // whose context the far side receives as `traceparent` (W3C Trace
+    // Context).
     trace::Span span = trace::Span::StartChild(absl::StrCat("HTTP ", req.method),
                                                trace::SpanKind::kClient);
     span.SetAttribute("http.request.method", req.method);
     span.SetAttribute("server.address", UrlHost(req.url));
     // RedactUrl, not the whole URL: paths carry secrets here (webhook tokens).
     span.SetAttribute("url.full", RedactUrl(req.url));
-    auto result = Perform(req, span.context());
+    auto result = Perform(req, &span.context());
     if (!result.ok()) {
       span.SetStatus(trace::SpanStatus::kError, result.status().message());
     } else {
@@ -75,7 +79,8 @@ class CurlHttpClient : public HttpClient {
   }
 
  private:
-  absl::StatusOr<HttpResult> Perform(const HttpRequest& req, const trace::TraceContext& trace) {
+  // The request itself; sends `trace` (when not null) as traceparent.
+  absl::StatusOr<HttpResult> Perform(const HttpRequest& req, const trace::TraceContext* trace) {
     // The request's own timeout, cut to what is left of the RPC being served.
     absl::Duration timeout = TimeLeft(req.timeout);
     if (timeout <= absl::ZeroDuration()) {
@@ -94,11 +99,11 @@ class CurlHttpClient : public HttpClient {
       traceparent_set = traceparent_set || absl::StartsWithIgnoreCase(h, "traceparent:");
     }
     // A caller that sets its own traceparent keeps it.
-    if (!traceparent_set) {
+    if (trace != nullptr && !traceparent_set) {
       headers = curl_slist_append(
-          headers, absl::StrCat("traceparent: ", trace::FormatTraceparent(trace)).c_str());
-      if (!trace.tracestate.empty()) {
-        headers = curl_slist_append(headers, absl::StrCat("tracestate: ", trace.tracestate).c_str());
+          headers, absl::StrCat("traceparent: ", trace::FormatTraceparent(*trace)).c_str());
+      if (!trace->tracestate.empty()) {
+        headers = curl_slist_append(headers, absl::StrCat("tracestate: ", trace->tracestate).c_str());
       }
     }
     // libcurl sends `Expect: 100-continue` before a body over 1 KiB and waits
