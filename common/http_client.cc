@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/deadline.h"
 #include "common/outbound.h"
+#include "common/trace/span.h"
 
 namespace sluice {
 namespace {
@@ -30,6 +31,18 @@ size_t Collect(char* data, size_t size, size_t n, void* user) {
   return len;
 }
 
+std::string UrlPart(CURLU* u, CURLUPart part);
+
+// The host of `url` ("" when it does not parse), for server.address.
+std::string UrlHost(const std::string& url) {
+  CURLU* u = curl_url();
+  if (u == nullptr) return "";
+  std::string host;
+  if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) host = UrlPart(u, CURLUPART_HOST);
+  curl_url_cleanup(u);
+  return host;
+}
+
 class CurlHttpClient : public HttpClient {
  public:
   CurlHttpClient() {
@@ -41,6 +54,33 @@ class CurlHttpClient : public HttpClient {
   }
 
   absl::StatusOr<HttpResult> Do(const HttpRequest& req) override {
+    // Outside any trace (a sink's bulk request, start-up) the call is sent
+    // as before: no span, no traceparent.
+    if (trace::Current() == nullptr) return Perform(req, nullptr);
+    // A CLIENT span, child of the request, job or delivery being served,
+    // whose context the far side receives as `traceparent` (W3C Trace
+    // Context).
+    trace::Span span = trace::Span::StartChild(absl::StrCat("HTTP ", req.method),
+                                               trace::SpanKind::kClient);
+    span.SetAttribute("http.request.method", req.method);
+    span.SetAttribute("server.address", UrlHost(req.url));
+    // RedactUrl, not the whole URL: paths carry secrets here (webhook tokens).
+    span.SetAttribute("url.full", RedactUrl(req.url));
+    auto result = Perform(req, &span.context());
+    if (!result.ok()) {
+      span.SetStatus(trace::SpanStatus::kError, result.status().message());
+    } else {
+      span.SetAttribute("http.response.status_code", static_cast<int64_t>(result->status));
+      if (result->status >= 400) {
+        span.SetStatus(trace::SpanStatus::kError, absl::StrCat("HTTP ", result->status));
+      }
+    }
+    return result;
+  }
+
+ private:
+  // The request itself; sends `trace` (when not null) as traceparent.
+  absl::StatusOr<HttpResult> Perform(const HttpRequest& req, const trace::TraceContext* trace) {
     // The request's own timeout, cut to what is left of the RPC being served.
     absl::Duration timeout = TimeLeft(req.timeout);
     if (timeout <= absl::ZeroDuration()) {
@@ -52,10 +92,19 @@ class CurlHttpClient : public HttpClient {
     HttpResult result;
     Sink sink{&result.body, req.max_response_bytes};
     curl_slist* headers = nullptr;
-    bool expect_set = false;
+    bool expect_set = false, traceparent_set = false;
     for (const std::string& h : req.headers) {
       headers = curl_slist_append(headers, h.c_str());
       expect_set = expect_set || absl::StartsWithIgnoreCase(h, "expect:");
+      traceparent_set = traceparent_set || absl::StartsWithIgnoreCase(h, "traceparent:");
+    }
+    // A caller that sets its own traceparent keeps it.
+    if (trace != nullptr && !traceparent_set) {
+      headers = curl_slist_append(
+          headers, absl::StrCat("traceparent: ", trace::FormatTraceparent(*trace)).c_str());
+      if (!trace->tracestate.empty()) {
+        headers = curl_slist_append(headers, absl::StrCat("tracestate: ", trace->tracestate).c_str());
+      }
     }
     // libcurl sends `Expect: 100-continue` before a body over 1 KiB and waits
     // for the interim answer: one extra round trip per request (a bulk write

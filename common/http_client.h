@@ -60,7 +60,13 @@ class HttpClient {
   virtual absl::StatusOr<HttpResult> Do(const HttpRequest& request) = 0;
 };
 
-// libcurl-backed client; thread-safe (one easy handle per call). Every handle
+// libcurl-backed client; thread-safe (one easy handle per call). A call made
+// under a trace context (common/trace/trace_context.h: a request, job or
+// delivery being served) is a CLIENT span "HTTP <METHOD>", its child, with
+// http.request.method, server.address, url.full (RedactUrl: scheme, host and
+// port only) and http.response.status_code, and sends the span's context as
+// `traceparent` (and `tracestate`) unless the request already names a
+// traceparent header; other calls send neither. Every handle
 // is restricted by sluice::RestrictOutbound (http/https only, the process's
 // denied networks, also after a redirect) and follows redirects only up to
 // HttpRequest::max_redirects.

@@ -121,4 +121,13 @@ MetricsServer::NewGrpcInterceptorFactory() {
   return std::make_unique<MetricsInterceptorFactory>(f);
 }
 
+prometheus::Counter& RegisterSpansDroppedCounter(prometheus::Registry& registry) {
+  // prometheus-cpp returns the existing family for a repeated name and help.
+  return prometheus::BuildCounter()
+      .Name("sluice_trace_spans_dropped_total")
+      .Help("Spans dropped because the trace export queue (OTEL_BSP_MAX_QUEUE_SIZE) was full.")
+      .Register(registry)
+      .Add({});
+}
+
 }  // namespace sluice

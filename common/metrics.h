@@ -45,6 +45,12 @@ class MetricsServer {
   int port_ = 0;
 };
 
+// Registers (once per registry; later calls return the same counter)
+// sluice_trace_spans_dropped_total: spans the trace exporter dropped because
+// its queue (OTEL_BSP_MAX_QUEUE_SIZE) was full, e.g. while the collector is
+// down (common/trace/batch_processor.h).
+prometheus::Counter& RegisterSpansDroppedCounter(prometheus::Registry& registry);
+
 }  // namespace sluice
 
 #endif  // SLUICE_COMMON_METRICS_H_

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/db/advisory_lock.h"
+#include "common/trace/grpc_server_tracing.h"
 #include "server/server_service.h"
 #include "spdlog/spdlog.h"
 
@@ -154,6 +155,11 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   app->config_ = config;
   absl::Time started_at = absl::Now();
 
+  // A mistyped OTEL_* variable stops the start-up, naming the variable,
+  // before anything else happens.
+  auto tracing_config = trace::TracingConfigFromEnv("sluice-server");
+  if (!tracing_config.ok()) return tracing_config.status();
+
   // Security settings first: a server that cannot run safely stops before
   // it touches the database.
   SetOutboundPolicy(config.outbound);
@@ -195,6 +201,7 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   auto metrics = MetricsServer::Create(config.metrics_port);
   if (!metrics.ok()) return metrics.status();
   app->metrics_ = std::move(*metrics);
+  app->tracing_ = trace::Tracing::Start(*tracing_config, app->metrics_->registry().get());
 
   // Every hosted API: the server's own service, then each module's.
   auto modules = CreateModules(app->config_, app->pool_.get(), app->crypter_.get(),
@@ -226,6 +233,8 @@ absl::StatusOr<std::unique_ptr<App>> App::Start(const Config& config) {
   for (auto& s : app->services_) builder.RegisterService(s.get());
   for (auto* s : module_services) builder.RegisterService(s);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  // Tracing first: the span and its context then cover the other interceptors.
+  interceptors.push_back(trace::NewServerTracingInterceptorFactory());
   interceptors.push_back(app->metrics_->NewGrpcInterceptorFactory());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   app->server_ = builder.BuildAndStart();
@@ -254,6 +263,7 @@ void App::Shutdown() {
   }
   if (jobs_) jobs_->Stop();
   for (auto& m : modules_) m->Stop();
+  tracing_.reset();  // flushes the last spans (bounded by OTEL_BSP_EXPORT_TIMEOUT)
 }
 
 App::~App() {

@@ -15,6 +15,7 @@
 #include "common/db/migrate.h"
 #include "common/db/pool.h"
 #include "common/metrics.h"
+#include "common/trace/otel_env.h"
 #include "server/config.h"
 #include "server/jobs.h"
 #include "server/module.h"
@@ -74,6 +75,9 @@ class App {
   std::vector<std::unique_ptr<Module>> modules_;
   std::unique_ptr<JobRunner> jobs_;  // every module's jobs (periodic + RunJob)
   std::unique_ptr<grpc::Server> server_;
+  // The span exporter (OTEL_*); reset last in Shutdown, after the server
+  // and the background work have ended their spans.
+  std::unique_ptr<trace::Tracing> tracing_;
   int grpc_port_ = 0;
   bool stopped_ = false;
 };

@@ -1,6 +1,7 @@
 #include "server/jobs.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/trace/span.h"
 #include "absl/strings/str_join.h"
 #include "spdlog/spdlog.h"
 
@@ -83,7 +84,14 @@ absl::StatusOr<JobResult> JobRunner::Run(const std::string& name) const {
   if (!job.ok()) return job.status();
   absl::StatusOr<std::map<std::string, int64_t>> counts =
       absl::UnknownError("job body did not run");
-  auto ran = lock_((*job)->lock_key, [&] { counts = (*job)->run(); });
+  auto ran = lock_((*job)->lock_key, [&] {
+    // The run is a span: a child of the RunJob call that asked for it, or a
+    // trace of its own when periodic, so that its provider calls, audit rows
+    // and log lines share one trace id.
+    trace::ScopedSpan span(absl::StrCat("job ", name), trace::SpanKind::kInternal,
+                           trace::Current());
+    counts = (*job)->run();
+  });
   if (!ran.ok()) return ran.status();
   JobResult result;
   if (!*ran) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -12,6 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/logging.h"
+#include "common/trace/otel_env.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 #include "sink/config.h"
@@ -268,7 +271,8 @@ int RunSinkApp(const Env& env) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   // Logs go to stderr; stdout belongs to the log sink.
   spdlog::set_default_logger(spdlog::stderr_color_mt("sluice-sink"));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  // `%*`: the trace id of the record being pushed, when it carried one.
+  spdlog::set_formatter(NewTraceLogFormatter("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v%*"));
 
   // Firehose types sluice-sink lacks: one message naming what is supported.
   if (absl::Status s = RefuseUnsupportedTypes(env); !s.ok()) return ConfigError(s);
@@ -285,6 +289,18 @@ int RunSinkApp(const Env& env) {
   LogKafkaNotes(cfg);
   auto metrics = BuildMetrics(cfg.metrics);
   if (!metrics.ok()) return ConfigError(metrics.status());
+  // OTEL_*: a bad value stops the start naming the variable. Sink spans
+  // (children of records' traceparent headers) are exported when an
+  // endpoint is set; the dropped-spans count is not a sink metric.
+  std::deque<std::string> otel_values;  // keeps what the reader returns alive
+  auto tracing_config = trace::TracingConfigFromEnv("sluice-sink", [&](const char* n) -> const char* {
+    auto v = env.Get(n);
+    if (!v) return nullptr;
+    otel_values.push_back(*v);
+    return otel_values.back().c_str();
+  });
+  if (!tracing_config.ok()) return ConfigError(tracing_config.status());
+  auto tracing = trace::Tracing::Start(*tracing_config, nullptr);
 
   // Stop signals are honoured from here on, also while the start-up schema
   // fetch retries (issue 29); the watchdog also covers the teardown below.

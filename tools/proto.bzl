@@ -12,8 +12,17 @@ _INCLUDES = [
     "-I/usr/include",
 ]
 
+# Passed only for sources under it: the other protos' commands (and so their
+# disk-cache keys) stay as they were, and protoc does not warn about a
+# directory missing from their sandboxes.
+_OTEL_INCLUDE = "-Ithird_party/opentelemetry_proto"
+
+# Vendored upstream proto trees whose files import each other by their own
+# root-relative paths ("google/api/http.proto", "opentelemetry/proto/...").
+_ROOTS = ["third_party/googleapis/", "third_party/opentelemetry_proto/"]
+
 def _strip(src):
-    for prefix in ["third_party/googleapis/"]:
+    for prefix in _ROOTS:
         if src.startswith(prefix):
             return src[len(prefix):]
     return src
@@ -31,6 +40,9 @@ def sluice_cc_proto(name, srcs, deps = [], grpc = False, proto_deps = [], visibi
     """
     pkg = native.package_name()
     rel = [(pkg + "/" + s) if pkg else s for s in srcs]
+    includes_flags = _INCLUDES
+    if [p for p in rel if p.startswith("third_party/opentelemetry_proto/")]:
+        includes_flags = _INCLUDES + [_OTEL_INCLUDE]
     outs = []
     for s in srcs:
         base = s[:-len(".proto")]
@@ -38,17 +50,18 @@ def sluice_cc_proto(name, srcs, deps = [], grpc = False, proto_deps = [], visibi
         if grpc:
             outs += [base + ".grpc.pb.h", base + ".grpc.pb.cc"]
 
-    # protoc writes outputs under the proto's import path; strip the googleapis
-    # prefix so generated includes (`google/api/http.pb.h`) resolve.
+    # protoc writes outputs under the proto's import path; strip the vendored
+    # root's prefix so generated includes (`google/api/http.pb.h`) resolve.
     out_root = "$(GENDIR)"
     for p in rel:
-        if p.startswith("third_party/googleapis/"):
-            out_root = "$(GENDIR)/third_party/googleapis"
+        for root in _ROOTS:
+            if p.startswith(root):
+                out_root = "$(GENDIR)/" + root[:-1]
     cmd = " ".join(
-        ["/usr/bin/protoc"] + _INCLUDES +
+        ["/usr/bin/protoc"] + includes_flags +
         ["--cpp_out=" + out_root] +
         (["--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin", "--grpc_out=" + out_root] if grpc else []) +
-        [_strip(p) if p.startswith("third_party/googleapis/") else p for p in rel],
+        [_strip(p) for p in rel],
     )
     native.genrule(
         name = name + "_gen",
@@ -61,16 +74,16 @@ def sluice_cc_proto(name, srcs, deps = [], grpc = False, proto_deps = [], visibi
         name = name + "_descriptor_set",
         srcs = srcs + proto_deps,
         outs = [name + ".desc"],
-        cmd = " ".join(["/usr/bin/protoc"] + _INCLUDES + [
+        cmd = " ".join(["/usr/bin/protoc"] + includes_flags + [
             "--include_imports",
             "--descriptor_set_out=$@",
-        ] + [_strip(p) if p.startswith("third_party/googleapis/") else p for p in rel]),
+        ] + [_strip(p) for p in rel]),
         visibility = visibility,
     )
     includes = []
-    if pkg == "third_party/googleapis":
+    if pkg + "/" in _ROOTS:
         # Generated headers live under .../third_party/googleapis/google/api/; make
-        # `#include "google/api/http.pb.h"` resolve from the googleapis root.
+        # `#include "google/api/http.pb.h"` resolve from the vendored root.
         includes = ["."]
     native.cc_library(
         name = name,

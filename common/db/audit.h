@@ -16,7 +16,9 @@ namespace sluice::db {
 inline constexpr char kSystemActor[] = "system";
 
 // Inserts {action (e.g. "policy.create"), actor (an email or "system"),
-// data} into audit_logs on `sql` (use inside a transaction). Database errors
+// data, trace_id} into audit_logs on `sql` (use inside a transaction);
+// trace_id is the current thread's trace (common/trace/trace_context.h,
+// core migration 0002), NULL outside a traced request. Database errors
 // are thrown as soci::soci_error, like any statement in the transaction.
 void WriteAuditLog(soci::session& sql, absl::string_view action, absl::string_view actor,
                    const nlohmann::json& data);

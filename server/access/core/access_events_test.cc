@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/trace/trace_context.h"
 #include "server/access/core/event_outbox.h"
 #include "server/access/core/validation.h"
 
@@ -124,6 +125,53 @@ TEST(EventDispatcherTest, SettlesSentUnmatchedAndPermanentFailuresAndRetriesTheR
   EXPECT_EQ(store.rows["down"].delay, absl::Seconds(2));
   ASSERT_TRUE(d.RunOnce().ok());
   EXPECT_EQ(store.rows["down"].outcome, "failed");
+}
+
+// The store as it answers for events written under a traced request.
+class TracedEventStore : public FakeEventStore {
+ public:
+  absl::StatusOr<std::vector<ClaimedEvent>> Claim(int limit, absl::Duration lease) override {
+    auto out = FakeEventStore::Claim(limit, lease);
+    if (out.ok()) {
+      for (auto& c : *out) c.traceparent = traceparent;
+    }
+    return out;
+  }
+  std::string traceparent;
+};
+
+// Records the trace context each event is sent under.
+class TraceRecordingNotifier : public EventNotifier {
+ public:
+  absl::Status Send(const AccessEvent&) override {
+    const trace::TraceContext* c = trace::Current();
+    seen.push_back(c == nullptr ? "" : c->TraceIdHex() + "/" + c->SpanIdHex());
+    return absl::OkStatus();
+  }
+  Strings seen;
+};
+
+TEST(EventDispatcherTest, DispatchContinuesTheTraceStoredWithTheEvent) {
+  TracedEventStore store;
+  store.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  TraceRecordingNotifier notifier;
+  ASSERT_TRUE(store.Insert({Ev("traced")}).ok());
+  EventDispatcher d(&store, &notifier, DispatchSettings{});
+  ASSERT_TRUE(d.RunOnce().ok());
+  ASSERT_EQ(notifier.seen.size(), 1u);
+  // The request's trace id, under a span of the dispatcher's own.
+  EXPECT_EQ(notifier.seen[0].substr(0, 33), "4bf92f3577b34da6a3ce929d0e0e4736/");
+  EXPECT_NE(notifier.seen[0].substr(33), "00f067aa0ba902b7");
+  EXPECT_EQ(trace::Current(), nullptr);  // restored after the dispatch
+  // Without a stored context (a reminder job's event): a trace of its own.
+  TracedEventStore plain;
+  TraceRecordingNotifier n2;
+  ASSERT_TRUE(plain.Insert({Ev("reminder")}).ok());
+  EventDispatcher d2(&plain, &n2, DispatchSettings{});
+  ASSERT_TRUE(d2.RunOnce().ok());
+  ASSERT_EQ(n2.seen.size(), 1u);
+  EXPECT_EQ(n2.seen[0].size(), 49u);
+  EXPECT_NE(n2.seen[0].substr(0, 32), "4bf92f3577b34da6a3ce929d0e0e4736");
 }
 
 TEST(EventDispatcherTest, BackoffDoublesUpToTheCap) {

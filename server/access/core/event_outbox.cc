@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/trace/span.h"
 #include "spdlog/spdlog.h"
 
 namespace sluice::access {
@@ -28,6 +29,12 @@ absl::Duration EventDispatcher::RetryDelay(int attempts) const {
 
 Settlement EventDispatcher::Handle(const ClaimedEvent& c, DispatchReport* report) {
   const AccessEvent& e = c.event;
+  // Continues the trace of the request that wrote the event: the
+  // notification it creates stores this context, and so do its deliveries.
+  auto parent = trace::ParseTraceparent(c.traceparent);
+  trace::ScopedSpan span("access_event.dispatch", trace::SpanKind::kConsumer,
+                         parent ? &*parent : nullptr);
+  span.span().SetAttribute("sluice.access_event.type", e.type);
   absl::Status st = notifier_->Send(e);
   Settlement s{e.id, "", absl::ZeroDuration(), std::string(st.message())};
   if (st.ok()) {

@@ -32,6 +32,9 @@ struct Settlement {
 struct ClaimedEvent {
   AccessEvent event;
   int attempts = 0;  // claims so far, this one included
+  // The W3C traceparent of the request whose change wrote the event ("":
+  // none, e.g. a reminder job's); its dispatch continues that trace.
+  std::string traceparent;
 };
 
 // The outbox table (PostgreSQL: access_events).

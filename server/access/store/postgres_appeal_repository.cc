@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/trace/trace_context.h"
 #include "server/access/core/json.h"
 #include "server/access/core/validation.h"
 #include "server/access/store/pg_exec.h"
@@ -113,7 +114,7 @@ class SociTx : public AccessTx {
     }
     std::string id;
     PgRows inserted = PgExecPrepared(
-        sql_, "sluice_access_insert_appeal_v2",
+        sql_, "sluice_access_insert_appeal_v3",
         "WITH a AS (INSERT INTO appeals (resource_id, policy_id, policy_version, status, "
         "account_id, account_type, role, created_by, data) SELECT CAST($1 AS uuid), $2, "
         "CAST($3 AS int), $4, $5, $6, $7, $8, CAST($9 AS jsonb) WHERE $15 <> '1' OR NOT "
@@ -125,10 +126,13 @@ class SociTx : public AccessTx {
         "jsonb_to_recordset(CAST($10 AS jsonb)) AS x(step_index int, name text, status text, "
         "actor text, reason text, approvers jsonb, policy_id text, policy_version int) "
         "RETURNING id, step_index), "
-        "l AS (INSERT INTO audit_logs (action, actor, data) SELECT $11, $12, "
-        "CAST($13 AS jsonb) || jsonb_build_object('id', a.id::text) FROM a WHERE $14 = '1'), "
-        "o AS (INSERT INTO access_events (id, type, payload) SELECT x.type || ':' || a.id::text, "
-        "x.type, jsonb_set(x.payload, '{variables,appeal_id}', to_jsonb(a.id::text)) FROM a, "
+        "l AS (INSERT INTO audit_logs (action, actor, data, trace_id) SELECT $11, $12, "
+        "CAST($13 AS jsonb) || jsonb_build_object('id', a.id::text), NULLIF($17, '') FROM a "
+        "WHERE $14 = '1'), "
+        "o AS (INSERT INTO access_events (id, type, payload, traceparent) SELECT "
+        "x.type || ':' || a.id::text, x.type, "
+        "jsonb_set(x.payload, '{variables,appeal_id}', to_jsonb(a.id::text)), NULLIF($18, '') "
+        "FROM a, "
         "jsonb_to_recordset(CAST($16 AS jsonb)) AS x(type text, payload jsonb) "
         "ON CONFLICT (id) DO NOTHING) "
         "SELECT a.id::text, COALESCE(p.id::text, ''), COALESCE(p.step_index, -1) "
@@ -137,7 +141,8 @@ class SociTx : public AccessTx {
          a->account_id(), a->account_type(), a->role(), a->created_by(), data, rows.dump(),
          audit ? audit->action : "", audit ? audit->actor : "",
          audit ? audit->data.dump() : "{}", audit ? "1" : "0",
-         unless_active_grant ? "1" : "0", EventRecords(events)});
+         unless_active_grant ? "1" : "0", EventRecords(events), trace::CurrentTraceId(),
+         trace::CurrentTraceparent()});
     for (const auto& r : inserted) {
       id = r.get<std::string>(0);
       int i = r.get<int>(2);

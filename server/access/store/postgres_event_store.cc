@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "common/trace/trace_context.h"
 #include "server/access/store/pg_exec.h"
 #include "server/access/store/sql_rows.h"
 
@@ -25,11 +26,12 @@ int InsertAccessEvents(soci::session& sql, const std::vector<AccessEvent>& event
     rows.push_back({{"id", e.id}, {"type", e.type}, {"payload", ToPayload(e)}});
   }
   PgRows inserted = PgExecPrepared(
-      sql, "sluice_access_insert_events",
-      "INSERT INTO access_events (id, type, payload) SELECT x.id, x.type, x.payload "
+      sql, "sluice_access_insert_events_v2",
+      "INSERT INTO access_events (id, type, payload, traceparent) SELECT x.id, x.type, "
+      "x.payload, NULLIF($2, '') "
       "FROM jsonb_to_recordset(CAST($1 AS jsonb)) AS x(id text, type text, payload jsonb) "
       "ON CONFLICT (id) DO NOTHING RETURNING 1",
-      {rows.dump()});
+      {rows.dump(), trace::CurrentTraceparent()});
   return static_cast<int>(inserted.size());
 }
 
@@ -50,18 +52,19 @@ absl::StatusOr<std::vector<ClaimedEvent>> PostgresAccessEventStore::Claim(int li
     // Autocommit: the row locks last for this statement only; the lease
     // (next_attempt_at in the future) keeps other replicas off afterwards.
     PgRows rows = PgExecPrepared(
-        sql, "sluice_access_claim_events",
+        sql, "sluice_access_claim_events_v2",
         "UPDATE access_events e SET attempts = e.attempts + 1, next_attempt_at = now() + "
         "CAST($2 AS bigint) * interval '1 microsecond' FROM (SELECT id FROM access_events "
         "WHERE done_at IS NULL AND next_attempt_at <= now() ORDER BY next_attempt_at "
         "LIMIT CAST($1 AS int) FOR UPDATE SKIP LOCKED) c WHERE e.id = c.id "
-        "RETURNING e.id, e.type, e.payload::text, e.attempts",
+        "RETURNING e.id, e.type, e.payload::text, e.attempts, COALESCE(e.traceparent, '')",
         {absl::StrCat(limit), absl::StrCat(absl::ToInt64Microseconds(lease))});
     for (const auto& r : rows) {
       ClaimedEvent c;
       c.event = FromPayload(r.get<std::string>(0), r.get<std::string>(1),
                             nlohmann::json::parse(r.get<std::string>(2), nullptr, false));
       c.attempts = r.get<int>(3);
+      c.traceparent = r.get<std::string>(4);
       out.push_back(std::move(c));
     }
     return absl::OkStatus();

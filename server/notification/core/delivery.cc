@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/trace/span.h"
 #include "server/notification/core/template_engine.h"
 #include "spdlog/spdlog.h"
 
@@ -147,6 +148,15 @@ absl::StatusOr<int> DeliveryWorkerPool::RunOnce() {
       (void)repo_->Release(m.message.id, m.lease);  // a later run or replica sends it
       continue;
     }
+    // The delivery continues the trace of the request that created the
+    // notification (a new trace when none was stored): the receiver's HTTP
+    // call carries it as traceparent and these log lines carry its id.
+    auto parent = trace::ParseTraceparent(m.traceparent);
+    trace::ScopedSpan span("notification.deliver", trace::SpanKind::kConsumer,
+                           parent ? &*parent : nullptr);
+    span.span().SetAttribute("sluice.notification.message_id",
+                             static_cast<int64_t>(m.message.id));
+    span.span().SetAttribute("sluice.receiver.type", m.message.receiver_type);
     absl::Status st;
     // One bad message (odd user data, a plugin bug) must fail alone, never
     // end the thread (std::terminate) and so the process.

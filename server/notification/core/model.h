@@ -128,6 +128,9 @@ struct Message {
 // A message claimed for delivery with everything needed to send it.
 struct ClaimedMessage {
   Message message;
+  // The W3C traceparent of the request that created the notification ("":
+  // none); the delivery continues that trace.
+  std::string traceparent;
   std::string lease;  // this claim's lease token: recording an outcome needs it
   bool receiver_exists = false;
   nlohmann::json receiver_config;  // the receiver's configurations, secrets encrypted

@@ -1,6 +1,7 @@
 // Notifications and the delivery queue on PostgreSQL (alerts and silences:
 // alert_store.cc).
 #include "absl/strings/str_cat.h"
+#include "common/trace/trace_context.h"
 #include "server/notification/store/sql_util.h"
 #include "server/notification/store/store.h"
 
@@ -45,6 +46,7 @@ absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
   // its messages, or nothing when the idempotency key is already taken.
   absl::Status st = pool_->Run([&](soci::session& sql) -> absl::Status {
     std::string data = n.data.dump(), labels = LabelsText(n.labels);
+    std::string traceparent = trace::CurrentTraceparent();
     nlohmann::json rows = nlohmann::json::array();
     for (const Delivery& d : deliveries) {
       rows.push_back({{"receiver_id", d.receiver_id},
@@ -55,7 +57,8 @@ absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
     double exp = Seconds(expire_at);
     soci::indicator ind = soci::i_null;
     sql << "WITH n AS (INSERT INTO notifications (idempotency_key, template, data, labels, source, "
-           "created_by) VALUES (NULLIF(:k, ''), :t, CAST(:d AS jsonb), CAST(:l AS jsonb), :s, :cb) "
+           "created_by, traceparent) VALUES (NULLIF(:k, ''), :t, CAST(:d AS jsonb), "
+           "CAST(:l AS jsonb), :s, :cb, NULLIF(:tp, '')) "
            "ON CONFLICT (idempotency_key) DO NOTHING RETURNING id), "
            "m AS (INSERT INTO notification_messages (notification_id, receiver_id, receiver_type, "
            "config_override, max_tries, expire_at) SELECT n.id, (x->>'receiver_id')::bigint, "
@@ -63,7 +66,8 @@ absl::StatusOr<uint64_t> PostgresNotificationRepository::Create(
            "FROM n, jsonb_array_elements(CAST(:rows AS jsonb)) x) "
            "SELECT id FROM n",
         soci::use(n.idempotency_key), soci::use(n.template_name), soci::use(data),
-        soci::use(labels), soci::use(n.source), soci::use(n.created_by), soci::use(max_tries),
+        soci::use(labels), soci::use(n.source), soci::use(n.created_by), soci::use(traceparent),
+        soci::use(max_tries),
         soci::use(exp),
         soci::use(rows_text), soci::into(id, ind);
     if (!sql.got_data() || ind == soci::i_null) {
@@ -221,7 +225,8 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
                 "COALESCE(t.name, ''), COALESCE(t.body, ''), COALESCE(t.variables::text, '[]'), "
                 "m.lease_token::text, COALESCE(t.engine, 'mustache'), "
                 "COALESCE(r.parent_id, 0), COALESCE(p.type, ''), "
-                "COALESCE(p.configurations::text, ''), n.labels::text, n.source "
+                "COALESCE(p.configurations::text, ''), n.labels::text, n.source, "
+                "COALESCE(n.traceparent, '') "
                 "FROM claimed m JOIN notifications n ON n.id = m.notification_id "
                 "LEFT JOIN receivers r ON r.id = m.receiver_id "
                 "LEFT JOIN receivers p ON p.id = r.parent_id AND r.parent_id <> 0 "
@@ -241,6 +246,7 @@ absl::StatusOr<std::vector<ClaimedMessage>> PostgresNotificationRepository::Clai
       if (!c.parent_type.empty()) c.parent_config = JsonFromText(row.get<std::string>(24));
       c.labels = JsonFromText(row.get<std::string>(25));
       c.source = row.get<std::string>(26);
+      c.traceparent = row.get<std::string>(27);
       if (!row.get<std::string>(17).empty()) {
         Template t;
         t.name = row.get<std::string>(17);

@@ -185,6 +185,30 @@ absl::StatusOr<std::string> HttpSink::DynamicUrl(const Message& m) const {
   return url;
 }
 
+namespace {
+
+// The trace context of `m`'s Kafka `traceparent` header (W3C Trace Context
+// carried as a record header, as OpenTelemetry's Kafka instrumentations
+// do), with its `tracestate`; nullopt when absent, repeated or invalid.
+std::optional<trace::TraceContext> RecordTrace(const Message& m) {
+  std::optional<trace::TraceContext> ctx;
+  std::string tracestate;
+  int seen = 0;
+  for (const auto& [k, v] : m.headers) {
+    if (absl::EqualsIgnoreCase(k, trace::kTraceparentHeader)) {
+      ++seen;
+      ctx = trace::ParseTraceparent(v);
+    } else if (absl::EqualsIgnoreCase(k, trace::kTracestateHeader)) {
+      tracestate = v;
+    }
+  }
+  if (seen != 1 || !ctx) return std::nullopt;
+  ctx->tracestate = trace::SanitizeTracestate(tracestate);
+  return ctx;
+}
+
+}  // namespace
+
 std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) {
   requests_.clear();
   std::vector<FailedMessage> failed;
@@ -215,10 +239,13 @@ std::vector<FailedMessage> HttpSink::Prepare(const std::vector<Message>& batch) 
       if (batch_request.messages.size() > 0) batch_request.body.append(", ");
       batch_request.body.append(*body);
       batch_request.messages.push_back(m);
+      // One request carries many records: it continues the first traced one.
+      if (!batch_request.parent) batch_request.parent = RecordTrace(m);
       continue;
     }
     Request r;
     r.headers = base_headers;
+    r.parent = RecordTrace(m);
     if (!config_.url_fields.empty()) {
       auto url = DynamicUrl(m);
       if (!url.ok()) {
@@ -341,7 +368,28 @@ void HttpSink::StartTransfer(const Request& r, Transfer* t) {
   }
   t->easy = easy;
   curl_slist* headers = nullptr;
-  for (const std::string& h : r.headers) headers = curl_slist_append(headers, h.c_str());
+  bool traceparent_set = false;
+  for (const std::string& h : r.headers) {
+    headers = curl_slist_append(headers, h.c_str());
+    traceparent_set = traceparent_set || absl::StartsWithIgnoreCase(h, "traceparent:");
+  }
+  if (r.parent) {
+    // A CLIENT span, child of the record's trace; the far side gets its
+    // context (unless a header parameter already set a traceparent).
+    t->span.emplace(trace::Span::Start(absl::StrCat("HTTP ", config_.method),
+                                       trace::SpanKind::kClient, &*r.parent));
+    t->span->SetAttribute("http.request.method", config_.method);
+    t->span->SetAttribute("url.full", RedactUrl(r.url));  // no path, query or credentials
+    t->span->SetAttribute("messaging.batch.message_count", static_cast<int64_t>(r.messages.size()));
+    if (!traceparent_set) {
+      const trace::TraceContext& c = t->span->context();
+      headers = curl_slist_append(
+          headers, absl::StrCat("traceparent: ", trace::FormatTraceparent(c)).c_str());
+      if (!c.tracestate.empty()) {
+        headers = curl_slist_append(headers, absl::StrCat("tracestate: ", c.tracestate).c_str());
+      }
+    }
+  }
   t->headers = headers;
   // http/https only, and the process's deny list after DNS (common/outbound.h).
   RestrictOutbound(easy);
@@ -445,8 +493,17 @@ void HttpSink::Send(const std::vector<size_t>& which, std::vector<FailedMessage>
         unauthorized->push_back(which[k]);
         continue;
       }
+      std::optional<trace::ContextScope> scope;  // its log lines carry the record's trace
+      if (t.span) scope.emplace(t.span->context());
       auto outcome = Outcome(requests_[which[k]], t, msg->data.result);
       if (outcome) fail(k, outcome->first, outcome->second);
+      if (t.span) {
+        if (msg->data.result == CURLE_OK) {
+          t.span->SetAttribute("http.response.status_code", static_cast<int64_t>(status));
+        }
+        if (outcome) t.span->SetStatus(trace::SpanStatus::kError, outcome->second);
+        t.span->End();
+      }
     }
     if (running > 0 && multi_error.empty()) {
       if (CURLMcode prc = curl_multi_poll(multi, nullptr, 0, 1000, nullptr); prc != CURLM_OK) {

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/trace/span.h"
+#include "common/trace/trace_context.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/dynamic_message.h"
 #include "sink/message.h"
@@ -134,6 +136,10 @@ class HttpSink : public TwoStageSink {
     std::vector<std::string> headers;  // "Name: value"
     std::string body;
     std::vector<Message> messages;
+    // The trace the request continues: the valid `traceparent` header of its
+    // record (of its first record that has one, for a batch request).
+    // nullopt: no span, and no traceparent is sent.
+    std::optional<trace::TraceContext> parent;
   };
   HttpSink(HttpSinkConfig config, Metrics* metrics);
 
@@ -163,6 +169,9 @@ class HttpSink : public TwoStageSink {
     ResponseBody response;
     std::array<char, 256> error{};  // CURL_ERROR_SIZE
     bool done = false;
+    // The CLIENT span of a request with a parent; its context goes out as
+    // `traceparent`.
+    std::optional<trace::Span> span;
   };
   // Takes an idle easy handle (or a new one) and sets it up for `r`.
   void StartTransfer(const Request& r, Transfer* t);

@@ -17,7 +17,7 @@ void StoreTest::SetUp() {
   ASSERT_TRUE(pool_->Run([](soci::session& sql) {
     sql << "CREATE TABLE audit_logs (id bigserial PRIMARY KEY, timestamp timestamptz NOT "
            "NULL DEFAULT now(), action text NOT NULL, actor text NOT NULL, data jsonb NOT "
-           "NULL DEFAULT '{}'::jsonb)";
+           "NULL DEFAULT '{}'::jsonb, trace_id text)";  // core migrations 0001 and 0002
     return absl::OkStatus();
   }).ok());
   auto applied = db::Migrate(*pool_, {db::AccessMigrations()});
