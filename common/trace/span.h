@@ -112,6 +112,7 @@ class ScopedSpan {
  public:
   ScopedSpan(absl::string_view name, SpanKind kind, const TraceContext* parent)
       : span_(Span::Start(name, kind, parent)), scope_(span_.context()) {}
+  // The span, for attributes and status; it ends when this scope does.
   Span& span() { return span_; }
 
  private:
