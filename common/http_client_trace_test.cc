@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "common/trace/testing/span_recorder.h"
 #include "common/http_client.h"
 #include "common/trace/span.h"
 #include "gtest/gtest.h"
@@ -13,15 +14,7 @@
 namespace sluice {
 namespace {
 
-class Recorder : public trace::SpanProcessor {
- public:
-  void OnEnd(trace::SpanData span) override {
-    absl::MutexLock lock(&mu);
-    spans.push_back(std::move(span));
-  }
-  absl::Mutex mu;
-  std::vector<trace::SpanData> spans ABSL_GUARDED_BY(mu);
-};
+using Recorder = ::sluice::trace::testing::SpanRecorder;
 
 TEST(HttpClientTrace, SendsTraceparentOfAChildSpanOfTheCurrentContext) {
   auto recorder = std::make_shared<Recorder>();

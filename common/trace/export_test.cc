@@ -10,6 +10,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/trace/testing/span_recorder.h"
 #include "common/metrics.h"
 #include "common/trace/batch_processor.h"
 #include "common/trace/grpc_server_tracing.h"
@@ -202,15 +203,7 @@ class ContextProbe : public otlp::TraceService::Service {
   std::vector<TraceContext> seen_ ABSL_GUARDED_BY(mu_);
 };
 
-class Recorder : public SpanProcessor {
- public:
-  void OnEnd(SpanData span) override {
-    absl::MutexLock lock(&mu);
-    spans.push_back(std::move(span));
-  }
-  absl::Mutex mu;
-  std::vector<SpanData> spans ABSL_GUARDED_BY(mu);
-};
+using Recorder = ::sluice::trace::testing::SpanRecorder;
 
 TEST(ServerTracing, HandlerRunsUnderAServerSpanContinuingTraceparent) {
   auto recorder = std::make_shared<Recorder>();

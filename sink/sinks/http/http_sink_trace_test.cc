@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "common/trace/testing/span_recorder.h"
 #include "common/trace/span.h"
 #include "gtest/gtest.h"
 #include "sink/sinks/http/http_sink.h"
@@ -20,15 +21,7 @@ using ::sluice::sink::testing::HttpTestServer;
 
 constexpr char kRecordTrace[] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
-class Recorder : public trace::SpanProcessor {
- public:
-  void OnEnd(trace::SpanData span) override {
-    absl::MutexLock lock(&mu);
-    spans.push_back(std::move(span));
-  }
-  absl::Mutex mu;
-  std::vector<trace::SpanData> spans ABSL_GUARDED_BY(mu);
-};
+using Recorder = ::sluice::trace::testing::SpanRecorder;
 
 Message Record(int64_t offset, std::vector<std::pair<std::string, std::string>> headers) {
   auto pb = std::make_shared<testing::TestMessage>();
