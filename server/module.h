@@ -12,6 +12,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "absl/types/span.h"
 #include "common/auth/authenticator.h"
 #include "common/crypto.h"
 #include "common/db/migrate.h"
@@ -38,6 +41,22 @@ struct ConfigKeyDoc {
   const char* default_yaml;
   const char* meaning;
 };
+
+// The keys of `keys` directly under `prefix` ("" or e.g. "notifications."),
+// in the table's order and comma-separated, for unknown-key errors; a dotted
+// key names its first part once.
+inline std::string KnownConfigKeys(absl::Span<const ConfigKeyDoc> keys, absl::string_view prefix) {
+  std::vector<std::string> out;
+  for (const auto& k : keys) {
+    absl::string_view key = k.key;
+    if (!absl::ConsumePrefix(&key, prefix)) continue;
+    std::string first(key.substr(0, key.find('.')));
+    bool seen = false;
+    for (const auto& o : out) seen = seen || o == first;
+    if (!seen) out.push_back(first);
+  }
+  return absl::StrJoin(out, ", ");
+}
 
 // What one module offers the others, filled in while the modules are built
 // (so read it only from StartBackground, after every module exists). The

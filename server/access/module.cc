@@ -8,7 +8,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/http_client.h"
 #include "server/access/api/appeal_services.h"
@@ -297,20 +296,6 @@ absl::Status ParsePositiveInts(const std::string& key, const YAML::Node& value,
 }
 
 // The `access.notifications:` section.
-// The keys of kAccessConfigKeys directly under `prefix` ("" or
-// "notifications."), in the table's order, comma-separated: a dotted key
-// names its first part once.
-std::string KnownKeys(absl::string_view prefix) {
-  std::vector<std::string> out;
-  for (const auto& k : kAccessConfigKeys) {
-    absl::string_view key = k.key;
-    if (!absl::ConsumePrefix(&key, prefix)) continue;
-    std::string first(key.substr(0, key.find('.')));
-    if (std::find(out.begin(), out.end(), first) == out.end()) out.push_back(first);
-  }
-  return absl::StrJoin(out, ", ");
-}
-
 absl::Status ParseNotifications(const YAML::Node& node, AccessNotificationConfig* c) {
   if (node.IsNull()) return absl::OkStatus();
   if (!node.IsMap()) return absl::InvalidArgumentError("access.notifications: must be a mapping");
@@ -339,7 +324,7 @@ absl::Status ParseNotifications(const YAML::Node& node, AccessNotificationConfig
       }
     } else {
       st = absl::InvalidArgumentError(
-          absl::StrCat(full, ": unknown key (known: ", KnownKeys("notifications."), ")"));
+          absl::StrCat(full, ": unknown key (known: ", server::KnownConfigKeys(kAccessConfigKeys, "notifications."), ")"));
     }
     if (!st.ok()) return st;
   }
@@ -402,7 +387,7 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
       target = &config.max_grant_duration;
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("access.", key, ": unknown key (known: ", KnownKeys(""), ")"));
+          absl::StrCat("access.", key, ": unknown key (known: ", server::KnownConfigKeys(kAccessConfigKeys, ""), ")"));
     }
     if (!kv.second.IsScalar()) {
       return absl::InvalidArgumentError(absl::StrCat("access.", key, ": want a duration"));

@@ -91,7 +91,9 @@ absl::Status ParsePrometheus(const YAML::Node& node, alerting::PrometheusOptions
     } else if (key == "repeat_interval") {
       o->repeat_interval = v;
     } else {
-      return absl::InvalidArgumentError(where + ": unknown key");
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": unknown key (known: ",
+          server::KnownConfigKeys(kNotificationConfigKeys, "prometheus."), ")"));
     }
   }
   return absl::OkStatus();
@@ -278,10 +280,45 @@ absl::StatusOr<Settings> ParseSettings(const YAML::Node* node) {
       }
       s.queue_retention = absl::Seconds(v);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("notification.", key, ": unknown key"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("notification.", key, ": unknown key (known: ",
+                       server::KnownConfigKeys(kNotificationConfigKeys, ""), ")"));
     }
   }
   return s;
+}
+
+// The effective settings, one "key=value" per line (DescribeNotificationConfig).
+std::string Describe(const Settings& s) {
+  auto ms = [](absl::Duration d) { return absl::ToInt64Milliseconds(d); };
+  auto secs = [](absl::Duration d) { return absl::ToInt64Seconds(d); };
+  std::string out;
+  absl::StrAppend(&out, "workers=", s.delivery.workers, "\nbatch_size=", s.delivery.batch_size,
+                  "\npoll_interval_ms=", ms(s.delivery.poll_interval),
+                  "\nmax_tries=", s.policy.max_tries,
+                  "\nretry_backoff_ms=", ms(s.delivery.backoff_base),
+                  "\nretry_backoff_max_ms=", ms(s.delivery.backoff_max),
+                  "\nmessage_validity_seconds=", secs(s.policy.validity),
+                  "\nlease_seconds=", secs(s.delivery.lease),
+                  "\ncleanup_interval_seconds=", secs(s.cleanup_interval),
+                  "\nqueue_retention_seconds=", secs(s.queue_retention));
+  absl::StrAppend(&out, "\nfile_receiver_dir=", s.receivers.file_dir,
+                  "\nslack_api_url=", s.receivers.slack_api_url,
+                  "\nlark_api_url=", s.receivers.lark_api_url,
+                  "\nadmins=", absl::StrJoin(s.admins.identities, ","),
+                  "\nadmin_groups=", absl::StrJoin(s.admins.groups, ","),
+                  "\nsenders=", absl::StrJoin(s.senders.senders, ","),
+                  "\nsender_groups=", absl::StrJoin(s.senders.sender_groups, ","),
+                  "\nalert_hook_tokens=", s.hook_tokens.size(), " entries",
+                  "\nalert_hook_secrets=", s.hook_secrets.size(), " entries",
+                  "\nalert_hook_base_url=", s.prometheus.hook_base_url);
+  absl::StrAppend(&out, "\nprometheus.rules_dir=", s.prometheus.rules_dir,
+                  "\nprometheus.alertmanager_config_file=", s.prometheus.alertmanager_config_file,
+                  "\nprometheus.alertmanager_url=", s.prometheus.alertmanager_url,
+                  "\nprometheus.group_wait=", s.prometheus.group_wait,
+                  "\nprometheus.group_interval=", s.prometheus.group_interval,
+                  "\nprometheus.repeat_interval=", s.prometheus.repeat_interval, "\n");
+  return out;
 }
 
 class NotificationModule : public server::Module {
@@ -401,6 +438,12 @@ class NotificationModule : public server::Module {
 };
 
 }  // namespace
+
+absl::StatusOr<std::string> DescribeNotificationConfig(const YAML::Node& node) {
+  auto settings = ParseSettings(&node);
+  if (!settings.ok()) return settings.status();
+  return Describe(*settings);
+}
 
 absl::StatusOr<std::unique_ptr<server::Module>> CreateModule(const server::ModuleContext& ctx) {
   auto settings = ParseSettings(ctx.module_config);

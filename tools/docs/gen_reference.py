@@ -189,12 +189,17 @@ def config_key_table(root, header, array):
     out = ["| Key | Default | Meaning |", "|---|---|---|"]
     for e in entries:
         key, default, meaning = e[0], e[1], "".join(e[2:])
-        out.append("| `%s` | `%s` | %s |" % (key, default, cell(meaning)))
+        shown = "`%s`" % default if default else "unset"
+        out.append("| `%s` | %s | %s |" % (key, cell(shown), cell(meaning)))
     return "\n".join(out) + "\n"
 
 
 def access_config(root):
     return config_key_table(root, "server/access/module.h", "kAccessConfigKeys")
+
+
+def notification_config(root):
+    return config_key_table(root, "server/notification/module.h", "kNotificationConfigKeys")
 
 
 def gateway_metrics(root):
@@ -217,6 +222,7 @@ TABLES = {
     "sink-variables": ("docs/sink-variables.md", sink_variables),
     "server-config": ("docs/configuration.md", server_config),
     "access-config": ("docs/configuration.md", access_config),
+    "notification-config": ("docs/configuration.md", notification_config),
     "server-metrics": ("docs/metrics.md", server_metrics),
     "sink-metrics": ("docs/metrics.md", sink_metrics),
 }
