@@ -68,7 +68,7 @@ func main() {
 	flag.DurationVar(&o.writeTimeout, "write_timeout", 60*time.Second, "time to write a whole response")
 	flag.DurationVar(&o.idleTimeout, "idle_timeout", 120*time.Second, "keep-alive idle time")
 	flag.StringVar(&o.metricsHost, "metrics_host", "", "Prometheus /metrics listen address (default: all interfaces)")
-	flag.IntVar(&o.metricsPort, "metrics_port", 9092, "Prometheus /metrics port, apart from the API's; 0: no metrics listener")
+	flag.IntVar(&o.metricsPort, "metrics_port", 9095, "Prometheus /metrics port, apart from the API's; 0: no metrics listener")
 	flag.Parse()
 
 	origins, err := parseAllowedOrigins(o.allowedOrigins)

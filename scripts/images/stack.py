@@ -116,6 +116,8 @@ def listen_ports(c):
         ports.add(int(flag(args, "--metrics_port") or 9091))
     elif name == "sluice-gateway":
         ports.add(int(flag(args, "--http_port") or 8080))
+        if int(flag(args, "--metrics_port") or 9095):  # its /metrics; 0 turns it off
+            ports.add(int(flag(args, "--metrics_port") or 9095))
     elif name == "sluice-sink":
         for v in ("SINK_CONTROL_PORT", "METRIC_PROMETHEUS_PORT"):
             if env_value(c, v):
@@ -262,6 +264,8 @@ def check_manifests(docs):
     srv = next(c for c in scontainers if image_name(c["image"]) == "sluice-server")
     grpc_port = int(flag(srv["args"], "--grpc_port") or 8081)
     metrics_port = int(flag(srv["args"], "--metrics_port") or 9091)
+    gw = next((c for c in scontainers if image_name(c["image"]) == "sluice-gateway"), None)
+    gateway_metrics_port = int(flag(gw.get("args", []), "--metrics_port") or 9095) if gw else 0
     for np in kind(docs, "NetworkPolicy"):
         labels = server["spec"]["template"]["metadata"]["labels"]
         sel = np["spec"]["podSelector"].get("matchLabels", {})
@@ -281,7 +285,7 @@ def check_manifests(docs):
                 from_ns = all("namespaceSelector" in f and "podSelector" not in f for f in rule["from"])
                 if p == gateway_port:
                     continue
-                if p == metrics_port and from_ns:
+                if p in (metrics_port, gateway_metrics_port) and from_ns:
                     continue
                 bad.append("port %s admitted (from %s)" % (p, rule["from"]))
         if grpc_port in admitted:
@@ -565,6 +569,12 @@ def run_stack(args, docs):
         code, body = http("GET", "http://127.0.0.1:%d/metrics" % mport)
         n = body.count("# TYPE")
         (ok if code == 200 and n else fail)("server /metrics on %d: %s, %d metric families" % (mport, code, n))
+        gw = next(c for c in containers if image_name(c["image"]) == "sluice-gateway")
+        gport = int(flag(gw.get("args", []), "--metrics_port") or 9095)
+        code, body = http("GET", "http://127.0.0.1:%d/metrics" % gport)
+        (ok if code == 200 and "sluice_gateway_requests_total" in body else fail)(
+            "gateway /metrics on %d: %s, sluice_gateway_requests_total %s"
+            % (gport, code, "present" if "sluice_gateway_requests_total" in body else "missing"))
         run_sink(st, args)
         for key in ("sluice-server/server", "sluice-server/gateway"):
             rc = st.stop(key)
