@@ -18,6 +18,9 @@ constexpr char kCommitMetric[] = "firehose_source_kafka_messages_commit_total";
 constexpr absl::Duration kSyncCommitTimeout = absl::Seconds(10);
 // Longest async commits are held while this member rejoins its group.
 constexpr absl::Duration kRejoinHoldLimit = absl::Seconds(15);
+// Kafka protocol API keys (the Kafka protocol guide).
+constexpr int16_t kJoinGroupApiKey = 11;
+constexpr int16_t kSyncGroupApiKey = 14;
 
 rd_kafka_topic_partition_list_t* ToList(const std::vector<PartitionOffset>& offsets) {
   auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()));
@@ -138,6 +141,11 @@ absl::StatusOr<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(const Sourc
   rd_kafka_conf_set_rebalance_cb(conf, &KafkaConsumer::RebalanceCb);
   rd_kafka_conf_set_offset_commit_cb(conf, &KafkaConsumer::CommitCb);
   rd_kafka_conf_set_error_cb(conf, &KafkaConsumer::ErrorCb);
+  if (rd_kafka_conf_interceptor_add_on_new(conf, "sluice-join-tracker", &KafkaConsumer::OnNew,
+                                           self.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    rd_kafka_conf_destroy(conf);
+    return absl::InternalError("creating Kafka consumer: cannot add the JoinGroup interceptor");
+  }
   if (auto m = properties.find("sasl.mechanism"); m != properties.end()) {
     self->sasl_mechanism_ = m->second;
   }
@@ -159,6 +167,37 @@ absl::StatusOr<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Create(const Sourc
   rd_kafka_topic_partition_list_destroy(topics);
   if (err) return KafkaError(err, absl::StrCat("subscribing to ", subscription));
   return self;
+}
+
+rd_kafka_resp_err_t KafkaConsumer::OnNew(rd_kafka_t* rk, const rd_kafka_conf_t*, void* opaque,
+                                         char*, size_t) {
+  rd_kafka_interceptor_add_on_request_sent(rk, "sluice-join-tracker",
+                                           &KafkaConsumer::OnRequestSent, opaque);
+  rd_kafka_interceptor_add_on_response_received(rk, "sluice-join-tracker",
+                                                &KafkaConsumer::OnResponseReceived, opaque);
+  return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+rd_kafka_resp_err_t KafkaConsumer::OnRequestSent(rd_kafka_t*, int, const char*, int32_t,
+                                                 int16_t api_key, int16_t, int32_t, size_t,
+                                                 void* opaque) {
+  if (api_key == kJoinGroupApiKey) {
+    static_cast<KafkaConsumer*>(opaque)->join_sent_ms_.store(absl::ToUnixMillis(absl::Now()));
+  }
+  return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+rd_kafka_resp_err_t KafkaConsumer::OnResponseReceived(rd_kafka_t*, int, const char*, int32_t,
+                                                      int16_t api_key, int16_t, int32_t, size_t,
+                                                      int64_t, rd_kafka_resp_err_t,
+                                                      void* opaque) {
+  if (api_key == kSyncGroupApiKey) static_cast<KafkaConsumer*>(opaque)->join_sent_ms_.store(0);
+  return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+bool KafkaConsumer::Joining() const {
+  const int64_t sent = join_sent_ms_.load();
+  return sent != 0 && absl::FromUnixMillis(sent) + kRejoinHoldLimit > absl::Now();
 }
 
 void KafkaConsumer::RebalanceCb(rd_kafka_t*, rd_kafka_resp_err_t err,
@@ -369,6 +408,17 @@ absl::Status KafkaConsumer::Commit(const std::vector<PartitionOffset>& offsets, 
   if (async && rejoining_ && absl::Now() - rejoin_since_ > kRejoinHoldLimit) {
     // Never hold commits for long whatever the callbacks were.
     rejoining_ = false;
+  }
+  if (async && !rejoining_ && Joining()) {
+    // This member's JoinGroup is in flight. The coordinator answers requests
+    // on a connection in order, so this commit would be read once the join
+    // has completed, with the generation it leaves: "illegal generation",
+    // on which Debian 12's librdkafka 2.0.2 drops the whole
+    // assignment as lost and the new owners re-read what this member
+    // delivered (librdkafka issue 4059, fixed by its pull request 4908).
+    spdlog::info("Kafka consumer: rejoining the group; offset commits wait for the new "
+                 "assignment");
+    HoldCommits();
   }
   if (async && rejoining_) {
     // The group is rebalancing: the broker would refuse this commit, and

@@ -5,6 +5,7 @@
 #ifndef SLUICE_SINK_SOURCE_KAFKA_CONSUMER_H_
 #define SLUICE_SINK_SOURCE_KAFKA_CONSUMER_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -55,6 +56,21 @@ class KafkaConsumer : public Consumer {
   // librdkafka's client-level errors (served on the worker thread inside
   // Poll): logged; an authentication failure is kept for Poll to return.
   static void ErrorCb(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  // Interceptors (librdkafka broker threads): a JoinGroup request sent marks
+  // this member as joining until its SyncGroup response arrives.
+  static rd_kafka_resp_err_t OnNew(rd_kafka_t* rk, const rd_kafka_conf_t* conf, void* opaque,
+                                   char* errstr, size_t errstr_size);
+  static rd_kafka_resp_err_t OnRequestSent(rd_kafka_t* rk, int sockfd, const char* brokername,
+                                           int32_t brokerid, int16_t api_key, int16_t api_version,
+                                           int32_t corr_id, size_t size, void* opaque);
+  static rd_kafka_resp_err_t OnResponseReceived(rd_kafka_t* rk, int sockfd,
+                                                const char* brokername, int32_t brokerid,
+                                                int16_t api_key, int16_t api_version,
+                                                int32_t corr_id, size_t size, int64_t rtt,
+                                                rd_kafka_resp_err_t err, void* opaque);
+  // Whether a JoinGroup of this member is in flight (sent less than
+  // kRejoinHoldLimit ago, and no SyncGroup response since).
+  bool Joining() const;
   // The Unauthenticated status Poll returns for `reason` (librdkafka's text).
   absl::Status AuthenticationFailure(const std::string& reason) const;
   void OnRebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
@@ -87,6 +103,9 @@ class KafkaConsumer : public Consumer {
   // are kept (failed_commits_) until the next rebalance callback.
   bool rejoining_ = false;
   absl::Time rejoin_since_;
+  // When the last JoinGroup was sent (Unix ms; 0: none in flight). Set and
+  // cleared by the interceptors, read by Commit on the worker thread.
+  std::atomic<int64_t> join_sent_ms_{0};
   bool revoked_last_ = false;  // the last rebalance callback was an incremental revoke
   int64_t commit_failures_ = 0;                       // since start, for the log line
   absl::Time last_commit_warning_ = absl::InfinitePast();
