@@ -5,8 +5,10 @@
 # integration/gcp_fake; logging_official_client_test.js: @google-cloud/logging
 # against its Cloud Logging entries.list; es_official_client_test.js: Elastic's client against
 # integration/es_fake; slack_official_client_test.js: @slack/web-api against
-# integration/slack_fake; lark_official_client_test.js: @larksuiteoapi/node-sdk
-# against integration/lark_fake) with node's test runner.
+# integration/slack_fake; slack_signing_test.js: integration/slack_fake's
+# request signing against @slack/bolt's verifier;
+# lark_official_client_test.js: @larksuiteoapi/node-sdk against
+# integration/lark_fake) with node's test runner.
 set -euo pipefail
 root="${TEST_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}/${TEST_WORKSPACE:-}"
 [ -d "$root/scripts" ] || root="$(cd "$(dirname "$0")/../../.." && pwd)"
