@@ -253,7 +253,15 @@ function api(req, res, url, raw) {
     if (!token) return send(res, 200, {ok: false, error: 'not_authed'});
     if (!state.tokens[token]) return send(res, 200, {ok: false, error: 'invalid_auth'});
   }
-  return send(res, 200, methods[method](args, token, req));
+  let reply;
+  try {
+    reply = methods[method](args, token, req);
+  } catch (e) {
+    // Malformed JSON in blocks or attachments: Slack's answer, not a crash.
+    if (!(e instanceof SyntaxError)) throw e;
+    reply = {ok: false, error: 'invalid_blocks_format'};
+  }
+  return send(res, 200, reply);
 }
 
 fake.serve({

@@ -295,3 +295,12 @@ test('injected failures apply to the interactive methods; reset forgets their st
   await control('POST', '/_fake/setup', {triggers: [{trigger_id: 't-1', user: 'U8'}]});
   await c.views.open({trigger_id: 't-1', view: modal()});  // reset forgot the trigger's use
 });
+
+test('malformed blocks JSON is refused as invalid_blocks_format, and the fake keeps serving', async () => {
+  await control('POST', '/_fake/setup', {tokens: [{access_token: 'xoxb-t', team: {id: 'T1', name: 'acme'}}]});
+  const c = client('xoxb-t');
+  await assert.rejects(c.chat.postMessage({channel: 'alerts', text: 'x', blocks: '[{'}),
+    (e) => e.code === ErrorCode.PlatformError && e.data.error === 'invalid_blocks_format');
+  const r = await c.chat.postMessage({channel: 'alerts', text: 'still up'});
+  assert.strictEqual(r.ok, true);
+});
