@@ -1,23 +1,14 @@
 #include "server/notification/core/hook_token.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/auth/hmac.h"
 #include "common/auth/secret.h"
 
 namespace sluice::notification {
 
 std::string NamespaceHookToken(absl::string_view secret, absl::string_view type,
                                uint64_t provider_id, uint64_t namespace_id) {
-  std::string message = absl::StrCat(type, "/", provider_id, "/", namespace_id);
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
-       reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &size);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(mac), static_cast<size_t>(size)));
+  return auth::HexHmacSha256(secret, absl::StrCat(type, "/", provider_id, "/", namespace_id));
 }
 
 const std::string* HookSecretOf(const AlertHookSecrets& secrets, absl::string_view type,
