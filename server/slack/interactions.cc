@@ -158,6 +158,11 @@ absl::StatusOr<std::string> SlackInteractions::Handle(const std::string& body,
     return absl::InvalidArgumentError(
         absl::StrCat("body: more than ", kMaxInteractionBody, " bytes"));
   }
+  if (deps_.signing_secrets.empty()) {
+    return absl::FailedPreconditionError(
+        "Slack interactions are not configured: list the workspaces and their Slack apps' "
+        "signing secrets in access.slack_interactions");
+  }
   auto text = FormPayload(body);
   if (!text.ok()) return text.status();
   auto payload = nlohmann::json::parse(*text, nullptr, false);
