@@ -55,9 +55,9 @@ absl::StatusOr<bool> AddApprovalButtons(const json& data, uint64_t receiver_id, 
   }
   json blocks = out.value("blocks", json::array());
   for (const json& b : blocks) {
-    if (b.is_object() && b.value("block_id", json()) == kApprovalBlockId) {
+    if (b.is_object() && b.value("block_id", json()) == kApprovalButtonsBlockId) {
       return absl::AlreadyExistsError(
-          absl::StrCat("Slack payload already has a block \"", kApprovalBlockId, "\""));
+          absl::StrCat("Slack payload already has a block \"", kApprovalButtonsBlockId, "\""));
     }
   }
   if (!out.contains("blocks") && out.contains("text") && out["text"].is_string() &&
@@ -76,7 +76,10 @@ absl::StatusOr<bool> AddApprovalButtons(const json& data, uint64_t receiver_id, 
                      ": no room for the approval buttons"));
   }
   // Invalid UTF-8 in a name becomes U+FFFD rather than an exception.
-  std::string value = json{{"appeal_id", appeal_id}, {"approval_name", step}, {"receiver_id", receiver_id}}
+  // appeal_id always as a string (appeal ids are strings; the interaction
+  // handler reads a string), receiver_id as an unsigned JSON number.
+  const std::string id = appeal_id.is_string() ? appeal_id.get<std::string>() : appeal_id.dump();
+  std::string value = json{{"appeal_id", id}, {"approval_name", step}, {"receiver_id", receiver_id}}
                           .dump(-1, ' ', false, json::error_handler_t::replace);
   if (Chars(value) > kMaxButtonValueChars) {
     return absl::InvalidArgumentError(
@@ -84,9 +87,9 @@ absl::StatusOr<bool> AddApprovalButtons(const json& data, uint64_t receiver_id, 
                      kMaxButtonValueChars, " (Block Kit button): no approval buttons"));
   }
   blocks.push_back({{"type", "actions"},
-                    {"block_id", kApprovalBlockId},
-                    {"elements", {Button("Approve", kApproveActionId, "primary", value),
-                                  Button("Reject", kRejectActionId, "danger", value)}}});
+                    {"block_id", kApprovalButtonsBlockId},
+                    {"elements", {Button("Approve", kApproveButtonActionId, "primary", value),
+                                  Button("Reject", kRejectButtonActionId, "danger", value)}}});
   out["blocks"] = std::move(blocks);
   *payload = std::move(out);
   return true;

@@ -19,12 +19,17 @@
 
 namespace sluice::slack {
 
+// The ids Slack sends back with a click (payload.actions[0].block_id and
+// action_id). server/slack/interactions.h, on the server side, reads the
+// action ids under the names kApproveActionId / kRejectActionId; these
+// names differ so that both headers can be included together.
+//
 // block_id of the actions block holding the two buttons.
-inline constexpr char kApprovalBlockId[] = "sluice_approval";
+inline constexpr char kApprovalButtonsBlockId[] = "sluice_approval";
 // action_id of the Approve button (style "primary").
-inline constexpr char kApproveActionId[] = "sluice_approve";
+inline constexpr char kApproveButtonActionId[] = "sluice_approve";
 // action_id of the Reject button (style "danger").
-inline constexpr char kRejectActionId[] = "sluice_reject";
+inline constexpr char kRejectButtonActionId[] = "sluice_reject";
 
 // Slack's limits (Block Kit reference): a button's `value` is at most 2000
 // characters, a section's `text` at most 3000, a message at most 50 blocks.
@@ -45,8 +50,9 @@ inline constexpr size_t kMaxMessageBlocks = 50;
 //      "text": {"type": "plain_text", "text": "Approve"}, "value": V},
 //     {"type": "button", "action_id": "sluice_reject", "style": "danger",
 //      "text": {"type": "plain_text", "text": "Reject"}, "value": V}]}
-// where V is the compact JSON {"appeal_id": <data's>, "approval_name":
-// <step>, "receiver_id": <receiver_id>} (nothing secret: the server decides
+// where V is the compact JSON {"appeal_id": "<data's, as a string>",
+// "approval_name": "<step>", "receiver_id": <receiver_id, an unsigned
+// integer>} (nothing secret: the server decides
 // who may act when the click arrives). When the payload has no "blocks",
 // a section block with the payload's "text" as mrkdwn comes first (Slack
 // shows the blocks instead of "text" when both are set; "text" stays, as

@@ -51,7 +51,10 @@ TEST(ApprovalButtonsTest, EveryApproverEventAndIntegerAppealIds) {
   json payload = {{"text", "t"}};
   ASSERT_TRUE(*AddApprovalButtons(data, 18446744073709551615u, &payload));
   EXPECT_EQ(payload["blocks"][1]["elements"][1]["value"],
-            R"({"appeal_id":42,"approval_name":"owner","receiver_id":18446744073709551615})");
+            R"({"appeal_id":"42","approval_name":"owner","receiver_id":18446744073709551615})");
+  // receiver_id is an unsigned number (what the interaction handler accepts).
+  EXPECT_TRUE(json::parse(payload["blocks"][1]["elements"][1]["value"].get<std::string>())["receiver_id"]
+                  .is_number_unsigned());
 }
 
 TEST(ApprovalButtonsTest, ExistingBlocksAreKeptAndTheButtonsAppended) {
