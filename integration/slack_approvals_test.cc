@@ -50,7 +50,7 @@ class SlackApprovalsTest : public ::testing::Test {
                    {"triggers", {{{"trigger_id", "trigger-1"}, {"user", "U7"}, {"expires_ms", 600000}}}}});
     grafana_ = access::testing::FakeGrafana::Start("admin@localhost", "password", "unused");
     ASSERT_NE(grafana_, nullptr);
-    int folder = grafana_->AddFolder("Ops");
+    std::string folder = grafana_->AddFolder("Ops");
     for (const char* name : {"CPU", "Memory"}) dashboards_.push_back(grafana_->AddDashboard(name, folder));
     grafana_->AddUser(kAlice);
     Stack::Options opts;
@@ -73,7 +73,7 @@ class SlackApprovalsTest : public ::testing::Test {
                                 {"channel_name", kApprover},
                                 {"channel_type", "user"}}}}
                              .dump(),
-                         {"X-Auth-Email: " + std::string(kAlice)});
+                         {"X-Auth-Email: admin@example.com"});
     ASSERT_EQ(receiver.status, 200) << receiver.body;
     json policy = {{"id", "slack"},
                    {"steps", {{{"name", "approver"}, {"strategy", "manual"},
@@ -94,7 +94,10 @@ class SlackApprovalsTest : public ::testing::Test {
     ASSERT_EQ(pr.status, 200) << pr.body;
     auto rs = Call("GET", "/resources?provider_urn=grafana-slack&type=dashboard");
     ASSERT_EQ(rs.status, 200) << rs.body;
-    for (const auto& r : rs.Json()["resources"]) resources_[r["name"]] = r["id"];
+    json listed = rs.Json();
+    for (const auto& r : listed["resources"]) {
+      resources_[r["name"].get<std::string>()] = r["id"].get<std::string>();
+    }
     ASSERT_EQ(resources_.size(), 2u) << rs.body;
   }
 
@@ -117,7 +120,8 @@ class SlackApprovalsTest : public ::testing::Test {
     json found;
     EXPECT_TRUE(WaitFor(
         [&] {
-          for (const auto& m : slack_->State()["messages"]) {
+          json state = slack_->State();  // the loop's range must outlive it
+          for (const auto& m : state["messages"]) {
             if (m["text"].is_string() && absl::StrContains(m["text"].get<std::string>(), appeal_id)) {
               found = m;
               return true;
@@ -183,7 +187,8 @@ class SlackApprovalsTest : public ::testing::Test {
   // The ephemeral answers the fake recorded for `user`.
   std::vector<std::string> EphemeralTo(const std::string& user) {
     std::vector<std::string> out;
-    for (const auto& e : slack_->State()["ephemeral"]) {
+    json state = slack_->State();
+    for (const auto& e : state["ephemeral"]) {
       if (e["user"] == user) out.push_back(e["text"]);
     }
     return out;

@@ -302,13 +302,13 @@ class SlackInteractionsStackTest : public SuiteStackTest {
 };
 
 // A form-encoded POST reaches sluice-server's SlackInteractionService (not
-// refused by the gateway, not by the server's hop check). The server of this
-// branch does not register the service yet, so gRPC answers UNIMPLEMENTED
-// (501 / 12); once it does, an unsigned request is UNAUTHENTICATED (401 / 16).
+// refused by the gateway, not by the server's hop check): a server without
+// access.slack_interactions says so (400 / FAILED_PRECONDITION naming the
+// setting). The configured path is integration:slack_approvals_test's.
 TEST_F(SlackInteractionsStackTest, FormPostReachesTheServer) {
   auto r = Http("POST", absl::StrCat(stack_->http_base(), "/slack/interactions"), "payload=%7B%7D",
                 {absl::StrCat("Content-Type: ", kForm)});
-  ExpectRpcStatus(r, 501, 12);
+  ExpectRpcStatus(r, 400, 9, "access.slack_interactions");
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "server/access/store/postgres_event_store.h"
 #include "server/access/store/postgres_provider_journal.h"
 #include "server/access/store/postgres_repositories.h"
+#include "server/slack/approval_buttons.h"
 #include "server/slack/grpc_service.h"
 #include "server/slack/interactions.h"
 #include "server/slack/replay_store.h"
@@ -90,6 +91,18 @@ class AccessModule : public server::Module {
         slack_replay_(ctx.pool),
         slack_interactions_(SlackDeps()),
         slack_grpc_(ctx.auth, &slack_interactions_) {
+    if (links_ != nullptr && !config_.slack_signing_secrets.empty()) {
+      // Approve and Reject buttons on approver notifications to Slack.
+      links_->decorate_payload = [](absl::string_view type, uint64_t receiver_id,
+                                    const nlohmann::json& data, nlohmann::json* payload) {
+        if (type != "slack" && type != "slack_channel") return;
+        auto added = slack::AddApprovalButtons(data, receiver_id, payload);
+        if (!added.ok()) {
+          spdlog::warn("msg=\"approval buttons left out\" receiver={} error=\"{}\"", receiver_id,
+                       std::string(added.status().message()));
+        }
+      };
+    }
     services_.set_journal(&journal_);
     services_.set_events(config_.notifications.events, [this] {
       if (EventDispatcher* d = dispatcher_.load()) d->Wake();

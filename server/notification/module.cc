@@ -475,6 +475,16 @@ absl::StatusOr<std::string> DescribeNotificationConfig(const YAML::Node& node) {
 absl::StatusOr<std::unique_ptr<server::Module>> CreateModule(const server::ModuleContext& ctx) {
   auto settings = ParseSettings(ctx.module_config);
   if (!settings.ok()) return settings.status();
+  // What the other modules add to a payload (ModuleLinks::decorate_payload,
+  // e.g. the access module's Slack approval buttons), read when a message is
+  // delivered, once every module exists.
+  if (server::ModuleLinks* links = ctx.links) {
+    settings->delivery.decorate_payload = [links](absl::string_view type, uint64_t receiver_id,
+                                                  const nlohmann::json& data,
+                                                  nlohmann::json* payload) {
+      if (links->decorate_payload) links->decorate_payload(type, receiver_id, data, payload);
+    };
+  }
   return std::unique_ptr<server::Module>(new NotificationModule(ctx, *settings));
 }
 

@@ -12,8 +12,7 @@
 namespace sluice::slack {
 namespace {
 
-// The block the buttons sit in (approval_buttons.h) and the modal's input.
-constexpr char kButtonsBlockId[] = "sluice_approval";
+// The modal's input.
 constexpr char kReasonBlockId[] = "reason";
 constexpr char kReasonActionId[] = "reason";
 
@@ -69,7 +68,7 @@ nlohmann::json Settled(const nlohmann::json& message, const std::string& outcome
   nlohmann::json blocks = nlohmann::json::array();
   if (message.is_object() && message.contains("blocks") && message["blocks"].is_array()) {
     for (const auto& b : message["blocks"]) {
-      if (Str(b, "block_id") != kButtonsBlockId) blocks.push_back(b);
+      if (Str(b, "block_id") != kApprovalButtonsBlockId) blocks.push_back(b);
     }
   }
   blocks.push_back({{"type", "context"},
@@ -230,10 +229,10 @@ absl::StatusOr<std::string> SlackInteractions::OnButton(const nlohmann::json& pa
   }
   const nlohmann::json& action = payload["actions"][0];
   const std::string action_id = Str(action, "action_id");
-  if (action_id != kApproveActionId && action_id != kRejectActionId) {
+  if (action_id != kApproveButtonActionId && action_id != kRejectButtonActionId) {
     return absl::InvalidArgumentError(absl::StrCat(
         "payload.actions[0].action_id: \"", action_id.substr(0, 32), "\" is not Sluice's (",
-        kApproveActionId, " or ", kRejectActionId, ")"));
+        kApproveButtonActionId, " or ", kRejectButtonActionId, ")"));
   }
   auto target = ParseTarget(Str(action, "value"), "payload.actions[0].value");
   if (!target.ok()) return target.status();
@@ -245,7 +244,7 @@ absl::StatusOr<std::string> SlackInteractions::OnButton(const nlohmann::json& pa
   auto api = BoundApi(deps_, target->receiver_id, team);
   if (!api.ok()) return api.status();
   const nlohmann::json message = payload.contains("message") ? payload["message"] : nlohmann::json();
-  if (action_id == kRejectActionId) {
+  if (action_id == kRejectButtonActionId) {
     // The reason first; the modal's submission rejects (OnRejectSubmitted).
     if (auto st = (*api)->OpenView(Str(payload, "trigger_id"), RejectModal(*target, message));
         !st.ok()) {

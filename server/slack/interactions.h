@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "proto/sluice/access/v1beta1/appeal.pb.h"
+#include "server/slack/approval_buttons.h"
 #include "server/notification/receivers/slack/slack_web_api.h"
 
 namespace sluice::slack {
@@ -37,9 +38,8 @@ namespace sluice::slack {
 inline constexpr size_t kMaxInteractionBody = 1 << 20;
 // The longest reject reason the modal accepts (its input's max_length).
 inline constexpr int kMaxReasonLength = 1000;
-// Button action ids and the modal's callback id (approval_buttons.h).
-inline constexpr char kApproveActionId[] = "sluice_approve";
-inline constexpr char kRejectActionId[] = "sluice_reject";
+// The reject-reason modal's callback id (the buttons' ids are in
+// approval_buttons.h).
 inline constexpr char kRejectCallbackId[] = "sluice_reject";
 
 // What the handler needs from the rest of the server; everything but Act
