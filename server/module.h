@@ -4,6 +4,8 @@
 #ifndef SLUICE_SERVER_MODULE_H_
 #define SLUICE_SERVER_MODULE_H_
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "common/crypto.h"
 #include "common/db/migrate.h"
 #include "common/db/pool.h"
+#include "nlohmann/json.hpp"
 #include "prometheus/registry.h"
 #include "server/config.h"
 #include "server/jobs.h"
@@ -26,6 +29,9 @@
 namespace sluice::notification {
 class NotificationService;
 class TemplateService;
+namespace receivers {
+class SlackWebApi;
+}  // namespace receivers
 }  // namespace sluice::notification
 
 namespace sluice::server {
@@ -65,6 +71,18 @@ inline std::string KnownConfigKeys(absl::Span<const ConfigKeyDoc> keys, absl::st
 struct ModuleLinks {
   notification::NotificationService* notifications = nullptr;  // set by notification
   notification::TemplateService* templates = nullptr;          // set by notification
+  // Slack's Web API as slack receiver `id` (or a slack_channel receiver's
+  // parent) is configured: its token and API URL. NotFound for no such
+  // receiver, FailedPrecondition for another type. Set by notification.
+  std::function<absl::StatusOr<std::unique_ptr<notification::receivers::SlackWebApi>>(uint64_t id)>
+      slack_api;
+  // Called with every rendered payload before it is sent: the receiver's
+  // type and id, the notification's data. Set by access when Slack
+  // interactions are configured (the Approve and Reject buttons); read by
+  // notification's delivery.
+  std::function<void(absl::string_view receiver_type, uint64_t receiver_id,
+                     const nlohmann::json& data, nlohmann::json* payload)>
+      decorate_payload;
 };
 
 // What a module may use; everything outlives the module.

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/auth/secret.h"
 #include "common/http_client.h"
 #include "server/access/api/appeal_services.h"
 #include "server/access/api/services.h"
@@ -23,6 +24,10 @@
 #include "server/access/store/postgres_event_store.h"
 #include "server/access/store/postgres_provider_journal.h"
 #include "server/access/store/postgres_repositories.h"
+#include "server/slack/approval_buttons.h"
+#include "server/slack/grpc_service.h"
+#include "server/slack/interactions.h"
+#include "server/slack/replay_store.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "spdlog/spdlog.h"
@@ -82,7 +87,22 @@ class AccessModule : public server::Module {
         approval_grpc_(&services_.approvals(), api_auth_),
         grant_grpc_(&services_.grants(), &services_.reconcile(), api_auth_),
         guardian_grpc_({&policy_grpc_, &provider_grpc_, &resource_grpc_, &appeal_grpc_,
-                        &approval_grpc_, &grant_grpc_}) {
+                        &approval_grpc_, &grant_grpc_}),
+        slack_replay_(ctx.pool),
+        slack_interactions_(SlackDeps()),
+        slack_grpc_(ctx.auth, &slack_interactions_) {
+    if (links_ != nullptr && !config_.slack_signing_secrets.empty()) {
+      // Approve and Reject buttons on approver notifications to Slack.
+      links_->decorate_payload = [](absl::string_view type, uint64_t receiver_id,
+                                    const nlohmann::json& data, nlohmann::json* payload) {
+        if (type != "slack" && type != "slack_channel") return;
+        auto added = slack::AddApprovalButtons(data, receiver_id, payload);
+        if (!added.ok()) {
+          spdlog::warn("msg=\"approval buttons left out\" receiver={} error=\"{}\"", receiver_id,
+                       std::string(added.status().message()));
+        }
+      };
+    }
     services_.set_journal(&journal_);
     services_.set_events(config_.notifications.events, [this] {
       if (EventDispatcher* d = dispatcher_.load()) d->Wake();
@@ -127,11 +147,12 @@ class AccessModule : public server::Module {
     return {"sluice.access.v1beta1.PolicyService", "sluice.access.v1beta1.ProviderService",
             "sluice.access.v1beta1.ResourceService", "sluice.access.v1beta1.AuditLogService",
             "sluice.access.v1beta1.AppealService", "sluice.access.v1beta1.ApprovalService",
-            "sluice.access.v1beta1.GrantService", "gotocompany.guardian.v1beta1.GuardianService"};
+            "sluice.access.v1beta1.GrantService", "gotocompany.guardian.v1beta1.GuardianService",
+            "sluice.slack.v1.SlackInteractionService"};
   }
   std::vector<grpc::Service*> Services() override {
-    return {&policy_grpc_, &provider_grpc_, &resource_grpc_, &audit_grpc_,
-            &appeal_grpc_, &approval_grpc_, &grant_grpc_, &guardian_grpc_};
+    return {&policy_grpc_, &provider_grpc_, &resource_grpc_, &audit_grpc_,   &appeal_grpc_,
+            &approval_grpc_, &grant_grpc_,   &guardian_grpc_, &slack_grpc_};
   }
   // Guardian's job names (`guardian job run <name>`); reconcile is Sluice's.
   std::vector<server::Job> Jobs() override {
@@ -245,6 +266,35 @@ class AccessModule : public server::Module {
   ApprovalGrpcService approval_grpc_;
   GrantGrpcService grant_grpc_;
   guardian::GuardianGrpcService guardian_grpc_;  // Guardian's rpcs over the six above
+  // Approve or reject from Slack (issue 44).
+  slack::PostgresReplayStore slack_replay_;
+  slack::SlackInteractions slack_interactions_;
+  slack::SlackInteractionGrpcService slack_grpc_;
+
+  // What the Slack interactions use: the configured signing secrets, the
+  // notification module's Slack receivers, the approval service and the
+  // replay store.
+  slack::InteractionDeps SlackDeps() {
+    slack::InteractionDeps deps;
+    deps.signing_secrets = config_.slack_signing_secrets;
+    deps.slack = [this](uint64_t id)
+        -> absl::StatusOr<std::unique_ptr<notification::receivers::SlackWebApi>> {
+      if (links_ == nullptr || !links_->slack_api) {
+        return absl::FailedPreconditionError(
+            "Slack interactions need the notification module (its slack receivers)");
+      }
+      return links_->slack_api(id);
+    };
+    deps.act = [this](const std::string& id, const std::string& step, const std::string& action,
+                      const std::string& actor, const std::string& reason,
+                      const nlohmann::json& extra) {
+      return services_.approvals().Act(id, step, action, actor, reason, extra);
+    };
+    deps.remember = [this](const std::string& signature, absl::Time expires) {
+      return slack_replay_.Remember(signature, expires);
+    };
+    return deps;
+  }
 };
 
 }  // namespace
@@ -331,6 +381,48 @@ absl::Status ParseNotifications(const YAML::Node& node, AccessNotificationConfig
   return absl::OkStatus();
 }
 
+// access.slack_interactions: [{team_id, signing_secret_file | signing_secret_env}].
+absl::Status ParseSlackInteractions(const YAML::Node& node, std::map<std::string, std::string>* out) {
+  const std::string where = "access.slack_interactions";
+  if (node.IsNull()) return absl::OkStatus();
+  if (!node.IsSequence()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": want a list of {team_id, signing_secret_file|signing_secret_env}"));
+  }
+  for (const auto& item : node) {
+    if (!item.IsMap() || !item["team_id"] || !item["team_id"].IsScalar() ||
+        item["team_id"].Scalar().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": each entry needs team_id (the workspace's id, T…)"));
+    }
+    const std::string team = item["team_id"].Scalar();
+    auth::SecretSource src;
+    for (const auto& kv : item) {
+      std::string k = kv.first.as<std::string>();
+      if (k == "signing_secret_file" && kv.second.IsScalar()) {
+        src.file = kv.second.Scalar();
+      } else if (k == "signing_secret_env" && kv.second.IsScalar()) {
+        src.env = kv.second.Scalar();
+      } else if (k != "team_id") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, " ", team, ": unknown key \"", k,
+            "\" (known: team_id, signing_secret_file, signing_secret_env)"));
+      }
+    }
+    if (src.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " ", team, ": needs signing_secret_file or signing_secret_env"));
+    }
+    if (out->count(team) > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": team_id ", team, " is listed twice"));
+    }
+    auto value = auth::LoadSecret(src, absl::StrCat(where, " ", team));
+    if (!value.ok()) return value.status();
+    (*out)[team] = *value;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
@@ -356,6 +448,12 @@ absl::StatusOr<AccessConfig> ParseAccessConfig(const YAML::Node& node) {
     }
     if (key == "notifications") {
       if (auto st = ParseNotifications(kv.second, &config.notifications); !st.ok()) return st;
+      continue;
+    }
+    if (key == "slack_interactions") {
+      if (auto st = ParseSlackInteractions(kv.second, &config.slack_signing_secrets); !st.ok()) {
+        return st;
+      }
       continue;
     }
     if (key == "max_page_size") {

@@ -6,6 +6,7 @@
 #ifndef SLUICE_SERVER_ACCESS_MODULE_H_
 #define SLUICE_SERVER_ACCESS_MODULE_H_
 
+#include <map>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -45,6 +46,10 @@ struct AccessConfig {
   // approval and grant (Guardian); own (default) → non-admins list their
   // own and what they approve.
   bool read_scope_all = false;
+  // slack_interactions: Slack signing secrets by workspace (team) id, for
+  // approving and rejecting from Slack (issue 44). Empty: no buttons, and
+  // /slack/interactions refuses every request.
+  std::map<std::string, std::string> slack_signing_secrets;
 };
 
 // The largest access.max_page_size accepted.
@@ -75,6 +80,11 @@ inline constexpr server::ConfigKeyDoc kAccessConfigKeys[] = {
      "`own`: a non-admin lists only the appeals, approvals and grants they hold, own, created or "
      "approve; `all`: every authenticated caller lists all of them, as in Guardian (see "
      "[Security model](security.md))"},
+    {"slack_interactions", "[]",
+     "`[{team_id, signing_secret_file | signing_secret_env}]`: Slack workspaces whose approvers "
+     "approve or reject from Slack, each with its Slack app's signing secret; approver "
+     "notifications to their slack receivers get Approve and Reject buttons (see [Approve or "
+     "reject from Slack](access-api.md#approve-or-reject-from-slack))"},
     {"notifications.disabled_events", "[]",
      "access event types never sent (see [Access "
      "notifications](notifications.md#access-notifications)), e.g. `[appeal.approved, "

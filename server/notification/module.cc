@@ -20,7 +20,9 @@
 #include "server/notification/api/grpc_service.h"
 #include "server/notification/core/cleanup.h"
 #include "server/notification/core/delivery.h"
+#include "server/notification/receivers/config_util.h"
 #include "server/notification/receivers/registry.h"
+#include "server/notification/receivers/slack/slack_web_api.h"
 #include "server/notification/siren/siren_service.h"
 #include "spdlog/spdlog.h"
 
@@ -371,6 +373,7 @@ class NotificationModule : public server::Module {
     if (ctx.links != nullptr) {
       ctx.links->notifications = &notifications_;
       ctx.links->templates = &templates_;
+      ctx.links->slack_api = [this](uint64_t id) { return SlackApi(id); };
     }
   }
 
@@ -410,6 +413,30 @@ class NotificationModule : public server::Module {
   }
 
  private:
+  // ModuleLinks::slack_api: the receiver's (or its slack parent's) opened
+  // configuration, with the server's Slack API URL unless it names one.
+  absl::StatusOr<std::unique_ptr<receivers::SlackWebApi>> SlackApi(uint64_t id) {
+    auto r = receiver_repo_.Get(id);
+    if (!r.ok()) return r.status();
+    if (r->type == "slack_channel") {
+      r = receiver_repo_.Get(r->parent_id);
+      if (!r.ok()) return r.status();
+    }
+    if (r->type != "slack") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("receiver ", id, " is of type \"", r->type, "\", not slack or slack_channel"));
+    }
+    auto opened = codec_.Open(r->type, r->configurations, ReceiverPlace(r->id));
+    if (!opened.ok()) return opened.status();
+    std::string token = receivers::StringOr(*opened, "token", "");
+    std::string api = receivers::StringOr(*opened, "api_url", settings_.receivers.slack_api_url);
+    while (!api.empty() && api.back() == '/') api.pop_back();
+    if (token.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat("receiver ", r->id, " has no token"));
+    }
+    return std::make_unique<receivers::SlackWebApi>(http_.get(), std::move(api), std::move(token));
+  }
+
   std::unique_ptr<HttpClient> http_;
   ReceiverPlugins plugins_;
   SecretCodec codec_;
@@ -448,6 +475,16 @@ absl::StatusOr<std::string> DescribeNotificationConfig(const YAML::Node& node) {
 absl::StatusOr<std::unique_ptr<server::Module>> CreateModule(const server::ModuleContext& ctx) {
   auto settings = ParseSettings(ctx.module_config);
   if (!settings.ok()) return settings.status();
+  // What the other modules add to a payload (ModuleLinks::decorate_payload,
+  // e.g. the access module's Slack approval buttons), read when a message is
+  // delivered, once every module exists.
+  if (server::ModuleLinks* links = ctx.links) {
+    settings->delivery.decorate_payload = [links](absl::string_view type, uint64_t receiver_id,
+                                                  const nlohmann::json& data,
+                                                  nlohmann::json* payload) {
+      if (links->decorate_payload) links->decorate_payload(type, receiver_id, data, payload);
+    };
+  }
   return std::unique_ptr<server::Module>(new NotificationModule(ctx, *settings));
 }
 

@@ -230,8 +230,12 @@ absl::Status DeliveryWorkerPool::Deliver(const ClaimedMessage& m) {
   const Template* t = FindBuiltinTemplate(name);
   if (t == nullptr && m.user_template) t = &*m.user_template;
   if (t == nullptr) return fail(absl::StrCat("template \"", name, "\" not found"));
-  auto payload = RenderPayload(*t, DataFor(m), msg.receiver_type);
+  const nlohmann::json data = DataFor(m);
+  auto payload = RenderPayload(*t, data, msg.receiver_type);
   if (!payload.ok()) return fail(std::string(payload.status().message()));
+  if (options_.decorate_payload) {
+    options_.decorate_payload(msg.receiver_type, msg.receiver_id, data, &*payload);
+  }
 
   // Rows stored before overrides and configurations were validated may hold
   // anything: check them as the API now does, and never send a receiver's

@@ -9,13 +9,16 @@
 #define SLUICE_SERVER_NOTIFICATION_CORE_DELIVERY_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "nlohmann/json.hpp"
 #include "server/notification/core/catalog.h"
 #include "server/notification/core/receiver_plugin.h"
 #include "server/notification/core/repository.h"
@@ -29,6 +32,17 @@ struct DeliveryOptions {
   absl::Duration lease = absl::Seconds(60);                // a claimed message's lease
   absl::Duration backoff_base = absl::Seconds(1);          // wait after the first failed try
   absl::Duration backoff_max = absl::Minutes(5);           // cap of the doubling backoff
+  // Called for every message after its payload is rendered and before it is
+  // sent, with the receiver's type ("slack", "slack_channel", ...) and id, the
+  // data the template was rendered with, and the payload to change in place
+  // (e.g. the Slack approval buttons of server/slack/approval_buttons.h).
+  // Called from the worker threads: must be thread-safe. An exception it
+  // throws fails that message like any other ("internal error while
+  // delivering: ..."). Empty (the default): payloads are sent as rendered.
+  using PayloadDecorator =
+      std::function<void(absl::string_view receiver_type, uint64_t receiver_id,
+                         const nlohmann::json& data, nlohmann::json* payload)>;
+  PayloadDecorator decorate_payload;
 };
 
 // Outcome counters (for tests and metrics).

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+#include <vector>
+
 #include "server/notification/core/fakes.h"
 #include "server/notification/core/notify.h"
 
@@ -60,6 +64,41 @@ TEST_F(DeliveryTest, PublishedWithDecryptedSecretsAndRenderedPayload) {
   ASSERT_EQ(plugin_->sent.size(), 1u);
   EXPECT_EQ(plugin_->sent[0].first["token"], "plain-token");
   EXPECT_EQ(plugin_->sent[0].second, json({{"hello", "world"}}));
+}
+
+// DeliveryOptions::decorate_payload sees every message's receiver, data and
+// rendered payload before Send, and what it changes is what is sent; an
+// exception in it fails only that message.
+TEST_F(DeliveryTest, PayloadDecoratorChangesWhatIsSent) {
+  struct Seen {
+    std::string type;
+    uint64_t id;
+    json data, payload;
+  };
+  std::vector<Seen> seen;
+  DeliveryOptions opts = options_;
+  opts.decorate_payload = [&seen](absl::string_view type, uint64_t id, const json& data,
+                                  json* payload) {
+    seen.push_back({std::string(type), id, data, *payload});
+    if (data.contains("boom")) throw std::runtime_error("decorator failed");
+    (*payload)["blocks"] = json::array({{{"type", "actions"}}});
+  };
+  DeliveryWorkerPool pool{&queue_, &plugins_, &codec_, opts};
+  uint64_t n = Enqueue({{"hello", "world"}});
+  uint64_t bad = Enqueue({{"boom", 1}});
+  for (int i = 0; i < 10; ++i) (void)pool.RunOnce();
+
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].type, "scripted");
+  EXPECT_EQ(seen[0].id, rid_);
+  EXPECT_EQ(seen[0].data, json({{"hello", "world"}}));
+  EXPECT_EQ(seen[0].payload, json({{"hello", "world"}}));  // as rendered
+  EXPECT_EQ(Only(n).status, kPublished);
+  ASSERT_EQ(plugin_->sent.size(), 1u);
+  EXPECT_EQ(plugin_->sent[0].second,
+            json({{"hello", "world"}, {"blocks", json::array({{{"type", "actions"}}})}}));
+  EXPECT_EQ(Only(bad).status, kFailed);
+  EXPECT_EQ(Only(bad).last_error, "internal error while delivering: decorator failed");
 }
 
 // A child type (slack_channel's shape): no secrets of its own, a

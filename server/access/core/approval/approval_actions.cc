@@ -37,7 +37,8 @@ bool StepAllowsSelfApproval(const pb::Policy& policy, const std::string& step_na
 absl::StatusOr<pb::Appeal> ApprovalService::Act(const std::string& id,
                                                 const std::string& approval_name,
                                                 const std::string& action, const std::string& actor,
-                                                const std::string& reason) {
+                                                const std::string& reason,
+                                                const nlohmann::json& audit_extra) {
   if (auto st = CheckUuid(id); !st.ok()) return st;
   if (action != "approve" && action != "reject") {
     return absl::InvalidArgumentError(
@@ -114,10 +115,14 @@ absl::StatusOr<pb::Appeal> ApprovalService::Act(const std::string& id,
     }
     *appeal->mutable_updated_at() = ToTimestamp(now);
     if (auto s = tx.UpdateAppeal(*appeal); !s.ok()) return s;
-    if (auto s = tx.Audit({absl::StrCat("appeal.", action), actor,
-                           {{"id", id}, {"approval", approval->name()}, {"reason", reason},
-                            {"status", appeal->status()}}});
-        !s.ok()) {
+    nlohmann::json audit = {{"id", id}, {"approval", approval->name()}, {"reason", reason},
+                            {"status", appeal->status()}};
+    if (audit_extra.is_object()) {
+      for (auto it = audit_extra.begin(); it != audit_extra.end(); ++it) {
+        if (!audit.contains(it.key())) audit[it.key()] = it.value();
+      }
+    }
+    if (auto s = tx.Audit({absl::StrCat("appeal.", action), actor, std::move(audit)}); !s.ok()) {
       return s;
     }
     if (appeal->status() == "approved") {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
 #include "server/access/core/appeal/appeal_service.h"
 #include "server/access/core/appeal_repositories.h"
 #include "server/access/core/grant_applier.h"
@@ -34,10 +35,13 @@ class ApprovalService {
   // issue for the codes). Row-locked: concurrent calls give one transition.
   // PermissionDenied when `actor` is not an approver of the step, or is the
   // appeal's account or creator and the step does not set
-  // allow_self_approval.
+  // allow_self_approval. `audit_extra` (an object) adds fields to the audit
+  // row's data, e.g. {"via": "slack", "slack_user_id": ...}; it never
+  // replaces id, approval, reason or status.
   absl::StatusOr<pb::Appeal> Act(const std::string& id, const std::string& approval_name,
                                  const std::string& action, const std::string& actor,
-                                 const std::string& reason);
+                                 const std::string& reason,
+                                 const nlohmann::json& audit_extra = nlohmann::json());
   // Adds or removes an approver of a pending step (`approval` is a UUID or a
   // step name). Removing the last approver is FailedPrecondition.
   absl::StatusOr<pb::Appeal> AddApprover(const std::string& appeal_id, const std::string& approval,

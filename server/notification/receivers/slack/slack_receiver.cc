@@ -6,19 +6,6 @@
 namespace sluice::notification::receivers {
 namespace {
 
-// Slack's `error` field is an enum-like token ("channel_not_found"). Only
-// such a token is repeated in messages: anything else may be text the far
-// side chose (e.g. a file's content) and is replaced.
-std::string ErrorCode(const nlohmann::json& reply) {
-  if (!reply.contains("error") || !reply["error"].is_string()) return "unknown_error";
-  const std::string& e = reply["error"].get_ref<const std::string&>();
-  if (e.empty() || e.size() > kMaxSlackErrorLength) return "unrecognised_error";
-  for (char c : e) {
-    if (!((c >= 'a' && c <= 'z') || c == '_')) return "unrecognised_error";
-  }
-  return e;
-}
-
 constexpr const char* kOAuthKeys[] = {"client_id", "client_secret", "auth_code"};
 
 }  // namespace
@@ -87,24 +74,7 @@ absl::Status SlackReceiver::ValidateConfig(const nlohmann::json& config) const {
 
 absl::StatusOr<nlohmann::json> SlackReceiver::Call(const HttpRequest& req,
                                                    absl::string_view method) const {
-  auto res = http_->Do(req);
-  if (!res.ok()) return res.status();
-  if (res->status / 100 != 2) return HttpStatusToError(absl::StrCat("slack ", method), *res);
-  auto reply = nlohmann::json::parse(res->body, nullptr, false);
-  if (!reply.is_object()) {
-    return absl::UnavailableError(absl::StrCat("slack ", method, ": reply is not JSON"));
-  }
-  if (!reply.contains("ok") || !reply["ok"].is_boolean()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("slack ", method, ": reply has no boolean \"ok\""));
-  }
-  if (!reply["ok"].get<bool>()) {
-    std::string error = ErrorCode(reply);
-    std::string msg = absl::StrCat("slack ", method, ": ", error);
-    if (error == "ratelimited") return absl::ResourceExhaustedError(msg);
-    return absl::FailedPreconditionError(msg);
-  }
-  return reply;
+  return CallSlackMethod(http_, req, method);
 }
 
 absl::Status SlackReceiver::Send(const nlohmann::json& config, const nlohmann::json& payload) {

@@ -6,11 +6,9 @@
 #include "common/http_client.h"
 #include "server/notification/core/receiver_plugin.h"
 #include "server/notification/receivers/context.h"
+#include "server/notification/receivers/slack/slack_web_api.h"
 
 namespace sluice::notification::receivers {
-
-// The longest Slack `error` code repeated in messages.
-inline constexpr size_t kMaxSlackErrorLength = 64;
 
 // Config: token (secret, required), channel_name (a channel name, or the
 // user's email for channel_type "user"; required unless `workspace` is set,
@@ -48,7 +46,7 @@ class SlackReceiver : public ReceiverPlugin {
   absl::Status Send(const nlohmann::json& config, const nlohmann::json& payload) override;
 
  private:
-  // Calls a Web API method; the parsed reply when ok is true.
+  // CallSlackMethod with this receiver's HTTP client.
   absl::StatusOr<nlohmann::json> Call(const HttpRequest& req, absl::string_view method) const;
   // The base URL for `config`: its api_url, else the server's, no trailing '/'.
   std::string Api(const nlohmann::json& config) const;
