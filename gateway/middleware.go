@@ -58,16 +58,27 @@ func writeGuard(allowedOrigins map[string]bool, next http.Handler) http.Handler 
 			next.ServeHTTP(w, r)
 			return
 		}
-		if msg := crossOriginRefusal(allowedOrigins, r); msg != "" {
-			writeStatusWithHTTP(w, status.New(codes.PermissionDenied, msg), http.StatusForbidden)
-			return
-		}
-		if msg := contentTypeRefusal(r); msg != "" {
-			writeStatusWithHTTP(w, status.New(codes.InvalidArgument, msg), http.StatusUnsupportedMediaType)
+		if refuseWrite(w, r, allowedOrigins, contentTypeRefusal) {
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuseWrite answers r and returns true when it comes from an origin that
+// may not write (403) or its body has a content type `typeRefusal` refuses
+// (415, with typeRefusal's reason); false: r may go on.
+func refuseWrite(w http.ResponseWriter, r *http.Request, allowedOrigins map[string]bool,
+	typeRefusal func(*http.Request) string) bool {
+	if msg := crossOriginRefusal(allowedOrigins, r); msg != "" {
+		writeStatusWithHTTP(w, status.New(codes.PermissionDenied, msg), http.StatusForbidden)
+		return true
+	}
+	if msg := typeRefusal(r); msg != "" {
+		writeStatusWithHTTP(w, status.New(codes.InvalidArgument, msg), http.StatusUnsupportedMediaType)
+		return true
+	}
+	return false
 }
 
 // crossOriginRefusal is "" when r may write from where it comes, else why not.

@@ -90,12 +90,7 @@ func slackInteractionsHandler(route string, allowedOrigins map[string]bool, prox
 			writeOtherError(w, r, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
 			return
 		}
-		if msg := crossOriginRefusal(allowedOrigins, r); msg != "" {
-			writeStatusWithHTTP(w, status.New(codes.PermissionDenied, msg), http.StatusForbidden)
-			return
-		}
-		if msg := slackContentTypeRefusal(r); msg != "" {
-			writeStatusWithHTTP(w, status.New(codes.InvalidArgument, msg), http.StatusUnsupportedMediaType)
+		if refuseWrite(w, r, allowedOrigins, slackContentTypeRefusal) {
 			return
 		}
 		body, st, httpCode := readSlackBody(w, r)

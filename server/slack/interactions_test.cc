@@ -104,6 +104,19 @@ class SlackInteractionsTest : public ::testing::Test {
             {"actions", {{{"action_id", action_id}, {"value", value.dump()}}}}};
   }
 
+  // Slack's view_submission of the reject modal with `metadata` and `reason`.
+  static nlohmann::json Submission(const nlohmann::json& metadata, const std::string& reason) {
+    return {{"type", "view_submission"},
+            {"team", {{"id", kTeam}}},
+            {"user", {{"id", "U7"}}},
+            {"view",
+             {{"callback_id", "sluice_reject"},
+              {"private_metadata", metadata},
+              {"state",
+               {{"values",
+                 {{"reason", {{"reason", {{"type", "plain_text_input"}, {"value", reason}}}}}}}}}}}};
+  }
+
   static std::string Body(const nlohmann::json& payload) {
     return absl::StrCat("payload=", UrlEscape(payload.dump()));
   }
@@ -225,15 +238,7 @@ TEST_F(SlackInteractionsTest, RejectOpensTheReasonModalThenRejectsWithTheReason)
   EXPECT_EQ(views[0]["trigger_id"], "1.2.abc");
   const nlohmann::json& view = views[0]["view"];
   EXPECT_EQ(view["callback_id"], "sluice_reject");
-  nlohmann::json submission = {
-      {"type", "view_submission"},
-      {"team", {{"id", kTeam}}},
-      {"user", {{"id", "U7"}}},
-      {"view",
-       {{"callback_id", "sluice_reject"},
-        {"private_metadata", view["private_metadata"]},
-        {"state", {{"values", {{"reason", {{"reason", {{"type", "plain_text_input"}, {"value", "not <needed>"}}}}}}}}}}}};
-  auto r = Post(Body(submission), kNow + absl::Seconds(10));
+  auto r = Post(Body(Submission(view["private_metadata"], "not <needed>")), kNow + absl::Seconds(10));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*r, "");
   ASSERT_EQ(acts_.size(), 1u);
@@ -252,15 +257,7 @@ TEST_F(SlackInteractionsTest, ARefusedRejectShowsTheReasonUnderTheField) {
   act_result_ = absl::PermissionDeniedError("approver@acme.io requested or created appeal");
   nlohmann::json meta = {{"appeal_id", kAppeal}, {"approval_name", "manager"}, {"receiver_id", 42},
                          {"channel", "C1"}, {"ts", "1.000100"}};
-  nlohmann::json submission = {
-      {"type", "view_submission"},
-      {"team", {{"id", kTeam}}},
-      {"user", {{"id", "U7"}}},
-      {"view",
-       {{"callback_id", "sluice_reject"},
-        {"private_metadata", meta.dump()},
-        {"state", {{"values", {{"reason", {{"reason", {{"value", "no"}}}}}}}}}}}};
-  auto r = Post(Body(submission));
+  auto r = Post(Body(Submission(meta.dump(), "no")));
   ASSERT_TRUE(r.ok()) << r.status();
   auto answer = nlohmann::json::parse(*r);
   EXPECT_EQ(answer["response_action"], "errors");
