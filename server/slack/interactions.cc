@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "server/notification/receivers/config_util.h"
 #include "server/slack/request_signature.h"
 #include "spdlog/spdlog.h"
 
@@ -16,17 +17,11 @@ namespace {
 constexpr char kReasonBlockId[] = "reason";
 constexpr char kReasonActionId[] = "reason";
 
-// The first `max` bytes of `s`, cut at a UTF-8 character boundary.
-std::string TruncateUtf8(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n);
-}
+using notification::receivers::Utf8Prefix;
 
+// j[key] as a string, "" when absent or not a string.
 std::string Str(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
-  return j[key].get<std::string>();
+  return notification::receivers::StringOr(j, key, "");
 }
 
 // j[a][b] as a string, "" when absent.
@@ -102,7 +97,7 @@ std::string Outcome(const char* done, const std::string& email, const access::v1
 nlohmann::json RejectModal(const Target& t, const nlohmann::json& message) {
   // private_metadata holds at most 3,000 characters: the message's text is
   // cut to leave room for the rest, and comes back to update the message.
-  std::string context = TruncateUtf8(Str(message, "text"), 1500);
+  std::string context = Utf8Prefix(Str(message, "text"), 1500);
   nlohmann::json meta = {{"appeal_id", t.appeal_id}, {"approval_name", t.approval_name},
                          {"receiver_id", t.receiver_id}, {"channel", t.channel}, {"ts", t.ts},
                          {"text", context}};
@@ -289,7 +284,7 @@ absl::StatusOr<std::string> SlackInteractions::OnRejectSubmitted(const nlohmann:
   }
   auto field_error = [](const std::string& text) {
     return nlohmann::json{{"response_action", "errors"},
-                          {"errors", {{kReasonBlockId, TruncateUtf8(text, 2000)}}}}
+                          {"errors", {{kReasonBlockId, Utf8Prefix(text, 2000)}}}}
         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   if (reason.empty()) return field_error("Give a reason.");

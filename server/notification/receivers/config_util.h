@@ -24,6 +24,15 @@ inline absl::Status RequireString(const nlohmann::json& config, const std::strin
   return absl::OkStatus();
 }
 
+// The first `max` bytes of UTF-8 text `s`, never cutting a character (a cut
+// one would make a later json dump() throw).
+inline std::string Utf8Prefix(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
 // config[key] as a string, or `fallback` (also for a non-string value).
 inline std::string StringOr(const nlohmann::json& config, const std::string& key,
                             const std::string& fallback) {

@@ -4,19 +4,6 @@
 #include "server/notification/receivers/config_util.h"
 
 namespace sluice::notification::receivers {
-namespace {
-
-// The first `max` bytes of UTF-8 text `s`, never cutting a character (a cut
-// one would make the event's dump() throw).
-std::string Utf8Prefix(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n);
-}
-
-}  // namespace
-
 absl::Status PagerDutyReceiver::ValidateConfig(const nlohmann::json& config) const {
   if (!RequireString(config, "routing_key").ok() && !RequireString(config, "service_key").ok()) {
     return absl::InvalidArgumentError(
