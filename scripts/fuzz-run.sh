@@ -15,6 +15,12 @@
 # target's name with spaces ("request fuzzer"). Exits non-zero on a crash (the
 # reproducer is left in the output directory as crash-*/oom-*/timeout-*) and
 # prints the log's error lines.
+#
+# With SLUICE_FUZZ_PASSED_DIR set (`make test` sets it), a run that passes
+# leaves a stamp there keyed by the binary, the seed corpus, the dictionary,
+# SECONDS and the flags; the next run with the same key is skipped, as bazel
+# skips a test whose inputs did not change, and says when that key last ran
+# clean. SLUICE_FUZZ_ALWAYS=1 runs it anyway.
 set -euo pipefail
 
 if [[ $# -lt 5 ]]; then
@@ -37,6 +43,19 @@ start=$(date +%s)
 BIN="$("$ROOT/scripts/fuzz-build.sh" "$TARGET")"
 echo "$LABEL: built in $(($(date +%s) - start))s"
 
+STAMP=""
+if [[ -n "${SLUICE_FUZZ_PASSED_DIR:-}" ]]; then
+  KEY="$( { sha256sum "$BIN" "$DICT" | cut -d' ' -f1
+            find "$CORPUS" -type f -print0 | sort -z | xargs -0 -r sha256sum
+            echo "$SECS" "$@"; } | sha256sum | cut -c1-32)"
+  STAMP="$SLUICE_FUZZ_PASSED_DIR/$NAME-$KEY"
+  if [[ -s "$STAMP" && "${SLUICE_FUZZ_ALWAYS:-0}" != 1 ]]; then
+    echo "$LABEL: skipped: this binary, seed corpus and flags already ran clean ($(cat "$STAMP"));" \
+      "SLUICE_FUZZ_ALWAYS=1 runs it again"
+    exit 0
+  fi
+fi
+
 if ((SECS == 0)); then
   LIMIT=(-runs=0)  # libFuzzer: max_total_time=0 would mean no limit
 else
@@ -56,4 +75,10 @@ echo "$LABEL: ${execs:-unknown} executions in ${SECS}s (${rate:-?}/s, exit code 
 if [[ $rc -ne 0 ]]; then
   grep -E "ERROR|runtime error|SUMMARY|Test unit written|$LABEL:" "$LOG" | head -20 >&2
   exit "$rc"
+fi
+if [[ -n "$STAMP" ]]; then
+  mkdir -p "$SLUICE_FUZZ_PASSED_DIR"
+  # One stamp per fuzzer: a new binary replaces the last one's.
+  rm -f "$SLUICE_FUZZ_PASSED_DIR/$NAME"-*
+  echo "${execs:-?} executions in ${SECS}s at $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$STAMP"
 fi

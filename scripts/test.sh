@@ -57,6 +57,9 @@ else
   # want both cores: it runs alone (next to another fuzzer it made a third of
   # its executions). The three single-threaded fuzzers then run two at a
   # time, one per core, each still for its full SLUICE_FUZZ_SECONDS.
+  # A fuzzer whose binary, seed corpus and flags already ran clean is skipped
+  # (scripts/fuzz-run.sh; SLUICE_FUZZ_ALWAYS=1 runs every one).
+  export SLUICE_FUZZ_PASSED_DIR="${SLUICE_FUZZ_PASSED_DIR:-$HOME/.cache/sluice-fuzz-passed}"
   fuzz_out="$(mktemp -d)"
   one() { n="$(basename "$1" .sh)"; "$1" "$2" >"$3/$n.log" 2>&1; echo $? >"$3/$n.rc"; }
   export -f one
