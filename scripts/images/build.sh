@@ -27,7 +27,9 @@
 # Cache: each unpacked Debian root filesystem is kept in
 # SLUICE_IMAGE_CACHE (default ~/.cache/sluice-images) under a key made of the
 # exact package versions apt resolves for it (plus this script's rootfs
-# recipe), so a rebuild with unchanged apt sources skips mmdebstrap.
+# recipe), so a rebuild with unchanged apt sources skips mmdebstrap. apt's
+# resolution of those versions is kept there too until the package lists or
+# /etc/apt change, and so is the ca-certificates package, under its version.
 #
 # Reproducible: every file's mtime is clamped to SOURCE_DATE_EPOCH (default: the
 # commit time of HEAD) and `buildah commit --timestamp` uses it for the image's
@@ -89,8 +91,15 @@ fi
 # CA certificates for outbound TLS (providers, receivers, sinks): Debian's
 # ca-certificates, unpacked by hand (its postinst would pull in perl and openssl).
 echo "images: ca-certificates"
-(cd "$work" && apt-get download -qq -o APT::Sandbox::User=root ca-certificates >/dev/null)
-cadeb="$(ls "$work"/ca-certificates_*.deb)"
+# Kept in the cache under its candidate version (downloading it took 3 s).
+ca_version="$(apt-cache policy ca-certificates | awk '/Candidate:/ {print $2}')"
+cadeb="$CACHE/ca-certificates_${ca_version//:/%3a}_all.deb"
+if [ ! -s "$cadeb" ]; then
+  mkdir -p "$CACHE"
+  (cd "$work" && apt-get download -qq -o APT::Sandbox::User=root ca-certificates >/dev/null)
+  rm -f "$CACHE"/ca-certificates_*.deb
+  mv "$(ls "$work"/ca-certificates_*.deb)" "$cadeb"
+fi
 dpkg-deb -x "$cadeb" "$work/ca"
 mkdir -p "$work/ca/etc/ssl/certs"
 cat "$work"/ca/usr/share/ca-certificates/mozilla/*.crt >"$work/ca/etc/ssl/certs/ca-certificates.crt"
@@ -143,10 +152,20 @@ common_files() {  # <rootfs dir> <packages.txt lines on stdin>
 # with mmdebstrap, minus docs and package-manager state; <rootfs>/.packages lists
 # them as name=version. Cached under the versions apt resolves for them.
 unpack_packages() {  # <packages> <rootfs dir>
-  local pkgs="$1" r="$2" key tarball
+  local pkgs="$1" r="$2" key tarball resolved
+  # apt's resolution (5 s a call) is remembered until the package lists or
+  # the apt configuration change (apt-get update, a new source or pin).
+  resolved="$CACHE/resolved-$( { echo "$pkgs"; find /var/lib/apt/lists /etc/apt -maxdepth 2 -type f \
+    ! -name lock -printf '%p %s %T@\n' | sort; } | sha256sum | cut -c1-16)"
+  if [ ! -s "$resolved" ]; then
+    mkdir -p "$CACHE"
+    apt-get install -s -qq --no-install-recommends -o Dir::State::status=/dev/null ${pkgs//,/ } |
+      awk '/^Inst / {print $2, $3}' | sort >"$resolved.tmp"
+    mv "$resolved.tmp" "$resolved"
+    ls -t "$CACHE"/resolved-* 2>/dev/null | tail -n +41 | xargs -r rm -f
+  fi
   key="$( { echo "recipe 1 $SUITE"; declare -f unpack_packages;
-            apt-get install -s -qq --no-install-recommends -o Dir::State::status=/dev/null ${pkgs//,/ } |
-              awk '/^Inst / {print $2, $3}' | sort; } | sha256sum | cut -c1-16)"
+            cat "$resolved"; } | sha256sum | cut -c1-16)"
   tarball="$CACHE/rootfs-$key.tar"
   mkdir -p "$r"
   if [ -s "$tarball" ]; then
