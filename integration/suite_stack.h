@@ -3,6 +3,7 @@
 #ifndef SLUICE_INTEGRATION_SUITE_STACK_H_
 #define SLUICE_INTEGRATION_SUITE_STACK_H_
 
+#include <iostream>
 #include <string>
 #include <utility>
 
@@ -27,11 +28,32 @@ class SuiteStackTest : public ::testing::Test {
     stack_ = std::move(*stack).release();
   }
   static void TearDownTestSuite() {
+    // When a test failed, what the server and the gateway said: their logs
+    // live in TEST_TMPDIR, which bazel removes.
+    const ::testing::TestSuite* suite = ::testing::UnitTest::GetInstance()->current_test_suite();
+    if (stack_ != nullptr && suite != nullptr && suite->failed_test_count() > 0) {
+      std::cerr << "---- sluice-server (" << (stack_->server().Running() ? "running" : "exited")
+                << "), the end of its log ----\n"
+                << Tail(stack_->server().Output(), 60) << "---- sluice-gateway, the end of its log ----\n"
+                << Tail(stack_->gateway().Output(), 30) << "----\n";
+    }
     delete stack_;
     stack_ = nullptr;
   }
 
   static inline Stack* stack_ = nullptr;
+
+ private:
+  // The last `lines` lines of `text`.
+  static std::string Tail(const std::string& text, int lines) {
+    size_t pos = text.size();
+    while (pos > 0 && lines >= 0) {
+      pos = text.rfind('\n', pos - 1);
+      if (pos == std::string::npos) return text;
+      --lines;
+    }
+    return text.substr(pos == 0 ? 0 : pos + 1);
+  }
 };
 
 }  // namespace sluice::integration
