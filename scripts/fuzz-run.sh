@@ -72,6 +72,13 @@ set -e
 execs="$(grep -E '^stat::number_of_executed_units' "$LOG" | awk '{print $2}')"
 rate="$(grep -E '^stat::average_exec_per_sec' "$LOG" | awk '{print $2}')"
 echo "$LABEL: ${execs:-unknown} executions in ${SECS}s (${rate:-?}/s, exit code $rc, log $LOG)"
+# libFuzzer counts the replay of the corpora in max_total_time: a kept corpus
+# that takes the whole budget to replay leaves nothing fuzzed. Say so.
+inited="$(grep -m1 -oE '^#[0-9]+[[:space:]]+INITED' "$LOG" | tr -dc '0-9')"
+if [[ $rc -eq 0 && "$SECS" -gt 0 && -n "$inited" && "$inited" == "${execs:-}" ]]; then
+  echo "$LABEL: WARNING: the whole run replayed the corpora ($inited inputs; $(ls "$OUT/corpus" | wc -l) kept in $OUT/corpus)" \
+    "and fuzzed nothing new; remove that directory, or give it more seconds"
+fi
 if [[ $rc -ne 0 ]]; then
   grep -E "ERROR|runtime error|SUMMARY|Test unit written|$LABEL:" "$LOG" | head -20 >&2
   exit "$rc"
