@@ -18,9 +18,9 @@
 #
 # With SLUICE_FUZZ_PASSED_DIR set (`make test` sets it), a run that passes
 # leaves a stamp there keyed by the binary, the seed corpus, the dictionary,
-# SECONDS and the flags; the next run with the same key is skipped, as bazel
-# skips a test whose inputs did not change, and says when that key last ran
-# clean. SLUICE_FUZZ_ALWAYS=1 runs it anyway.
+# SECONDS, the flags and this script; the next run with the same key is
+# skipped, as bazel skips a test whose inputs did not change, and says when
+# that key last ran clean. SLUICE_FUZZ_ALWAYS=1 runs it anyway.
 set -euo pipefail
 
 if [[ $# -lt 5 ]]; then
@@ -45,7 +45,8 @@ echo "$LABEL: built in $(($(date +%s) - start))s"
 
 STAMP=""
 if [[ -n "${SLUICE_FUZZ_PASSED_DIR:-}" ]]; then
-  KEY="$( { sha256sum "$BIN" "$DICT" | cut -d' ' -f1
+  # This script is in the key too: it sets the sanitizers' options.
+  KEY="$( { sha256sum "$BIN" "$DICT" "$ROOT/scripts/fuzz-run.sh" | cut -d' ' -f1
             find "$CORPUS" -type f -print0 | sort -z | xargs -0 -r sha256sum
             echo "$SECS" "$@"; } | sha256sum | cut -c1-32)"
   STAMP="$SLUICE_FUZZ_PASSED_DIR/$NAME-$KEY"
