@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/http_client.h"
+#include "integration/grafana_access.h"
 #include "integration/harness.h"
 #include "integration/slack_fake/slack_fake_process.h"
 #include "nlohmann/json.hpp"
@@ -75,22 +76,10 @@ class SlackApprovalsTest : public ::testing::Test {
                              .dump(),
                          {"X-Auth-Email: admin@example.com"});
     ASSERT_EQ(receiver.status, 200) << receiver.body;
-    json policy = {{"id", "slack"},
-                   {"steps", {{{"name", "approver"}, {"strategy", "manual"},
-                               {"approvers", {kApprover, kAlice}}}}},
-                   {"appeal", {{"allow_permanent_access", true}}}};
-    ASSERT_EQ(Call("POST", "/policies", policy).status, 200);
-    json provider = {
-        {"type", "grafana"},
-        {"urn", "grafana-slack"},
-        {"credentials",
-         {{"host", grafana_->url()}, {"username", "admin@localhost"}, {"password", "password"}}},
-        {"appeal", {{"allow_permanent_access", true}}},
-        {"resources",
-         {{{"type", "dashboard"},
-           {"policy", {{"id", "slack"}, {"version", 1}}},
-           {"roles", {{{"id", "viewer"}, {"name", "Viewer"}, {"permissions", {"view"}}}}}}}}};
-    auto pr = Call("POST", "/providers", provider);
+    GrafanaAccess setup =
+        GrafanaDashboardAccess("slack", "grafana-slack", grafana_->url(), {kApprover, kAlice});
+    ASSERT_EQ(Call("POST", "/policies", setup.policy).status, 200);
+    auto pr = Call("POST", "/providers", setup.provider);
     ASSERT_EQ(pr.status, 200) << pr.body;
     auto rs = Call("GET", "/resources?provider_urn=grafana-slack&type=dashboard");
     ASSERT_EQ(rs.status, 200) << rs.body;

@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "integration/grafana_access.h"
 #include "integration/harness.h"
 #include "integration/otel_collector.h"
 #include "integration/process.h"
@@ -56,22 +57,10 @@ class TracingTest : public ::testing::Test {
     auto stack = Stack::Start(opts);
     ASSERT_TRUE(stack.ok()) << stack.status();
     stack_ = std::move(*stack);
-    json policy = {{"id", "traced"},
-                   {"steps", {{{"name", "approver"}, {"strategy", "manual"},
-                               {"approvers", {kApprover}}}}},
-                   {"appeal", {{"allow_permanent_access", true}}}};
-    ASSERT_EQ(Call("POST", "/policies", policy).status, 200);
-    json provider = {
-        {"type", "grafana"},
-        {"urn", "grafana-traced"},
-        {"credentials",
-         {{"host", grafana_->url()}, {"username", "admin@localhost"}, {"password", "password"}}},
-        {"appeal", {{"allow_permanent_access", true}}},
-        {"resources",
-         {{{"type", "dashboard"},
-           {"policy", {{"id", "traced"}, {"version", 1}}},
-           {"roles", {{{"id", "viewer"}, {"name", "Viewer"}, {"permissions", {"view"}}}}}}}}};
-    auto pr = Call("POST", "/providers", provider);
+    GrafanaAccess setup =
+        GrafanaDashboardAccess("traced", "grafana-traced", grafana_->url(), {kApprover});
+    ASSERT_EQ(Call("POST", "/policies", setup.policy).status, 200);
+    auto pr = Call("POST", "/providers", setup.provider);
     ASSERT_EQ(pr.status, 200) << pr.body;
     auto rs = Call("GET", "/resources?provider_urn=grafana-traced&type=dashboard");
     ASSERT_EQ(rs.status, 200) << rs.body;
