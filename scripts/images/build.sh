@@ -109,10 +109,11 @@ CA_LINE="$(dpkg-deb --show --showformat='${Package}=${Version}' "$cadeb")"
 # dpkg-query call for every candidate path: each call reads dpkg's whole file
 # database, and one call per library took 30 s for the server's 100 libraries.
 lib_packages() {
-  local lib cand path line found
+  local lib cand path line found i j
   local -a libs cands
   local -A owner
   mapfile -t libs < <(ldd "$1" | awk '/=>/ {print $3} /ld-linux/ {print $1}' | sort -u)
+  # Four candidate paths per library, in order: cands[4*i .. 4*i+3].
   for lib in "${libs[@]}"; do
     cands+=("$lib" "/usr$lib" "${lib#/usr}" "$(readlink -f "$lib")")
   done
@@ -122,9 +123,11 @@ lib_packages() {
     path="${line#*: }"
     owner["$path"]="${line%%:*}"
   done < <(dpkg-query -S "${cands[@]}" 2>/dev/null || true)
-  for lib in "${libs[@]}"; do
+  for i in "${!libs[@]}"; do
+    lib="${libs[$i]}"
     found=""
-    for cand in "$lib" "/usr$lib" "${lib#/usr}" "$(readlink -f "$lib")"; do
+    for j in 0 1 2 3; do
+      cand="${cands[$((4 * i + j))]}"
       if [ -n "${owner[$cand]:-}" ]; then found="${owner[$cand]}"; break; fi
     done
     if [ -z "$found" ]; then
