@@ -118,17 +118,25 @@ TEST_F(TracingTest, OneApprovalIsOneTraceFromRestToTheProvider) {
                       absl::Seconds(15)));
 
   // The gateway's, the server's and the provider call's spans, all in the
-  // client's trace.
+  // client's trace. A child span ends, and may be exported, before its
+  // parent: wait until no span's parent is missing (a CI run checked while
+  // the server's request span was still in its batch).
   std::set<std::string> services;
   ASSERT_TRUE(WaitFor(
       [&] {
         services.clear();
         bool provider_span = false;
-        for (const auto& s : sink_.OfTrace(trace_id)) {
+        std::set<std::string> known = {"00f067aa0ba902b7"};
+        const auto spans = sink_.OfTrace(trace_id);
+        for (const auto& s : spans) {
           services.insert(s.service);
+          known.insert(s.span_id);
           if (s.service == "sluice-server" && absl::StartsWith(s.name, "HTTP ")) provider_span = true;
         }
-        return services.count("sluice-gateway") && services.count("sluice-server") && provider_span;
+        bool parents_known = true;
+        for (const auto& s : spans) parents_known = parents_known && known.count(s.parent_id) > 0;
+        return services.count("sluice-gateway") && services.count("sluice-server") && provider_span &&
+               parents_known;
       },
       absl::Seconds(30)))
       << "spans of the trace:\n" << Describe(sink_.OfTrace(trace_id)) << "all spans: "
